@@ -1,0 +1,62 @@
+#include "mshadow/half.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace mshadow {
+namespace half {
+namespace {
+
+TEST(HalfTest, ExactValuesRoundTrip) {
+  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f /*min normal*/,
+                  5.9604645e-08f /*min subnormal*/, 1024.0f, 0.333251953125f}) {
+    EXPECT_EQ(static_cast<float>(half_t(v)), v) << v;
+  }
+}
+
+TEST(HalfTest, EveryHalfValueSurvivesFloatAndBack) {
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    half_t h = half_t::Binary(static_cast<uint16_t>(bits));
+    float f = static_cast<float>(h);
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(half_t(f))));
+      continue;
+    }
+    EXPECT_EQ(half_t(f).half_, h.half_) << "bits " << bits;
+  }
+}
+
+TEST(HalfTest, RoundsToNearestEven) {
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1).
+  EXPECT_EQ(static_cast<float>(half_t(1.0f + std::ldexp(1.0f, -11))), 1.0f);
+  // 1 + 3 * 2^-11 is halfway between 1 + 2^-10 and 1 + 2^-9: ties to even (1 + 2^-9).
+  EXPECT_EQ(static_cast<float>(half_t(1.0f + 3 * std::ldexp(1.0f, -11))),
+            1.0f + std::ldexp(1.0f, -9));
+}
+
+TEST(HalfTest, OverflowInfinityAndNan) {
+  EXPECT_TRUE(std::isinf(static_cast<float>(half_t(65520.0f))));
+  EXPECT_EQ(static_cast<float>(half_t(65519.0f)), 65504.0f);
+  EXPECT_TRUE(std::isinf(static_cast<float>(half_t(std::numeric_limits<float>::infinity()))));
+  EXPECT_TRUE(std::isnan(static_cast<float>(half_t(std::nanf("")))));
+  EXPECT_EQ(static_cast<float>(half_t(1e-10f)), 0.0f);
+  EXPECT_TRUE(std::signbit(static_cast<float>(half_t(-1e-10f))));
+}
+
+TEST(HalfTest, Arithmetic) {
+  half_t a(1.5f), b(2.0f);
+  EXPECT_EQ(static_cast<float>(a + b), 3.5f);
+  EXPECT_EQ(static_cast<float>(a - b), -0.5f);
+  EXPECT_EQ(static_cast<float>(a * b), 3.0f);
+  EXPECT_EQ(static_cast<float>(a / b), 0.75f);
+  EXPECT_EQ(static_cast<float>(-a), -1.5f);
+  a += b;
+  EXPECT_EQ(static_cast<float>(a), 3.5f);
+  EXPECT_TRUE(half_t(1.0f) < half_t(2.0f));
+}
+
+}  // namespace
+}  // namespace half
+}  // namespace mshadow

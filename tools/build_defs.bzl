@@ -1,0 +1,23 @@
+"""Build macros shared by the packages."""
+
+def header_compile_test(name, hdrs, deps):
+    """Checks that every header in `hdrs` compiles on its own (and twice, for its guard).
+
+    One generated translation unit per header, each including only that header; the target
+    fails to build if any header misses an include it needs.
+    """
+    srcs = []
+    for hdr in hdrs:
+        src = "{}_{}.cc".format(name, hdr.replace("/", "_").replace(".", "_"))
+        path = native.package_name() + "/" + hdr
+        native.genrule(
+            name = src + "_gen",
+            outs = [src],
+            cmd = "printf '#include \"{0}\"\\n#include \"{0}\"\\n' > $@".format(path),
+        )
+        srcs.append(src)
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        deps = deps + ["//third_party:gtest_main"],
+    )

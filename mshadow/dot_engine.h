@@ -1,0 +1,216 @@
+// mshadow/dot_engine.h: the CPU dot engine on OpenBLAS (CBLAS), for float and double.
+//
+// dst SV= scale * op(lhs) op(rhs) maps onto a single BLAS call per matrix: gemm for 2-D
+// operands, gemv for vector x matrix, ger for outer products and a gemm per batch entry for
+// batch_dot. Strided (padded or sliced) operands are passed through leading dimensions,
+// never copied. Savers: `=` (beta 0), `+=` (beta 1), `-=` (alpha negated, beta 1).
+#ifndef MSHADOW_DOT_ENGINE_H_
+#define MSHADOW_DOT_ENGINE_H_
+
+#include <cblas.h>
+
+#include <climits>
+#include <type_traits>
+
+#include "mshadow/tensor_core.h"
+
+namespace mshadow {
+
+// BLAS calls in mshadow's column-major convention (what MXNet's linalg code calls).
+template <typename Device, typename DType = default_real_t>
+struct BLASEngine;
+
+namespace detail {
+
+inline CBLAS_TRANSPOSE BlasTranspose(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+// BLAS takes 32-bit sizes; a larger matrix is an error, not a silent truncation.
+inline int BlasInt(index_t v, const char* what) {
+  CHECK_LE(v, static_cast<index_t>(INT_MAX)) << "dot: " << what << " = " << v
+                                             << " exceeds the BLAS size limit " << INT_MAX;
+  return static_cast<int>(v);
+}
+
+}  // namespace detail
+
+template <>
+struct BLASEngine<cpu, float> {
+  static void SetStream(Stream<cpu>* /*stream*/) {}
+  static void gemm(Stream<cpu>* /*stream*/, bool transa, bool transb, int m, int n, int k,
+                   float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                   float* C, int ldc) {
+    cblas_sgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m,
+                n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, float alpha,
+                   const float* A, int lda, const float* X, int incX, float beta, float* Y,
+                   int incY) {
+    cblas_sgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta,
+                Y, incY);
+  }
+  static void ger(Stream<cpu>* /*stream*/, int m, int n, float alpha, const float* X, int incX,
+                  const float* Y, int incY, float* A, int lda) {
+    cblas_sger(CblasColMajor, m, n, alpha, X, incX, Y, incY, A, lda);
+  }
+  static void dot(Stream<cpu>* /*stream*/, int n, const float* X, int incX, const float* Y,
+                  int incY, float* ret) {
+    *ret = cblas_sdot(n, X, incX, Y, incY);
+  }
+};
+
+template <>
+struct BLASEngine<cpu, double> {
+  static void SetStream(Stream<cpu>* /*stream*/) {}
+  static void gemm(Stream<cpu>* /*stream*/, bool transa, bool transb, int m, int n, int k,
+                   double alpha, const double* A, int lda, const double* B, int ldb, double beta,
+                   double* C, int ldc) {
+    cblas_dgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m,
+                n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, double alpha,
+                   const double* A, int lda, const double* X, int incX, double beta, double* Y,
+                   int incY) {
+    cblas_dgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta,
+                Y, incY);
+  }
+  static void ger(Stream<cpu>* /*stream*/, int m, int n, double alpha, const double* X,
+                  int incX, const double* Y, int incY, double* A, int lda) {
+    cblas_dger(CblasColMajor, m, n, alpha, X, incX, Y, incY, A, lda);
+  }
+  static void dot(Stream<cpu>* /*stream*/, int n, const double* X, int incX, const double* Y,
+                  int incY, double* ret) {
+    *ret = cblas_ddot(n, X, incX, Y, incY);
+  }
+};
+
+namespace detail {
+
+// BLAS can only compute dst = alpha * product + beta * dst.
+template <typename SV>
+constexpr bool kBlasSaver = std::is_same<SV, sv::saveto>::value ||
+                            std::is_same<SV, sv::plusto>::value ||
+                            std::is_same<SV, sv::minusto>::value;
+
+template <typename SV>
+constexpr void CheckBlasSaver() {
+  static_assert(kBlasSaver<SV>, "mshadow: dot() supports only =, += and -= (BLAS beta 0 or 1)");
+}
+
+template <typename DType>
+constexpr void CheckBlasType() {
+  static_assert(std::is_same<DType, float>::value || std::is_same<DType, double>::value,
+                "mshadow: dot() on the CPU supports float and double");
+}
+
+// Rows and columns of a 2-D operand as it enters the product.
+inline Shape<2> Operand(Shape<2> s, bool transposed) {
+  return transposed ? Shape2(s[1], s[0]) : s;
+}
+
+// dst(m,n) SV= scale * op(lhs)(m,k) op(rhs)(k,n), all row-major with strides.
+template <typename SV, typename DType>
+inline void Gemm(const Tensor<cpu, 2, DType>& dst, const Tensor<cpu, 2, DType>& lhs, bool ltrans,
+                 const Tensor<cpu, 2, DType>& rhs, bool rtrans, DType scale) {
+  const Shape<2> a = Operand(lhs.shape_, ltrans), b = Operand(rhs.shape_, rtrans);
+  CHECK(dst.size(0) == a[0] && dst.size(1) == b[1] && a[1] == b[0])
+      << "dot: shapes do not multiply: dst " << dst.shape_ << " = lhs " << lhs.shape_
+      << (ltrans ? ".T" : "") << " x rhs " << rhs.shape_ << (rtrans ? ".T" : "");
+  if (dst.size(0) == 0 || dst.size(1) == 0) return;
+  if (a[1] == 0) {  // empty inner dimension: the product is zero (BLAS rejects k = 0 strides)
+    if (SV::kBetaVal == 0.0f) MapExp<sv::saveto>(const_cast<Tensor<cpu, 2, DType>*>(&dst), expr::scalar(DType(0)));
+    return;
+  }
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, keep the flags.
+  BLASEngine<cpu, DType>::gemm(dst.stream_, rtrans, ltrans, BlasInt(b[1], "n"),
+                               BlasInt(a[0], "m"), BlasInt(a[1], "k"),
+                               scale * DType(SV::kAlphaBeta), rhs.dptr_,
+                               BlasInt(rhs.stride_, "rhs stride"), lhs.dptr_,
+                               BlasInt(lhs.stride_, "lhs stride"), DType(SV::kBetaVal),
+                               dst.dptr_, BlasInt(dst.stride_, "dst stride"));
+}
+
+}  // namespace detail
+
+// Matrix x matrix (gemm).
+template <typename SV, bool ltrans, bool rtrans, typename DType>
+struct DotEngine<SV, cpu, 2, 2, 2, ltrans, rtrans, DType> {
+  static void Eval(Tensor<cpu, 2, DType>* p_dst, const Tensor<cpu, 2, DType>& lhs,
+                   const Tensor<cpu, 2, DType>& rhs, DType scale) {
+    detail::CheckBlasSaver<SV>();
+    detail::CheckBlasType<DType>();
+    detail::Gemm<SV>(*p_dst, lhs, ltrans, rhs, rtrans, scale);
+  }
+};
+
+// Vector x matrix (gemv): dst(n) SV= scale * lhs(k) op(rhs)(k,n).
+template <typename SV, bool rtrans, typename DType>
+struct DotEngine<SV, cpu, 1, 1, 2, false, rtrans, DType> {
+  static void Eval(Tensor<cpu, 1, DType>* p_dst, const Tensor<cpu, 1, DType>& lhs,
+                   const Tensor<cpu, 2, DType>& rhs, DType scale) {
+    detail::CheckBlasSaver<SV>();
+    detail::CheckBlasType<DType>();
+    const Shape<2> b = detail::Operand(rhs.shape_, rtrans);
+    CHECK(p_dst->size(0) == b[1] && lhs.size(0) == b[0])
+        << "dot: shapes do not multiply: dst " << p_dst->shape_ << " = lhs " << lhs.shape_
+        << " x rhs " << rhs.shape_ << (rtrans ? ".T" : "");
+    if (b[1] == 0) return;
+    // rhs row-major (r0, r1) is column-major (r1, r0) = rhs^T. dst = op(rhs)^T lhs, and
+    // op(rhs)^T is that column-major matrix when rtrans is false.
+    BLASEngine<cpu, DType>::gemv(
+        p_dst->stream_, rtrans, detail::BlasInt(rhs.size(1), "rhs columns"),
+        detail::BlasInt(rhs.size(0), "rhs rows"), scale * DType(SV::kAlphaBeta), rhs.dptr_,
+        detail::BlasInt(rhs.stride_, "rhs stride"), lhs.dptr_, 1, DType(SV::kBetaVal),
+        p_dst->dptr_, 1);
+  }
+};
+
+// Outer product (ger): dst(m,n) SV= scale * lhs(m)^T rhs(n), written dot(lhs.T(), rhs).
+template <typename SV, typename DType>
+struct DotEngine<SV, cpu, 2, 1, 1, true, false, DType> {
+  static void Eval(Tensor<cpu, 2, DType>* p_dst, const Tensor<cpu, 1, DType>& lhs,
+                   const Tensor<cpu, 1, DType>& rhs, DType scale) {
+    detail::CheckBlasSaver<SV>();
+    detail::CheckBlasType<DType>();
+    CHECK(p_dst->size(0) == lhs.size(0) && p_dst->size(1) == rhs.size(0))
+        << "dot: outer product shapes do not match: dst " << p_dst->shape_ << " = lhs "
+        << lhs.shape_ << ".T x rhs " << rhs.shape_;
+    if (SV::kBetaVal == 0.0f) *p_dst = DType(0);  // ger accumulates
+    if (p_dst->size(0) == 0 || p_dst->size(1) == 0) return;
+    // Column-major dst^T(n,m) += rhs lhs^T.
+    BLASEngine<cpu, DType>::ger(p_dst->stream_, detail::BlasInt(rhs.size(0), "n"),
+                                detail::BlasInt(lhs.size(0), "m"),
+                                scale * DType(SV::kAlphaBeta), rhs.dptr_, 1, lhs.dptr_, 1,
+                                p_dst->dptr_, detail::BlasInt(p_dst->stride_, "dst stride"));
+  }
+};
+
+// Batched matrix product (batch_dot): dst[i] SV= scale * op(lhs[i]) op(rhs[i]).
+template <typename SV, bool ltrans, bool rtrans, typename DType>
+struct DotEngine<SV, cpu, 3, 3, 3, ltrans, rtrans, DType> {
+  static void Eval(Tensor<cpu, 3, DType>* p_dst, const Tensor<cpu, 3, DType>& lhs,
+                   const Tensor<cpu, 3, DType>& rhs, DType scale) {
+    detail::CheckBlasSaver<SV>();
+    detail::CheckBlasType<DType>();
+    CHECK(p_dst->size(0) == lhs.size(0) && lhs.size(0) == rhs.size(0))
+        << "batch_dot: batch sizes differ: dst " << p_dst->shape_ << ", lhs " << lhs.shape_
+        << ", rhs " << rhs.shape_;
+    for (index_t i = 0; i < p_dst->size(0); ++i) {
+      detail::Gemm<SV>((*p_dst)[i], lhs[i], ltrans, rhs[i], rtrans, scale);
+    }
+  }
+};
+
+// dst[0] = lhs . rhs for two vectors.
+template <typename DType>
+inline void VectorDot(Tensor<cpu, 1, DType> dst, const Tensor<cpu, 1, DType>& lhs,
+                      const Tensor<cpu, 1, DType>& rhs) {
+  detail::CheckBlasType<DType>();
+  CHECK_EQ(lhs.size(0), rhs.size(0)) << "VectorDot: operand lengths differ";
+  CHECK_EQ(dst.size(0), 1) << "VectorDot: the destination must hold one element";
+  BLASEngine<cpu, DType>::dot(dst.stream_, detail::BlasInt(lhs.size(0), "n"), lhs.dptr_, 1,
+                              rhs.dptr_, 1, dst.dptr_);
+}
+
+}  // namespace mshadow
+
+#endif  // MSHADOW_DOT_ENGINE_H_

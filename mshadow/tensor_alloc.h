@@ -1,0 +1,116 @@
+// mshadow/tensor_alloc.h: the engine and memory API around tensors on the CPU:
+// InitTensorEngine, NewStream/DeleteStream, AllocSpace/FreeSpace, NewTensor and Copy.
+//
+//   InitTensorEngine<cpu>();
+//   Tensor<cpu, 2> t = NewTensor<cpu>(Shape2(3, 5), 0.0f);  // rows padded for alignment
+//   Copy(other, t);                                        // shapes must match
+//   FreeSpace(&t);
+//   ShutdownTensorEngine<cpu>();
+#ifndef MSHADOW_TENSOR_ALLOC_H_
+#define MSHADOW_TENSOR_ALLOC_H_
+
+#include <cstdlib>
+#include <cstring>
+
+#include "mshadow/tensor_core.h"
+
+namespace mshadow {
+
+// Rows of padded allocations start on this boundary (bytes): a cache line, and the widest
+// vector register (AVX-512).
+constexpr index_t kAllocAlignBytes = 64;
+
+// Sets up a device for use (nothing to do on the CPU; kept for code written for mshadow).
+template <typename Device>
+inline void InitTensorEngine(int /*dev_id*/ = 0) {}
+template <typename Device>
+inline void ShutdownTensorEngine() {}
+template <typename Device>
+inline void SetDevice(int /*devid*/) {}
+
+template <typename Device>
+inline Stream<Device>* NewStream(bool /*create_blas_handle*/ = true,
+                                 bool /*create_dnn_handle*/ = false, int /*dev_id*/ = -1) {
+  return new Stream<Device>();
+}
+template <typename Device>
+inline void DeleteStream(Stream<Device>* stream) {
+  delete stream;
+}
+
+namespace detail {
+
+// Row stride for an allocation: padded to kAllocAlignBytes when `pad` is set and padding
+// wastes at most 1/MSHADOW_MIN_PAD_RATIO of the memory.
+template <typename DType>
+inline index_t AllocStride(index_t width, index_t rows, bool pad) {
+  const index_t align = kAllocAlignBytes / static_cast<index_t>(sizeof(DType));
+  if (!pad || rows <= 1 || align <= 1) return width;
+  const index_t padded = (width + align - 1) / align * align;
+  return (padded - width) * MSHADOW_MIN_PAD_RATIO <= width ? padded : width;
+}
+
+}  // namespace detail
+
+// Allocates memory for `obj->shape_` (and sets dptr_ and stride_). Throws dmlc::Error if the
+// memory cannot be had; the tensor is then left unchanged.
+template <int dim, typename DType>
+inline void AllocSpace(Tensor<cpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PAD) {
+  const Shape<2> rows_cols = obj->shape_.FlatTo2D();
+  for (int i = 0; i < dim; ++i) {
+    CHECK_GE(obj->shape_[i], 0) << "AllocSpace: negative extent in shape " << obj->shape_;
+  }
+  const index_t stride = detail::AllocStride<DType>(rows_cols[1], rows_cols[0], pad);
+  const index_t elements = rows_cols[0] * stride;
+  CHECK_LE(elements, static_cast<index_t>(SIZE_MAX / sizeof(DType)))
+      << "AllocSpace: shape " << obj->shape_ << " is too large to address";
+  // aligned_alloc needs a size that is a multiple of the alignment (and non-zero).
+  size_t bytes = static_cast<size_t>(elements) * sizeof(DType);
+  bytes = (bytes + kAllocAlignBytes - 1) / kAllocAlignBytes * kAllocAlignBytes;
+  if (bytes == 0) bytes = kAllocAlignBytes;
+  void* ptr = std::aligned_alloc(kAllocAlignBytes, bytes);
+  CHECK(ptr != nullptr) << "AllocSpace: out of memory allocating " << bytes
+                        << " bytes for a tensor of shape " << obj->shape_;
+  obj->dptr_ = static_cast<DType*>(ptr);
+  obj->stride_ = stride;
+}
+
+// Frees memory from AllocSpace/NewTensor; dptr_ becomes null (freeing twice is harmless).
+template <int dim, typename DType>
+inline void FreeSpace(Tensor<cpu, dim, DType>* obj) {
+  std::free(obj->dptr_);
+  obj->dptr_ = nullptr;
+}
+
+// Allocates a tensor of `shape` with every element set to `initv`.
+template <typename Device, typename DType, int dim>
+inline Tensor<Device, dim, DType> NewTensor(const Shape<dim>& shape, DType initv,
+                                            bool pad = MSHADOW_ALLOC_PAD,
+                                            Stream<Device>* stream = nullptr) {
+  Tensor<Device, dim, DType> obj(shape);
+  obj.stream_ = stream;
+  AllocSpace(&obj, pad);
+  obj = initv;
+  return obj;
+}
+
+// Copies src into dst; their shapes must be equal (strides may differ).
+template <int dim, typename DType>
+inline void Copy(Tensor<cpu, dim, DType> dst, const Tensor<cpu, dim, DType>& src,
+                 Stream<cpu>* /*stream*/ = nullptr) {
+  CHECK_EQ(dst.shape_, src.shape_) << "Copy: source and destination shapes differ";
+  if (dst.shape_.Size() == 0) return;
+  if (dst.CheckContiguous() && src.CheckContiguous()) {
+    std::memmove(dst.dptr_, src.dptr_, sizeof(DType) * dst.shape_.Size());
+    return;
+  }
+  const Tensor<cpu, 2, DType> d = dst.FlatTo2D();
+  const Tensor<cpu, 2, DType> s = src.FlatTo2D();
+  for (index_t y = 0; y < d.size(0); ++y) {
+    std::memmove(d[y].dptr_, s[y].dptr_, sizeof(DType) * d.size(1));
+  }
+}
+
+}  // namespace mshadow
+
+#endif  // MSHADOW_TENSOR_ALLOC_H_

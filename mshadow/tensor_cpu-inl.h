@@ -1,0 +1,101 @@
+// mshadow/tensor_cpu-inl.h: evaluation of expressions on the CPU: MapExp (elementwise
+// assignment in one fused loop) and the reductions MapReduceKeepLowest/KeepHighDim.
+#ifndef MSHADOW_TENSOR_CPU_INL_H_
+#define MSHADOW_TENSOR_CPU_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor_core.h"
+
+namespace mshadow {
+
+// Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row. The inner loop
+// is a plain counted loop over contiguous destination elements so the compiler can
+// vectorize it.
+template <typename Saver, typename R, int dim, typename DType, typename E>
+inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>& plan) {
+  const Shape<2> shape = expr::ShapeCheck<dim, R>::Check(dst->self()).FlatTo2D();
+  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+  for (index_t y = 0; y < shape[0]; ++y) {
+    for (index_t x = 0; x < shape[1]; ++x) {
+      Saver::template Save<DType>(dplan.REval(y, x), plan.Eval(y, x));
+    }
+  }
+}
+
+// dst Saver= exp, elementwise. The expression's device and rank are checked at compile time
+// and its shape at run time (dmlc::Error naming both shapes).
+template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
+inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
+  expr::TypeCheckPass<expr::TypeCheck<cpu, dim, DType, E>::kMapPass>::
+      Error_All_Tensor_in_Exp_Must_Have_Same_Type();
+  if (expr::ExpInfo<E>::kDim != 0) {
+    const Shape<dim> eshape = expr::ShapeCheck<dim, E>::Check(exp.self());
+    const Shape<dim> dshape = expr::ShapeCheck<dim, R>::Check(dst->self());
+    CHECK_EQ(eshape, dshape) << "Assignment: the expression's shape differs from the target's";
+  }
+  MapPlan<Saver>(dst, expr::MakePlan(exp.self()));
+}
+
+// dst[x] Saver= scale * Reduce_y exp[y][x]: reduces every dimension except the lowest.
+// The expression is read row by row (contiguously) into per-column accumulators.
+template <typename Saver, typename Reducer, typename R, typename DType, typename E, int etype>
+inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
+                                const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
+  expr::TypeCheckPass<expr::TypeCheck<cpu, 1, DType, E>::kRedPass>::
+      Error_TypeCheck_Not_Pass_For_Reduce_Exp();
+  constexpr int kSrcDim = expr::ExpInfo<E>::kDim;
+  const Shape<2> eshape = expr::ShapeCheck<kSrcDim, E>::Check(exp.self()).FlatTo2D();
+  const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
+  CHECK_EQ(eshape[1], dshape[0]) << "MapReduceKeepLowest: the expression's lowest dimension "
+                                    "must equal the destination's length";
+  const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
+  std::vector<DType> acc(eshape[1]);
+  for (DType& a : acc) Reducer::SetInitValue(a);
+  for (index_t y = 0; y < eshape[0]; ++y) {
+    for (index_t x = 0; x < eshape[1]; ++x) Reducer::Reduce(acc[x], splan.Eval(y, x));
+  }
+  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+  for (index_t x = 0; x < eshape[1]; ++x) {
+    Saver::template Save<DType>(dplan.REval(0, x), acc[x] * scale);
+  }
+}
+
+// dst[c] Saver= scale * Reduce over every index but dimension dimkeep of exp. dimkeep must be
+// below the lowest dimension (use MapReduceKeepLowest for that).
+template <typename Saver, typename Reducer, int dimkeep, typename R, typename DType, typename E,
+          int etype>
+inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
+                                 const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
+  expr::TypeCheckPass<expr::TypeCheck<cpu, dimkeep, DType, E>::kRedPass>::
+      Error_TypeCheck_Not_Pass_For_Reduce_Exp();
+  constexpr int kSrcDim = expr::ExpInfo<E>::kDim;
+  static_assert(0 <= dimkeep && dimkeep < kSrcDim - 1,
+                "MapReduceKeepHighDim: dimkeep must be below the lowest dimension");
+  const Shape<kSrcDim> eshape = expr::ShapeCheck<kSrcDim, E>::Check(exp.self());
+  const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
+  CHECK_EQ(eshape[dimkeep], dshape[0]) << "MapReduceKeepHighDim: dimension " << dimkeep
+                                       << " of the expression must equal the destination's length";
+  // View the expression as (outer, kept, inner rows, width).
+  const index_t outer = eshape.ProdShape(0, dimkeep);
+  const index_t kept = eshape[dimkeep];
+  const index_t inner = eshape.ProdShape(dimkeep + 1, kSrcDim - 1);
+  const index_t width = eshape[kSrcDim - 1];
+  const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
+  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+  for (index_t c = 0; c < kept; ++c) {
+    DType res;
+    Reducer::SetInitValue(res);
+    for (index_t n = 0; n < outer; ++n) {
+      for (index_t i = 0; i < inner; ++i) {
+        const index_t row = (n * kept + c) * inner + i;
+        for (index_t x = 0; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
+      }
+    }
+    Saver::template Save<DType>(dplan.REval(0, c), res * scale);
+  }
+}
+
+}  // namespace mshadow
+
+#endif  // MSHADOW_TENSOR_CPU_INL_H_

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ostream>
+#include <type_traits>
 
 #include "mshadow/macros.h"
 
@@ -70,18 +71,9 @@ class half_t {
   uint16_t half_ = 0;  // raw bits; public as in mshadow
 
   half_t() = default;
-  MSHADOW_XINLINE explicit half_t(float value) : half_(detail::FloatToHalfBits(value)) {}
-  MSHADOW_XINLINE explicit half_t(double value)
-      : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
-  MSHADOW_XINLINE explicit half_t(int value)
-      : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
-  MSHADOW_XINLINE explicit half_t(int64_t value)
-      : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
-  MSHADOW_XINLINE explicit half_t(unsigned value)
-      : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
-  MSHADOW_XINLINE explicit half_t(uint8_t value)
-      : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
-  MSHADOW_XINLINE explicit half_t(int8_t value)
+  // From any arithmetic value, through float (explicit, as in mshadow).
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic<T>::value>>
+  MSHADOW_XINLINE explicit half_t(T value)
       : half_(detail::FloatToHalfBits(static_cast<float>(value))) {}
 
   static MSHADOW_XINLINE half_t Binary(uint16_t bits) {

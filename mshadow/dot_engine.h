@@ -107,9 +107,10 @@ inline Shape<2> Operand(Shape<2> s, bool transposed) {
   return transposed ? Shape2(s[1], s[0]) : s;
 }
 
-// dst(m,n) SV= scale * op(lhs)(m,k) op(rhs)(k,n), all row-major with strides.
+// dst(m,n) SV= scale * op(lhs)(m,k) op(rhs)(k,n), all row-major with strides. `dst` is a
+// handle: writing through the copy writes the caller's memory.
 template <typename SV, typename DType>
-inline void Gemm(const Tensor<cpu, 2, DType>& dst, const Tensor<cpu, 2, DType>& lhs, bool ltrans,
+inline void Gemm(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& lhs, bool ltrans,
                  const Tensor<cpu, 2, DType>& rhs, bool rtrans, DType scale) {
   const Shape<2> a = Operand(lhs.shape_, ltrans), b = Operand(rhs.shape_, rtrans);
   CHECK(dst.size(0) == a[0] && dst.size(1) == b[1] && a[1] == b[0])
@@ -117,7 +118,7 @@ inline void Gemm(const Tensor<cpu, 2, DType>& dst, const Tensor<cpu, 2, DType>& 
       << (ltrans ? ".T" : "") << " x rhs " << rhs.shape_ << (rtrans ? ".T" : "");
   if (dst.size(0) == 0 || dst.size(1) == 0) return;
   if (a[1] == 0) {  // empty inner dimension: the product is zero (BLAS rejects k = 0 strides)
-    if (SV::kBetaVal == 0.0f) MapExp<sv::saveto>(const_cast<Tensor<cpu, 2, DType>*>(&dst), expr::scalar(DType(0)));
+    if (SV::kBetaVal == 0.0f) dst = DType(0);
     return;
   }
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, keep the flags.

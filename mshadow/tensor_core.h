@@ -81,14 +81,8 @@ struct Tensor : public TRValue<Tensor<Device, dimension, DType>, Device, dimensi
     return Tensor<Device, dimension, DType>(dptr_ + MemSize<1>() * begin, s, stride_, stream_);
   }
 
-  // Handle assignment: shares the memory of `exp`.
-  inline Tensor& operator=(const Tensor& exp) {
-    dptr_ = exp.dptr_;
-    shape_ = exp.shape_;
-    stride_ = exp.stride_;
-    stream_ = exp.stream_;
-    return *this;
-  }
+  // Handle assignment: shares the memory of the other tensor.
+  Tensor& operator=(const Tensor&) = default;
   // Evaluating assignment: computes the expression into this tensor's memory.
   template <typename E, int etype>
   inline Tensor& operator=(const expr::Exp<E, DType, etype>& exp) {
@@ -138,13 +132,7 @@ struct Tensor<Device, 1, DType> : public TRValue<Tensor<Device, 1, DType>, Devic
   MSHADOW_XINLINE DType& operator[](index_t idx) { return dptr_[idx]; }
   MSHADOW_XINLINE const DType& operator[](index_t idx) const { return dptr_[idx]; }
 
-  inline Tensor& operator=(const Tensor& exp) {
-    dptr_ = exp.dptr_;
-    shape_ = exp.shape_;
-    stride_ = exp.stride_;
-    stream_ = exp.stream_;
-    return *this;
-  }
+  Tensor& operator=(const Tensor&) = default;
   template <typename E, int etype>
   inline Tensor& operator=(const expr::Exp<E, DType, etype>& exp) {
     return this->__assign(exp);

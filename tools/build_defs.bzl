@@ -21,3 +21,29 @@ def header_compile_test(name, hdrs, deps):
         srcs = srcs,
         deps = deps + ["//third_party:gtest_main"],
     )
+
+def fuzz_test(name, srcs, deps, corpus = []):
+    """A libFuzzer target (`LLVMFuzzerTestOneInput` in `srcs`) that is also a test.
+
+    In ordinary builds it links //tools/fuzzing:replay_driver and `bazel test` replays the
+    seed `corpus` plus a fixed-seed stream of mutations (under any sanitizer config too).
+    Under --config=fuzz (clang) it links libFuzzer; tools/fuzzing/run_fuzzers.sh fuzzes it.
+    """
+    native.filegroup(
+        name = name + "_corpus",
+        srcs = corpus,
+    )
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        args = ["$(locations :%s_corpus)" % name] if corpus else [],
+        data = [":" + name + "_corpus"],
+        linkopts = select({
+            "//tools/fuzzing:libfuzzer": ["-fsanitize=fuzzer"],
+            "//conditions:default": [],
+        }),
+        deps = deps + select({
+            "//tools/fuzzing:libfuzzer": [],
+            "//conditions:default": ["//tools/fuzzing:replay_driver"],
+        }),
+    )

@@ -12,18 +12,11 @@ void FieldAccessEntry::ThrowFormatError(std::string_view value) const {
                    " but value='" + std::string(value) + "'");
 }
 
-void FieldAccessEntry::ThrowIfParseFailed(ParseStatus status, std::string_view value,
-                                          const std::string& valid) const {
-  switch (status) {
-    case ParseStatus::kOk:
-      return;
-    case ParseStatus::kInvalid:
-      ThrowFormatError(value);
-    case ParseStatus::kOutOfRange:
-      throw ParamError("Invalid Parameter value for " + key_ + ": '" + std::string(value) +
-                       "' is out of the range of " + type_ +
-                       (valid.empty() ? "" : " " + valid));
-  }
+void FieldAccessEntry::ThrowParseError(ParseStatus status, std::string_view value,
+                                       const std::string& valid) const {
+  if (status != ParseStatus::kOutOfRange) ThrowFormatError(value);
+  throw ParamError("Invalid Parameter value for " + key_ + ": '" + std::string(value) +
+                   "' is out of the range of " + type_ + (valid.empty() ? "" : " " + valid));
 }
 
 namespace detail {

@@ -108,8 +108,9 @@ class FieldAccessEntry {
   // "Invalid Parameter format for <key> expect <type> but value='<value>'".
   [[noreturn]] void ThrowFormatError(std::string_view value) const;
   // A parse result other than kOk as a ParamError; `valid` describes the accepted range.
-  void ThrowIfParseFailed(ParseStatus status, std::string_view value,
-                          const std::string& valid) const;
+  // Called on the error path only: building `valid` costs allocations.
+  [[noreturn]] void ThrowParseError(ParseStatus status, std::string_view value,
+                                    const std::string& valid) const;
 
   bool has_default_ = false;
   size_t index_ = 0;
@@ -205,8 +206,10 @@ class FieldEntryBase : public FieldAccessEntry {
   }
 
   void Set(void* head, const std::string& value) const override {
-    ThrowIfParseFailed(detail::ParseFieldValue(value, &this->Get(head)), value,
-                       detail::TypeRangeString<DType>());
+    const ParseStatus status = detail::ParseFieldValue(value, &this->Get(head));
+    if (status != ParseStatus::kOk) {
+      this->ThrowParseError(status, value, detail::TypeRangeString<DType>());
+    }
   }
 
   void SetDefault(void* head) const override {
@@ -410,8 +413,10 @@ class FieldEntry<optional<T>> : public FieldEntryBase<FieldEntry<optional<T>>, o
       }
     }
     T parsed{};
-    this->ThrowIfParseFailed(detail::ParseFieldValue(value, &parsed), value,
-                             detail::TypeRangeString<T>() + " or None");
+    const ParseStatus status = detail::ParseFieldValue(value, &parsed);
+    if (status != ParseStatus::kOk) {
+      this->ThrowParseError(status, value, detail::TypeRangeString<T>() + " or None");
+    }
     field = std::move(parsed);
   }
 

@@ -46,6 +46,76 @@ struct identity {
   MSHADOW_XINLINE static DType Map(DType a) { return a; }
 };
 
+// Math functions, elementwise: F<op::exp>(x), F<op::maximum>(a, b), ... Each follows the C
+// library (std::exp, ...) for special values: inf, nan, overflow, underflow, denormals.
+struct exp {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(std::exp(a)); }
+};
+struct log {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(std::log(a)); }
+};
+struct tanh {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(std::tanh(a)); }
+};
+struct sqrt {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(std::sqrt(a)); }
+};
+struct rsqrt {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(DType(1) / std::sqrt(a)); }
+};
+struct abs {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(std::fabs(a)); }
+};
+struct negation {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(-a); }
+};
+struct square {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(a * a); }
+};
+// 1 / (1 + e^-a)
+struct sigmoid {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return DType(DType(1) / (DType(1) + std::exp(-a))); }
+};
+// max(a, 0); NaN stays NaN.
+struct relu {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) { return a > DType(0) ? a : (a == a ? DType(0) : a); }
+};
+// log(1 + e^a), computed without overflow for large a.
+struct softrelu {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) {
+    return a > DType(20) ? a : DType(std::log1p(std::exp(a)));
+  }
+};
+struct power {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a, DType b) { return DType(std::pow(a, b)); }
+};
+// The larger operand; NaN if either is NaN.
+struct maximum {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a, DType b) {
+    return a != a ? a : (b != b ? b : (a > b ? a : b));
+  }
+};
+// The smaller operand; NaN if either is NaN.
+struct minimum {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a, DType b) {
+    return a != a ? a : (b != b ? b : (a < b ? a : b));
+  }
+};
+
 }  // namespace op
 
 // Savers: `Save(dst, src)` stores one element. `OPType` is the binary operator the saver

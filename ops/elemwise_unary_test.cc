@@ -1,0 +1,117 @@
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+struct UnaryCase {
+  std::string op;
+  std::function<double(double)> reference;
+  double lo, hi;  // input range, away from points where the derivative jumps
+};
+
+std::vector<UnaryCase> UnaryCases() {
+  return {
+      {"relu", [](double x) { return x > 0 ? x : 0; }, -1, 1},
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
+      {"tanh", [](double x) { return std::tanh(x); }, -3, 3},
+      {"exp", [](double x) { return std::exp(x); }, -3, 3},
+      {"log", [](double x) { return std::log(x); }, 0.1, 5},
+      {"sqrt", [](double x) { return std::sqrt(x); }, 0.1, 5},
+      {"square", [](double x) { return x * x; }, -3, 3},
+      {"abs", [](double x) { return std::fabs(x); }, -2, 2},
+      {"negative", [](double x) { return -x; }, -2, 2},
+  };
+}
+
+OpCase CaseOf(const UnaryCase& u, const TShape& shape) {
+  InputSpec input;
+  input.shape = shape;
+  input.lo = u.lo;
+  input.hi = u.hi;
+  return OpCase{u.op, {}, {input}};
+}
+
+testing::Reference Elementwise(std::function<double(double)> f) {
+  return [f](const std::vector<Values>& in) {
+    Values out(in[0].size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
+    return std::vector<Values>{out};
+  };
+}
+
+TEST(UnaryOpsTest, ForwardMatchesReference) {
+  for (const UnaryCase& u : UnaryCases()) {
+    SCOPED_TRACE(u.op);
+    testing::CheckForward(CaseOf(u, TShape{3, 7, 5}), Elementwise(u.reference), 1e-14, 1e-6);
+  }
+}
+
+TEST(UnaryOpsTest, WriteModes) {
+  for (const UnaryCase& u : UnaryCases()) {
+    SCOPED_TRACE(u.op);
+    testing::CheckWriteModes(CaseOf(u, TShape{4, 6}));
+  }
+}
+
+TEST(UnaryOpsTest, GradientsMatchCentralDifferences) {
+  for (const UnaryCase& u : UnaryCases()) {
+    SCOPED_TRACE(u.op);
+    testing::CheckGradient(CaseOf(u, TShape{5, 4}));
+  }
+}
+
+TEST(UnaryOpsTest, ShapeAndTypeInference) {
+  const OpCase relu{"relu", {}, {InputSpec{TShape{2, 9}}}};
+  EXPECT_EQ(testing::InferOutputShapes(relu), std::vector<TShape>{TShape({2, 9})});
+  const NodeAttrs attrs = ParseAttrs(Op::Get("relu"), {});
+  std::vector<int> in = {mshadow::kInt32}, out;
+  EXPECT_EQ(testing::ErrorOf([&] { InferTypes(attrs, &in, &out); }),
+            "relu: data type int32 is not supported; valid: float32, float64");
+  std::vector<TShape> in_shapes = {TShape()}, out_shapes;
+  EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &in_shapes, &out_shapes); }),
+            "relu: cannot infer every shape from the inputs given: data=()");
+  std::vector<TShape> two = {TShape{2}, TShape{2}};
+  EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &two, &out_shapes); }),
+            "relu takes 1 inputs (data), given 2");
+}
+
+TEST(UnaryOpsTest, InplaceWriteGivesTheSameResult) {
+  const OpCase c = CaseOf(UnaryCases()[1], TShape{10});
+  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values expected = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+  const NodeAttrs attrs = ParseAttrs(Op::Get("sigmoid"), {});
+  Invoke<mshadow::cpu>(attrs, OpContext(), {inputs[0].blob()}, {kWriteInplace},
+                       {inputs[0].blob()});
+  EXPECT_EQ(testing::ToValues(inputs[0].blob()), expected);
+}
+
+TEST(ClipTest, ForwardGradientAndParameters) {
+  OpCase c{"clip", {{"a_min", "-0.5"}, {"a_max", "0.25"}}, {InputSpec{TShape{6, 5}}}};
+  testing::CheckForward(c, Elementwise([](double x) { return std::min(std::max(x, -0.5), 0.25); }));
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("clip"), {{"a_min", "1"}}); }),
+              HasSubstr("Invalid parameter of operator clip: Required parameter a_max of double "
+                        "is not presented"));
+  EXPECT_EQ(testing::ErrorOf(
+                [] { ParseAttrs(Op::Get("clip"), {{"a_min", "1"}, {"a_max", "0"}}); }),
+            "Invalid parameter of operator clip: a_min (1) must not exceed a_max (0)");
+  EXPECT_THAT(
+      testing::ErrorOf([] { ParseAttrs(Op::Get("clip"), {{"a_min", "x"}, {"a_max", "0"}}); }),
+      HasSubstr("Invalid Parameter format for a_min expect double but value='x'"));
+}
+
+}  // namespace
+}  // namespace ops

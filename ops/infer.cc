@@ -1,0 +1,111 @@
+#include "ops/infer.h"
+
+#include <sstream>
+
+namespace ops {
+namespace {
+
+std::string ShapeText(const TShape& shape) {
+  std::ostringstream os;
+  os << shape;
+  return os.str();
+}
+
+template <typename T, typename ToText>
+void Assign(std::vector<T>* values, bool is_input, int index, const T& value, const T& unknown,
+            ToText to_text) {
+  CHECK(index >= 0 && index < static_cast<int>(values->size()))
+      << (is_input ? "input" : "output") << " index " << index << " out of range";
+  T& slot = (*values)[index];
+  if (slot == unknown) {
+    slot = value;
+  } else if (slot != value) {
+    throw InferConflict(is_input, index, to_text(slot), to_text(value));
+  }
+}
+
+// "data=(2,3), weight=()" for messages.
+template <typename T, typename ToText>
+std::string Listing(const std::vector<std::string>& names, const std::vector<T>& values,
+                    ToText to_text) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) text += ", ";
+    text += (i < names.size() ? names[i] : "arg" + std::to_string(i)) + "=" + to_text(values[i]);
+  }
+  return text;
+}
+
+std::string TypeText(int type_flag) {
+  return type_flag == -1 ? "unknown" : mshadow::TypeFlagName(type_flag);
+}
+
+// Runs one inference function with the checks and messages both drivers share.
+template <typename T, typename Fn, typename ToText>
+void RunInference(const char* what, const NodeAttrs& attrs, const Fn* infer, std::vector<T>* in,
+                  std::vector<T>* out, const T& unknown, ToText to_text) {
+  const Op& op = *attrs.op;
+  // Input names only on the error paths: listing them allocates.
+  auto names = [&] { return op.ListInputNames(attrs); };
+  const uint32_t num_inputs = op.num_inputs(attrs);
+  if (in->size() != num_inputs) {
+    std::string expected;
+    for (const std::string& name : names()) expected += (expected.empty() ? "" : ", ") + name;
+    throw dmlc::Error(op.name + " takes " + std::to_string(num_inputs) + " inputs (" + expected +
+                      "), given " + std::to_string(in->size()));
+  }
+  out->resize(op.num_outputs(attrs), unknown);
+  CHECK(infer != nullptr) << op.name << " has no " << what << " inference function";
+  bool complete;
+  try {
+    complete = (*infer)(attrs, in, out);
+  } catch (const InferConflict& conflict) {
+    const std::vector<std::string> input_names = names();
+    const std::string slot =
+        conflict.is_input
+            ? "input '" + (conflict.index < static_cast<int>(input_names.size())
+                               ? input_names[conflict.index]
+                               : "arg" + std::to_string(conflict.index)) + "'"
+            : "output " + std::to_string(conflict.index);
+    throw dmlc::Error(op.name + ": " + what + " of " + slot + " is " + conflict.given + " but " +
+                      conflict.required + " is required (inputs: " +
+                      Listing(input_names, *in, to_text) + ")");
+  } catch (const dmlc::Error& e) {
+    throw dmlc::Error(op.name + ": " + e.what());
+  }
+  for (size_t i = 0; i < in->size(); ++i) {
+    complete = complete && (*in)[i] != unknown;
+  }
+  for (size_t i = 0; i < out->size(); ++i) complete = complete && (*out)[i] != unknown;
+  if (!complete) {
+    throw dmlc::Error(op.name + ": cannot infer every " + what + " from the inputs given: " +
+                      Listing(names(), *in, to_text));
+  }
+}
+
+}  // namespace
+
+void AssignInputShape(std::vector<TShape>* shapes, int index, const TShape& shape) {
+  Assign(shapes, true, index, shape, TShape(), ShapeText);
+}
+void AssignOutputShape(std::vector<TShape>* shapes, int index, const TShape& shape) {
+  Assign(shapes, false, index, shape, TShape(), ShapeText);
+}
+void AssignInputType(std::vector<int>* types, int index, int type_flag) {
+  Assign(types, true, index, type_flag, -1, TypeText);
+}
+void AssignOutputType(std::vector<int>* types, int index, int type_flag) {
+  Assign(types, false, index, type_flag, -1, TypeText);
+}
+
+void InferShapes(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  RunInference("shape", attrs, attrs.op->GetAttr<FInferShape>("FInferShape"), in, out, TShape(),
+               ShapeText);
+}
+
+void InferTypes(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  RunInference("type", attrs, attrs.op->GetAttr<FInferType>("FInferType"), in, out, -1,
+               TypeText);
+}
+
+}  // namespace ops

@@ -1,0 +1,70 @@
+// ops/invoke.h: how a host calls an operator: parse its keyword arguments once, infer shapes
+// (ops/infer.h), then invoke its compute function as often as needed.
+//
+//   const ops::Op* op = ops::Op::Get("FullyConnected");
+//   ops::NodeAttrs attrs = ops::ParseAttrs(op, {{"num_hidden", "128"}});
+//   std::vector<TShape> in_shapes = {data_shape, TShape(), TShape()}, out_shapes;
+//   ops::InferShapes(attrs, &in_shapes, &out_shapes);       // fills weight and bias shapes
+//   ... allocate ...
+//   ops::Invoke<mshadow::cpu>(attrs, ctx, inputs, {ops::kWriteTo}, outputs);
+//
+// Invoke checks what is cheap to check on every call (arity, devices, requests, resources)
+// and leaves shapes to inference: calling with shapes inference did not produce is an error
+// of the host.
+#ifndef OPS_INVOKE_H_
+#define OPS_INVOKE_H_
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/op.h"
+#include "ops/op_types.h"
+
+namespace ops {
+
+// The attributes of `op` from keyword arguments (any container of string pairs); a bad
+// parameter is a dmlc::ParamError naming the operator.
+template <typename Container>
+NodeAttrs ParseAttrs(const Op* op, const Container& kwargs) {
+  NodeAttrs attrs;
+  attrs.op = op;
+  attrs.dict.insert(kwargs.begin(), kwargs.end());
+  op->ParseAttrs(&attrs);
+  return attrs;
+}
+inline NodeAttrs ParseAttrs(const Op* op,
+                            std::initializer_list<std::pair<std::string, std::string>> kwargs) {
+  return ParseAttrs<decltype(kwargs)>(op, kwargs);
+}
+
+// The name of the compute attribute for a device: "FCompute<cpu>" or "FCompute<gpu>".
+template <typename Device>
+const char* ComputeAttrName() {
+  return Device::kDevCPU ? "FCompute<cpu>" : "FCompute<gpu>";
+}
+
+// Checks arity, devices, requests and resources, then runs the operator's FCompute<Device>.
+void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
+                     const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
+                     const std::vector<TBlob>& outputs, int dev_mask, const char* device_name);
+
+template <typename Device>
+void Invoke(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
+            const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
+  const char* attr_name = ComputeAttrName<Device>();
+  const FCompute* compute = attrs.op->GetAttr<FCompute>(attr_name);
+  CHECK(compute != nullptr) << attrs.op->name << " has no " << attr_name << " implementation";
+  CheckInvocation(attrs, ctx, inputs, req, outputs, Device::kDevMask,
+                  Device::kDevCPU ? "cpu" : "gpu");
+  try {
+    (*compute)(attrs, ctx, inputs, req, outputs);
+  } catch (const dmlc::Error& e) {
+    throw dmlc::Error(attrs.op->name + ": " + e.what());  // which operator failed
+  }
+}
+
+}  // namespace ops
+
+#endif  // OPS_INVOKE_H_

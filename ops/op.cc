@@ -1,0 +1,109 @@
+#include "ops/op.h"
+
+#include <utility>
+
+#include "dmlc/suggest.h"
+
+namespace dmlc {
+DMLC_REGISTRY_ENABLE(::ops::Op);
+}  // namespace dmlc
+
+namespace ops {
+
+Op& Op::describe(const std::string& text) {
+  description = text;
+  return *this;
+}
+
+Op& Op::set_num_inputs(uint32_t n) {
+  num_inputs_ = n;
+  get_num_inputs_ = nullptr;
+  return *this;
+}
+
+Op& Op::set_num_inputs(std::function<uint32_t(const NodeAttrs&)> fn) {
+  get_num_inputs_ = std::move(fn);
+  return *this;
+}
+
+Op& Op::set_num_outputs(uint32_t n) {
+  num_outputs_ = n;
+  get_num_outputs_ = nullptr;
+  return *this;
+}
+
+Op& Op::set_num_outputs(std::function<uint32_t(const NodeAttrs&)> fn) {
+  get_num_outputs_ = std::move(fn);
+  return *this;
+}
+
+Op& Op::add_argument(const std::string& arg_name, const std::string& type,
+                     const std::string& arg_description) {
+  dmlc::ParamFieldInfo info;
+  info.name = arg_name;
+  info.type = type;
+  info.type_info_str = type;
+  info.description = arg_description;
+  arguments.push_back(std::move(info));
+  return *this;
+}
+
+Op& Op::add_arguments(const std::vector<dmlc::ParamFieldInfo>& args) {
+  arguments.insert(arguments.end(), args.begin(), args.end());
+  return *this;
+}
+
+Op& Op::set_attr_parser(std::function<void(NodeAttrs* attrs)> parser) {
+  attr_parser_ = std::move(parser);
+  return *this;
+}
+
+Op& Op::add_alias(const std::string& alias) {
+  dmlc::Registry<Op>::Get()->AddAlias(name, alias);
+  return *this;
+}
+
+void Op::ParseAttrs(NodeAttrs* attrs) const {
+  attrs->op = this;
+  if (!attr_parser_) return;
+  try {
+    attr_parser_(attrs);
+  } catch (const dmlc::ParamError& e) {
+    throw dmlc::ParamError("Invalid parameter of operator " + name + ": " + e.what());
+  }
+}
+
+std::vector<std::string> Op::ListInputNames(const NodeAttrs& attrs) const {
+  if (const auto* list = GetAttr<FListInputNames>("FListInputNames")) return (*list)(attrs);
+  const uint32_t n = num_inputs(attrs);
+  std::vector<std::string> names;
+  for (const auto& argument : arguments) {
+    if (argument.type.rfind("NDArray-or-Symbol", 0) == 0) names.push_back(argument.name);
+  }
+  if (names.size() == n) return names;
+  if (n == 1) return {"data"};
+  names.clear();
+  for (uint32_t i = 0; i < n; ++i) names.push_back("arg" + std::to_string(i));
+  return names;
+}
+
+Op& RegisterOp(const std::string& name) {
+  return dmlc::Registry<Op>::Get()->__REGISTER_OR_GET__(name);
+}
+
+const Op* Op::Find(const std::string& op_name) { return dmlc::Registry<Op>::Find(op_name); }
+
+const Op* Op::Get(const std::string& op_name) {
+  const Op* op = Find(op_name);
+  if (op == nullptr) {
+    const std::vector<std::string> names = ListAllNames();
+    LOG(FATAL) << "operator '" << op_name << "' is not registered."
+               << dmlc::DidYouMean(op_name, names) << " (" << names.size()
+               << " operators are; `opctl list` shows them)";
+  }
+  return op;
+}
+
+std::vector<std::string> Op::ListAllNames() { return dmlc::Registry<Op>::ListAllNames(); }
+
+}  // namespace ops

@@ -1,0 +1,241 @@
+#include "ops/testing/op_test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace ops {
+namespace testing {
+namespace {
+
+NodeAttrs AttrsOf(const std::string& op_name, const std::map<std::string, std::string>& kwargs) {
+  return ParseAttrs(Op::Get(op_name), kwargs);
+}
+
+Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  Values values(n);
+  for (double& v : values) v = dist(*rng);
+  return values;
+}
+
+// Same shape, same type, filled with the given values.
+CpuTensor TensorLike(const TBlob& like, const Values& values) {
+  CpuTensor t(like.shape_, like.type_flag_);
+  SetValues(t.blob(), values);
+  return t;
+}
+
+std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
+  std::vector<TBlob> blobs;
+  for (const CpuTensor& t : tensors) blobs.push_back(t.blob());
+  return blobs;
+}
+
+void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
+                 const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double tolerance = atol + rtol * std::max(std::fabs(expected[i]), std::fabs(actual[i]));
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(actual[i])) << what << " element " << i;
+    } else {
+      EXPECT_NEAR(expected[i], actual[i], tolerance) << what << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+
+Values ToValues(const TBlob& blob) {
+  Values values(static_cast<size_t>(blob.Size()));
+  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+    const DType* data = blob.dptr<DType>();
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(data[i]);
+  });
+  return values;
+}
+
+void SetValues(const TBlob& blob, const Values& values) {
+  ASSERT_EQ(values.size(), static_cast<size_t>(blob.Size()));
+  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+    DType* data = blob.dptr<DType>();
+    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<DType>(values[i]);
+  });
+}
+
+std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<CpuTensor> inputs;
+  for (const InputSpec& spec : c.inputs) {
+    inputs.emplace_back(spec.shape, type_flag);
+    const size_t n = static_cast<size_t>(spec.shape.Size());
+    SetValues(inputs.back().blob(),
+              spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values);
+  }
+  return inputs;
+}
+
+std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs) {
+  return RunCpu(AttrsOf(c.op, c.kwargs), Blobs(inputs), /*is_train=*/true);
+}
+
+void CheckForward(const OpCase& c, const Reference& reference, double rtol64, double rtol32) {
+  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+    const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
+    std::vector<Values> input_values;
+    for (const CpuTensor& t : inputs) input_values.push_back(ToValues(t.blob()));
+    const std::vector<Values> expected = reference(input_values);
+    const std::vector<CpuTensor> outputs = Forward(c, inputs);
+    ASSERT_EQ(outputs.size(), expected.size()) << c.op;
+    const double rtol = type_flag == mshadow::kFloat64 ? rtol64 : rtol32;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      EXPECT_EQ(outputs[i].type_flag(), type_flag) << c.op << " output " << i;
+      ExpectClose(expected[i], ToValues(outputs[i].blob()), rtol, rtol,
+                  c.op + " " + mshadow::TypeFlagName(type_flag) + " output " +
+                      std::to_string(i));
+    }
+  }
+}
+
+void CheckWriteModes(const OpCase& c) {
+  const std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
+  const std::vector<CpuTensor> reference = Forward(c, inputs);
+  const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
+  std::mt19937_64 rng(7);
+  for (const OpReqType req : {kWriteTo, kAddTo, kNullOp}) {
+    std::vector<CpuTensor> outputs;
+    std::vector<Values> before;
+    for (const CpuTensor& r : reference) {
+      before.push_back(RandomValues(static_cast<size_t>(r.shape().Size()), -5, 5, &rng));
+      outputs.push_back(TensorLike(r.blob(), before.back()));
+    }
+    // Fresh copies of the inputs: an operator must not write them.
+    const std::vector<CpuTensor> fresh = MakeInputs(c, mshadow::kFloat64);
+    Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, true), Blobs(fresh),
+                         std::vector<OpReqType>(outputs.size(), req), Blobs(outputs));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      Values expected = ToValues(reference[i].blob());
+      if (req == kAddTo) {
+        for (size_t j = 0; j < expected.size(); ++j) expected[j] += before[i][j];
+      } else if (req == kNullOp) {
+        expected = before[i];
+      }
+      ExpectClose(expected, ToValues(outputs[i].blob()), 1e-12, 1e-12,
+                  c.op + " req " + std::to_string(req) + " output " + std::to_string(i));
+    }
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      EXPECT_EQ(ToValues(fresh[i].blob()), ToValues(inputs[i].blob()))
+          << c.op << " wrote its input " << i;
+    }
+  }
+}
+
+void CheckGradient(const OpCase& c, double rtol, double atol) {
+  const Op* op = Op::Get(c.op);
+  const FGradient* gradient = op->GetAttr<FGradient>("FGradient");
+  ASSERT_NE(gradient, nullptr) << c.op << " has no FGradient";
+  const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
+  const NodeAttrs backward_attrs = AttrsOf(gradient->backward_op, c.kwargs);
+
+  std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
+  const std::vector<CpuTensor> outputs = Forward(c, inputs);
+  // The loss is sum_k <weights_k, outputs_k>; its output gradients are the weights.
+  std::mt19937_64 rng(11);
+  std::vector<CpuTensor> weights;
+  for (const CpuTensor& out : outputs) {
+    weights.push_back(
+        TensorLike(out.blob(), RandomValues(static_cast<size_t>(out.shape().Size()), -1, 1, &rng)));
+  }
+  auto loss = [&]() {
+    const std::vector<CpuTensor> y = Forward(c, inputs);
+    double sum = 0;
+    for (size_t k = 0; k < y.size(); ++k) {
+      const Values yv = ToValues(y[k].blob()), wv = ToValues(weights[k].blob());
+      for (size_t j = 0; j < yv.size(); ++j) sum += yv[j] * wv[j];
+    }
+    return sum;
+  };
+
+  std::vector<TBlob> backward_inputs = Blobs(weights);
+  if (gradient->uses_inputs) {
+    for (const CpuTensor& t : inputs) backward_inputs.push_back(t.blob());
+  }
+  if (gradient->uses_outputs) {
+    for (const CpuTensor& t : outputs) backward_inputs.push_back(t.blob());
+  }
+  auto run_backward = [&](OpReqType req, const std::vector<Values>& initial) {
+    std::vector<CpuTensor> grads;
+    for (size_t i = 0; i < inputs.size(); ++i) grads.push_back(TensorLike(inputs[i].blob(), initial[i]));
+    Invoke<mshadow::cpu>(backward_attrs, MakeCpuContext(backward_attrs, true), backward_inputs,
+                         std::vector<OpReqType>(grads.size(), req), Blobs(grads));
+    std::vector<Values> values;
+    for (const CpuTensor& g : grads) values.push_back(ToValues(g.blob()));
+    return values;
+  };
+  std::vector<Values> garbage;
+  for (const CpuTensor& t : inputs) {
+    garbage.push_back(RandomValues(static_cast<size_t>(t.shape().Size()), -3, 3, &rng));
+  }
+  const std::vector<Values> analytic = run_backward(kWriteTo, garbage);
+
+  // Central differences on up to 40 elements of each differentiable input.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!c.inputs[i].differentiable) continue;
+    Values x = ToValues(inputs[i].blob());
+    std::vector<size_t> picks(x.size());
+    for (size_t j = 0; j < picks.size(); ++j) picks[j] = j;
+    std::shuffle(picks.begin(), picks.end(), rng);
+    picks.resize(std::min<size_t>(picks.size(), 40));
+    for (const size_t j : picks) {
+      const double original = x[j];
+      const double eps = 1e-6 * std::max(1.0, std::fabs(original));
+      x[j] = original + eps;
+      SetValues(inputs[i].blob(), x);
+      const double plus = loss();
+      x[j] = original - eps;
+      SetValues(inputs[i].blob(), x);
+      const double minus = loss();
+      x[j] = original;
+      SetValues(inputs[i].blob(), x);
+      const double numeric = (plus - minus) / (2 * eps);
+      const double tolerance =
+          atol + rtol * std::max(std::fabs(numeric), std::fabs(analytic[i][j])) + 1e-7;
+      EXPECT_NEAR(analytic[i][j], numeric, tolerance)
+          << c.op << ": gradient of input " << i << " element " << j;
+    }
+  }
+
+  // The backward operator honours kAddTo and kNullOp too.
+  const std::vector<Values> added = run_backward(kAddTo, garbage);
+  const std::vector<Values> untouched = run_backward(kNullOp, garbage);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Values expected = analytic[i];
+    for (size_t j = 0; j < expected.size(); ++j) expected[j] += garbage[i][j];
+    ExpectClose(expected, added[i], 1e-12, 1e-12, c.op + " backward kAddTo input " + std::to_string(i));
+    EXPECT_EQ(untouched[i], garbage[i]) << c.op << " backward kNullOp input " << i;
+  }
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const dmlc::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no dmlc::Error was thrown";
+  return "";
+}
+
+std::vector<TShape> InferOutputShapes(const OpCase& c) {
+  const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
+  std::vector<TShape> in, out;
+  for (const InputSpec& spec : c.inputs) in.push_back(spec.shape);
+  InferShapes(attrs, &in, &out);
+  return out;
+}
+
+}  // namespace testing
+}  // namespace ops

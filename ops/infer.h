@@ -40,12 +40,13 @@ void AssignOutputType(std::vector<int>* types, int index, int type_flag);
 
 inline bool ShapeIsKnown(const TShape& shape) { return shape.ndim() != 0; }
 
-// Every input and output has one shape; whichever is known gives it to the others.
+// Every input and output has one shape; the first one known (inputs first) gives it to
+// the others, and any other that differs is the conflict reported.
 template <int kNumInputs, int kNumOutputs>
 bool ElemwiseShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
   TShape known;
   for (const TShape& s : *in) {
-    if (ShapeIsKnown(s)) known = s;
+    if (!ShapeIsKnown(known) && ShapeIsKnown(s)) known = s;
   }
   for (const TShape& s : *out) {
     if (!ShapeIsKnown(known) && ShapeIsKnown(s)) known = s;
@@ -61,7 +62,7 @@ template <int kNumInputs, int kNumOutputs>
 bool ElemwiseType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
   int known = -1;
   for (int t : *in) {
-    if (t != -1) known = t;
+    if (known == -1 && t != -1) known = t;
   }
   for (int t : *out) {
     if (known == -1 && t != -1) known = t;

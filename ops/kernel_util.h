@@ -16,7 +16,6 @@
 namespace ops {
 
 using mshadow::cpu;
-using mshadow::index_t;
 using mshadow::Shape1;
 using mshadow::Tensor;
 

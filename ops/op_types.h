@@ -19,6 +19,7 @@
 
 namespace ops {
 
+using mshadow::index_t;
 using mshadow::TBlob;
 using mshadow::TShape;
 

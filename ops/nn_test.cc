@@ -1,0 +1,212 @@
+// Activation, LeakyReLU, FullyConnected, softmax, log_softmax, softmax_cross_entropy.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+testing::Reference Elementwise(std::function<double(double)> f) {
+  return [f](const std::vector<Values>& in) {
+    Values out(in[0].size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
+    return std::vector<Values>{out};
+  };
+}
+
+TEST(ActivationTest, EveryActType) {
+  const std::vector<std::pair<std::string, std::function<double(double)>>> acts = {
+      {"relu", [](double x) { return x > 0 ? x : 0; }},
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"tanh", [](double x) { return std::tanh(x); }},
+      {"softrelu", [](double x) { return std::log1p(std::exp(x)); }},
+      {"softsign", [](double x) { return x / (1 + std::fabs(x)); }}};
+  for (const auto& [act, f] : acts) {
+    SCOPED_TRACE(act);
+    InputSpec data{TShape{4, 3, 2}};
+    data.lo = -3;
+    data.hi = 3;
+    const OpCase c{"Activation", {{"act_type", act}}, {data}};
+    testing::CheckForward(c, Elementwise(f), 1e-14, 1e-6);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Activation"), {{"act_type", "gelu"}}); }),
+              HasSubstr("Invalid parameter of operator Activation: Invalid Input: 'gelu' for "
+                        "act_type, valid values are: {'relu', 'sigmoid', 'softrelu', 'softsign', "
+                        "'tanh'}"));
+}
+
+TEST(LeakyReLUTest, LeakyAndElu) {
+  const OpCase leaky{"LeakyReLU", {{"slope", "0.1"}}, {InputSpec{TShape{5, 4}}}};
+  testing::CheckForward(leaky, Elementwise([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
+  testing::CheckWriteModes(leaky);
+  testing::CheckGradient(leaky);
+  const OpCase elu{"LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}}, {InputSpec{TShape{6}}}};
+  testing::CheckForward(elu, Elementwise([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
+  testing::CheckGradient(elu);
+}
+
+// out[b][h] = sum_k data[b][k] * weight[h][k] + bias[h]
+std::vector<Values> FullyConnectedReference(const std::vector<Values>& in, index_t batch,
+                                            index_t features, index_t hidden) {
+  Values out(batch * hidden);
+  for (index_t b = 0; b < batch; ++b) {
+    for (index_t h = 0; h < hidden; ++h) {
+      double sum = in.size() > 2 ? in[2][h] : 0.0;
+      for (index_t k = 0; k < features; ++k) sum += in[0][b * features + k] * in[1][h * features + k];
+      out[b * hidden + h] = sum;
+    }
+  }
+  return {out};
+}
+
+TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
+  const OpCase flat{"FullyConnected",
+                    {{"num_hidden", "5"}},
+                    {InputSpec{TShape{3, 2, 4}}, InputSpec{TShape{5, 8}}, InputSpec{TShape{5}}}};
+  EXPECT_EQ(testing::InferOutputShapes(flat)[0], (TShape{3, 5}));
+  testing::CheckForward(flat, [](const std::vector<Values>& in) {
+    return FullyConnectedReference(in, 3, 8, 5);
+  }, 1e-13, 1e-5);
+  testing::CheckWriteModes(flat);
+  testing::CheckGradient(flat);
+
+  const OpCase no_bias{"FullyConnected",
+                       {{"num_hidden", "4"}, {"no_bias", "true"}, {"flatten", "false"}},
+                       {InputSpec{TShape{2, 3, 6}}, InputSpec{TShape{4, 6}}}};
+  EXPECT_EQ(testing::InferOutputShapes(no_bias)[0], (TShape{2, 3, 4}));
+  testing::CheckForward(no_bias, [](const std::vector<Values>& in) {
+    return FullyConnectedReference(in, 6, 6, 4);
+  }, 1e-13, 1e-5);
+  testing::CheckGradient(no_bias);
+}
+
+TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "128"}});
+  std::vector<TShape> in = {TShape{32, 64}, TShape(), TShape()}, out;
+  InferShapes(attrs, &in, &out);
+  EXPECT_EQ(in[1], (TShape{128, 64}));
+  EXPECT_EQ(in[2], (TShape{128}));
+  std::vector<TShape> wrong = {TShape{32, 64}, TShape{128, 100}, TShape()};
+  EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &wrong, &out); }),
+            "FullyConnected: shape of input 'weight' is (128,100) but (128,64) is required "
+            "(inputs: data=(32,64), weight=(128,100), bias=())");
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "0"}}); }),
+              HasSubstr("value 0 for Parameter num_hidden should be greater equal to 1"));
+  EXPECT_THAT(
+      testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hiden", "3"}}); }),
+      HasSubstr("Cannot find argument 'num_hiden' of FullyConnectedParam. Did you mean "
+                "'num_hidden'?"));
+  const NodeAttrs no_bias =
+      ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "2"}, {"no_bias", "1"}});
+  EXPECT_EQ(Op::Get("FullyConnected")->num_inputs(no_bias), 2u);
+}
+
+// Softmax along `axis` of a (2, 3, 4) input, written out.
+std::vector<Values> SoftmaxReference(const Values& x, int axis, double t, bool log) {
+  const index_t dims[3] = {2, 3, 4};
+  const index_t strides[3] = {12, 4, 1};
+  Values out(x.size());
+  for (index_t i = 0; i < 24; ++i) {
+    const index_t coordinate = (i / strides[axis]) % dims[axis];
+    const index_t base = i - coordinate * strides[axis];
+    double sum = 0;
+    for (index_t j = 0; j < dims[axis]; ++j) sum += std::exp(x[base + j * strides[axis]] / t);
+    out[i] = log ? x[i] / t - std::log(sum) : std::exp(x[i] / t) / sum;
+  }
+  return {out};
+}
+
+TEST(SoftmaxTest, EveryAxisWithAndWithoutTemperature) {
+  for (const bool log : {false, true}) {
+    for (const int axis : {0, 1, 2, -1}) {
+      for (const std::string temperature : {"None", "2.5"}) {
+        const std::string name = log ? "log_softmax" : "softmax";
+        SCOPED_TRACE(name + " axis " + std::to_string(axis) + " T " + temperature);
+        const OpCase c{name,
+                       {{"axis", std::to_string(axis)}, {"temperature", temperature}},
+                       {InputSpec{TShape{2, 3, 4}}}};
+        const double t = temperature == "None" ? 1.0 : 2.5;
+        testing::CheckForward(c, [&](const std::vector<Values>& in) {
+          return SoftmaxReference(in[0], axis < 0 ? axis + 3 : axis, t, log);
+        }, 1e-13, 1e-5);
+        testing::CheckWriteModes(c);
+        testing::CheckGradient(c);
+      }
+    }
+  }
+}
+
+TEST(SoftmaxTest, LargeInputsDoNotOverflow) {
+  InputSpec big{TShape{1, 3}};
+  big.values = {1000, 1001, 1002};
+  const auto out = testing::Forward(OpCase{"softmax", {}, {big}},
+                                    testing::MakeInputs(OpCase{"softmax", {}, {big}},
+                                                        mshadow::kFloat32));
+  const Values p = testing::ToValues(out[0].blob());
+  EXPECT_NEAR(p[2], 0.66524096, 1e-6);
+  EXPECT_NEAR(p[0] + p[1] + p[2], 1.0, 1e-6);
+}
+
+TEST(SoftmaxTest, BadAxisAndTemperature) {
+  const OpCase c{"softmax", {{"axis", "3"}}, {InputSpec{TShape{2, 3}}}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(c); }),
+            "softmax: axis 3 is out of range for a 2-d input; valid: [-2, 2)");
+  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("softmax"), {{"temperature", "0"}}); }),
+            "Invalid parameter of operator softmax: temperature must be positive, got 0");
+}
+
+TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
+  InputSpec label{TShape{4}};
+  label.values = {0, 2, 1, 2};
+  label.differentiable = false;
+  const OpCase c{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, label}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{1}));
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    double loss = 0;
+    for (int r = 0; r < 4; ++r) {
+      double sum = 0;
+      for (int j = 0; j < 3; ++j) sum += std::exp(in[0][r * 3 + j]);
+      loss += std::log(sum) - in[0][r * 3 + static_cast<int>(in[1][r])];
+    }
+    return std::vector<Values>{{loss}};
+  }, 1e-13, 1e-5);
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+
+  InputSpec bad_label = label;
+  bad_label.values = {0, 3, 1, 2};
+  const OpCase bad{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, bad_label}};
+  EXPECT_EQ(testing::ErrorOf([&] {
+              testing::Forward(bad, testing::MakeInputs(bad, mshadow::kFloat32));
+            }),
+            "softmax_cross_entropy: label 3 of row 1 is not a class index in [0, 3)");
+  const OpCase wrong_rank{"softmax_cross_entropy", {}, {InputSpec{TShape{4}}, label}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_rank); }),
+            "softmax_cross_entropy: data must be 2-d (batch, classes), got (4,)");
+}
+
+TEST(ResourceTest, AnOperatorThatRequestsSpaceFailsClearlyWithoutIt) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get("softmax_cross_entropy"), {});
+  CpuTensor data(TShape{2, 3}, mshadow::kFloat32), label(TShape{2}, mshadow::kFloat32),
+      out(TShape{1}, mshadow::kFloat32);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(attrs, OpContext(), {data.blob(), label.blob()}, {kWriteTo},
+                                     {out.blob()});
+              }),
+              HasSubstr("softmax_cross_entropy requests resources (FResourceRequest); the host "
+                        "must provide them in OpContext::requested"));
+}
+
+}  // namespace
+}  // namespace ops

@@ -1,0 +1,130 @@
+// The registry: lookup, suggestions, aliases, listing, attributes, parsing errors, arity and
+// device checks, thread safety.
+#include "ops/op.h"
+
+#include <atomic>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/imperative.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(OpRegistryTest, FindsOperatorsAndSuggestsForTypos) {
+  const Op* fc = Op::Get("FullyConnected");
+  EXPECT_EQ(fc->name, "FullyConnected");
+  EXPECT_EQ(Op::Find("NoSuchOp"), nullptr);
+  EXPECT_THAT(testing::ErrorOf([] { Op::Get("FullyConnect"); }),
+              HasSubstr("operator 'FullyConnect' is not registered. Did you mean "
+                        "'FullyConnected'?"));
+  EXPECT_THAT(testing::ErrorOf([] { Op::Get("softmx"); }),
+              HasSubstr("Did you mean 'softmax'"));
+}
+
+TEST(OpRegistryTest, ListsEveryOperatorTheIssueNames) {
+  const std::vector<std::string> names = Op::ListAllNames();
+  for (const char* name :
+       {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_plus_scalar",
+        "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar", "_rdiv_scalar",
+        "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "relu", "sigmoid",
+        "tanh", "exp", "log", "sqrt", "square", "abs", "negative", "clip", "Activation",
+        "LeakyReLU", "FullyConnected", "softmax", "log_softmax", "softmax_cross_entropy", "dot",
+        "batch_dot", "sum", "mean", "max", "min", "Reshape", "Flatten", "transpose", "Concat",
+        "slice_axis", "Cast", "sgd_update", "sgd_mom_update"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST(OpRegistryTest, EveryDifferentiableOperatorHasARegisteredBackward) {
+  for (const std::string& name : Op::ListAllNames()) {
+    const Op* op = Op::Get(name);
+    if (const auto* gradient = op->GetAttr<FGradient>("FGradient")) {
+      const Op* backward = Op::Find(gradient->backward_op);
+      ASSERT_NE(backward, nullptr) << name << " names " << gradient->backward_op;
+      EXPECT_TRUE(backward->HasAttr("FCompute<cpu>")) << gradient->backward_op;
+      EXPECT_NE(backward->GetAttr<bool>("TIsBackward"), nullptr) << gradient->backward_op;
+    }
+    EXPECT_TRUE(op->HasAttr("FCompute<cpu>")) << name;
+  }
+}
+
+TEST(OpRegistryTest, AliasesFindTheSameOperator) {
+  RegisterOp("_test_aliased").add_alias("_test_alias_name");
+  EXPECT_EQ(Op::Get("_test_alias_name"), Op::Get("_test_aliased"));
+}
+
+TEST(OpRegistryTest, AttributesAreTypedAndSetOnce) {
+  Op& op = RegisterOp("_test_attributes");
+  op.set_attr<int>("TAnswer", 42);
+  EXPECT_EQ(*op.GetAttr<int>("TAnswer"), 42);
+  EXPECT_EQ(op.GetAttr<int>("TMissing"), nullptr);
+  EXPECT_THAT(testing::ErrorOf([&] { op.GetAttr<double>("TAnswer"); }),
+              HasSubstr("attribute TAnswer of operator _test_attributes is not a"));
+  EXPECT_THAT(testing::ErrorOf([&] { op.set_attr<int>("TAnswer", 1); }),
+              HasSubstr("attribute TAnswer of operator _test_attributes is set twice"));
+}
+
+TEST(OpRegistryTest, ParameterErrorsNameTheOperator) {
+  try {
+    ParseAttrs(Op::Get("LeakyReLU"), {{"slope", "steep"}});
+    FAIL();
+  } catch (const dmlc::ParamError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("Invalid parameter of operator LeakyReLU: Invalid Parameter "
+                                    "format for slope expect float but value='steep'"));
+  }
+}
+
+TEST(OpRegistryTest, InvocationChecksArityDevicesAndRequests) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get("relu"), {});
+  CpuTensor x(TShape{4}, mshadow::kFloat32), y(TShape{4}, mshadow::kFloat32);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(attrs, OpContext(), {x.blob(), x.blob()}, {kWriteTo}, {y.blob()});
+              }),
+              HasSubstr("relu: wrong number of inputs"));
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(attrs, OpContext(), {x.blob()}, {}, {y.blob()});
+              }),
+              HasSubstr("relu: one OpReqType per output is needed"));
+  TBlob on_gpu = x.blob();
+  on_gpu.dev_mask_ = mshadow::gpu::kDevMask;
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(attrs, OpContext(), {on_gpu}, {kWriteTo}, {y.blob()});
+              }),
+              HasSubstr("relu: input 0 is on gpu, the operator runs on cpu"));
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::gpu>(attrs, OpContext(), {on_gpu}, {kWriteTo}, {y.blob()});
+              }),
+              HasSubstr("relu has no FCompute<gpu> implementation"));
+  CpuTensor ints(TShape{4}, mshadow::kInt32);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(attrs, OpContext(), {ints.blob()}, {kWriteTo}, {ints.blob()});
+              }),
+              HasSubstr("data type int32 is not supported here; valid: float32, float64"));
+}
+
+TEST(OpRegistryTest, ConcurrentLookupParseInferAndRun) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        const NodeAttrs attrs =
+            ParseAttrs(Op::Get("_plus_scalar"), {{"scalar", std::to_string(t)}});
+        CpuTensor x(TShape{8}, mshadow::kFloat64);
+        const auto y = RunCpu(attrs, {x.blob()});
+        if (y[0].data<double>()[7] != t) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace ops

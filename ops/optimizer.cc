@@ -1,0 +1,123 @@
+// Optimizer updates: sgd_update and sgd_mom_update. They are not differentiable; they
+// write the new weight to their output (usually the weight itself, in place), and
+// sgd_mom_update also updates its momentum input in place.
+#include <cmath>
+
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace {
+
+struct SGDParam : public dmlc::Parameter<SGDParam> {
+  float lr;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(SGDParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+  }
+};
+
+struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
+  float lr;
+  float momentum;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(SGDMomParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("Decay of the momentum.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+  }
+};
+
+// rescale_grad * grad, clipped, plus the weight decay term.
+template <typename DType>
+DType EffectiveGradient(DType grad, DType weight, float rescale, float clip, float wd) {
+  DType g = static_cast<DType>(rescale) * grad;
+  if (clip >= 0) g = std::max(std::min(g, static_cast<DType>(clip)), static_cast<DType>(-clip));
+  return g + static_cast<DType>(wd) * weight;
+}
+
+// Inputs: weight, grad. weight_out = weight - lr * effective gradient.
+void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SGDParam& p = GetParam<SGDParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    DType* w_out = out[0].dptr<DType>();
+    const index_t n = out[0].Size();
+    for (index_t i = 0; i < n; ++i) {
+      const DType step = static_cast<DType>(p.lr) *
+                         EffectiveGradient(g[i], w[i], p.rescale_grad, p.clip_gradient, p.wd);
+      AssignValue(w_out + i, req[0], w[i] - step);
+    }
+  });
+}
+
+// Inputs: weight, grad, mom. mom = momentum * mom - lr * effective gradient (in place);
+// weight_out = weight + mom.
+void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SGDMomParam& p = GetParam<SGDMomParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    DType* mom = in[2].dptr<DType>();
+    DType* w_out = out[0].dptr<DType>();
+    const index_t n = out[0].Size();
+    for (index_t i = 0; i < n; ++i) {
+      const DType step = static_cast<DType>(p.lr) *
+                         EffectiveGradient(g[i], w[i], p.rescale_grad, p.clip_gradient, p.wd);
+      mom[i] = static_cast<DType>(p.momentum) * mom[i] - step;
+      AssignValue(w_out + i, req[0], w[i] + mom[i]);
+    }
+  });
+}
+
+std::vector<std::pair<int, int>> InplaceWeight(const NodeAttrs&) { return {{0, 0}}; }
+
+}  // namespace
+
+DMLC_REGISTER_PARAMETER(SGDParam);
+DMLC_REGISTER_PARAMETER(SGDMomParam);
+
+OPS_REGISTER_OP(sgd_update)
+    .describe("Stochastic gradient descent step: weight - lr * (clip(rescale_grad * grad) + "
+              "wd * weight).")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_arguments(SGDParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SGDParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceWeight)
+    .set_attr<FCompute>("FCompute<cpu>", SGDUpdateCompute);
+
+OPS_REGISTER_OP(sgd_mom_update)
+    .describe("SGD with momentum: mom = momentum * mom - lr * (clip(rescale_grad * grad) + "
+              "wd * weight), updated in place; then weight + mom.")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("mom", "NDArray-or-Symbol", "Momentum, updated in place.")
+    .add_arguments(SGDMomParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SGDMomParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceWeight)
+    .set_attr<FCompute>("FCompute<cpu>", SGDMomUpdateCompute);
+
+}  // namespace ops

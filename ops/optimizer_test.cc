@@ -1,0 +1,57 @@
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+TEST(SGDUpdateTest, StepWithWeightDecayRescaleAndClipping) {
+  InputSpec weight{TShape{4}, 0, 0, true, {1.0, -2.0, 0.5, 3.0}};
+  InputSpec grad{TShape{4}, 0, 0, true, {0.5, -4.0, 10.0, 0.0}};
+  const OpCase c{"sgd_update",
+                 {{"lr", "0.1"}, {"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_gradient", "1"}},
+                 {weight, grad}};
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    Values out(4);
+    for (int i = 0; i < 4; ++i) {
+      const double g = std::max(std::min(0.5 * in[1][i], 1.0), -1.0) + 0.01 * in[0][i];
+      out[i] = in[0][i] - 0.1 * g;
+    }
+    return std::vector<Values>{out};
+  }, 1e-7, 1e-6);  // the parameters are floats
+  testing::CheckWriteModes(c);
+}
+
+TEST(SGDMomUpdateTest, UpdatesMomentumInPlaceAndWeight) {
+  const OpCase c{"sgd_mom_update",
+                 {{"lr", "0.1"}, {"momentum", "0.9"}},
+                 {InputSpec{TShape{3}}, InputSpec{TShape{3}}, InputSpec{TShape{3}}}};
+  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values w = testing::ToValues(inputs[0].blob()), g = testing::ToValues(inputs[1].blob()),
+               mom = testing::ToValues(inputs[2].blob());
+  const auto out = testing::Forward(c, inputs);
+  const Values new_mom = testing::ToValues(inputs[2].blob());
+  const Values new_w = testing::ToValues(out[0].blob());
+  for (int i = 0; i < 3; ++i) {
+    const double expected_mom = 0.9f * mom[i] - 0.1f * g[i];
+    EXPECT_NEAR(new_mom[i], expected_mom, 1e-7);
+    EXPECT_NEAR(new_w[i], w[i] + expected_mom, 1e-7);
+  }
+  EXPECT_EQ(*Op::Get("sgd_mom_update")->GetAttr<std::vector<int>>("FMutateInputs"),
+            std::vector<int>{2});
+}
+
+TEST(SGDUpdateTest, MissingLearningRate) {
+  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("sgd_update"), {{"wd", "0"}}); }),
+            "Invalid parameter of operator sgd_update: Required parameter lr of float is not "
+            "presented");
+}
+
+}  // namespace
+}  // namespace ops

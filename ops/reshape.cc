@@ -1,0 +1,158 @@
+// Reshape(shape) with MXNet's special values, and Flatten; both copy (or run in place) and
+// share one backward operator, a copy of the gradient back into the input's shape.
+#include <sstream>
+
+#include "mshadow/tensor_blob.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace {
+
+struct ReshapeParam : public dmlc::Parameter<ReshapeParam> {
+  TShape shape;
+  DMLC_DECLARE_PARAMETER(ReshapeParam) {
+    DMLC_DECLARE_FIELD(shape).describe(
+        "The target shape. Special values: 0 copies this input axis; -1 is inferred from the "
+        "remaining size; -2 copies all remaining input axes; -3 merges the next two input "
+        "axes; -4 splits the next input axis into the two values that follow (one may be "
+        "-1).");
+  }
+};
+
+[[noreturn]] void ReshapeError(const TShape& data, const TShape& spec, const std::string& why) {
+  std::ostringstream os;
+  os << "cannot reshape " << data << " into " << spec << ": " << why;
+  throw dmlc::Error(os.str());
+}
+
+// MXNet's reshape rules, applied to `data`.
+TShape InferTarget(const TShape& data, const TShape& spec) {
+  std::vector<index_t> out;
+  index_t src = 0;
+  int inferred = -1;  // the position of -1 in `out`, if any
+  auto next_input_axis = [&](const char* what) {
+    if (src >= data.ndim()) ReshapeError(data, spec, std::string(what) + " runs past the input's axes");
+    return data[src++];
+  };
+  for (index_t i = 0; i < spec.ndim(); ++i) {
+    const index_t p = spec[i];
+    if (p > 0) {
+      out.push_back(p);
+      ++src;
+    } else if (p == 0) {
+      out.push_back(next_input_axis("0"));
+    } else if (p == -1) {
+      if (inferred >= 0) ReshapeError(data, spec, "only one -1 is allowed");
+      inferred = static_cast<int>(out.size());
+      out.push_back(1);
+      ++src;
+    } else if (p == -2) {
+      while (src < data.ndim()) out.push_back(data[src++]);
+    } else if (p == -3) {
+      const index_t a = next_input_axis("-3");
+      out.push_back(a * next_input_axis("-3"));
+    } else if (p == -4) {
+      if (i + 2 >= spec.ndim()) ReshapeError(data, spec, "-4 needs two values after it");
+      const index_t d0 = next_input_axis("-4");
+      index_t d1 = spec[i + 1], d2 = spec[i + 2];
+      i += 2;
+      if (d1 == -1 && d2 == -1) ReshapeError(data, spec, "-4 can infer only one of its two values");
+      if (d1 == -1 && d2 > 0 && d0 % d2 == 0) d1 = d0 / d2;
+      if (d2 == -1 && d1 > 0 && d0 % d1 == 0) d2 = d0 / d1;
+      if (d1 <= 0 || d2 <= 0 || d1 * d2 != d0) {
+        std::ostringstream os;
+        os << "-4 cannot split an axis of " << d0 << " into " << spec[i - 1] << " x " << spec[i];
+        ReshapeError(data, spec, os.str());
+      }
+      out.push_back(d1);
+      out.push_back(d2);
+    } else {
+      ReshapeError(data, spec, "invalid value " + std::to_string(p) +
+                                   "; valid: positive extents, 0, -1, -2, -3, -4");
+    }
+  }
+  const index_t size = data.Size();
+  if (inferred >= 0) {
+    index_t known = 1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (static_cast<int>(i) != inferred) known *= out[i];
+    }
+    if (known == 0 || size % known != 0) {
+      ReshapeError(data, spec, std::to_string(size) + " elements do not divide into " +
+                                   std::to_string(known));
+    }
+    out[inferred] = size / known;
+  }
+  TShape target(out.begin(), out.end());
+  if (target.Size() != size) {
+    std::ostringstream os;
+    os << "the input has " << size << " elements, the target shape " << target << " has "
+       << target.Size();
+    ReshapeError(data, spec, os.str());
+  }
+  return target;
+}
+
+bool ReshapeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ShapeIsKnown((*in)[0])) return false;
+  AssignOutputShape(out, 0, InferTarget((*in)[0], GetParam<ReshapeParam>(attrs).shape));
+  return true;
+}
+
+bool FlattenShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  AssignOutputShape(out, 0, TShape{data[0], data.ProdShape(1, static_cast<int>(data.ndim()))});
+  return true;
+}
+
+// out = in, element for element, whatever the two shapes (same size).
+void CopyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kWriteInplace && in[0].dptr_ == out[0].dptr_) return;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    Assign(Flat<DType>(out[0]), req[0], mshadow::expr::F<mshadow::op::identity>(Flat<DType>(in[0])));
+  });
+}
+
+std::vector<std::pair<int, int>> InplaceFirst(const NodeAttrs&) { return {{0, 0}}; }
+
+}  // namespace
+
+DMLC_REGISTER_PARAMETER(ReshapeParam);
+
+OPS_REGISTER_OP(Reshape)
+    .describe("Gives the data a new shape with the same number of elements; see the shape "
+              "parameter for the special values, e.g. (0,-1) keeps the first axis and folds "
+              "the rest.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .add_arguments(ReshapeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ReshapeParam>)
+    .set_attr<FInferShape>("FInferShape", ReshapeShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst)
+    .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
+
+OPS_REGISTER_OP(Flatten)
+    .describe("Folds every axis but the first: (d0, d1, ..., dk) -> (d0, d1*...*dk).")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .set_attr<FInferShape>("FInferShape", FlattenShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst)
+    .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
+
+OPS_REGISTER_OP(_backward_copy)
+    .describe("Gradient of operators that only reshape: the output gradient, copied into the "
+              "input's shape.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr<FCompute>("FCompute<cpu>", CopyCompute);
+
+}  // namespace ops

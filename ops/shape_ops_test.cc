@@ -1,0 +1,182 @@
+// Reshape, Flatten, transpose, Concat, slice_axis, Cast.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+std::vector<Values> Identity(const std::vector<Values>& in) { return {in[0]}; }
+
+TShape ReshapeTo(const TShape& data, const std::string& spec) {
+  return testing::InferOutputShapes(OpCase{"Reshape", {{"shape", spec}}, {InputSpec{data}}})[0];
+}
+
+TEST(ReshapeTest, SpecialValuesAsInMXNet) {
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(4,0,2)"), (TShape{4, 3, 2}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(6,1,-1)"), (TShape{6, 1, 4}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(-1,)"), (TShape{24}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(0,-1)"), (TShape{2, 12}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(-2,)"), (TShape{2, 3, 4}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(2,-2)"), (TShape{2, 3, 4}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4, 5}, "(-3,-3)"), (TShape{6, 20}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(-3,-2)"), (TShape{6, 4}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(-4,1,2,-2)"), (TShape{1, 2, 3, 4}));
+  EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(2,-4,-1,3,-2)"), (TShape{2, 1, 3, 4}));
+}
+
+TEST(ReshapeTest, ErrorsSayWhy) {
+  auto error = [](const TShape& data, const std::string& spec) {
+    return testing::ErrorOf([&] { ReshapeTo(data, spec); });
+  };
+  EXPECT_EQ(error(TShape{2, 3}, "(4,2)"),
+            "Reshape: cannot reshape (2,3) into (4,2): the input has 6 elements, the target "
+            "shape (4,2) has 8");
+  EXPECT_EQ(error(TShape{2, 3}, "(4,-1)"),
+            "Reshape: cannot reshape (2,3) into (4,-1): 6 elements do not divide into 4");
+  EXPECT_EQ(error(TShape{2, 3}, "(-1,-1)"),
+            "Reshape: cannot reshape (2,3) into (-1,-1): only one -1 is allowed");
+  EXPECT_EQ(error(TShape{2, 3}, "(-5,)"),
+            "Reshape: cannot reshape (2,3) into (-5,): invalid value -5; valid: positive "
+            "extents, 0, -1, -2, -3, -4");
+  EXPECT_EQ(error(TShape{6}, "(-4,4,-1)"),
+            "Reshape: cannot reshape (6,) into (-4,4,-1): -4 cannot split an axis of 6 into 4 "
+            "x -1");
+  EXPECT_EQ(error(TShape{6}, "(0,0)"),
+            "Reshape: cannot reshape (6,) into (0,0): 0 runs past the input's axes");
+}
+
+TEST(ReshapeTest, ForwardGradientAndFlatten) {
+  const OpCase reshape{"Reshape", {{"shape", "(0,-1)"}}, {InputSpec{TShape{2, 3, 4}}}};
+  testing::CheckForward(reshape, Identity);
+  testing::CheckWriteModes(reshape);
+  testing::CheckGradient(reshape);
+  const OpCase flatten{"Flatten", {}, {InputSpec{TShape{2, 3, 4}}}};
+  EXPECT_EQ(testing::InferOutputShapes(flatten)[0], (TShape{2, 12}));
+  testing::CheckForward(flatten, Identity);
+  testing::CheckGradient(flatten);
+}
+
+TEST(TransposeTest, PermutationsForwardAndGradient) {
+  for (const std::string axes : {"()", "(1,0,2)", "(2,0,1)", "(0,1,2)"}) {
+    SCOPED_TRACE(axes);
+    const OpCase c{"transpose", {{"axes", axes}}, {InputSpec{TShape{2, 3, 4}}}};
+    const std::vector<int> perm = axes == "()"        ? std::vector<int>{2, 1, 0}
+                                  : axes == "(1,0,2)" ? std::vector<int>{1, 0, 2}
+                                  : axes == "(2,0,1)" ? std::vector<int>{2, 0, 1}
+                                                      : std::vector<int>{0, 1, 2};
+    const index_t dims[3] = {2, 3, 4};
+    const TShape out_shape{dims[perm[0]], dims[perm[1]], dims[perm[2]]};
+    EXPECT_EQ(testing::InferOutputShapes(c)[0], out_shape);
+    testing::CheckForward(c, [&](const std::vector<Values>& in) {
+      Values out(24);
+      for (index_t i = 0; i < 2; ++i) {
+        for (index_t j = 0; j < 3; ++j) {
+          for (index_t k = 0; k < 4; ++k) {
+            const index_t idx[3] = {i, j, k};
+            const index_t o = (idx[perm[0]] * out_shape[1] + idx[perm[1]]) * out_shape[2] + idx[perm[2]];
+            out[o] = in[0][(i * 3 + j) * 4 + k];
+          }
+        }
+      }
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  const OpCase bad{"transpose", {{"axes", "(0,0,1)"}}, {InputSpec{TShape{2, 3, 4}}}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(bad); }),
+            "transpose: axes (0,0,1) is not a permutation of the 3 axes of the input");
+}
+
+TEST(ConcatTest, AlongEachAxis) {
+  for (const int dim : {0, 1, -1}) {
+    SCOPED_TRACE(dim);
+    const OpCase c{"Concat",
+                   {{"num_args", "3"}, {"dim", std::to_string(dim)}},
+                   {InputSpec{TShape{2, 3}}, InputSpec{TShape{2, 3}}, InputSpec{TShape{2, 3}}}};
+    const TShape expected = dim == 0 ? TShape{6, 3} : TShape{2, 9};
+    EXPECT_EQ(testing::InferOutputShapes(c)[0], expected);
+    testing::CheckForward(c, [&](const std::vector<Values>& in) {
+      Values out;
+      if (dim == 0) {
+        for (const Values& v : in) out.insert(out.end(), v.begin(), v.end());
+      } else {
+        for (int r = 0; r < 2; ++r) {
+          for (const Values& v : in) out.insert(out.end(), v.begin() + r * 3, v.begin() + r * 3 + 3);
+        }
+      }
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  const OpCase uneven{"Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{2, 5}}}};
+  EXPECT_EQ(testing::InferOutputShapes(uneven)[0], (TShape{2, 8}));
+  const OpCase bad{"Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{3, 3}}}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(bad); }),
+            "Concat: input arg1 has shape (3,3), which does not match arg0's (2,3) on every axis "
+            "but 1");
+  const OpCase wrong_count{"Concat", {{"num_args", "3"}}, {InputSpec{TShape{2}}, InputSpec{TShape{2}}}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_count); }),
+            "Concat takes 3 inputs (arg0, arg1, arg2), given 2");
+}
+
+TEST(SliceAxisTest, RangesForwardAndGradient) {
+  struct SliceCase {
+    std::string axis, begin, end;
+    TShape out;
+  };
+  for (const SliceCase& s : std::vector<SliceCase>{{"1", "1", "3", TShape{2, 2, 4}},
+                                                   {"-1", "-3", "None", TShape{2, 3, 3}},
+                                                   {"0", "0", "1", TShape{1, 3, 4}}}) {
+    SCOPED_TRACE(s.axis + " " + s.begin + " " + s.end);
+    const OpCase c{"slice_axis", {{"axis", s.axis}, {"begin", s.begin}, {"end", s.end}},
+                   {InputSpec{TShape{2, 3, 4}}}};
+    EXPECT_EQ(testing::InferOutputShapes(c)[0], s.out);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  const OpCase middle{"slice_axis", {{"axis", "1"}, {"begin", "1"}, {"end", "2"}}, {InputSpec{TShape{2, 3}}}};
+  testing::CheckForward(middle, [](const std::vector<Values>& in) {
+    return std::vector<Values>{{in[0][1], in[0][4]}};
+  });
+  const OpCase bad{"slice_axis", {{"axis", "1"}, {"begin", "2"}, {"end", "5"}}, {InputSpec{TShape{2, 3}}}};
+  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(bad); }),
+            "slice_axis: slice [2, 5) of axis 1 (extent 3) of (2,3) is empty or out of range");
+}
+
+TEST(CastTest, ConvertsAndSaturates) {
+  InputSpec x{TShape{6}};
+  x.values = {-300.7, -1.5, 0.4, 2.9, 255.5, 1e10};
+  const OpCase to_uint8{"Cast", {{"dtype", "uint8"}}, {x}};
+  const auto out = testing::Forward(to_uint8, testing::MakeInputs(to_uint8, mshadow::kFloat64));
+  EXPECT_EQ(out[0].type_flag(), mshadow::kUint8);
+  EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{0, 0, 0, 2, 255, 255}));
+  const OpCase to_int32{"Cast", {{"dtype", "int32"}}, {x}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(to_int32, testing::MakeInputs(to_int32, mshadow::kFloat32))[0].blob()),
+            (Values{-300, -1, 0, 2, 255, 2147483647}));
+  const OpCase to_half{"Cast", {{"dtype", "float16"}}, {InputSpec{TShape{3}, 0, 0, true, {0.5, -2, 1024}}}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(to_half, testing::MakeInputs(to_half, mshadow::kFloat32))[0].blob()),
+            (Values{0.5, -2, 1024}));
+  const OpCase identity{"Cast", {{"dtype", "float64"}}, {InputSpec{TShape{3, 2}}}};
+  testing::CheckWriteModes(identity);
+  testing::CheckGradient(identity);
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Cast"), {{"dtype", "bfloat16"}}); }),
+              HasSubstr("Invalid Input: 'bfloat16' for dtype, valid values are: {'float16', "
+                        "'float32', 'float64', 'int32', 'int64', 'int8', 'uint8'}"));
+}
+
+}  // namespace
+}  // namespace ops

@@ -97,9 +97,9 @@ const Op* Op::Get(const std::string& op_name) {
   const Op* op = Find(op_name);
   if (op == nullptr) {
     const std::vector<std::string> names = ListAllNames();
-    LOG(FATAL) << "operator '" << op_name << "' is not registered."
-               << dmlc::DidYouMean(op_name, names) << " (" << names.size()
-               << " operators are; `opctl list` shows them)";
+    throw dmlc::Error("operator '" + op_name + "' is not registered." +
+                      dmlc::DidYouMean(op_name, names) + " (" + std::to_string(names.size()) +
+                      " operators are registered; `opctl list` shows them)");
   }
   return op;
 }

@@ -1,14 +1,69 @@
 #!/usr/bin/env bash
-# opctl's demo must train (loss falls) and a bad command must fail with a message.
+# opctl end to end: the demo trains, the catalogue is valid JSON naming every operator with
+# its parameters, run/describe/bench work, and every kind of bad input exits non-zero with
+# the registry's message.
 set -euo pipefail
 opctl="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/opctl"
+fail() { echo "opctl_test: $*" >&2; exit 1; }
+
+# The demo (also what `opctl` does with no arguments).
 out=$("$opctl")
 echo "$out"
-grep -q '^epoch 10 ' <<<"$out"
-grep -q 'loss fell from' <<<"$out"
-if "$opctl" frobnicate 2>err.txt; then
-  echo "expected a failure for an unknown command" >&2
-  exit 1
-fi
-grep -q "unknown command 'frobnicate'" err.txt
+grep -q '^epoch 10  loss=' <<<"$out" || fail "demo did not print ten epochs"
+grep -q 'loss fell from' <<<"$out" || fail "demo did not report the loss"
+
+# The catalogue.
+"$opctl" list --json >catalog.json
+python3 - <<'PY' || fail "catalogue check failed"
+import json
+catalog = {op["name"]: op for op in json.load(open("catalog.json"))}
+required = """elemwise_add elemwise_sub elemwise_mul elemwise_div _plus_scalar _minus_scalar
+_rminus_scalar _mul_scalar _div_scalar _rdiv_scalar broadcast_add broadcast_sub broadcast_mul
+broadcast_div relu sigmoid tanh exp log sqrt square abs negative clip Activation LeakyReLU
+FullyConnected softmax log_softmax softmax_cross_entropy dot batch_dot sum mean max min Reshape
+Flatten transpose Concat slice_axis Cast sgd_update sgd_mom_update""".split()
+missing = [name for name in required if name not in catalog]
+assert not missing, missing
+fc = catalog["FullyConnected"]
+assert fc["inputs"] == ["data", "weight", "bias"], fc["inputs"]
+assert fc["backward"] == "_backward_FullyConnected"
+params = {p["name"]: p for p in fc["params"]}
+assert params["num_hidden"]["type_info_str"] == "int, required", params
+assert params["no_bias"]["type_info_str"] == "boolean, optional, default=False", params
+act = {p["name"]: p for p in catalog["Activation"]["params"]}["act_type"]
+assert act["type_info_str"].startswith("{'relu', 'sigmoid'"), act
+for name in required:
+    op = catalog[name]
+    assert set(op) == {"name", "description", "inputs", "num_outputs", "backward",
+                       "is_backward", "params"}, op
+    assert op["description"], name
+PY
+"$opctl" list | grep -q '^FullyConnected  A fully connected' || fail "list"
+"$opctl" describe softmax | grep -q 'temperature : double or None' || fail "describe"
+
+# run: shapes as tuples, outputs with shape and sum.
+run=$("$opctl" run FullyConnected --shape 'data=(4,8)' --param num_hidden=16)
+grep -q '^input weight: shape (16,8)$' <<<"$run" || fail "run did not infer the weight: $run"
+grep -q '^output 0: shape (4,16) sum ' <<<"$run" || fail "run output: $run"
+"$opctl" run sum --shape 'data=(2,3)' --param 'axis=(1,)' --dtype float64 | grep -q 'shape (2,)' ||
+  fail "run sum"
+"$opctl" bench relu --shape 'data=(1000,)' --iterations 10 | grep -q 'relu backward' ||
+  fail "bench"
+
+# Bad input: non-zero exit and a message that says what is wrong.
+expect_error() {
+  local pattern=$1
+  shift
+  if "$opctl" "$@" >/dev/null 2>err.txt; then fail "no error for: $*"; fi
+  grep -q -- "$pattern" err.txt || { cat err.txt >&2; fail "wrong message for: $*"; }
+}
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "Did you mean 'FullyConnected'" run FullyConect --shape 'data=(2,2)'
+expect_error "Did you mean 'num_hidden'" run FullyConnected --shape 'data=(4,8)' --param num_hiden=3
+expect_error "shape of input 'rhs' is (3,2) but (2,3) is required" \
+  run elemwise_add --shape 'lhs=(2,3)' --shape 'rhs=(3,2)'
+expect_error "is not a shape such as" run relu --shape 'data=(4,a)'
+expect_error "relu has no input 'x'" run relu --shape 'x=(4,3)'
+expect_error "cannot infer every shape" run relu
+expect_error "valid: float32, float64" run relu --shape 'data=(2,)' --dtype int8
 echo "opctl_test: ok"

@@ -1,0 +1,27 @@
+// tools/opctl/commands.h: the subcommands of opctl. Each takes the arguments after its name,
+// prints to stdout, and returns the process exit status; errors are dmlc::Errors, which
+// main() prints.
+#ifndef TOOLS_OPCTL_COMMANDS_H_
+#define TOOLS_OPCTL_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace opctl {
+
+using Args = std::vector<std::string>;
+
+// list [--json]: the operator catalogue.
+int List(const Args& args);
+// describe OP: an operator's documentation and parameters.
+int Describe(const Args& args);
+// run OP --shape NAME=SHAPE... --param KEY=VALUE... [--dtype T]: one forward call.
+int Run(const Args& args);
+// bench OP (same flags as run) [--iterations N]: times forward and backward.
+int Bench(const Args& args);
+// demo: trains a small MLP through registered operators only.
+int Demo(const Args& args);
+
+}  // namespace opctl
+
+#endif  // TOOLS_OPCTL_COMMANDS_H_

@@ -99,13 +99,11 @@ void AssignOutputType(std::vector<int>* types, int index, int type_flag) {
 }
 
 void InferShapes(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  RunInference("shape", attrs, attrs.op->GetAttr<FInferShape>("FInferShape"), in, out, TShape(),
-               ShapeText);
+  RunInference("shape", attrs, attrs.op->infer_shape(), in, out, TShape(), ShapeText);
 }
 
 void InferTypes(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-  RunInference("type", attrs, attrs.op->GetAttr<FInferType>("FInferType"), in, out, -1,
-               TypeText);
+  RunInference("type", attrs, attrs.op->infer_type(), in, out, -1, TypeText);
 }
 
 }  // namespace ops

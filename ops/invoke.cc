@@ -22,7 +22,7 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
     CHECK(req[i] >= kNullOp && req[i] <= kAddTo)
         << op.name << ": invalid OpReqType " << static_cast<int>(req[i]) << " for output " << i;
   }
-  if (const auto* request = op.GetAttr<FResourceRequest>("FResourceRequest")) {
+  if (const auto* request = op.resource_request()) {
     CHECK_EQ(ctx.requested.size(), (*request)(attrs).size())
         << op.name << " requests resources (FResourceRequest); the host must provide them in "
                       "OpContext::requested";

@@ -53,9 +53,9 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
 template <typename Device>
 void Invoke(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
             const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
-  const char* attr_name = ComputeAttrName<Device>();
-  const FCompute* compute = attrs.op->GetAttr<FCompute>(attr_name);
-  CHECK(compute != nullptr) << attrs.op->name << " has no " << attr_name << " implementation";
+  const FCompute* compute = attrs.op->compute(Device::kDevCPU);
+  CHECK(compute != nullptr) << attrs.op->name << " has no " << ComputeAttrName<Device>()
+                            << " implementation";
   CheckInvocation(attrs, ctx, inputs, req, outputs, Device::kDevMask,
                   Device::kDevCPU ? "cpu" : "gpu");
   try {

@@ -63,6 +63,26 @@ Op& Op::add_alias(const std::string& alias) {
   return *this;
 }
 
+void Op::RememberCallAttr(const std::string& attr_name, const std::any& value) {
+  // Each names its type: a value of another type would make every call fail later, so it
+  // fails here, at registration.
+  auto typed = [&](auto* type_tag) {
+    using T = std::remove_pointer_t<decltype(type_tag)>;
+    const T* typed_value = std::any_cast<T>(&value);
+    CHECK(typed_value != nullptr) << "attribute " << attr_name << " of operator " << name
+                                  << " must be set with its type, e.g. set_attr<ops::"
+                                  << attr_name.substr(0, attr_name.find('<')) << ">";
+    return typed_value;
+  };
+  if (attr_name == "FInferShape") infer_shape_ = typed(static_cast<FInferShape*>(nullptr));
+  if (attr_name == "FInferType") infer_type_ = typed(static_cast<FInferType*>(nullptr));
+  if (attr_name == "FResourceRequest") {
+    resource_request_ = typed(static_cast<FResourceRequest*>(nullptr));
+  }
+  if (attr_name == "FCompute<cpu>") compute_cpu_ = typed(static_cast<FCompute*>(nullptr));
+  if (attr_name == "FCompute<gpu>") compute_gpu_ = typed(static_cast<FCompute*>(nullptr));
+}
+
 void Op::ParseAttrs(NodeAttrs* attrs) const {
   attrs->op = this;
   if (!attr_parser_) return;

@@ -61,7 +61,7 @@ class Op {
   Op& set_attr(const std::string& attr_name, const ValueType& value) {
     CHECK(attrs_.count(attr_name) == 0)
         << "attribute " << attr_name << " of operator " << name << " is set twice";
-    attrs_.emplace(attr_name, value);
+    RememberCallAttr(attr_name, attrs_.emplace(attr_name, value).first->second);
     return *this;
   }
 
@@ -87,6 +87,12 @@ class Op {
   bool has_variable_inputs() const { return static_cast<bool>(get_num_inputs_); }
   bool has_variable_outputs() const { return static_cast<bool>(get_num_outputs_); }
 
+  // The attributes every call uses, without a lookup by name (nullptr when not set).
+  const FInferShape* infer_shape() const { return infer_shape_; }
+  const FInferType* infer_type() const { return infer_type_; }
+  const FResourceRequest* resource_request() const { return resource_request_; }
+  const FCompute* compute(bool on_cpu) const { return on_cpu ? compute_cpu_ : compute_gpu_; }
+
   // Runs the attribute parser (if any) on attrs->dict.
   void ParseAttrs(NodeAttrs* attrs) const;
   // The names of the inputs for these attributes.
@@ -105,8 +111,16 @@ class Op {
   uint32_t num_outputs_ = 1;
   std::function<uint32_t(const NodeAttrs&)> get_num_inputs_;
   std::function<uint32_t(const NodeAttrs&)> get_num_outputs_;
+  // Keeps a typed pointer to the attributes every call uses (map nodes never move).
+  void RememberCallAttr(const std::string& attr_name, const std::any& value);
+
   std::function<void(NodeAttrs*)> attr_parser_;
   std::map<std::string, std::any> attrs_;
+  const FInferShape* infer_shape_ = nullptr;
+  const FInferType* infer_type_ = nullptr;
+  const FResourceRequest* resource_request_ = nullptr;
+  const FCompute* compute_cpu_ = nullptr;
+  const FCompute* compute_gpu_ = nullptr;
 };
 
 // The operator `name`, created if it is not registered yet; for code that registers families

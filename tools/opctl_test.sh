@@ -38,16 +38,20 @@ for name in required:
                        "is_backward", "params"}, op
     assert op["description"], name
 PY
-"$opctl" list | grep -q '^FullyConnected  A fully connected' || fail "list"
-"$opctl" describe softmax | grep -q 'temperature : double or None' || fail "describe"
+# (Outputs are captured before grep: `grep -q` would close a pipe early under pipefail.)
+listing=$("$opctl" list)
+grep -q '^FullyConnected  A fully connected' <<<"$listing" || fail "list"
+grep -q "^hard_sigmoid  Piecewise linear sigmoid" <<<"$listing" ||
+  fail "the guide's example is not listed"
+grep -q 'temperature : double or None' <<<"$("$opctl" describe softmax)" || fail "describe"
 
 # run: shapes as tuples, outputs with shape and sum.
 run=$("$opctl" run FullyConnected --shape 'data=(4,8)' --param num_hidden=16)
 grep -q '^input weight: shape (16,8)$' <<<"$run" || fail "run did not infer the weight: $run"
 grep -q '^output 0: shape (4,16) sum ' <<<"$run" || fail "run output: $run"
-"$opctl" run sum --shape 'data=(2,3)' --param 'axis=(1,)' --dtype float64 | grep -q 'shape (2,)' ||
+grep -q 'shape (2,)' <<<"$("$opctl" run sum --shape 'data=(2,3)' --param 'axis=(1,)' --dtype float64)" ||
   fail "run sum"
-"$opctl" bench relu --shape 'data=(1000,)' --iterations 10 | grep -q 'relu backward' ||
+grep -q 'relu backward' <<<"$("$opctl" bench relu --shape 'data=(1000,)' --iterations 10)" ||
   fail "bench"
 
 # Bad input: non-zero exit and a message that says what is wrong.

@@ -45,9 +45,16 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<TShape>* in,
   return true;
 }
 
+// Every row of `out` set to (or, accumulate: increased by) `bias`.
 template <typename DType>
-void AddBias(Tensor<cpu, 2, DType> out, Tensor<cpu, 1, DType> bias) {
-  for (index_t i = 0; i < out.size(0); ++i) out[i] += bias;
+void BroadcastBias(Tensor<cpu, 2, DType> out, Tensor<cpu, 1, DType> bias, bool accumulate) {
+  for (index_t i = 0; i < out.size(0); ++i) {
+    if (accumulate) {
+      out[i] += bias;
+    } else {
+      out[i] = mshadow::expr::F<mshadow::op::identity>(bias);
+    }
+  }
 }
 
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
@@ -62,8 +69,15 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto weight = in[1].get<cpu, 2, DType>(stream);
     auto y = out[0].get_with_shape<cpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden),
                                                    stream);
-    Assign(y, req[0], dot(data, weight.T()));
-    if (!param.no_bias) AddBias(y, in[2].get<cpu, 1, DType>(stream));
+    if (param.no_bias) {
+      Assign(y, req[0], dot(data, weight.T()));
+    } else {
+      // The bias rows go in first and the product is accumulated onto them (BLAS beta = 1):
+      // BLAS clears the output with beta = 0 anyway, so the bias costs no extra pass.
+      if (req[0] != kAddTo) BroadcastBias(y, in[2].get<cpu, 1, DType>(stream), false);
+      y += dot(data, weight.T());
+      if (req[0] == kAddTo) BroadcastBias(y, in[2].get<cpu, 1, DType>(stream), true);
+    }
   });
 }
 

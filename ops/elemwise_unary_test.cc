@@ -36,11 +36,7 @@ std::vector<UnaryCase> UnaryCases() {
 }
 
 OpCase CaseOf(const UnaryCase& u, const TShape& shape) {
-  InputSpec input;
-  input.shape = shape;
-  input.lo = u.lo;
-  input.hi = u.hi;
-  return OpCase{u.op, {}, {input}};
+  return OpCase{u.op, {}, {InputSpec(shape, u.lo, u.hi)}};
 }
 
 testing::Reference Elementwise(std::function<double(double)> f) {

@@ -12,8 +12,8 @@ using testing::OpCase;
 using testing::Values;
 
 TEST(SGDUpdateTest, StepWithWeightDecayRescaleAndClipping) {
-  InputSpec weight{TShape{4}, 0, 0, true, {1.0, -2.0, 0.5, 3.0}};
-  InputSpec grad{TShape{4}, 0, 0, true, {0.5, -4.0, 10.0, 0.0}};
+  const InputSpec weight = InputSpec::WithValues(TShape{4}, {1.0, -2.0, 0.5, 3.0});
+  const InputSpec grad = InputSpec::WithValues(TShape{4}, {0.5, -4.0, 10.0, 0.0});
   const OpCase c{"sgd_update",
                  {{"lr", "0.1"}, {"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_gradient", "1"}},
                  {weight, grad}};

@@ -166,7 +166,7 @@ TEST(CastTest, ConvertsAndSaturates) {
   EXPECT_EQ(testing::ToValues(
                 testing::Forward(to_int32, testing::MakeInputs(to_int32, mshadow::kFloat32))[0].blob()),
             (Values{-300, -1, 0, 2, 255, 2147483647}));
-  const OpCase to_half{"Cast", {{"dtype", "float16"}}, {InputSpec{TShape{3}, 0, 0, true, {0.5, -2, 1024}}}};
+  const OpCase to_half{"Cast", {{"dtype", "float16"}}, {InputSpec::WithValues(TShape{3}, {0.5, -2, 1024})}};
   EXPECT_EQ(testing::ToValues(
                 testing::Forward(to_half, testing::MakeInputs(to_half, mshadow::kFloat32))[0].blob()),
             (Values{0.5, -2, 1024}));

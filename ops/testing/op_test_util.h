@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ops/imperative.h"
@@ -22,12 +23,21 @@ namespace ops {
 namespace testing {
 
 struct InputSpec {
+  InputSpec(TShape shape, double lo = -1.0, double hi = 1.0)  // NOLINT(runtime/explicit)
+      : shape(std::move(shape)), lo(lo), hi(hi) {}
+  // Explicit values instead of random ones.
+  static InputSpec WithValues(TShape shape, std::vector<double> values) {
+    InputSpec spec(std::move(shape));
+    spec.values = std::move(values);
+    return spec;
+  }
+
   TShape shape;
-  double lo = -1.0;
-  double hi = 1.0;
+  // The range of the uniform random values.
+  double lo;
+  double hi;
   // Whether to check this input's gradient (false for labels, indices).
   bool differentiable = true;
-  // Explicit values instead of random ones.
   std::vector<double> values;
 };
 

@@ -112,15 +112,11 @@ DLManagedTensor* ToDLPack(const TBlob& blob, int device_id, std::shared_ptr<void
 }
 
 TBlob FromDLPack(const DLTensor& tensor) {
-  int dev_mask;
-  switch (tensor.device.device_type) {
-    case kDLCPU:
-    case kDLCUDAHost: dev_mask = cpu::kDevMask; break;
-    case kDLCUDA: dev_mask = gpu::kDevMask; break;
-    default:
-      LOG(FATAL) << "DLPack device type " << static_cast<int>(tensor.device.device_type)
-                 << " is not supported; valid: kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3)";
-  }
+  const DLDeviceType device = tensor.device.device_type;
+  CHECK(device == kDLCPU || device == kDLCUDAHost || device == kDLCUDA)
+      << "DLPack device type " << static_cast<int>(device)
+      << " is not supported; valid: kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3)";
+  const int dev_mask = device == kDLCUDA ? gpu::kDevMask : cpu::kDevMask;
   const int type_flag = FromDLDataType(tensor.dtype);
   CHECK_GE(tensor.ndim, 0) << "DLPack tensor with a negative rank";
   CHECK(tensor.ndim == 0 || tensor.shape != nullptr) << "DLPack tensor without a shape";

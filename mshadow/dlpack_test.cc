@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "dmlc/testing/error_message.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,16 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-template <typename F>
-std::string ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const dmlc::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no dmlc::Error";
-  return "";
-}
+using ::dmlc::testing::ErrorMessageOf;
 
 // A managed tensor that calls its deleter when it goes out of scope.
 using ManagedPtr = std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)>;
@@ -39,14 +31,14 @@ TEST(DLPackTest, DataTypesMapBothWays) {
   EXPECT_EQ(ToDLDataType(kUint8).code, kDLUInt);
   EXPECT_EQ(ToDLDataType(kInt8).code, kDLInt);
   EXPECT_EQ(ToDLDataType(kFloat16).code, kDLFloat);
-  EXPECT_THAT(ErrorOf([] { FromDLDataType(DLDataType{kDLBfloat, 16, 1}); }),
+  EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLBfloat, 16, 1}); }),
               HasSubstr("DLPack data type bfloat16 is not supported; valid: float16, float32, "
                         "float64, uint8, int8, int32, int64 (one lane)"));
-  EXPECT_THAT(ErrorOf([] { FromDLDataType(DLDataType{kDLFloat, 32, 4}); }),
+  EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLFloat, 32, 4}); }),
               HasSubstr("DLPack data type float32x4 is not supported"));
-  EXPECT_THAT(ErrorOf([] { FromDLDataType(DLDataType{kDLUInt, 16, 1}); }),
+  EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLUInt, 16, 1}); }),
               HasSubstr("uint16 is not supported"));
-  EXPECT_THAT(ErrorOf([] { ToDLDataType(99); }), HasSubstr("unknown type flag 99"));
+  EXPECT_THAT(ErrorMessageOf([] { ToDLDataType(99); }), HasSubstr("unknown type flag 99"));
 }
 
 TEST(DLPackTest, ContiguousBlobRoundTrip) {
@@ -133,29 +125,29 @@ TEST(DLPackTest, UnrepresentableInputsAreNamedErrors) {
   t.dtype = {kDLFloat, 32, 1};
   t.shape = shape;
   t.strides = transposed;
-  EXPECT_THAT(ErrorOf([&] { FromDLPack(t); }),
+  EXPECT_THAT(ErrorMessageOf([&] { FromDLPack(t); }),
               HasSubstr("DLPack strides (1,3) for shape (3,4) cannot be represented by a "
                         "TBlob"));
   int64_t broadcast[2] = {0, 1};
   t.strides = broadcast;
-  EXPECT_THAT(ErrorOf([&] { FromDLPack(t); }), HasSubstr("strides (0,1)"));
+  EXPECT_THAT(ErrorMessageOf([&] { FromDLPack(t); }), HasSubstr("strides (0,1)"));
   int64_t gappy3[3] = {2, 3, 4};
   int64_t gappy_strides[3] = {100, 4, 1};
   t.ndim = 3;
   t.shape = gappy3;
   t.strides = gappy_strides;
-  EXPECT_THAT(ErrorOf([&] { FromDLPack(t); }), HasSubstr("strides (100,4,1)"));
+  EXPECT_THAT(ErrorMessageOf([&] { FromDLPack(t); }), HasSubstr("strides (100,4,1)"));
   t.ndim = 2;
   t.shape = shape;
   t.strides = nullptr;
   t.device = {kDLOpenCL, 0};
-  EXPECT_THAT(ErrorOf([&] { FromDLPack(t); }),
+  EXPECT_THAT(ErrorMessageOf([&] { FromDLPack(t); }),
               HasSubstr("DLPack device type 4 is not supported; valid: kDLCPU (1), kDLCUDA (2), "
                         "kDLCUDAHost (3)"));
   t.device = {kDLCPU, 0};
   int64_t negative[2] = {3, -4};
   t.shape = negative;
-  EXPECT_THAT(ErrorOf([&] { FromDLPack(t); }), HasSubstr("has a negative extent"));
+  EXPECT_THAT(ErrorMessageOf([&] { FromDLPack(t); }), HasSubstr("has a negative extent"));
 }
 
 }  // namespace

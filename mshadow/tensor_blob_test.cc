@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "dmlc/testing/error_message.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,17 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The message of the dmlc::Error `f` throws.
-template <typename F>
-std::string ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const dmlc::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no dmlc::Error";
-  return "";
-}
+using ::dmlc::testing::ErrorMessageOf;
 
 TEST(TBlobTest, DefaultIsAnEmptyFloatCpuBlob) {
   TBlob blob;
@@ -45,9 +36,9 @@ TEST(TBlobTest, TypedAndFlaggedConstructors) {
   EXPECT_EQ((flagged.get<cpu, 2, double>().dptr_), data);
   TBlob scalar(data, TShape(), cpu::kDevMask);
   EXPECT_EQ(scalar.stride_, 1) << "rank 0 has no lowest dimension to read";
-  EXPECT_THAT(ErrorOf([&] { TBlob(static_cast<void*>(data), TShape{2}, cpu::kDevMask, 42); }),
+  EXPECT_THAT(ErrorMessageOf([&] { TBlob(static_cast<void*>(data), TShape{2}, cpu::kDevMask, 42); }),
               HasSubstr("unknown type flag 42; valid: float32, float64"));
-  EXPECT_THAT(ErrorOf([&] { TBlob(static_cast<void*>(data), TShape{2}, 4, kFloat32); }),
+  EXPECT_THAT(ErrorMessageOf([&] { TBlob(static_cast<void*>(data), TShape{2}, 4, kFloat32); }),
               HasSubstr("TBlob: unknown device (mask 4); valid: cpu (1), gpu (2)"));
 }
 
@@ -92,31 +83,31 @@ TEST(TBlobTest, GetAndFlattenViewTheSameMemory) {
 TEST(TBlobTest, EveryMismatchIsANamedError) {
   std::vector<double> data(24);
   TBlob blob(data.data(), TShape{2, 3, 4}, cpu::kDevMask);
-  EXPECT_THAT(ErrorOf([&] { blob.get<cpu, 3, float>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.get<cpu, 3, float>(); }),
               HasSubstr("TBlob.get: data type mismatch: the blob holds float64, asked for "
                         "float32"));
-  EXPECT_THAT(ErrorOf([&] { blob.get<gpu, 3, double>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.get<gpu, 3, double>(); }),
               HasSubstr("TBlob.get: device mismatch: the blob is on cpu, asked for gpu"));
-  EXPECT_THAT(ErrorOf([&] { blob.get<cpu, 2, double>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.get<cpu, 2, double>(); }),
               HasSubstr("TBlob.get: rank mismatch: the blob has shape (2,3,4), asked for a "
                         "2-d tensor"));
-  EXPECT_THAT(ErrorOf([&] { blob.FlatTo2D<cpu, int32_t>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.FlatTo2D<cpu, int32_t>(); }),
               HasSubstr("TBlob.FlatTo2D: data type mismatch: the blob holds float64, asked "
                         "for int32"));
-  EXPECT_THAT(ErrorOf([&] { blob.get_with_shape<cpu, 2, double>(Shape2(5, 5)); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.get_with_shape<cpu, 2, double>(Shape2(5, 5)); }),
               HasSubstr("new and old shape do not match total elements: (2,3,4) vs. (5,5)"));
-  EXPECT_THAT(ErrorOf([&] { blob.dptr<float>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { blob.dptr<float>(); }),
               HasSubstr("TBlob.dptr: data type mismatch: the blob holds float64, asked for "
                         "float32"));
-  EXPECT_THAT(ErrorOf([&] { blob.FlatTo3D<cpu, double>(3); }), HasSubstr("FlatTo3D(3, 3)"));
+  EXPECT_THAT(ErrorMessageOf([&] { blob.FlatTo3D<cpu, double>(3); }), HasSubstr("FlatTo3D(3, 3)"));
 
   TBlob padded(Tensor<cpu, 2, double>(data.data(), Shape2(4, 5), 6, nullptr));
-  EXPECT_THAT(ErrorOf([&] { padded.get_with_shape<cpu, 1, double>(Shape1(20)); }),
+  EXPECT_THAT(ErrorMessageOf([&] { padded.get_with_shape<cpu, 1, double>(Shape1(20)); }),
               HasSubstr("the blob of shape (4,5) has padded rows (stride 6); only contiguous "
                         "blobs can be reshaped to (20,)"));
   EXPECT_EQ((padded.get<cpu, 2, double>().stride_), 6) << "get keeps the padding";
   TBlob on_gpu(Tensor<gpu, 1, float>(nullptr, Shape1(3)));
-  EXPECT_THAT(ErrorOf([&] { on_gpu.FlatTo2D<cpu, float>(); }),
+  EXPECT_THAT(ErrorMessageOf([&] { on_gpu.FlatTo2D<cpu, float>(); }),
               HasSubstr("device mismatch: the blob is on gpu, asked for cpu"));
 }
 
@@ -163,7 +154,7 @@ TEST(TShapeFieldTest, ParsesAndPrintsTuples) {
 TEST(TShapeFieldTest, ErrorsNameFieldValueAndExpectation) {
   ConvParam param;
   auto message = [&](const std::string& kernel) {
-    return ErrorOf([&] { param.Init({{"kernel", kernel}}); });
+    return ErrorMessageOf([&] { param.Init({{"kernel", kernel}}); });
   };
   EXPECT_EQ(message("(3,a)"),
             "Invalid Parameter format for kernel expect Shape(tuple) but value='(3,a)'");

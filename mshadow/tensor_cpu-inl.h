@@ -3,8 +3,10 @@
 #ifndef MSHADOW_TENSOR_CPU_INL_H_
 #define MSHADOW_TENSOR_CPU_INL_H_
 
+#include <type_traits>
 #include <vector>
 
+#include "mshadow/expr/packet_plan.h"
 #include "mshadow/tensor_core.h"
 
 namespace mshadow {
@@ -24,7 +26,9 @@ inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>
 }
 
 // dst Saver= exp, elementwise. The expression's device and rank are checked at compile time
-// and its shape at run time (dmlc::Error naming both shapes).
+// and its shape at run time (dmlc::Error naming both shapes). Expressions whose every node
+// has a packet form run through MapPacketPlan (SIMD, MSHADOW_DEFAULT_PACKET); the others
+// one element at a time.
 template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
 inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
   expr::TypeCheckPass<expr::TypeCheck<cpu, dim, DType, E>::kMapPass>::
@@ -34,7 +38,14 @@ inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, e
     const Shape<dim> dshape = expr::ShapeCheck<dim, R>::Check(dst->self());
     CHECK_EQ(eshape, dshape) << "Assignment: the expression's shape differs from the target's";
   }
-  MapPlan<Saver>(dst, expr::MakePlan(exp.self()));
+  constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
+  if constexpr (expr::PacketCheck<E, kArch>::kPass &&
+                std::is_base_of_v<Tensor<cpu, dim, DType>, R>) {
+    expr::MapPacketPlan<Saver>(static_cast<const Tensor<cpu, dim, DType>&>(dst->self()),
+                               expr::MakePacketPlan<kArch>(exp.self()));
+  } else {
+    MapPlan<Saver>(dst, expr::MakePlan(exp.self()));
+  }
 }
 
 // dst[x] Saver= scale * Reduce_y exp[y][x]: reduces every dimension except the lowest.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "mshadow/tensor_blob.h"
 
@@ -18,9 +19,10 @@ struct ShapeParam : public dmlc::Parameter<ShapeParam> {
 };
 DMLC_REGISTER_PARAMETER(ShapeParam);
 
+// Reads from the caller's bytes; collects what is written.
 class BytesStream {
  public:
-  explicit BytesStream(std::string bytes) : bytes_(std::move(bytes)) {}
+  explicit BytesStream(std::string_view bytes) : bytes_(bytes) {}
   size_t Read(void* ptr, size_t size) {
     const size_t n = std::min(size, bytes_.size() - read_);
     std::memcpy(ptr, bytes_.data() + read_, n);
@@ -31,11 +33,11 @@ class BytesStream {
     written_.append(static_cast<const char*>(ptr), size);
   }
   size_t consumed() const { return read_; }
-  const std::string& bytes() const { return bytes_; }
+  std::string_view bytes() const { return bytes_; }
   const std::string& written() const { return written_; }
 
  private:
-  std::string bytes_;
+  std::string_view bytes_;
   std::string written_;
   size_t read_ = 0;
 };

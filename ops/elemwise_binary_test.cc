@@ -15,13 +15,6 @@ using testing::InputSpec;
 using testing::OpCase;
 using testing::Values;
 
-InputSpec Positive(const TShape& shape) {
-  InputSpec spec{shape};
-  spec.lo = 0.5;
-  spec.hi = 2.0;
-  return spec;
-}
-
 struct BinaryCase {
   std::string op;
   std::function<double(double, double)> reference;
@@ -37,7 +30,7 @@ std::vector<BinaryCase> BinaryCases() {
 TEST(ElemwiseBinaryTest, ForwardWriteModesAndGradients) {
   for (const BinaryCase& b : BinaryCases()) {
     SCOPED_TRACE(b.op);
-    const OpCase c{b.op, {}, {InputSpec{TShape{4, 5}}, Positive(TShape{4, 5})}};
+    const OpCase c{b.op, {}, {InputSpec{TShape{4, 5}}, InputSpec(TShape{4, 5}, 0.5, 2.0)}};
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out(in[0].size());
       for (size_t i = 0; i < out.size(); ++i) out[i] = b.reference(in[0][i], in[1][i]);
@@ -74,7 +67,7 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
   };
   for (const ScalarCase& sc : cases) {
     SCOPED_TRACE(sc.op);
-    const OpCase c{sc.op, {{"scalar", "2.5"}}, {Positive(TShape{3, 4})}};
+    const OpCase c{sc.op, {{"scalar", "2.5"}}, {InputSpec(TShape{3, 4}, 0.5, 2.0)}};
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out(in[0].size());
       for (size_t i = 0; i < out.size(); ++i) out[i] = sc.reference(in[0][i], 2.5);

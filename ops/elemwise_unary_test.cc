@@ -39,18 +39,10 @@ OpCase CaseOf(const UnaryCase& u, const TShape& shape) {
   return OpCase{u.op, {}, {InputSpec(shape, u.lo, u.hi)}};
 }
 
-testing::Reference Elementwise(std::function<double(double)> f) {
-  return [f](const std::vector<Values>& in) {
-    Values out(in[0].size());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
-    return std::vector<Values>{out};
-  };
-}
-
 TEST(UnaryOpsTest, ForwardMatchesReference) {
   for (const UnaryCase& u : UnaryCases()) {
     SCOPED_TRACE(u.op);
-    testing::CheckForward(CaseOf(u, TShape{3, 7, 5}), Elementwise(u.reference), 1e-14, 1e-6);
+    testing::CheckForward(CaseOf(u, TShape{3, 7, 5}), testing::ElementwiseReference(u.reference), 1e-14, 1e-6);
   }
 }
 
@@ -95,7 +87,7 @@ TEST(UnaryOpsTest, InplaceWriteGivesTheSameResult) {
 
 TEST(ClipTest, ForwardGradientAndParameters) {
   OpCase c{"clip", {{"a_min", "-0.5"}, {"a_max", "0.25"}}, {InputSpec{TShape{6, 5}}}};
-  testing::CheckForward(c, Elementwise([](double x) { return std::min(std::max(x, -0.5), 0.25); }));
+  testing::CheckForward(c, testing::ElementwiseReference([](double x) { return std::min(std::max(x, -0.5), 0.25); }));
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);
   EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("clip"), {{"a_min", "1"}}); }),

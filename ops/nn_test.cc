@@ -15,14 +15,6 @@ using testing::InputSpec;
 using testing::OpCase;
 using testing::Values;
 
-testing::Reference Elementwise(std::function<double(double)> f) {
-  return [f](const std::vector<Values>& in) {
-    Values out(in[0].size());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
-    return std::vector<Values>{out};
-  };
-}
-
 TEST(ActivationTest, EveryActType) {
   const std::vector<std::pair<std::string, std::function<double(double)>>> acts = {
       {"relu", [](double x) { return x > 0 ? x : 0; }},
@@ -36,7 +28,7 @@ TEST(ActivationTest, EveryActType) {
     data.lo = -3;
     data.hi = 3;
     const OpCase c{"Activation", {{"act_type", act}}, {data}};
-    testing::CheckForward(c, Elementwise(f), 1e-14, 1e-6);
+    testing::CheckForward(c, testing::ElementwiseReference(f), 1e-14, 1e-6);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
@@ -48,11 +40,11 @@ TEST(ActivationTest, EveryActType) {
 
 TEST(LeakyReLUTest, LeakyAndElu) {
   const OpCase leaky{"LeakyReLU", {{"slope", "0.1"}}, {InputSpec{TShape{5, 4}}}};
-  testing::CheckForward(leaky, Elementwise([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
+  testing::CheckForward(leaky, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
   testing::CheckWriteModes(leaky);
   testing::CheckGradient(leaky);
   const OpCase elu{"LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}}, {InputSpec{TShape{6}}}};
-  testing::CheckForward(elu, Elementwise([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
+  testing::CheckForward(elu, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
   testing::CheckGradient(elu);
 }
 

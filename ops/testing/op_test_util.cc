@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "dmlc/testing/error_message.h"
 #include "gtest/gtest.h"
 
 namespace ops {
@@ -80,6 +81,14 @@ std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed)
 
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs) {
   return RunCpu(AttrsOf(c.op, c.kwargs), Blobs(inputs), /*is_train=*/true);
+}
+
+Reference ElementwiseReference(std::function<double(double)> f) {
+  return [f](const std::vector<Values>& in) {
+    Values out(in[0].size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
+    return std::vector<Values>{out};
+  };
 }
 
 void CheckForward(const OpCase& c, const Reference& reference, double rtol64, double rtol32) {
@@ -219,15 +228,7 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
   }
 }
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const dmlc::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no dmlc::Error was thrown";
-  return "";
-}
+std::string ErrorOf(const std::function<void()>& f) { return dmlc::testing::ErrorMessageOf(f); }
 
 std::vector<TShape> InferOutputShapes(const OpCase& c) {
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);

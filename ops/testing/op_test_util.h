@@ -60,6 +60,9 @@ std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& in
 // Compares the forward outputs with `reference` (given the inputs' values) in float64 with
 // `rtol64` and in float32 with `rtol32`.
 using Reference = std::function<std::vector<Values>(const std::vector<Values>& inputs)>;
+// The reference of a unary elementwise operator: f applied to every element.
+Reference ElementwiseReference(std::function<double(double)> f);
+
 void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = 1e-12,
                   double rtol32 = 1e-5);
 

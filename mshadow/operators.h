@@ -80,21 +80,27 @@ struct square {
   template <typename DType>
   MSHADOW_XINLINE static DType Map(DType a) { return DType(a * a); }
 };
-// 1 / (1 + e^-a)
+// 1 / (1 + e^-a), computed from t = e^-|a| so that it neither overflows nor loses the tiny
+// values of large negative a: 1 / (1 + t) for a >= 0, t / (1 + t) otherwise.
 struct sigmoid {
   template <typename DType>
-  MSHADOW_XINLINE static DType Map(DType a) { return DType(DType(1) / (DType(1) + std::exp(-a))); }
+  MSHADOW_XINLINE static DType Map(DType a) {
+    const DType t = DType(std::exp(-std::fabs(a)));
+    const DType s = DType(1) / (DType(1) + t);
+    return a >= DType(0) ? s : t * s;
+  }
 };
 // max(a, 0); NaN stays NaN.
 struct relu {
   template <typename DType>
   MSHADOW_XINLINE static DType Map(DType a) { return a > DType(0) ? a : (a == a ? DType(0) : a); }
 };
-// log(1 + e^a), computed without overflow for large a.
+// log(1 + e^a), computed as max(a, 0) + log(1 + e^-|a|): no overflow, no lost precision.
 struct softrelu {
   template <typename DType>
   MSHADOW_XINLINE static DType Map(DType a) {
-    return a > DType(20) ? a : DType(std::log1p(std::exp(a)));
+    const DType positive = a != a ? a : (a > DType(0) ? a : DType(0));
+    return positive + DType(std::log1p(std::exp(-std::fabs(a))));
   }
 };
 struct power {

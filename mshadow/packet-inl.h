@@ -115,4 +115,6 @@ struct Saver<sv::saveto, DType, Arch> {
 }  // namespace packet
 }  // namespace mshadow
 
+#include "mshadow/packet/math_ops.h"  // needs the primary PacketOp above
+
 #endif  // MSHADOW_PACKET_INL_H_

@@ -89,13 +89,21 @@ TEST(PacketAlignTest, HelpersFollowTheArchAskedFor) {
   packet::AlignedFree(p);
 }
 
+// A user functor: it has a scalar Map only.
+struct cube {
+  template <typename DType>
+  static DType Map(DType a) { return a * a * a; }
+};
+
 TEST(PacketCheckTest, WhichExpressionsHaveAPacketForm) {
   using T = Tensor<cpu, 2, float>;
   using Sum = expr::BinaryMapExp<op::plus, T, T, float, 1>;
   using Max = expr::BinaryMapExp<op::maximum, T, T, float, 1>;
+  using Cube = expr::UnaryMapExp<cube, T, float, 1>;
   EXPECT_TRUE((expr::PacketCheck<Sum, kPlain>::kPass));
+  EXPECT_TRUE((expr::PacketCheck<Max, kPlain>::kPass));
   EXPECT_TRUE((expr::PacketCheck<expr::ScalarExp<double>, kPlain>::kPass));
-  EXPECT_FALSE((expr::PacketCheck<Max, kPlain>::kPass)) << "no PacketOp for maximum yet";
+  EXPECT_FALSE((expr::PacketCheck<Cube, kPlain>::kPass)) << "no PacketOp: element by element";
   EXPECT_FALSE((expr::PacketCheck<Tensor<cpu, 2, int32_t>, kPlain>::kPass));
   EXPECT_EQ((expr::PacketCheck<Sum, kAVX2>::kPass), MSHADOW_PACKET_HAS_AVX2 == 1);
 }

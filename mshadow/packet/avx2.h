@@ -8,6 +8,7 @@
 
 #if MSHADOW_PACKET_HAS_AVX2
 #include <immintrin.h>
+#include <sleef.h>
 
 namespace mshadow {
 namespace packet {
@@ -78,6 +79,47 @@ MSHADOW_AVX2_OPERATOR(-, _mm256_sub_ps, _mm256_sub_pd)
 MSHADOW_AVX2_OPERATOR(*, _mm256_mul_ps, _mm256_mul_pd)
 MSHADOW_AVX2_OPERATOR(/, _mm256_div_ps, _mm256_div_pd)
 #undef MSHADOW_AVX2_OPERATOR
+
+// ---- Math, by the names every arch provides (see sse2.h).
+
+MSHADOW_CINLINE Packet<float, kAVX2> Exp(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_expf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Exp(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_expd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Log(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_logf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Log(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_logd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Log1p(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log1pf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Log1p(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log1pd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Tanh(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_tanhf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Pow(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_powf8_u10avx2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Pow(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_powd4_u10avx2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Sqrt(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_sqrt_ps(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Sqrt(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_sqrt_pd(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Abs(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Abs(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_andnot_pd(_mm256_set1_pd(-0.0), x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Negate(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_xor_ps(_mm256_set1_ps(-0.0f), x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Negate(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_xor_pd(_mm256_set1_pd(-0.0), x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> SelectNonNegative(Packet<float, kAVX2> x, Packet<float, kAVX2> if_true, Packet<float, kAVX2> if_false) {
+  return Packet<float, kAVX2>(_mm256_blendv_ps(if_false.data_, if_true.data_, _mm256_cmp_ps(x.data_, _mm256_setzero_ps(), _CMP_GE_OQ)));
+}
+MSHADOW_CINLINE Packet<double, kAVX2> SelectNonNegative(Packet<double, kAVX2> x, Packet<double, kAVX2> if_true, Packet<double, kAVX2> if_false) {
+  return Packet<double, kAVX2>(_mm256_blendv_pd(if_false.data_, if_true.data_, _mm256_cmp_pd(x.data_, _mm256_setzero_pd(), _CMP_GE_OQ)));
+}
+MSHADOW_CINLINE Packet<float, kAVX2> Max(Packet<float, kAVX2> a, Packet<float, kAVX2> b) {
+  const __m256 nan = _mm256_cmp_ps(a.data_, b.data_, _CMP_UNORD_Q);
+  return Packet<float, kAVX2>(_mm256_blendv_ps(_mm256_max_ps(a.data_, b.data_), _mm256_add_ps(a.data_, b.data_), nan));
+}
+MSHADOW_CINLINE Packet<double, kAVX2> Max(Packet<double, kAVX2> a, Packet<double, kAVX2> b) {
+  const __m256d nan = _mm256_cmp_pd(a.data_, b.data_, _CMP_UNORD_Q);
+  return Packet<double, kAVX2>(_mm256_blendv_pd(_mm256_max_pd(a.data_, b.data_), _mm256_add_pd(a.data_, b.data_), nan));
+}
+MSHADOW_CINLINE Packet<float, kAVX2> Min(Packet<float, kAVX2> a, Packet<float, kAVX2> b) {
+  const __m256 nan = _mm256_cmp_ps(a.data_, b.data_, _CMP_UNORD_Q);
+  return Packet<float, kAVX2>(_mm256_blendv_ps(_mm256_min_ps(a.data_, b.data_), _mm256_add_ps(a.data_, b.data_), nan));
+}
+MSHADOW_CINLINE Packet<double, kAVX2> Min(Packet<double, kAVX2> a, Packet<double, kAVX2> b) {
+  const __m256d nan = _mm256_cmp_pd(a.data_, b.data_, _CMP_UNORD_Q);
+  return Packet<double, kAVX2>(_mm256_blendv_pd(_mm256_min_pd(a.data_, b.data_), _mm256_add_pd(a.data_, b.data_), nan));
+}
 
 }  // namespace packet
 }  // namespace mshadow

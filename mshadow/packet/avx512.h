@@ -8,6 +8,9 @@
 
 #if MSHADOW_PACKET_HAS_AVX512
 #include <immintrin.h>
+#include <sleef.h>
+
+#include <cstdint>
 
 namespace mshadow {
 namespace packet {
@@ -70,6 +73,47 @@ MSHADOW_AVX512_OPERATOR(-, _mm512_sub_ps, _mm512_sub_pd)
 MSHADOW_AVX512_OPERATOR(*, _mm512_mul_ps, _mm512_mul_pd)
 MSHADOW_AVX512_OPERATOR(/, _mm512_div_ps, _mm512_div_pd)
 #undef MSHADOW_AVX512_OPERATOR
+
+// ---- Math, by the names every arch provides (see sse2.h).
+
+MSHADOW_CINLINE Packet<float, kAVX512> Exp(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_expf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Exp(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_expd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Log(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_logf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Log(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_logd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Log1p(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log1pf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Log1p(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log1pd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Tanh(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_tanhf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Pow(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_powf16_u10avx512f(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Pow(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_powd8_u10avx512f(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Sqrt(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(_mm512_sqrt_ps(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Sqrt(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(_mm512_sqrt_pd(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Abs(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(_mm512_abs_ps(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Abs(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(_mm512_abs_pd(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Negate(Packet<float, kAVX512> x) {
+  return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x.data_), _mm512_set1_epi32(INT32_MIN))));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> Negate(Packet<double, kAVX512> x) {
+  return Packet<double, kAVX512>(_mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x.data_), _mm512_set1_epi64(INT64_MIN))));
+}
+MSHADOW_CINLINE Packet<float, kAVX512> SelectNonNegative(Packet<float, kAVX512> x, Packet<float, kAVX512> if_true, Packet<float, kAVX512> if_false) {
+  return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(x.data_, _mm512_setzero_ps(), _CMP_GE_OQ), if_false.data_, if_true.data_));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> SelectNonNegative(Packet<double, kAVX512> x, Packet<double, kAVX512> if_true, Packet<double, kAVX512> if_false) {
+  return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(x.data_, _mm512_setzero_pd(), _CMP_GE_OQ), if_false.data_, if_true.data_));
+}
+MSHADOW_CINLINE Packet<float, kAVX512> Max(Packet<float, kAVX512> a, Packet<float, kAVX512> b) {
+  return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_max_ps(a.data_, b.data_), _mm512_add_ps(a.data_, b.data_)));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> Max(Packet<double, kAVX512> a, Packet<double, kAVX512> b) {
+  return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_max_pd(a.data_, b.data_), _mm512_add_pd(a.data_, b.data_)));
+}
+MSHADOW_CINLINE Packet<float, kAVX512> Min(Packet<float, kAVX512> a, Packet<float, kAVX512> b) {
+  return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_min_ps(a.data_, b.data_), _mm512_add_ps(a.data_, b.data_)));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> Min(Packet<double, kAVX512> a, Packet<double, kAVX512> b) {
+  return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_min_pd(a.data_, b.data_), _mm512_add_pd(a.data_, b.data_)));
+}
 
 }  // namespace packet
 }  // namespace mshadow

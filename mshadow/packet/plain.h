@@ -3,6 +3,9 @@
 #ifndef MSHADOW_PACKET_PLAIN_H_
 #define MSHADOW_PACKET_PLAIN_H_
 
+#include <algorithm>
+#include <cmath>
+
 #include "mshadow/packet/arch.h"
 
 namespace mshadow {
@@ -47,6 +50,43 @@ MSHADOW_CINLINE Packet<DType, kPlain> operator*(Packet<DType, kPlain> a, Packet<
 template <typename DType>
 MSHADOW_CINLINE Packet<DType, kPlain> operator/(Packet<DType, kPlain> a, Packet<DType, kPlain> b) {
   return Packet<DType, kPlain>(a.data_ / b.data_);
+}
+
+// ---- Math, by the names every arch provides (see sse2.h): the C library, one element.
+
+template <typename DType>
+using PlainPacket = Packet<DType, kPlain>;
+
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Exp(PlainPacket<DType> x) { return PlainPacket<DType>(std::exp(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Log(PlainPacket<DType> x) { return PlainPacket<DType>(std::log(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Log1p(PlainPacket<DType> x) { return PlainPacket<DType>(std::log1p(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Tanh(PlainPacket<DType> x) { return PlainPacket<DType>(std::tanh(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Pow(PlainPacket<DType> x, PlainPacket<DType> y) {
+  return PlainPacket<DType>(std::pow(x.data_, y.data_));
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Sqrt(PlainPacket<DType> x) { return PlainPacket<DType>(std::sqrt(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Abs(PlainPacket<DType> x) { return PlainPacket<DType>(std::fabs(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Negate(PlainPacket<DType> x) { return PlainPacket<DType>(-x.data_); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> SelectNonNegative(PlainPacket<DType> x, PlainPacket<DType> if_true,
+                                                     PlainPacket<DType> if_false) {
+  return x.data_ >= DType(0) ? if_true : if_false;
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Max(PlainPacket<DType> a, PlainPacket<DType> b) {
+  return PlainPacket<DType>(a.data_ != a.data_ ? a.data_ : b.data_ != b.data_ ? b.data_ : std::max(a.data_, b.data_));
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Min(PlainPacket<DType> a, PlainPacket<DType> b) {
+  return PlainPacket<DType>(a.data_ != a.data_ ? a.data_ : b.data_ != b.data_ ? b.data_ : std::min(a.data_, b.data_));
 }
 
 }  // namespace packet

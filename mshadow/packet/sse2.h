@@ -7,6 +7,7 @@
 
 #if MSHADOW_PACKET_HAS_SSE2
 #include <emmintrin.h>
+#include <sleef.h>
 
 namespace mshadow {
 namespace packet {
@@ -70,6 +71,54 @@ MSHADOW_SSE2_OPERATOR(-, _mm_sub_ps, _mm_sub_pd)
 MSHADOW_SSE2_OPERATOR(*, _mm_mul_ps, _mm_mul_pd)
 MSHADOW_SSE2_OPERATOR(/, _mm_div_ps, _mm_div_pd)
 #undef MSHADOW_SSE2_OPERATOR
+
+// ---- Math, by the names every arch provides (mshadow/packet/math_ops.h builds the
+// operators from them). Transcendentals are SLEEF's 1.0-ULP functions.
+
+MSHADOW_CINLINE Packet<float, kSSE2> Exp(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_expf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Exp(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_expd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Log(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_logf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Log(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_logd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Log1p(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log1pf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Log1p(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log1pd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Tanh(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_tanhf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Pow(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_powf4_u10sse2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Pow(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_powd2_u10sse2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Sqrt(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(_mm_sqrt_ps(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Sqrt(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(_mm_sqrt_pd(x.data_)); }
+// |x|: the sign bit cleared.
+MSHADOW_CINLINE Packet<float, kSSE2> Abs(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(_mm_andnot_ps(_mm_set1_ps(-0.0f), x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Abs(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(_mm_andnot_pd(_mm_set1_pd(-0.0), x.data_)); }
+// -x: the sign bit flipped.
+MSHADOW_CINLINE Packet<float, kSSE2> Negate(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(_mm_xor_ps(_mm_set1_ps(-0.0f), x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Negate(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(_mm_xor_pd(_mm_set1_pd(-0.0), x.data_)); }
+// if_true where x >= 0 (not NaN), if_false elsewhere.
+MSHADOW_CINLINE Packet<float, kSSE2> SelectNonNegative(Packet<float, kSSE2> x, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
+  const __m128 mask = _mm_cmpge_ps(x.data_, _mm_setzero_ps());
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectNonNegative(Packet<double, kSSE2> x, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
+  const __m128d mask = _mm_cmpge_pd(x.data_, _mm_setzero_pd());
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
+// The larger (Max) or smaller (Min) operand; NaN if either is NaN.
+MSHADOW_CINLINE Packet<float, kSSE2> Max(Packet<float, kSSE2> a, Packet<float, kSSE2> b) {
+  const __m128 nan = _mm_cmpunord_ps(a.data_, b.data_);
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_max_ps(a.data_, b.data_), _mm_and_ps(nan, _mm_add_ps(a.data_, b.data_))));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> Max(Packet<double, kSSE2> a, Packet<double, kSSE2> b) {
+  const __m128d nan = _mm_cmpunord_pd(a.data_, b.data_);
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_max_pd(a.data_, b.data_), _mm_and_pd(nan, _mm_add_pd(a.data_, b.data_))));
+}
+MSHADOW_CINLINE Packet<float, kSSE2> Min(Packet<float, kSSE2> a, Packet<float, kSSE2> b) {
+  const __m128 nan = _mm_cmpunord_ps(a.data_, b.data_);
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_min_ps(a.data_, b.data_), _mm_and_ps(nan, _mm_add_ps(a.data_, b.data_))));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> Min(Packet<double, kSSE2> a, Packet<double, kSSE2> b) {
+  const __m128d nan = _mm_cmpunord_pd(a.data_, b.data_);
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_min_pd(a.data_, b.data_), _mm_and_pd(nan, _mm_add_pd(a.data_, b.data_))));
+}
 
 }  // namespace packet
 }  // namespace mshadow

@@ -1,0 +1,221 @@
+// Accuracy of the packet math functions on every arch the build supports: the largest error
+// in ULP against a double (float) or long double (double) reference over a dense sweep of
+// the whole range, at most 4; and, for special values (inf, nan, zeros, overflow, underflow,
+// denormals), the same class of result as the std:: function.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mshadow/tensor.h"
+
+namespace mshadow {
+namespace {
+
+using packet::PacketArch;
+
+// Error of `actual` in units of the last place of the reference, rounded to T.
+template <typename T, typename Wide>
+double UlpError(T actual, Wide reference) {
+  if (std::isnan(reference)) return std::isnan(actual) ? 0.0 : INFINITY;
+  const T rounded = static_cast<T>(reference);
+  if (std::isinf(rounded)) return actual == rounded ? 0.0 : INFINITY;  // overflow must match
+  if (std::isnan(actual) || std::isinf(actual)) return INFINITY;
+  const Wide magnitude = std::fabs(reference);
+  const int exponent = magnitude < std::numeric_limits<T>::min()
+                           ? std::numeric_limits<T>::min_exponent - 1
+                           : std::ilogb(magnitude);
+  const Wide ulp = std::ldexp(Wide(1), exponent - (std::numeric_limits<T>::digits - 1));
+  return static_cast<double>(std::fabs(static_cast<Wide>(actual) - reference) / ulp);
+}
+
+// out = F<OP>(in) on Arch, every element through the vector path (n a multiple of kSize).
+template <PacketArch Arch, typename OP, typename T>
+std::vector<T> Apply(const std::vector<T>& in) {
+  const index_t n = static_cast<index_t>(in.size());
+  std::vector<T> out(in.size());
+  Tensor<cpu, 1, T> src(const_cast<T*>(in.data()), Shape1(n)), dst(out.data(), Shape1(n));
+  expr::MapPacketPlan<sv::saveto>(dst, expr::MakePacketPlan<Arch>(expr::F<OP>(src).self()));
+  return out;
+}
+template <PacketArch Arch, typename OP, typename T>
+std::vector<T> Apply(const std::vector<T>& a, const std::vector<T>& b) {
+  const index_t n = static_cast<index_t>(a.size());
+  std::vector<T> out(a.size());
+  Tensor<cpu, 1, T> ta(const_cast<T*>(a.data()), Shape1(n)), tb(const_cast<T*>(b.data()), Shape1(n)),
+      dst(out.data(), Shape1(n));
+  expr::MapPacketPlan<sv::saveto>(dst, expr::MakePacketPlan<Arch>(expr::F<OP>(ta, tb).self()));
+  return out;
+}
+
+// Every 509th float bit pattern (both signs, all exponents: ~8.4M values), the special
+// values, padded to a multiple of 16 lanes.
+std::vector<float> FloatSweep() {
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 509) {
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    values.push_back(f);
+  }
+  for (float f : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN,
+                  1e-40f, -1e-40f, 88.72f, 88.73f, -87.3f, -103.9f, -104.0f, 1.0f, -1.0f}) {
+    values.push_back(f);
+  }
+  while (values.size() % 16 != 0) values.push_back(0.5f);
+  return values;
+}
+
+// 2^20 doubles: random bit patterns (every exponent) plus the special values.
+std::vector<double> DoubleSweep() {
+  std::mt19937_64 rng(5);
+  std::vector<double> values;
+  for (int i = 0; i < (1 << 20); ++i) {
+    const uint64_t b = rng();
+    double d;
+    std::memcpy(&d, &b, sizeof(d));
+    values.push_back(d);
+  }
+  for (double d : std::initializer_list<double>{0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MAX, DBL_MIN, 4.9e-324, 709.8, -745.2,
+                   -708.5, 1.0, -1.0}) {
+    values.push_back(d);
+  }
+  while (values.size() % 16 != 0) values.push_back(0.5);
+  return values;
+}
+
+struct UnaryCase {
+  std::string name;
+  std::function<std::vector<float>(const std::vector<float>&)> run_float;
+  std::function<std::vector<double>(const std::vector<double>&)> run_double;
+  std::function<long double(long double)> reference;
+};
+
+template <PacketArch Arch, typename OP>
+UnaryCase Case(const std::string& name, std::function<long double(long double)> reference) {
+  return {name, [](const std::vector<float>& x) { return Apply<Arch, OP>(x); },
+          [](const std::vector<double>& x) { return Apply<Arch, OP>(x); }, reference};
+}
+
+long double SigmoidReference(long double x) {
+  const long double t = std::exp(-std::fabs(x));
+  return x >= 0 ? 1 / (1 + t) : t / (1 + t);
+}
+long double SoftReLUReference(long double x) {
+  return (x > 0 ? x : 0) + std::log1p(std::exp(-std::fabs(x)));
+}
+
+template <PacketArch Arch>
+std::vector<UnaryCase> UnaryCases() {
+  return {
+      Case<Arch, op::exp>("exp", [](long double x) { return std::exp(x); }),
+      Case<Arch, op::log>("log", [](long double x) { return std::log(x); }),
+      Case<Arch, op::tanh>("tanh", [](long double x) { return std::tanh(x); }),
+      Case<Arch, op::sigmoid>("sigmoid", SigmoidReference),
+      Case<Arch, op::softrelu>("softrelu", SoftReLUReference),
+      Case<Arch, op::sqrt>("sqrt", [](long double x) { return std::sqrt(x); }),
+      Case<Arch, op::rsqrt>("rsqrt", [](long double x) { return 1 / std::sqrt(x); }),
+      Case<Arch, op::abs>("abs", [](long double x) { return std::fabs(x); }),
+      Case<Arch, op::negation>("negation", [](long double x) { return -x; }),
+      Case<Arch, op::square>("square", [](long double x) { return x * x; }),
+      Case<Arch, op::relu>("relu", [](long double x) { return x != x ? x : x > 0 ? x : 0; }),
+  };
+}
+
+template <PacketArch Arch>
+void CheckUnaryAccuracy() {
+  const std::vector<float> floats = FloatSweep();
+  const std::vector<double> doubles = DoubleSweep();
+  for (const UnaryCase& c : UnaryCases<Arch>()) {
+    double worst_float = 0, worst_double = 0;
+    const std::vector<float> fy = c.run_float(floats);
+    for (size_t i = 0; i < floats.size(); ++i) {
+      const double e = UlpError(fy[i], c.reference(floats[i]));
+      EXPECT_LE(e, 4.0) << c.name << "(" << floats[i] << ") = " << fy[i] << ", reference "
+                        << static_cast<double>(c.reference(floats[i]));
+      if (e > worst_float) worst_float = e;
+      if (e > 4.0) break;
+    }
+    const std::vector<double> dy = c.run_double(doubles);
+    for (size_t i = 0; i < doubles.size(); ++i) {
+      const double e = UlpError(dy[i], c.reference(doubles[i]));
+      EXPECT_LE(e, 4.0) << c.name << "(" << doubles[i] << ") = " << dy[i];
+      if (e > worst_double) worst_double = e;
+      if (e > 4.0) break;
+    }
+    std::printf("arch %d %-9s max error %.2f ULP (float), %.2f ULP (double)\n", Arch,
+                c.name.c_str(), worst_float, worst_double);
+  }
+}
+
+TEST(PacketMathTest, UnaryPlain) { CheckUnaryAccuracy<packet::kPlain>(); }
+#if MSHADOW_PACKET_HAS_SSE2
+TEST(PacketMathTest, UnarySSE2) { CheckUnaryAccuracy<packet::kSSE2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX2
+TEST(PacketMathTest, UnaryAVX2) { CheckUnaryAccuracy<packet::kAVX2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX512
+TEST(PacketMathTest, UnaryAVX512) { CheckUnaryAccuracy<packet::kAVX512>(); }
+#endif
+
+// power, maximum, minimum on pairs: random magnitudes and signs, plus special values.
+template <PacketArch Arch>
+void CheckBinary() {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> base(0.0f, 100.0f), exponent(-20.0f, 20.0f);
+  std::vector<float> a, b;
+  for (int i = 0; i < (1 << 18); ++i) {
+    a.push_back(base(rng));
+    b.push_back(exponent(rng));
+  }
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, 0.5f, INFINITY, -INFINITY, NAN, 1e-40f};
+  for (float x : specials) {
+    for (float y : specials) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  while (a.size() % 16 != 0) {
+    a.push_back(1.0f);
+    b.push_back(1.0f);
+  }
+  const auto pw = Apply<Arch, op::power>(a, b);
+  const auto mx = Apply<Arch, op::maximum>(a, b);
+  const auto mn = Apply<Arch, op::minimum>(a, b);
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double e = UlpError(pw[i], std::pow(static_cast<long double>(a[i]), static_cast<long double>(b[i])));
+    EXPECT_LE(e, 4.0) << "pow(" << a[i] << ", " << b[i] << ") = " << pw[i];
+    worst = std::max(worst, e);
+    const bool nan = std::isnan(a[i]) || std::isnan(b[i]);
+    EXPECT_EQ(std::isnan(mx[i]), nan) << a[i] << " " << b[i];
+    EXPECT_EQ(std::isnan(mn[i]), nan) << a[i] << " " << b[i];
+    if (!nan) {
+      EXPECT_EQ(mx[i], std::max(a[i], b[i]));
+      EXPECT_EQ(mn[i], std::min(a[i], b[i]));
+    }
+  }
+  std::printf("arch %d power     max error %.2f ULP (float)\n", Arch, worst);
+}
+
+TEST(PacketMathTest, BinaryPlain) { CheckBinary<packet::kPlain>(); }
+#if MSHADOW_PACKET_HAS_SSE2
+TEST(PacketMathTest, BinarySSE2) { CheckBinary<packet::kSSE2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX2
+TEST(PacketMathTest, BinaryAVX2) { CheckBinary<packet::kAVX2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX512
+TEST(PacketMathTest, BinaryAVX512) { CheckBinary<packet::kAVX512>(); }
+#endif
+
+}  // namespace
+}  // namespace mshadow

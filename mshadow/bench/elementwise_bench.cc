@@ -8,6 +8,7 @@
 // B, C read and A written), so the time ratio is the bandwidth ratio.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstring>
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
@@ -87,6 +88,71 @@ void BM_Axpy_BaselineMemcpy(benchmark::State& state) {
   }
   SetBytes(state, n);
 }
+
+// ---- Transcendentals, in cache: A = F<op>(B) against Eigen's vectorized version, and exp
+// against a scalar std::exp loop.
+
+// Inputs in [-10, 10): the range activations live in.
+std::vector<float> ActivationInputs(index_t n) {
+  std::vector<float> x(n);
+  for (index_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 2000) * 0.01f - 10.0f;
+  return x;
+}
+
+template <typename OP>
+void RunProject(benchmark::State& state) {
+  const index_t n = state.range(0);
+  std::vector<float> in = ActivationInputs(n), out(n);
+  Tensor<cpu, 1, float> a(out.data(), Shape1(n)), b(in.data(), Shape1(n));
+  for (auto _ : state) {
+    a = mshadow::expr::F<OP>(b);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+template <typename EigenFn>
+void RunEigen(benchmark::State& state, EigenFn fn) {
+  const index_t n = state.range(0);
+  std::vector<float> in = ActivationInputs(n), out(n);
+  Eigen::TensorMap<Eigen::Tensor<float, 1>> a(out.data(), n);
+  Eigen::TensorMap<Eigen::Tensor<const float, 1>> b(in.data(), n);
+  for (auto _ : state) {
+    a = fn(b);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_Exp_Project(benchmark::State& state) { RunProject<mshadow::op::exp>(state); }
+void BM_Exp_BaselineEigen(benchmark::State& state) {
+  RunEigen(state, [](const auto& b) { return b.exp(); });
+}
+void BM_Exp_BaselineStdExpLoop(benchmark::State& state) {
+  const index_t n = state.range(0);
+  std::vector<float> in = ActivationInputs(n), out(n);
+  for (auto _ : state) {
+    for (index_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+void BM_Tanh_Project(benchmark::State& state) { RunProject<mshadow::op::tanh>(state); }
+void BM_Tanh_BaselineEigen(benchmark::State& state) {
+  RunEigen(state, [](const auto& b) { return b.tanh(); });
+}
+void BM_Sigmoid_Project(benchmark::State& state) { RunProject<mshadow::op::sigmoid>(state); }
+void BM_Sigmoid_BaselineEigen(benchmark::State& state) {
+  RunEigen(state, [](const auto& b) { return b.sigmoid(); });
+}
+
+BENCHMARK(BM_Exp_BaselineStdExpLoop)->Arg(kInCache);
+BENCHMARK(BM_Exp_BaselineEigen)->Arg(kInCache);
+BENCHMARK(BM_Exp_Project)->Arg(kInCache);
+BENCHMARK(BM_Tanh_BaselineEigen)->Arg(kInCache);
+BENCHMARK(BM_Tanh_Project)->Arg(kInCache);
+BENCHMARK(BM_Sigmoid_BaselineEigen)->Arg(kInCache);
+BENCHMARK(BM_Sigmoid_Project)->Arg(kInCache);
 
 BENCHMARK(BM_Axpy_BaselineLoop)->Arg(kInCache)->Arg(kOutOfCache);
 BENCHMARK(BM_Axpy_BaselineEigen)->Arg(kInCache)->Arg(kOutOfCache);

@@ -177,5 +177,29 @@ TEST(PacketEngineTest, AssignmentTakesThePacketPathWithTheSameResults) {
   }
 }
 
+TEST(PacketThreadsTest, ResultsAreTheSameForAnyThreadCount) {
+  // Large enough to be split among threads; widths that leave scalar tails in every row.
+  for (const auto shape : {Shape2(1, 1000003), Shape2(3, 300007), Shape2(700, 1001)}) {
+    TensorContainer<cpu, 2, float> b(shape), out(shape), reference(shape);
+    for (index_t y = 0; y < shape[0]; ++y) {
+      for (index_t x = 0; x < shape[1]; ++x) b[y][x] = static_cast<float>((y * 7 + x) % 401) * 0.05f - 10;
+    }
+    SetNumThreads(1);
+    reference = expr::F<op::sigmoid>(b) * 2.0f + expr::F<op::exp>(b * 0.1f);
+    for (const int threads : {2, 3, 4, 7}) {
+      SetNumThreads(threads);
+      out = expr::F<op::sigmoid>(b) * 2.0f + expr::F<op::exp>(b * 0.1f);
+      for (index_t y = 0; y < shape[0]; ++y) {
+        for (index_t x = 0; x < shape[1]; ++x) {
+          ASSERT_EQ(out[y][x], reference[y][x]) << threads << " threads, " << shape << " at (" << y
+                                                << "," << x << ")";
+        }
+      }
+    }
+    SetNumThreads(0);
+  }
+  EXPECT_GE(GetNumThreads(), 1);
+}
+
 }  // namespace
 }  // namespace mshadow

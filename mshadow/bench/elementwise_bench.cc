@@ -13,6 +13,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
 
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 
 namespace {
@@ -39,7 +40,9 @@ void SetBytes(benchmark::State& state, index_t n) {
   state.SetBytesProcessed(state.iterations() * 3 * n * static_cast<int64_t>(sizeof(float)));
 }
 
+// The comparisons with single-threaded baselines run the project on one thread too.
 void BM_Axpy_Project(benchmark::State& state) {
+  mshadow::SetNumThreads(1);
   const index_t n = state.range(0);
   Operands ops(n);
   Tensor<cpu, 1, float> a(ops.a.data(), Shape1(n)), b(ops.b.data(), Shape1(n)),
@@ -101,6 +104,7 @@ std::vector<float> ActivationInputs(index_t n) {
 
 template <typename OP>
 void RunProject(benchmark::State& state) {
+  mshadow::SetNumThreads(1);
   const index_t n = state.range(0);
   std::vector<float> in = ActivationInputs(n), out(n);
   Tensor<cpu, 1, float> a(out.data(), Shape1(n)), b(in.data(), Shape1(n));
@@ -145,6 +149,27 @@ void BM_Sigmoid_Project(benchmark::State& state) { RunProject<mshadow::op::sigmo
 void BM_Sigmoid_BaselineEigen(benchmark::State& state) {
   RunEigen(state, [](const auto& b) { return b.sigmoid(); });
 }
+
+// ---- Threads: the same A = B * 2 + C on all threads against one thread.
+
+void RunAxpyOnThreads(benchmark::State& state, int threads) {
+  mshadow::SetNumThreads(threads);
+  const index_t n = state.range(0);
+  Operands ops(n);
+  Tensor<cpu, 1, float> a(ops.a.data(), Shape1(n)), b(ops.b.data(), Shape1(n)),
+      c(ops.c.data(), Shape1(n));
+  for (auto _ : state) {
+    a = b * 2.0f + c;
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, n);
+  mshadow::SetNumThreads(0);
+}
+void BM_Threads_Project(benchmark::State& state) { RunAxpyOnThreads(state, 0); }
+void BM_Threads_BaselineOneThread(benchmark::State& state) { RunAxpyOnThreads(state, 1); }
+
+BENCHMARK(BM_Threads_BaselineOneThread)->Arg(1024)->Arg(kOutOfCache)->UseRealTime();
+BENCHMARK(BM_Threads_Project)->Arg(1024)->Arg(kOutOfCache)->UseRealTime();
 
 BENCHMARK(BM_Exp_BaselineStdExpLoop)->Arg(kInCache);
 BENCHMARK(BM_Exp_BaselineEigen)->Arg(kInCache);

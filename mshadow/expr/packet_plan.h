@@ -14,6 +14,7 @@
 #ifndef MSHADOW_EXPR_PACKET_PLAN_H_
 #define MSHADOW_EXPR_PACKET_PLAN_H_
 
+#include <algorithm>
 #include <type_traits>
 
 #include "mshadow/device.h"
@@ -22,6 +23,7 @@
 #include "mshadow/expr/scalar.h"
 #include "mshadow/expr/tensor_plan.h"
 #include "mshadow/packet-inl.h"
+#include "mshadow/parallel.h"
 #include "mshadow/shape.h"
 
 namespace mshadow {
@@ -234,20 +236,59 @@ struct PacketAlignCheck<dim, BinaryMapExp<OP, TA, TB, DType, etype>, Arch> {
 
 // ---- MapPacketPlan: dst SV= plan, row by row.
 
+// Elements below which a thread is not worth starting: a small tensor runs on the calling
+// thread alone, never slower than single-threaded.
+constexpr index_t kMinElementsPerThread = 16384;
+
+// Evaluates columns [begin, end) of row y: packets while they fit in the row's vector part,
+// then, if the range reaches the row's end, the scalar tail.
+template <typename SV, PacketArch Arch, typename DType, typename E>
+MSHADOW_CINLINE void MapPacketRange(DType* row, index_t y, index_t begin, index_t end,
+                                    index_t vector_end, index_t width,
+                                    const PacketPlan<E, DType, Arch>& shared_plan) {
+  constexpr index_t kSize = packet::Packet<DType, Arch>::kSize;
+  // A local copy stays in registers: the shared plan's address escapes to the threads, and
+  // vector types may alias the stores, so reading it would mean a reload after every store.
+  const PacketPlan<E, DType, Arch> plan = shared_plan;
+  const index_t stop = std::min(end, vector_end);  // one bound: the loop vectorizes cleanly
+  for (index_t x = begin; x < stop; x += kSize) {
+    packet::Saver<SV, DType, Arch>::Save(row + x, plan.EvalPacket(y, x));
+  }
+  if (end == width) {
+    for (index_t x = vector_end; x < width; ++x) {
+      SV::template Save<DType>(row[x], plan.Eval(y, x));
+    }
+  }
+}
+
+// dst SV= plan. Work is split into (row, chunk) items whose boundaries are multiples of the
+// packet size, and each element takes the packet or the scalar path by its column alone, so
+// results are the same for any number of threads (GetNumThreads()).
 template <typename SV, PacketArch Arch, int dim, typename DType, typename E>
 inline void MapPacketPlan(Tensor<cpu, dim, DType> dst, const PacketPlan<E, DType, Arch>& plan) {
-  using Packet = packet::Packet<DType, Arch>;
-  constexpr index_t kSize = Packet::kSize;
+  constexpr index_t kSize = packet::Packet<DType, Arch>::kSize;
   const Shape<2> shape = dst.shape_.FlatTo2D();
-  const index_t vector_end = shape[1] / kSize * kSize;
-  for (index_t y = 0; y < shape[0]; ++y) {
-    DType* row = dst.dptr_ + y * dst.stride_;
-    index_t x = 0;
-    for (; x < vector_end; x += kSize) {
-      packet::Saver<SV, DType, Arch>::Save(row + x, plan.EvalPacket(y, x));
+  const index_t rows = shape[0], width = shape[1];
+  const index_t vector_end = width / kSize * kSize;
+  const index_t total = rows * width;
+  const index_t threads = std::min<index_t>(GetNumThreads(), total / kMinElementsPerThread);
+  if (threads <= 1) {
+    for (index_t y = 0; y < rows; ++y) {
+      MapPacketRange<SV>(dst.dptr_ + y * dst.stride_, y, 0, width, vector_end, width, plan);
     }
-    for (; x < shape[1]; ++x) SV::template Save<DType>(row[x], plan.Eval(y, x));
+    return;
   }
+  // About four chunks per thread, each a whole number of packets.
+  const index_t per_row = std::max<index_t>(1, threads * 4 / std::max<index_t>(rows, 1));
+  const index_t columns = (width + per_row - 1) / per_row;
+  const index_t chunk = std::max<index_t>(1, (columns + kSize - 1) / kSize) * kSize;
+  const index_t chunks_per_row = std::max<index_t>(1, (width + chunk - 1) / chunk);
+  ParallelFor(rows * chunks_per_row, static_cast<int>(threads), [&](index_t item) {
+    const index_t y = item / chunks_per_row;
+    const index_t begin = item % chunks_per_row * chunk;
+    const index_t end = std::min(width, begin + chunk);
+    MapPacketRange<SV>(dst.dptr_ + y * dst.stride_, y, begin, end, vector_end, width, plan);
+  });
 }
 
 }  // namespace expr

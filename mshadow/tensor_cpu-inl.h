@@ -48,8 +48,33 @@ inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, e
   }
 }
 
+// The packet form of a reducer, where it has one.
+template <typename Reducer>
+struct PacketReducer {
+  static constexpr bool kEnabled = false;
+};
+template <>
+struct PacketReducer<red::sum> {
+  static constexpr bool kEnabled = true;
+  template <typename P>
+  MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return a + b; }
+};
+template <>
+struct PacketReducer<red::maximum> {
+  static constexpr bool kEnabled = true;
+  template <typename P>
+  MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return packet::Max(a, b); }
+};
+template <>
+struct PacketReducer<red::minimum> {
+  static constexpr bool kEnabled = true;
+  template <typename P>
+  MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return packet::Min(a, b); }
+};
+
 // dst[x] Saver= scale * Reduce_y exp[y][x]: reduces every dimension except the lowest.
-// The expression is read row by row (contiguously) into per-column accumulators.
+// The expression is read row by row (contiguously) into per-column accumulators, a packet
+// at a time where the expression and the reducer have packet forms.
 template <typename Saver, typename Reducer, typename R, typename DType, typename E, int etype>
 inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
                                 const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
@@ -60,14 +85,32 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
   const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
   CHECK_EQ(eshape[1], dshape[0]) << "MapReduceKeepLowest: the expression's lowest dimension "
                                     "must equal the destination's length";
+  const index_t width = eshape[1];
+  // Accumulators in a per-thread buffer that only grows: no allocation per call. (Plans are
+  // pure, so no reduction runs inside another on the same thread.)
+  thread_local std::vector<DType> accumulators;
+  if (static_cast<index_t>(accumulators.size()) < width) accumulators.resize(width);
+  DType* acc = accumulators.data();
+  for (index_t x = 0; x < width; ++x) Reducer::SetInitValue(acc[x]);
+  constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
+  index_t vector_end = 0;
+  if constexpr (expr::PacketCheck<E, kArch>::kPass && PacketReducer<Reducer>::kEnabled) {
+    using P = packet::Packet<DType, kArch>;
+    const auto plan = expr::MakePacketPlan<kArch>(exp.self());
+    vector_end = width / P::kSize * P::kSize;
+    for (index_t y = 0; y < eshape[0]; ++y) {
+      for (index_t x = 0; x < vector_end; x += P::kSize) {
+        PacketReducer<Reducer>::Reduce(P::LoadUnAligned(acc + x), plan.EvalPacket(y, x))
+            .StoreUnAligned(acc + x);
+      }
+    }
+  }
   const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
-  std::vector<DType> acc(eshape[1]);
-  for (DType& a : acc) Reducer::SetInitValue(a);
   for (index_t y = 0; y < eshape[0]; ++y) {
-    for (index_t x = 0; x < eshape[1]; ++x) Reducer::Reduce(acc[x], splan.Eval(y, x));
+    for (index_t x = vector_end; x < width; ++x) Reducer::Reduce(acc[x], splan.Eval(y, x));
   }
   expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
-  for (index_t x = 0; x < eshape[1]; ++x) {
+  for (index_t x = 0; x < width; ++x) {
     Saver::template Save<DType>(dplan.REval(0, x), acc[x] * scale);
   }
 }
@@ -94,13 +137,24 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
   const index_t width = eshape[kSrcDim - 1];
   const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
   expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+  constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
   for (index_t c = 0; c < kept; ++c) {
     DType res;
     Reducer::SetInitValue(res);
     for (index_t n = 0; n < outer; ++n) {
       for (index_t i = 0; i < inner; ++i) {
         const index_t row = (n * kept + c) * inner + i;
-        for (index_t x = 0; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
+        index_t x = 0;
+        if constexpr (expr::PacketCheck<E, kArch>::kPass && std::is_same_v<Reducer, red::sum>) {
+          // Sums: a packet of partial sums per row, added up at the row's end.
+          using P = packet::Packet<DType, kArch>;
+          const auto plan = expr::MakePacketPlan<kArch>(exp.self());
+          const index_t vector_end = width / P::kSize * P::kSize;
+          P partial = P::Fill(DType(0));
+          for (; x < vector_end; x += P::kSize) partial = partial + plan.EvalPacket(row, x);
+          res += partial.Sum();
+        }
+        for (; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
       }
     }
     Saver::template Save<DType>(dplan.REval(0, c), res * scale);

@@ -40,9 +40,9 @@ void SetBytes(benchmark::State& state, index_t n) {
   state.SetBytesProcessed(state.iterations() * 3 * n * static_cast<int64_t>(sizeof(float)));
 }
 
-// The comparisons with single-threaded baselines run the project on one thread too.
-void BM_Axpy_Project(benchmark::State& state) {
-  mshadow::SetNumThreads(1);
+// A = B * 2 + C on `threads` threads (0: all).
+void RunAxpyOnThreads(benchmark::State& state, int threads) {
+  mshadow::SetNumThreads(threads);
   const index_t n = state.range(0);
   Operands ops(n);
   Tensor<cpu, 1, float> a(ops.a.data(), Shape1(n)), b(ops.b.data(), Shape1(n)),
@@ -53,7 +53,11 @@ void BM_Axpy_Project(benchmark::State& state) {
   }
   if (ops.a[n - 1] != ops.b[n - 1] * 2.0f + ops.c[n - 1]) state.SkipWithError("wrong result");
   SetBytes(state, n);
+  mshadow::SetNumThreads(0);
 }
+
+// The comparisons with single-threaded baselines run the project on one thread too.
+void BM_Axpy_Project(benchmark::State& state) { RunAxpyOnThreads(state, 1); }
 
 void BM_Axpy_BaselineLoop(benchmark::State& state) {
   const index_t n = state.range(0);
@@ -152,19 +156,6 @@ void BM_Sigmoid_BaselineEigen(benchmark::State& state) {
 
 // ---- Threads: the same A = B * 2 + C on all threads against one thread.
 
-void RunAxpyOnThreads(benchmark::State& state, int threads) {
-  mshadow::SetNumThreads(threads);
-  const index_t n = state.range(0);
-  Operands ops(n);
-  Tensor<cpu, 1, float> a(ops.a.data(), Shape1(n)), b(ops.b.data(), Shape1(n)),
-      c(ops.c.data(), Shape1(n));
-  for (auto _ : state) {
-    a = b * 2.0f + c;
-    benchmark::ClobberMemory();
-  }
-  SetBytes(state, n);
-  mshadow::SetNumThreads(0);
-}
 void BM_Threads_Project(benchmark::State& state) { RunAxpyOnThreads(state, 0); }
 void BM_Threads_BaselineOneThread(benchmark::State& state) { RunAxpyOnThreads(state, 1); }
 

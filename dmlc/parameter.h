@@ -101,8 +101,6 @@ class FieldAccessEntry {
   // Moves this field's value from the struct at `from_head` to the one at `to_head`.
   virtual void MoveValue(void* from_head, void* to_head) const = 0;
 
-  const std::string& key() const { return key_; }
-
  protected:
   virtual void PrintDefaultValueString(std::ostream& os) const = 0;
   // "Invalid Parameter format for <key> expect <type> but value='<value>'".

@@ -138,6 +138,16 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
   const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
   expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
+  // Sums take a packet of partial sums per row, added up at the row's end.
+  constexpr bool kPacketSum =
+      expr::PacketCheck<E, kArch>::kPass && std::is_same_v<Reducer, red::sum>;
+  [[maybe_unused]] const auto packet_plan = [&] {
+    if constexpr (kPacketSum) {
+      return expr::MakePacketPlan<kArch>(exp.self());
+    } else {
+      return 0;  // unused
+    }
+  }();
   for (index_t c = 0; c < kept; ++c) {
     DType res;
     Reducer::SetInitValue(res);
@@ -145,13 +155,13 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
       for (index_t i = 0; i < inner; ++i) {
         const index_t row = (n * kept + c) * inner + i;
         index_t x = 0;
-        if constexpr (expr::PacketCheck<E, kArch>::kPass && std::is_same_v<Reducer, red::sum>) {
-          // Sums: a packet of partial sums per row, added up at the row's end.
+        if constexpr (kPacketSum) {
           using P = packet::Packet<DType, kArch>;
-          const auto plan = expr::MakePacketPlan<kArch>(exp.self());
           const index_t vector_end = width / P::kSize * P::kSize;
           P partial = P::Fill(DType(0));
-          for (; x < vector_end; x += P::kSize) partial = partial + plan.EvalPacket(row, x);
+          for (; x < vector_end; x += P::kSize) {
+            partial = partial + packet_plan.EvalPacket(row, x);
+          }
           res += partial.Sum();
         }
         for (; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));

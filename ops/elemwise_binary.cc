@@ -11,7 +11,6 @@ namespace {
 using mshadow::expr::F;
 namespace op = mshadow::op;
 
-std::vector<std::pair<int, int>> InplaceFirst(const NodeAttrs&) { return {{0, 0}}; }
 
 template <typename OP>
 void BinaryCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
@@ -62,7 +61,7 @@ void DefineBinary(const std::string& name, const std::string& description) {
                     .add_argument("rhs", "NDArray-or-Symbol", "Second input, same shape.")
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
                     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
-                    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst);
+                    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   forward.set_attr<FCompute>("FCompute<cpu>", FCompute(BinaryCompute<OP>));
   SetGradient(forward, backward, uses_inputs, false);
   Op& grad = RegisterBackwardOp(backward, uses_inputs ? 3 : 1, 2).describe("Gradient of " + name + ".");
@@ -137,7 +136,7 @@ void DefineScalar(const std::string& name, const std::string& description) {
                     .set_attr_parser(ParamParser<ScalarParam>)
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
                     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-                    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst);
+                    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   forward.set_attr<FCompute>("FCompute<cpu>", FCompute(ScalarCompute<kind>));
   SetGradient(forward, backward, uses_input, false);
   Op& grad = RegisterBackwardOp(backward, uses_input ? 2 : 1, 1)

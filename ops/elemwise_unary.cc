@@ -34,7 +34,6 @@ void UnaryBackwardCompute(const NodeAttrs&, const OpContext&, const std::vector<
   });
 }
 
-std::vector<std::pair<int, int>> InplaceFirst(const NodeAttrs&) { return {{0, 0}}; }
 
 // Registers `name` and `_backward_<name>`.
 template <typename Forward, typename Grad>
@@ -47,7 +46,7 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
                .add_argument("data", "NDArray-or-Symbol", "The input array.")
                .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
                .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-               .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst);
+               .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   op.set_attr<FCompute>("FCompute<cpu>", FCompute(UnaryCompute<Forward>));
   SetGradient(op, backward, from == GradFrom::kInput, from == GradFrom::kOutput);
   const uint32_t backward_inputs = from == GradFrom::kOutputGradOnly ? 1 : 2;

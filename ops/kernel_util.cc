@@ -2,6 +2,10 @@
 
 namespace ops {
 
+std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs&) { return {{0, 0}}; }
+
+std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs&) { return {ResourceRequest()}; }
+
 void CheckRealType(int type_flag) {
   if (type_flag != mshadow::kFloat32 && type_flag != mshadow::kFloat64) {
     throw dmlc::Error("data type " + mshadow::TypeFlagName(type_flag) +

@@ -61,6 +61,12 @@ bool PrepareAccumulation(const TBlob& out, OpReqType req) {
   return true;
 }
 
+// FInplaceOption of operators whose first output may overwrite their first input.
+std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs& attrs);
+
+// FResourceRequest of operators that need one temporary buffer.
+std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs& attrs);
+
 // float32 or float64; anything else is a dmlc::Error naming the type.
 void CheckRealType(int type_flag);
 

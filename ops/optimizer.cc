@@ -83,7 +83,6 @@ void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::ve
   });
 }
 
-std::vector<std::pair<int, int>> InplaceWeight(const NodeAttrs&) { return {{0, 0}}; }
 
 }  // namespace
 
@@ -101,7 +100,7 @@ OPS_REGISTER_OP(sgd_update)
     .set_attr_parser(ParamParser<SGDParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
-    .set_attr<FInplaceOption>("FInplaceOption", InplaceWeight)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FCompute>("FCompute<cpu>", SGDUpdateCompute);
 
 OPS_REGISTER_OP(sgd_mom_update)
@@ -117,7 +116,7 @@ OPS_REGISTER_OP(sgd_mom_update)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})
-    .set_attr<FInplaceOption>("FInplaceOption", InplaceWeight)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FCompute>("FCompute<cpu>", SGDMomUpdateCompute);
 
 }  // namespace ops

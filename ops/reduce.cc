@@ -140,8 +140,6 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
   });
 }
 
-std::vector<ResourceRequest> TempSpace(const NodeAttrs&) { return {ResourceRequest()}; }
-
 template <Reducer kReducer>
 void DefineReduce(const std::string& name, const std::string& description) {
   const std::string backward = "_backward_" + name;
@@ -154,7 +152,7 @@ void DefineReduce(const std::string& name, const std::string& description) {
       .set_attr_parser(ParamParser<ReduceParam>)
       .set_attr<FInferShape>("FInferShape", ReduceShape)
       .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-      .set_attr<FResourceRequest>("FResourceRequest", TempSpace)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
       .set_attr<FCompute>("FCompute<cpu>", FCompute(ReduceCompute<kReducer>))
       .set_attr<FGradient>("FGradient", FGradient{backward, true, true});
   RegisterBackwardOp(backward, 3, 1)

@@ -115,7 +115,6 @@ void CopyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& i
   });
 }
 
-std::vector<std::pair<int, int>> InplaceFirst(const NodeAttrs&) { return {{0, 0}}; }
 
 }  // namespace
 
@@ -132,7 +131,7 @@ OPS_REGISTER_OP(Reshape)
     .set_attr_parser(ParamParser<ReshapeParam>)
     .set_attr<FInferShape>("FInferShape", ReshapeShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
@@ -143,7 +142,7 @@ OPS_REGISTER_OP(Flatten)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")
     .set_attr<FInferShape>("FInferShape", FlattenShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirst)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 

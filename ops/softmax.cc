@@ -234,10 +234,7 @@ OPS_REGISTER_OP(softmax_cross_entropy)
     .add_argument("label", "NDArray-or-Symbol", "Class indices, (batch,).")
     .set_attr<FInferShape>("FInferShape", CrossEntropyShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
-    .set_attr<FResourceRequest>("FResourceRequest",
-                                [](const NodeAttrs&) {
-                                  return std::vector<ResourceRequest>{ResourceRequest()};
-                                })
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
     .set_attr<FCompute>("FCompute<cpu>", CrossEntropyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_softmax_cross_entropy", true, false});
 

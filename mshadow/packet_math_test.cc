@@ -2,6 +2,7 @@
 // in ULP against a double (float) or long double (double) reference over a dense sweep of
 // the whole range, at most 4; and, for special values (inf, nan, zeros, overflow, underflow,
 // denormals), the same class of result as the std:: function.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -164,6 +165,50 @@ TEST(PacketMathTest, UnaryAVX2) { CheckUnaryAccuracy<packet::kAVX2>(); }
 #endif
 #if MSHADOW_PACKET_HAS_AVX512
 TEST(PacketMathTest, UnaryAVX512) { CheckUnaryAccuracy<packet::kAVX512>(); }
+#endif
+
+// The project's own float kernels (float_math.h) where their results are not 0, 1 or inf:
+// every 257th float with |x| <= 110 (8.7M values), and the signs of zero results.
+template <PacketArch Arch>
+void CheckFloatKernelsDensely() {
+  std::vector<float> x;
+  for (uint32_t bits = 0; bits <= 0x42dc0000u; bits += 257) {  // 0x42dc0000 is 110.0f
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    x.push_back(f);
+    x.push_back(-f);
+  }
+  while (x.size() % 16 != 0) x.push_back(0.5f);
+  const std::vector<UnaryCase> cases = UnaryCases<Arch>();
+  for (const UnaryCase& c : cases) {
+    if (c.name != "exp" && c.name != "tanh" && c.name != "sigmoid") continue;
+    const std::vector<float> y = c.run_float(x);
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double e = UlpError(y[i], c.reference(x[i]));
+      worst = std::max(worst, e);
+      if (e > 4.0) {
+        ADD_FAILURE() << c.name << "(" << x[i] << ") = " << y[i] << ", error " << e << " ULP";
+        break;
+      }
+    }
+    std::printf("arch %d %-9s max error %.2f ULP over |x| <= 110 (float)\n", Arch, c.name.c_str(), worst);
+  }
+  // tanh keeps the sign of a zero, as std::tanh does; exp(+-0) is 1.
+  const std::vector<float> zeros(16, -0.0f);
+  for (float t : Apply<Arch, op::tanh>(zeros)) EXPECT_TRUE(t == 0.0f && std::signbit(t));
+  for (float e : Apply<Arch, op::exp>(zeros)) EXPECT_EQ(e, 1.0f);
+}
+
+TEST(PacketMathTest, FloatKernelsPlain) { CheckFloatKernelsDensely<packet::kPlain>(); }
+#if MSHADOW_PACKET_HAS_SSE2
+TEST(PacketMathTest, FloatKernelsSSE2) { CheckFloatKernelsDensely<packet::kSSE2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX2
+TEST(PacketMathTest, FloatKernelsAVX2) { CheckFloatKernelsDensely<packet::kAVX2>(); }
+#endif
+#if MSHADOW_PACKET_HAS_AVX512
+TEST(PacketMathTest, FloatKernelsAVX512) { CheckFloatKernelsDensely<packet::kAVX512>(); }
 #endif
 
 // power, maximum, minimum on pairs: random magnitudes and signs, plus special values.

@@ -82,13 +82,11 @@ MSHADOW_AVX2_OPERATOR(/, _mm256_div_ps, _mm256_div_pd)
 
 // ---- Math, by the names every arch provides (see sse2.h).
 
-MSHADOW_CINLINE Packet<float, kAVX2> Exp(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_expf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Exp(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_expd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Log(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_logf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Log(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_logd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Log1p(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log1pf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Log1p(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log1pd4_u10avx2(x.data_)); }
-MSHADOW_CINLINE Packet<float, kAVX2> Tanh(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_tanhf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Pow(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_powf8_u10avx2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Pow(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_powd4_u10avx2(x.data_, y.data_)); }
@@ -119,6 +117,19 @@ MSHADOW_CINLINE Packet<float, kAVX2> Min(Packet<float, kAVX2> a, Packet<float, k
 MSHADOW_CINLINE Packet<double, kAVX2> Min(Packet<double, kAVX2> a, Packet<double, kAVX2> b) {
   const __m256d nan = _mm256_cmp_pd(a.data_, b.data_, _CMP_UNORD_Q);
   return Packet<double, kAVX2>(_mm256_blendv_pd(_mm256_min_pd(a.data_, b.data_), _mm256_add_pd(a.data_, b.data_), nan));
+}
+
+// ---- Float primitives of the project's own exp/tanh/sigmoid (see sse2.h).
+
+MSHADOW_CINLINE Packet<float, kAVX2> MulAdd(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> c) { return Packet<float, kAVX2>(_mm256_fmadd_ps(a.data_, b.data_, c.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> ClampBelow(Packet<float, kAVX2> x, Packet<float, kAVX2> lo) { return Packet<float, kAVX2>(_mm256_max_ps(lo.data_, x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> ClampAbove(Packet<float, kAVX2> x, Packet<float, kAVX2> hi) { return Packet<float, kAVX2>(_mm256_min_ps(hi.data_, x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> FlipSign(Packet<float, kAVX2> value, Packet<float, kAVX2> sign_source) {
+  return Packet<float, kAVX2>(_mm256_xor_ps(value.data_, _mm256_and_ps(_mm256_set1_ps(-0.0f), sign_source.data_)));
+}
+MSHADOW_CINLINE Packet<float, kAVX2> Pow2FromRounded(Packet<float, kAVX2> rounded, int bias) {
+  const __m256i biased = _mm256_add_epi32(_mm256_castps_si256(rounded.data_), _mm256_set1_epi32(bias));
+  return Packet<float, kAVX2>(_mm256_castsi256_ps(_mm256_slli_epi32(biased, 23)));
 }
 
 }  // namespace packet

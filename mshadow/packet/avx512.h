@@ -76,13 +76,11 @@ MSHADOW_AVX512_OPERATOR(/, _mm512_div_ps, _mm512_div_pd)
 
 // ---- Math, by the names every arch provides (see sse2.h).
 
-MSHADOW_CINLINE Packet<float, kAVX512> Exp(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_expf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Exp(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_expd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Log(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_logf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Log(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_logd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Log1p(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log1pf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Log1p(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log1pd8_u10avx512f(x.data_)); }
-MSHADOW_CINLINE Packet<float, kAVX512> Tanh(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_tanhf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Pow(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_powf16_u10avx512f(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Pow(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_powd8_u10avx512f(x.data_, y.data_)); }
@@ -113,6 +111,22 @@ MSHADOW_CINLINE Packet<float, kAVX512> Min(Packet<float, kAVX512> a, Packet<floa
 }
 MSHADOW_CINLINE Packet<double, kAVX512> Min(Packet<double, kAVX512> a, Packet<double, kAVX512> b) {
   return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_min_pd(a.data_, b.data_), _mm512_add_pd(a.data_, b.data_)));
+}
+
+// ---- Float primitives of the project's own exp/tanh/sigmoid (see sse2.h).
+
+MSHADOW_CINLINE Packet<float, kAVX512> MulAdd(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> c) { return Packet<float, kAVX512>(_mm512_fmadd_ps(a.data_, b.data_, c.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> ClampBelow(Packet<float, kAVX512> x, Packet<float, kAVX512> lo) { return Packet<float, kAVX512>(_mm512_max_ps(lo.data_, x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> ClampAbove(Packet<float, kAVX512> x, Packet<float, kAVX512> hi) { return Packet<float, kAVX512>(_mm512_min_ps(hi.data_, x.data_)); }
+// One ternary-logic instruction: value ^ (sign_source & sign bit).
+MSHADOW_CINLINE Packet<float, kAVX512> FlipSign(Packet<float, kAVX512> value, Packet<float, kAVX512> sign_source) {
+  constexpr int kXorMaskedSign = 0x78;  // truth table of a ^ (b & c), for operands (a, b, c)
+  return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+      _mm512_castps_si512(value.data_), _mm512_castps_si512(sign_source.data_), _mm512_set1_epi32(INT32_MIN), kXorMaskedSign)));
+}
+MSHADOW_CINLINE Packet<float, kAVX512> Pow2FromRounded(Packet<float, kAVX512> rounded, int bias) {
+  const __m512i biased = _mm512_add_epi32(_mm512_castps_si512(rounded.data_), _mm512_set1_epi32(bias));
+  return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_slli_epi32(biased, 23)));
 }
 
 }  // namespace packet

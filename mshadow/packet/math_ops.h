@@ -1,7 +1,7 @@
 // mshadow/packet/math_ops.h: the packet forms of mshadow::op's math functions, written once
 // in terms of the primitives every arch header provides (Exp, Log, Log1p, Tanh, Pow, Sqrt,
-// Abs, Negate, SelectNonNegative, Max, Min). With them `F<op::exp>(x)`, `F<op::sigmoid>(x)`,
-// ... run a packet at a time. The formulas match the scalar ones in mshadow/operators.h.
+// Abs, Negate, SelectNonNegative, Max, Min) and float_math.h's Sigmoid. With them
+// `F<op::exp>(x)`, `F<op::sigmoid>(x)`, ... run a packet at a time. The formulas match the scalar ones in mshadow/operators.h.
 #ifndef MSHADOW_PACKET_MATH_OPS_H_
 #define MSHADOW_PACKET_MATH_OPS_H_
 
@@ -9,6 +9,7 @@
 #include "mshadow/packet/arch.h"
 #include "mshadow/packet/avx2.h"
 #include "mshadow/packet/avx512.h"
+#include "mshadow/packet/float_math.h"
 #include "mshadow/packet/plain.h"
 #include "mshadow/packet/sse2.h"
 
@@ -28,6 +29,7 @@ struct PacketOp;
 MSHADOW_PACKET_UNARY_MATH(op::exp, Exp(x))
 MSHADOW_PACKET_UNARY_MATH(op::log, Log(x))
 MSHADOW_PACKET_UNARY_MATH(op::tanh, Tanh(x))
+MSHADOW_PACKET_UNARY_MATH(op::sigmoid, Sigmoid(x))
 MSHADOW_PACKET_UNARY_MATH(op::sqrt, Sqrt(x))
 MSHADOW_PACKET_UNARY_MATH(op::rsqrt, P::Fill(DType(1)) / Sqrt(x))
 MSHADOW_PACKET_UNARY_MATH(op::abs, Abs(x))
@@ -37,18 +39,6 @@ MSHADOW_PACKET_UNARY_MATH(op::relu, Max(x, P::Fill(DType(0))))
 MSHADOW_PACKET_UNARY_MATH(op::softrelu,
                           Max(x, P::Fill(DType(0))) + Log1p(Exp(Negate(Abs(x)))))
 #undef MSHADOW_PACKET_UNARY_MATH
-
-// 1 / (1 + t) for x >= 0 and t / (1 + t) otherwise, t = e^-|x| (see op::sigmoid).
-template <typename DType, PacketArch Arch>
-struct PacketOp<op::sigmoid, DType, Arch> {
-  static constexpr bool kEnabled = true;
-  using P = Packet<DType, Arch>;
-  MSHADOW_CINLINE static P Map(const P& x) {
-    const P t = Exp(Negate(Abs(x)));
-    const P s = P::Fill(DType(1)) / (P::Fill(DType(1)) + t);
-    return SelectNonNegative(x, s, t * s);
-  }
-};
 
 #define MSHADOW_PACKET_BINARY_MATH(OP, expression)                                    \
   template <typename DType, PacketArch Arch>                                          \

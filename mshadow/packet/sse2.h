@@ -73,15 +73,14 @@ MSHADOW_SSE2_OPERATOR(/, _mm_div_ps, _mm_div_pd)
 #undef MSHADOW_SSE2_OPERATOR
 
 // ---- Math, by the names every arch provides (mshadow/packet/math_ops.h builds the
-// operators from them). Transcendentals are SLEEF's 1.0-ULP functions.
+// operators from them). Transcendentals are SLEEF's 1.0-ULP functions, except float exp and
+// tanh, which mshadow/packet/float_math.h computes inline.
 
-MSHADOW_CINLINE Packet<float, kSSE2> Exp(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_expf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Exp(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_expd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Log(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_logf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Log(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_logd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Log1p(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log1pf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Log1p(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log1pd2_u10sse2(x.data_)); }
-MSHADOW_CINLINE Packet<float, kSSE2> Tanh(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_tanhf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Pow(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_powf4_u10sse2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Pow(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_powd2_u10sse2(x.data_, y.data_)); }
@@ -118,6 +117,26 @@ MSHADOW_CINLINE Packet<float, kSSE2> Min(Packet<float, kSSE2> a, Packet<float, k
 MSHADOW_CINLINE Packet<double, kSSE2> Min(Packet<double, kSSE2> a, Packet<double, kSSE2> b) {
   const __m128d nan = _mm_cmpunord_pd(a.data_, b.data_);
   return Packet<double, kSSE2>(_mm_or_pd(_mm_min_pd(a.data_, b.data_), _mm_and_pd(nan, _mm_add_pd(a.data_, b.data_))));
+}
+
+// ---- Float primitives of the project's own exp/tanh/sigmoid (mshadow/packet/float_math.h).
+
+// a * b + c (two roundings: SSE2 has no fused multiply-add).
+MSHADOW_CINLINE Packet<float, kSSE2> MulAdd(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> c) { return a * b + c; }
+// max(x, lo) and min(x, hi) that keep a NaN x (SSE returns the second operand when unordered).
+MSHADOW_CINLINE Packet<float, kSSE2> ClampBelow(Packet<float, kSSE2> x, Packet<float, kSSE2> lo) { return Packet<float, kSSE2>(_mm_max_ps(lo.data_, x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> ClampAbove(Packet<float, kSSE2> x, Packet<float, kSSE2> hi) { return Packet<float, kSSE2>(_mm_min_ps(hi.data_, x.data_)); }
+// value with its sign flipped where sign_source is negative (sign bit set): for value >= 0,
+// value with sign_source's sign.
+MSHADOW_CINLINE Packet<float, kSSE2> FlipSign(Packet<float, kSSE2> value, Packet<float, kSSE2> sign_source) {
+  return Packet<float, kSSE2>(_mm_xor_ps(value.data_, _mm_and_ps(_mm_set1_ps(-0.0f), sign_source.data_)));
+}
+// 2^(n + bias - 127) for rounded = 1.5 * 2^23 + n (the form float_math.h rounds n in):
+// the low bits of `rounded` hold n, so adding the bias and shifting them into the exponent
+// field builds the power directly. n + bias must lie in [1, 254].
+MSHADOW_CINLINE Packet<float, kSSE2> Pow2FromRounded(Packet<float, kSSE2> rounded, int bias) {
+  const __m128i biased = _mm_add_epi32(_mm_castps_si128(rounded.data_), _mm_set1_epi32(bias));
+  return Packet<float, kSSE2>(_mm_castsi128_ps(_mm_slli_epi32(biased, 23)));
 }
 
 }  // namespace packet

@@ -115,11 +115,10 @@ MSHADOW_CINLINE Packet<float, Arch> Tanh(Packet<float, Arch> x) {
   const P r = MulAdd(rounded_n - P::Fill(kRoundingMagic), P::Fill(-0.693147182f), abs_x + abs_x);
   const P expm1_r = Expm1OfReduced(r);
   const P pow2_n = Pow2FromRounded(rounded_n, kExponentBias);
-  // The numerator takes x's sign through its two terms, and numerator and denominator are
-  // formed side by side: the kernel is bound by latency, and this keeps both off its path.
-  const P numerator = MulAdd(FlipSign(pow2_n, x), expm1_r, FlipSign(pow2_n - P::Fill(1.0f), x));
+  // x's sign goes on the denominator, one operation before the division.
+  const P numerator = MulAdd(pow2_n, expm1_r, pow2_n - P::Fill(1.0f));
   const P denominator = MulAdd(pow2_n, expm1_r, pow2_n + P::Fill(1.0f));
-  return numerator / denominator;
+  return numerator / FlipSign(denominator, x);
 }
 
 // sigmoid(x) = 1 / (1 + t) for x >= 0 and t / (1 + t) for x < 0, with t = e^-|x|: no

@@ -8,6 +8,8 @@
 #ifndef MSHADOW_PARALLEL_H_
 #define MSHADOW_PARALLEL_H_
 
+#include <type_traits>
+
 #include "mshadow/macros.h"
 
 namespace mshadow {
@@ -31,7 +33,7 @@ void ParallelFor(index_t items, int threads, Fn&& fn) {
     return;
   }
   detail::ParallelForImpl(
-      items, threads, [](void* context, index_t item) { (*static_cast<Fn*>(context))(item); },
+      items, threads, [](void* context, index_t item) { (*static_cast<std::remove_reference_t<Fn>*>(context))(item); },
       &fn);
 }
 

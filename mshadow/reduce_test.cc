@@ -1,7 +1,11 @@
 // sum_rows, sumall_except_dim, and the MapReduce functions behind them.
+#include <algorithm>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 
 namespace mshadow {
@@ -71,6 +75,53 @@ TEST(ReduceTest, MaxAndMinReducers) {
     for (index_t a = 0; a < 2; ++a)
       for (index_t b = 0; b < 3; ++b) want = std::min(want, t[a][b][c]);
     EXPECT_EQ(mn[c], want);
+  }
+}
+
+// Large reductions run on threads; each output is reduced in the same order whatever the
+// thread count, so the results are bit-identical, and they match a double-precision loop.
+TEST(ReduceTest, ThreadedReductionsAreCorrectAndIndependentOfThreadCount) {
+  // Wide and narrow rows, with scalar tails; (40000, 9) has too few packets for many threads.
+  for (const Shape<2> shape : {Shape2(3, 100003), Shape2(5000, 333), Shape2(40000, 9)}) {
+    TensorContainer<cpu, 2> m(shape);
+    for (index_t y = 0; y < shape[0]; ++y)
+      for (index_t x = 0; x < shape[1]; ++x) m[y][x] = static_cast<float>((y * 13 + x * 7) % 97) * 0.125f - 6;
+    std::vector<double> column_sums(shape[1], 0.0), row_sums(shape[0], 0.0);
+    std::vector<float> column_max(shape[1], -1e30f);
+    for (index_t y = 0; y < shape[0]; ++y) {
+      for (index_t x = 0; x < shape[1]; ++x) {
+        column_sums[x] += m[y][x] * 2.0;
+        row_sums[y] += m[y][x];
+        column_max[x] = std::max(column_max[x], m[y][x]);
+      }
+    }
+    TensorContainer<cpu, 1> sums1(Shape1(shape[1])), rows1(Shape1(shape[0])), max1(Shape1(shape[1]));
+    TensorContainer<cpu, 1> sums(Shape1(shape[1])), rows(Shape1(shape[0])), max(Shape1(shape[1]));
+    SetNumThreads(1);
+    sums1 = sum_rows(m * 2.0f);
+    rows1 = sumall_except_dim<0>(m);
+    MapReduceKeepLowest<sv::saveto, red::maximum>(&max1, m);
+    for (index_t x = 0; x < shape[1]; ++x) {
+      ASSERT_NEAR(sums1[x], column_sums[x], 1e-4 * shape[0]) << shape << " column " << x;
+      ASSERT_EQ(max1[x], column_max[x]) << shape << " column " << x;
+    }
+    for (index_t y = 0; y < shape[0]; ++y) {
+      ASSERT_NEAR(rows1[y], row_sums[y], 1e-4 * shape[1]) << shape << " row " << y;
+    }
+    for (const int threads : {2, 3, 4, 7}) {
+      SetNumThreads(threads);
+      sums = sum_rows(m * 2.0f);
+      rows = sumall_except_dim<0>(m);
+      MapReduceKeepLowest<sv::saveto, red::maximum>(&max, m);
+      for (index_t x = 0; x < shape[1]; ++x) {
+        ASSERT_EQ(sums[x], sums1[x]) << threads << " threads, " << shape << " column " << x;
+        ASSERT_EQ(max[x], max1[x]) << threads << " threads, " << shape << " column " << x;
+      }
+      for (index_t y = 0; y < shape[0]; ++y) {
+        ASSERT_EQ(rows[y], rows1[y]) << threads << " threads, " << shape << " row " << y;
+      }
+    }
+    SetNumThreads(0);
   }
 }
 

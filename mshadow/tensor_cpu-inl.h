@@ -3,10 +3,12 @@
 #ifndef MSHADOW_TENSOR_CPU_INL_H_
 #define MSHADOW_TENSOR_CPU_INL_H_
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
 #include "mshadow/expr/packet_plan.h"
+#include "mshadow/parallel.h"
 #include "mshadow/tensor_core.h"
 
 namespace mshadow {
@@ -72,9 +74,21 @@ struct PacketReducer<red::minimum> {
   MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return packet::Min(a, b); }
 };
 
+// Threads for a reduction over `elements` inputs split into `items` independent parts:
+// none beyond what the work pays for (expr::kMinElementsPerThread each).
+inline int ReductionThreads(index_t elements, index_t items) {
+  return static_cast<int>(std::min<index_t>(
+      {GetNumThreads(), elements / expr::kMinElementsPerThread, items}));
+}
+
 // dst[x] Saver= scale * Reduce_y exp[y][x]: reduces every dimension except the lowest.
 // The expression is read row by row (contiguously) into per-column accumulators, a packet
 // at a time where the expression and the reducer have packet forms.
+//
+// Threads: tall inputs are cut into blocks of rows, each reduced into its own row of
+// partial results, which are then reduced in block order; short, wide inputs are cut into
+// column ranges. The cut depends on the shape alone, so results are the same for any
+// thread count.
 template <typename Saver, typename Reducer, typename R, typename DType, typename E, int etype>
 inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
                                 const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
@@ -85,33 +99,95 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
   const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
   CHECK_EQ(eshape[1], dshape[0]) << "MapReduceKeepLowest: the expression's lowest dimension "
                                     "must equal the destination's length";
-  const index_t width = eshape[1];
-  // Accumulators in a per-thread buffer that only grows: no allocation per call. (Plans are
-  // pure, so no reduction runs inside another on the same thread.)
+  const index_t rows = eshape[0], width = eshape[1];
+  // Row blocks: at most 64, of at least 16 rows and kMinElementsPerThread elements each, so
+  // that the partial results stay under 1/16 of the input.
+  const index_t blocks = std::max<index_t>(
+      1, std::min<index_t>({64, rows / 16, rows * width / expr::kMinElementsPerThread}));
+  // Accumulators (blocks rows of width) in a per-thread buffer that only grows: no
+  // allocation per call. (Plans are pure, so no reduction runs inside another on the same
+  // thread.) Worker threads share the calling thread's buffer, each its own part.
   thread_local std::vector<DType> accumulators;
-  if (static_cast<index_t>(accumulators.size()) < width) accumulators.resize(width);
-  DType* acc = accumulators.data();
-  for (index_t x = 0; x < width; ++x) Reducer::SetInitValue(acc[x]);
+  if (static_cast<index_t>(accumulators.size()) < blocks * width) {
+    accumulators.resize(blocks * width);
+  }
+  DType* const acc = accumulators.data();
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
-  index_t vector_end = 0;
-  if constexpr (expr::PacketCheck<E, kArch>::kPass && PacketReducer<Reducer>::kEnabled) {
-    using P = packet::Packet<DType, kArch>;
-    const auto plan = expr::MakePacketPlan<kArch>(exp.self());
-    vector_end = width / P::kSize * P::kSize;
-    for (index_t y = 0; y < eshape[0]; ++y) {
-      for (index_t x = 0; x < vector_end; x += P::kSize) {
-        PacketReducer<Reducer>::Reduce(P::LoadUnAligned(acc + x), plan.EvalPacket(y, x))
-            .StoreUnAligned(acc + x);
+  using P = packet::Packet<DType, kArch>;
+  constexpr bool kPacketReduce =
+      expr::PacketCheck<E, kArch>::kPass && PacketReducer<Reducer>::kEnabled;
+  const index_t vector_end = kPacketReduce ? width / P::kSize * P::kSize : 0;
+  const auto packet_plan = [&] {
+    if constexpr (kPacketReduce) {
+      return expr::MakePacketPlan<kArch>(exp.self());
+    } else {
+      return 0;  // unused
+    }
+  }();
+  const expr::Plan<E, DType> scalar_plan = expr::MakePlan(exp.self());
+  // sums[x] = Reduce over rows [row_begin, row_end) of exp[y][x], for x in [begin, end):
+  // packets up to vector_end, then one element at a time.
+  auto reduce_block = [&](DType* const sums, index_t row_begin, index_t row_end, index_t begin,
+                          index_t end) {
+    index_t scalar_begin = begin;
+    if constexpr (kPacketReduce) {
+      // A local copy stays in registers (see MapPacketRange); the closure's members would
+      // be reloaded after every vector store, which may alias anything.
+      const auto plan = packet_plan;
+      const index_t stop = std::min(end, vector_end);
+      DType init;
+      Reducer::SetInitValue(init);
+      for (index_t x = begin; x < stop; x += P::kSize) P::Fill(init).StoreUnAligned(sums + x);
+      using Reduce = PacketReducer<Reducer>;
+      // Two rows per pass over the accumulators: half the loads and stores of sums, and
+      // the same order of operations as one row at a time.
+      index_t y = row_begin;
+      for (; y + 1 < row_end; y += 2) {
+        for (index_t x = begin; x < stop; x += P::kSize) {
+          const P first = Reduce::Reduce(P::LoadUnAligned(sums + x), plan.EvalPacket(y, x));
+          Reduce::Reduce(first, plan.EvalPacket(y + 1, x)).StoreUnAligned(sums + x);
+        }
       }
+      if (y < row_end) {
+        for (index_t x = begin; x < stop; x += P::kSize) {
+          Reduce::Reduce(P::LoadUnAligned(sums + x), plan.EvalPacket(y, x)).StoreUnAligned(sums + x);
+        }
+      }
+      scalar_begin = std::max(begin, stop);
+    }
+    for (index_t x = scalar_begin; x < end; ++x) Reducer::SetInitValue(sums[x]);
+    for (index_t y = row_begin; y < row_end; ++y) {
+      for (index_t x = scalar_begin; x < end; ++x) Reducer::Reduce(sums[x], scalar_plan.Eval(y, x));
+    }
+  };
+  if (blocks > 1) {
+    ParallelFor(blocks, ReductionThreads(rows * width, blocks), [&](index_t b) {
+      reduce_block(acc + b * width, rows * b / blocks, rows * (b + 1) / blocks, 0, width);
+    });
+    for (index_t b = 1; b < blocks; ++b) {
+      const DType* partial = acc + b * width;
+      for (index_t x = 0; x < width; ++x) Reducer::Reduce(acc[x], partial[x]);
+    }
+  } else {
+    const index_t packets = (width + P::kSize - 1) / P::kSize;
+    const int threads = std::max(1, ReductionThreads(rows * width, packets));
+    const index_t chunk = (packets + threads - 1) / threads * P::kSize;
+    ParallelFor(threads, threads, [&](index_t part) {
+      const index_t begin = std::min(width, part * chunk);
+      reduce_block(acc, 0, rows, begin, std::min(width, begin + chunk));
+    });
+  }
+  index_t saved = 0;
+  if constexpr (std::is_base_of_v<Tensor<cpu, 1, DType>, R>) {  // contiguous: save packets
+    DType* const out = static_cast<const Tensor<cpu, 1, DType>&>(dst->self()).dptr_;
+    for (; saved + P::kSize <= width; saved += P::kSize) {
+      packet::Saver<Saver, DType, kArch>::Save(out + saved,
+                                               P::LoadUnAligned(acc + saved) * P::Fill(scale));
     }
   }
-  const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
-  for (index_t y = 0; y < eshape[0]; ++y) {
-    for (index_t x = vector_end; x < width; ++x) Reducer::Reduce(acc[x], splan.Eval(y, x));
-  }
-  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
-  for (index_t x = 0; x < width; ++x) {
-    Saver::template Save<DType>(dplan.REval(0, x), acc[x] * scale);
+  expr::Plan<R, DType> dst_plan = expr::MakePlan(dst->self());
+  for (index_t x = saved; x < width; ++x) {
+    Saver::template Save<DType>(dst_plan.REval(0, x), acc[x] * scale);
   }
 }
 
@@ -136,7 +212,7 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
   const index_t inner = eshape.ProdShape(dimkeep + 1, kSrcDim - 1);
   const index_t width = eshape[kSrcDim - 1];
   const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
-  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+  const expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
   // Sums take a packet of partial sums per row, added up at the row's end.
   constexpr bool kPacketSum =
@@ -148,7 +224,9 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
       return 0;  // unused
     }
   }();
-  for (index_t c = 0; c < kept; ++c) {
+  // One kept index per item, each reduced in the same order for any thread count.
+  auto reduce_kept = [&](index_t c) {
+    const auto local_plan = packet_plan;  // stays in registers (see MapPacketRange)
     DType res;
     Reducer::SetInitValue(res);
     for (index_t n = 0; n < outer; ++n) {
@@ -160,15 +238,17 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
           const index_t vector_end = width / P::kSize * P::kSize;
           P partial = P::Fill(DType(0));
           for (; x < vector_end; x += P::kSize) {
-            partial = partial + packet_plan.EvalPacket(row, x);
+            partial = partial + local_plan.EvalPacket(row, x);
           }
           res += partial.Sum();
         }
         for (; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
       }
     }
-    Saver::template Save<DType>(dplan.REval(0, c), res * scale);
-  }
+    expr::Plan<R, DType> out = dplan;
+    Saver::template Save<DType>(out.REval(0, c), res * scale);
+  };
+  ParallelFor(kept, ReductionThreads(outer * kept * inner * width, kept), reduce_kept);
 }
 
 }  // namespace mshadow

@@ -31,8 +31,9 @@ void SetBytes(benchmark::State& state, index_t rows) {
   state.SetBytesProcessed(state.iterations() * rows * kWidth * static_cast<int64_t>(sizeof(float)));
 }
 
-void BM_SumRows_Project(benchmark::State& state) {
-  mshadow::SetNumThreads(1);
+// sum_rows on `threads` threads (0: all).
+void RunSumRowsOnThreads(benchmark::State& state, int threads) {
+  mshadow::SetNumThreads(threads);
   Matrix m(state.range(0));
   std::vector<float> out(kWidth);
   Tensor<cpu, 1, float> col(out.data(), Shape1(kWidth));
@@ -41,7 +42,11 @@ void BM_SumRows_Project(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   SetBytes(state, m.rows);
+  mshadow::SetNumThreads(0);
 }
+
+// The comparisons with single-threaded hand loops run the project on one thread too.
+void BM_SumRows_Project(benchmark::State& state) { RunSumRowsOnThreads(state, 1); }
 
 void BM_SumRows_BaselineLoop(benchmark::State& state) {
   Matrix m(state.range(0));
@@ -57,8 +62,8 @@ void BM_SumRows_BaselineLoop(benchmark::State& state) {
   SetBytes(state, m.rows);
 }
 
-void BM_SumAllExceptDim0_Project(benchmark::State& state) {
-  mshadow::SetNumThreads(1);
+void RunSumAllExceptDim0OnThreads(benchmark::State& state, int threads) {
+  mshadow::SetNumThreads(threads);
   Matrix m(state.range(0));
   std::vector<float> out(m.rows);
   Tensor<cpu, 1, float> sums(out.data(), Shape1(m.rows));
@@ -67,6 +72,11 @@ void BM_SumAllExceptDim0_Project(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   SetBytes(state, m.rows);
+  mshadow::SetNumThreads(0);
+}
+
+void BM_SumAllExceptDim0_Project(benchmark::State& state) {
+  RunSumAllExceptDim0OnThreads(state, 1);
 }
 
 void BM_SumAllExceptDim0_BaselineLoop(benchmark::State& state) {
@@ -86,6 +96,23 @@ void BM_SumAllExceptDim0_BaselineLoop(benchmark::State& state) {
 
 constexpr index_t kInCacheRows = 16;                    // 16 KiB
 constexpr index_t kOutOfCacheRows = 64 * 1024 * 1024 / (kWidth * 4);  // 64 MiB
+
+// All threads against one, out of cache.
+void BM_SumRowsThreads_Project(benchmark::State& state) { RunSumRowsOnThreads(state, 0); }
+void BM_SumRowsThreads_BaselineOneThread(benchmark::State& state) {
+  RunSumRowsOnThreads(state, 1);
+}
+void BM_SumAllExceptDim0Threads_Project(benchmark::State& state) {
+  RunSumAllExceptDim0OnThreads(state, 0);
+}
+void BM_SumAllExceptDim0Threads_BaselineOneThread(benchmark::State& state) {
+  RunSumAllExceptDim0OnThreads(state, 1);
+}
+
+BENCHMARK(BM_SumRowsThreads_BaselineOneThread)->Arg(kOutOfCacheRows)->UseRealTime();
+BENCHMARK(BM_SumRowsThreads_Project)->Arg(kOutOfCacheRows)->UseRealTime();
+BENCHMARK(BM_SumAllExceptDim0Threads_BaselineOneThread)->Arg(kOutOfCacheRows)->UseRealTime();
+BENCHMARK(BM_SumAllExceptDim0Threads_Project)->Arg(kOutOfCacheRows)->UseRealTime();
 
 BENCHMARK(BM_SumRows_BaselineLoop)->Arg(kInCacheRows)->Arg(kOutOfCacheRows);
 BENCHMARK(BM_SumRows_Project)->Arg(kInCacheRows)->Arg(kOutOfCacheRows);

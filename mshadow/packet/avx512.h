@@ -125,7 +125,7 @@ MSHADOW_CINLINE Packet<float, kAVX512> FlipSign(Packet<float, kAVX512> value, Pa
       _mm512_castps_si512(value.data_), _mm512_castps_si512(sign_source.data_), _mm512_set1_epi32(INT32_MIN), kXorMaskedSign)));
 }
 // p * 2^n for integral n (vscalefps): exact, or rounded once where the result is denormal
-// or overflows. float_math.h's Exp uses it in place of two Pow2FromRounded factors.
+// or overflows. float_math.h uses it in place of Pow2FromRounded factors.
 MSHADOW_CINLINE Packet<float, kAVX512> ScaleByPow2(Packet<float, kAVX512> p, Packet<float, kAVX512> n) {
   return Packet<float, kAVX512>(_mm512_scalef_ps(p.data_, n.data_));
 }

@@ -73,8 +73,8 @@ MSHADOW_SSE2_OPERATOR(/, _mm_div_ps, _mm_div_pd)
 #undef MSHADOW_SSE2_OPERATOR
 
 // ---- Math, by the names every arch provides (mshadow/packet/math_ops.h builds the
-// operators from them). Transcendentals are SLEEF's 1.0-ULP functions, except float exp and
-// tanh, which mshadow/packet/float_math.h computes inline.
+// operators from them). Transcendentals are SLEEF's 1.0-ULP functions, except float exp,
+// tanh and sigmoid, which mshadow/packet/float_math.h computes inline.
 
 MSHADOW_CINLINE Packet<double, kSSE2> Exp(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_expd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Log(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_logf4_u10sse2(x.data_)); }

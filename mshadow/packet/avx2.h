@@ -124,9 +124,7 @@ MSHADOW_CINLINE Packet<double, kAVX2> Min(Packet<double, kAVX2> a, Packet<double
 MSHADOW_CINLINE Packet<float, kAVX2> MulAdd(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> c) { return Packet<float, kAVX2>(_mm256_fmadd_ps(a.data_, b.data_, c.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> ClampBelow(Packet<float, kAVX2> x, Packet<float, kAVX2> lo) { return Packet<float, kAVX2>(_mm256_max_ps(lo.data_, x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> ClampAbove(Packet<float, kAVX2> x, Packet<float, kAVX2> hi) { return Packet<float, kAVX2>(_mm256_min_ps(hi.data_, x.data_)); }
-MSHADOW_CINLINE Packet<float, kAVX2> FlipSign(Packet<float, kAVX2> value, Packet<float, kAVX2> sign_source) {
-  return Packet<float, kAVX2>(_mm256_xor_ps(value.data_, _mm256_and_ps(_mm256_set1_ps(-0.0f), sign_source.data_)));
-}
+MSHADOW_CINLINE Packet<float, kAVX2> NegMulSub(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> c) { return Packet<float, kAVX2>(_mm256_fnmsub_ps(a.data_, b.data_, c.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Pow2FromRounded(Packet<float, kAVX2> rounded, int bias) {
   const __m256i biased = _mm256_add_epi32(_mm256_castps_si256(rounded.data_), _mm256_set1_epi32(bias));
   return Packet<float, kAVX2>(_mm256_castsi256_ps(_mm256_slli_epi32(biased, 23)));

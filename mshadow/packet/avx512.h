@@ -118,12 +118,7 @@ MSHADOW_CINLINE Packet<double, kAVX512> Min(Packet<double, kAVX512> a, Packet<do
 MSHADOW_CINLINE Packet<float, kAVX512> MulAdd(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> c) { return Packet<float, kAVX512>(_mm512_fmadd_ps(a.data_, b.data_, c.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> ClampBelow(Packet<float, kAVX512> x, Packet<float, kAVX512> lo) { return Packet<float, kAVX512>(_mm512_max_ps(lo.data_, x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> ClampAbove(Packet<float, kAVX512> x, Packet<float, kAVX512> hi) { return Packet<float, kAVX512>(_mm512_min_ps(hi.data_, x.data_)); }
-// One ternary-logic instruction: value ^ (sign_source & sign bit).
-MSHADOW_CINLINE Packet<float, kAVX512> FlipSign(Packet<float, kAVX512> value, Packet<float, kAVX512> sign_source) {
-  constexpr int kXorMaskedSign = 0x78;  // truth table of a ^ (b & c), for operands (a, b, c)
-  return Packet<float, kAVX512>(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-      _mm512_castps_si512(value.data_), _mm512_castps_si512(sign_source.data_), _mm512_set1_epi32(INT32_MIN), kXorMaskedSign)));
-}
+MSHADOW_CINLINE Packet<float, kAVX512> NegMulSub(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> c) { return Packet<float, kAVX512>(_mm512_fnmsub_ps(a.data_, b.data_, c.data_)); }
 // p * 2^n for integral n (vscalefps): exact, or rounded once where the result is denormal
 // or overflows. float_math.h uses it in place of Pow2FromRounded factors.
 MSHADOW_CINLINE Packet<float, kAVX512> ScaleByPow2(Packet<float, kAVX512> p, Packet<float, kAVX512> n) {

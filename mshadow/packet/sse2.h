@@ -126,11 +126,9 @@ MSHADOW_CINLINE Packet<float, kSSE2> MulAdd(Packet<float, kSSE2> a, Packet<float
 // max(x, lo) and min(x, hi) that keep a NaN x (SSE returns the second operand when unordered).
 MSHADOW_CINLINE Packet<float, kSSE2> ClampBelow(Packet<float, kSSE2> x, Packet<float, kSSE2> lo) { return Packet<float, kSSE2>(_mm_max_ps(lo.data_, x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> ClampAbove(Packet<float, kSSE2> x, Packet<float, kSSE2> hi) { return Packet<float, kSSE2>(_mm_min_ps(hi.data_, x.data_)); }
-// value with its sign flipped where sign_source is negative (sign bit set): for value >= 0,
-// value with sign_source's sign.
-MSHADOW_CINLINE Packet<float, kSSE2> FlipSign(Packet<float, kSSE2> value, Packet<float, kSSE2> sign_source) {
-  return Packet<float, kSSE2>(_mm_xor_ps(value.data_, _mm_and_ps(_mm_set1_ps(-0.0f), sign_source.data_)));
-}
+// -(a * b) - c, with the signs of zeros a fused negative multiply-subtract gives: -0 where
+// a * b is +0 and c is -0 (float_math.h's tanh relies on it for tanh(+-0)).
+MSHADOW_CINLINE Packet<float, kSSE2> NegMulSub(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> c) { return Negate(a * b) - c; }
 // 2^(n + bias - 127) for rounded = 1.5 * 2^23 + n (the form float_math.h rounds n in):
 // the low bits of `rounded` hold n, so adding the bias and shifting them into the exponent
 // field builds the power directly. n + bias must lie in [1, 254].

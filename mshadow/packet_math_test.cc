@@ -16,26 +16,12 @@
 
 #include "gtest/gtest.h"
 #include "mshadow/tensor.h"
+#include "mshadow/ulp_error.h"
 
 namespace mshadow {
 namespace {
 
 using packet::PacketArch;
-
-// Error of `actual` in units of the last place of the reference, rounded to T.
-template <typename T, typename Wide>
-double UlpError(T actual, Wide reference) {
-  if (std::isnan(reference)) return std::isnan(actual) ? 0.0 : INFINITY;
-  const T rounded = static_cast<T>(reference);
-  if (std::isinf(rounded)) return actual == rounded ? 0.0 : INFINITY;  // overflow must match
-  if (std::isnan(actual) || std::isinf(actual)) return INFINITY;
-  const Wide magnitude = std::fabs(reference);
-  const int exponent = magnitude < std::numeric_limits<T>::min()
-                           ? std::numeric_limits<T>::min_exponent - 1
-                           : std::ilogb(magnitude);
-  const Wide ulp = std::ldexp(Wide(1), exponent - (std::numeric_limits<T>::digits - 1));
-  return static_cast<double>(std::fabs(static_cast<Wide>(actual) - reference) / ulp);
-}
 
 // out = F<OP>(in) on Arch, every element through the vector path (n a multiple of kSize).
 template <PacketArch Arch, typename OP, typename T>

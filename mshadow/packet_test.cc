@@ -1,6 +1,7 @@
 // Every packet arch the build supports, tested explicitly (not only the default): lanes,
 // loads and stores, arithmetic, Sum, the alignment helpers, and MapPacketPlan against the
-// scalar path on every width 1..130, on strided and misaligned views, with every saver.
+// scalar path on every width 1..130, on strided and misaligned views, with every saver and
+// with streaming stores.
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -108,13 +109,31 @@ TEST(PacketCheckTest, WhichExpressionsHaveAPacketForm) {
   EXPECT_EQ((expr::PacketCheck<Sum, kAVX2>::kPass), MSHADOW_PACKET_HAS_AVX2 == 1);
 }
 
-// dst SV= b * 2 + c - b / c on a (rows, width) view with the given row stride and offset,
-// through MapPacketPlan on the arch under test; compared with the same formula element by
-// element. Elements outside the view must stay untouched.
+// `size` elements starting on a 64-byte boundary, so that `offset` alone decides alignment.
+template <typename DType>
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(index_t size) : storage_(size + kSlack) {
+    const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
+    data_ = storage_.data() + (64 - address % 64) % 64 / sizeof(DType);
+  }
+  DType* data() { return data_; }
+  DType& operator[](index_t i) { return data_[i]; }
+
+ private:
+  static constexpr index_t kSlack = 64 / sizeof(DType);
+  std::vector<DType> storage_;
+  DType* data_;
+};
+
+// dst SV= b * 2 + c - b / c on a (rows, width) view with the given row stride and offset
+// from a 64-byte boundary, through MapPacketPlan on the arch under test; compared with the
+// same formula element by element. Elements outside the view must stay untouched. Returns
+// whether MapPacketPlan wrote with streaming stores.
 template <typename SV, typename DType, PacketArch Arch>
-void CheckMap(index_t rows, index_t width, index_t stride, index_t offset) {
+bool CheckMap(index_t rows, index_t width, index_t stride, index_t offset) {
   const index_t span = offset + rows * stride;
-  std::vector<DType> b(span), c(span), dst(span), expected(span);
+  AlignedBuffer<DType> b(span), c(span), dst(span), expected(span);
   for (index_t i = 0; i < span; ++i) {
     b[i] = static_cast<DType>((i % 17) - 8);
     c[i] = static_cast<DType>((i % 5) + 1);
@@ -131,9 +150,11 @@ void CheckMap(index_t rows, index_t width, index_t stride, index_t offset) {
     }
   }
   for (index_t i = 0; i < span; ++i) {
-    ASSERT_EQ(dst[i], expected[i]) << "rows " << rows << " width " << width << " stride "
+    EXPECT_EQ(dst[i], expected[i]) << "rows " << rows << " width " << width << " stride "
                                    << stride << " offset " << offset << " element " << i;
+    if (dst[i] != expected[i]) break;
   }
+  return expr::UsesStreamingStores<SV, Arch>(td);
 }
 
 TYPED_TEST(PacketTest, MapPacketPlanMatchesScalarOnEveryWidth) {
@@ -161,6 +182,41 @@ TYPED_TEST(PacketTest, EverySaver) {
   CheckMap<sv::divto, DType, kArch>(2, 37, 40, 1);
 }
 
+// Streaming stores (forced on by a 1-byte threshold) give the ordinary stores' results on
+// every width, on padded rows, and leave the elements around the view alone. They are used
+// exactly where rows start aligned and end on a packet or are long, and only for `=`.
+TYPED_TEST(PacketTest, StreamingStoresWhereTheyApplyWithTheSameResults) {
+  using DType = typename TypeParam::DType;
+  constexpr PacketArch kArch = TypeParam::kArch;
+  constexpr index_t kLanes = Packet<DType, kArch>::kSize;
+  constexpr bool kSimd = kArch != kPlain;
+  constexpr index_t kAlignedRow = 64 / sizeof(DType);  // a stride keeping rows aligned
+  SetStreamingStoreMinBytes(1);
+  for (index_t width = 1; width <= 130; ++width) {
+    const index_t stride = (width + kAlignedRow - 1) / kAlignedRow * kAlignedRow;
+    const bool streamed = CheckMap<sv::saveto, DType, kArch>(3, width, stride, 0);
+    EXPECT_EQ(streamed, kSimd && width % kLanes == 0) << "width " << width;
+  }
+  const index_t long_row = 4096 / sizeof(DType) + 3;  // a scalar tail, but long enough
+  const index_t long_stride = long_row + kAlignedRow - 3;
+  EXPECT_EQ((CheckMap<sv::saveto, DType, kArch>(2, long_row, long_stride, 0)), kSimd);
+  EXPECT_FALSE((CheckMap<sv::saveto, DType, kArch>(3, 64, 64, 1))) << "misaligned rows";
+  EXPECT_FALSE((CheckMap<sv::plusto, DType, kArch>(3, 64, 64, 0))) << "+= reads dst";
+  SetStreamingStoreMinBytes(3 * 64 * sizeof(DType) + 1);
+  EXPECT_FALSE((CheckMap<sv::saveto, DType, kArch>(3, 64, 64, 0))) << "below the threshold";
+  SetStreamingStoreMinBytes(0);
+}
+
+TEST(StreamingStoresTest, ThresholdDefaultsToTheLastLevelCache) {
+  SetStreamingStoreMinBytes(0);
+  const index_t by_default = StreamingStoreMinBytes();
+  EXPECT_GE(by_default, index_t{1} << 20);  // no machine this runs on has a smaller LLC
+  SetStreamingStoreMinBytes(12345);
+  EXPECT_EQ(StreamingStoreMinBytes(), 12345);
+  SetStreamingStoreMinBytes(-1);
+  EXPECT_EQ(StreamingStoreMinBytes(), by_default);
+}
+
 TEST(PacketEngineTest, AssignmentTakesThePacketPathWithTheSameResults) {
   // Through the ordinary engine (MapExp picks MapPacketPlan): odd width, padded rows.
   TensorContainer<cpu, 2, float> b(Shape2(5, 19)), c(Shape2(5, 19)), a(Shape2(5, 19));
@@ -179,23 +235,31 @@ TEST(PacketEngineTest, AssignmentTakesThePacketPathWithTheSameResults) {
 
 TEST(PacketThreadsTest, ResultsAreTheSameForAnyThreadCount) {
   // Large enough to be split among threads; widths that leave scalar tails in every row.
-  for (const auto shape : {Shape2(1, 1000003), Shape2(3, 300007), Shape2(700, 1001)}) {
+  for (const auto shape : {Shape2(1, 1000003), Shape2(3, 300007), Shape2(700, 1001), Shape2(300, 1024)}) {
     TensorContainer<cpu, 2, float> b(shape), out(shape), reference(shape);
     for (index_t y = 0; y < shape[0]; ++y) {
       for (index_t x = 0; x < shape[1]; ++x) b[y][x] = static_cast<float>((y * 7 + x) % 401) * 0.05f - 10;
     }
     SetNumThreads(1);
+    SetStreamingStoreMinBytes(kNoStreamingStores);
     reference = expr::F<op::sigmoid>(b) * 2.0f + expr::F<op::exp>(b * 0.1f);
-    for (const int threads : {2, 3, 4, 7}) {
-      SetNumThreads(threads);
-      out = expr::F<op::sigmoid>(b) * 2.0f + expr::F<op::exp>(b * 0.1f);
-      for (index_t y = 0; y < shape[0]; ++y) {
-        for (index_t x = 0; x < shape[1]; ++x) {
-          ASSERT_EQ(out[y][x], reference[y][x]) << threads << " threads, " << shape << " at (" << y
-                                                << "," << x << ")";
+    // With ordinary stores, then with streaming stores wherever the rows allow them.
+    for (const index_t streaming_min_bytes : {kNoStreamingStores, index_t{1}}) {
+      SetStreamingStoreMinBytes(streaming_min_bytes);
+      for (const int threads : {1, 2, 3, 4, 7}) {
+        SetNumThreads(threads);
+        out = 0.0f;
+        out = expr::F<op::sigmoid>(b) * 2.0f + expr::F<op::exp>(b * 0.1f);
+        for (index_t y = 0; y < shape[0]; ++y) {
+          for (index_t x = 0; x < shape[1]; ++x) {
+            ASSERT_EQ(out[y][x], reference[y][x])
+                << threads << " threads, streaming from " << streaming_min_bytes << " bytes, "
+                << shape << " at (" << y << "," << x << ")";
+          }
         }
       }
     }
+    SetStreamingStoreMinBytes(0);
     SetNumThreads(0);
   }
   EXPECT_GE(GetNumThreads(), 1);

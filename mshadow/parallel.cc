@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "mshadow/streaming_stores.h"
+
 namespace mshadow {
 namespace {
 
@@ -26,8 +28,13 @@ namespace detail {
 
 void ParallelForImpl(index_t items, int threads, void (*body)(void* context, index_t item),
                      void* context) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (index_t i = 0; i < items; ++i) body(context, i);
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static) nowait
+    for (index_t i = 0; i < items; ++i) body(context, i);
+    // A body may have written with streaming stores; they must land before the join.
+    FenceStreamingStores();
+  }
 }
 
 }  // namespace detail

@@ -13,11 +13,13 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
 
+#include "mshadow/bench/aligned_vector.h"
 #include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 
 namespace {
 
+using mshadow::bench::AlignedVector;
 using mshadow::cpu;
 using mshadow::index_t;
 using mshadow::Shape1;
@@ -33,7 +35,7 @@ struct Operands {
       c[i] = static_cast<float>(i % 13);
     }
   }
-  std::vector<float> a, b, c;
+  AlignedVector<float> a, b, c;
 };
 
 void SetBytes(benchmark::State& state, index_t n) {
@@ -88,7 +90,7 @@ void BM_Axpy_BaselineEigen(benchmark::State& state) {
 void BM_Axpy_BaselineMemcpy(benchmark::State& state) {
   const index_t n = state.range(0);
   const index_t copied = n * 3 / 2;
-  std::vector<float> from(copied, 1.0f), to(copied);
+  AlignedVector<float> from(copied, 1.0f), to(copied);
   for (auto _ : state) {
     std::memcpy(to.data(), from.data(), copied * sizeof(float));
     benchmark::ClobberMemory();
@@ -100,8 +102,8 @@ void BM_Axpy_BaselineMemcpy(benchmark::State& state) {
 // against a scalar std::exp loop.
 
 // Inputs in [-10, 10): the range activations live in.
-std::vector<float> ActivationInputs(index_t n) {
-  std::vector<float> x(n);
+AlignedVector<float> ActivationInputs(index_t n) {
+  AlignedVector<float> x(n);
   for (index_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 2000) * 0.01f - 10.0f;
   return x;
 }
@@ -110,7 +112,7 @@ template <typename OP>
 void RunProject(benchmark::State& state) {
   mshadow::SetNumThreads(1);
   const index_t n = state.range(0);
-  std::vector<float> in = ActivationInputs(n), out(n);
+  AlignedVector<float> in = ActivationInputs(n), out(n);
   Tensor<cpu, 1, float> a(out.data(), Shape1(n)), b(in.data(), Shape1(n));
   for (auto _ : state) {
     a = mshadow::expr::F<OP>(b);
@@ -122,7 +124,7 @@ void RunProject(benchmark::State& state) {
 template <typename EigenFn>
 void RunEigen(benchmark::State& state, EigenFn fn) {
   const index_t n = state.range(0);
-  std::vector<float> in = ActivationInputs(n), out(n);
+  AlignedVector<float> in = ActivationInputs(n), out(n);
   Eigen::TensorMap<Eigen::Tensor<float, 1>> a(out.data(), n);
   Eigen::TensorMap<Eigen::Tensor<const float, 1>> b(in.data(), n);
   for (auto _ : state) {
@@ -138,7 +140,7 @@ void BM_Exp_BaselineEigen(benchmark::State& state) {
 }
 void BM_Exp_BaselineStdExpLoop(benchmark::State& state) {
   const index_t n = state.range(0);
-  std::vector<float> in = ActivationInputs(n), out(n);
+  AlignedVector<float> in = ActivationInputs(n), out(n);
   for (auto _ : state) {
     for (index_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
     benchmark::ClobberMemory();

@@ -28,6 +28,7 @@ struct Packet<float, kAVX2> {
   }
   MSHADOW_CINLINE void Store(float* dst) const { _mm256_store_ps(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(float* dst) const { _mm256_storeu_ps(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(float* dst) const { _mm256_stream_ps(dst, data_); }
   MSHADOW_CINLINE float Sum() const {
     const __m128 half = _mm_add_ps(_mm256_castps256_ps128(data_), _mm256_extractf128_ps(data_, 1));
     const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));
@@ -54,6 +55,7 @@ struct Packet<double, kAVX2> {
   }
   MSHADOW_CINLINE void Store(double* dst) const { _mm256_store_pd(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(double* dst) const { _mm256_storeu_pd(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(double* dst) const { _mm256_stream_pd(dst, data_); }
   MSHADOW_CINLINE double Sum() const {
     const __m128d half =
         _mm_add_pd(_mm256_castpd256_pd128(data_), _mm256_extractf128_pd(data_, 1));

@@ -30,6 +30,7 @@ struct Packet<float, kAVX512> {
   }
   MSHADOW_CINLINE void Store(float* dst) const { _mm512_store_ps(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(float* dst) const { _mm512_storeu_ps(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(float* dst) const { _mm512_stream_ps(dst, data_); }
   MSHADOW_CINLINE float Sum() const { return _mm512_reduce_add_ps(data_); }
   MSHADOW_CINLINE Packet& operator=(float s) {
     data_ = _mm512_set1_ps(s);
@@ -52,6 +53,7 @@ struct Packet<double, kAVX512> {
   }
   MSHADOW_CINLINE void Store(double* dst) const { _mm512_store_pd(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(double* dst) const { _mm512_storeu_pd(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(double* dst) const { _mm512_stream_pd(dst, data_); }
   MSHADOW_CINLINE double Sum() const { return _mm512_reduce_add_pd(data_); }
   MSHADOW_CINLINE Packet& operator=(double s) {
     data_ = _mm512_set1_pd(s);

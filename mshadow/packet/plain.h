@@ -27,6 +27,9 @@ struct Packet<DType, kPlain> {
   MSHADOW_CINLINE static Packet LoadUnAligned(const DType* src) { return Packet(*src); }
   MSHADOW_CINLINE void Store(DType* dst) const { *dst = data_; }
   MSHADOW_CINLINE void StoreUnAligned(DType* dst) const { *dst = data_; }
+  // Aligned store that writes around the caches on the SIMD arches (non-temporal, for
+  // outputs too large to stay cached; see mshadow/streaming_stores.h); kPlain stores normally.
+  MSHADOW_CINLINE void StoreStreaming(DType* dst) const { *dst = data_; }
   // The sum of the lanes.
   MSHADOW_CINLINE DType Sum() const { return data_; }
   MSHADOW_CINLINE Packet& operator=(DType s) {

@@ -25,6 +25,7 @@ struct Packet<float, kSSE2> {
   MSHADOW_CINLINE static Packet LoadUnAligned(const float* src) { return Packet(_mm_loadu_ps(src)); }
   MSHADOW_CINLINE void Store(float* dst) const { _mm_store_ps(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(float* dst) const { _mm_storeu_ps(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(float* dst) const { _mm_stream_ps(dst, data_); }
   MSHADOW_CINLINE float Sum() const {
     const __m128 pairs = _mm_add_ps(data_, _mm_movehl_ps(data_, data_));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
@@ -48,6 +49,7 @@ struct Packet<double, kSSE2> {
   MSHADOW_CINLINE static Packet LoadUnAligned(const double* src) { return Packet(_mm_loadu_pd(src)); }
   MSHADOW_CINLINE void Store(double* dst) const { _mm_store_pd(dst, data_); }
   MSHADOW_CINLINE void StoreUnAligned(double* dst) const { _mm_storeu_pd(dst, data_); }
+  MSHADOW_CINLINE void StoreStreaming(double* dst) const { _mm_stream_pd(dst, data_); }
   MSHADOW_CINLINE double Sum() const {
     return _mm_cvtsd_f64(_mm_add_sd(data_, _mm_unpackhi_pd(data_, data_)));
   }

@@ -1,0 +1,97 @@
+// Every float, all 2^32 bit patterns, through F<op::exp>, F<op::tanh> and F<op::sigmoid> on
+// every SIMD arch the build supports: the largest error in ULP against a double-precision
+// reference, and where it occurs. Exits 1 if any exceeds 4 ULP. Too slow for the test suite
+// (minutes per function); mshadow/packet_math_test.cc checks a dense sample of the same.
+//
+//   ./tools/bazel run //mshadow:float_math_exhaustive
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "mshadow/parallel.h"
+#include "mshadow/tensor.h"
+#include "mshadow/ulp_error.h"
+
+namespace mshadow {
+namespace {
+
+constexpr index_t kBlock = index_t{1} << 16;  // floats per work item
+constexpr index_t kBlocks = (index_t{1} << 32) / kBlock;
+
+struct Worst {
+  double ulp = 0;
+  float at = 0;
+};
+
+double SigmoidReference(double x) {
+  const double t = std::exp(-std::fabs(x));
+  return x >= 0 ? 1 / (1 + t) : t / (1 + t);
+}
+
+// The worst error of F<OP> on Arch over every float, the blocks spread over all threads.
+template <packet::PacketArch Arch, typename OP>
+Worst WorstOverAllFloats(double (*reference)(double)) {
+  std::vector<Worst> per_block(kBlocks);
+  ParallelFor(kBlocks, GetNumThreads(), [&](index_t block) {
+    std::vector<float> in(kBlock), out(kBlock);
+    for (index_t i = 0; i < kBlock; ++i) {
+      const auto bits = static_cast<uint32_t>(block * kBlock + i);
+      std::memcpy(&in[i], &bits, sizeof(bits));
+    }
+    Tensor<cpu, 1, float> src(in.data(), Shape1(kBlock)), dst(out.data(), Shape1(kBlock));
+    expr::MapPacketPlan<sv::saveto>(dst, expr::MakePacketPlan<Arch>(expr::F<OP>(src).self()));
+    Worst& worst = per_block[block];
+    for (index_t i = 0; i < kBlock; ++i) {
+      const double e = UlpError(out[i], reference(in[i]));
+      if (e > worst.ulp) worst = {e, in[i]};
+    }
+  });
+  return *std::max_element(per_block.begin(), per_block.end(),
+                           [](const Worst& a, const Worst& b) { return a.ulp < b.ulp; });
+}
+
+template <packet::PacketArch Arch>
+bool CheckArch(const char* arch_name) {
+  struct Function {
+    const char* name;
+    Worst (*worst)(double (*)(double));
+    double (*reference)(double);
+  };
+  const Function functions[] = {
+      {"exp", WorstOverAllFloats<Arch, op::exp>, [](double x) { return std::exp(x); }},
+      {"tanh", WorstOverAllFloats<Arch, op::tanh>, [](double x) { return std::tanh(x); }},
+      {"sigmoid", WorstOverAllFloats<Arch, op::sigmoid>, SigmoidReference},
+  };
+  bool within_limit = true;
+  for (const Function& f : functions) {
+    const Worst worst = f.worst(f.reference);
+    std::printf("%-7s %-8s worst %.3f ULP at x = %.9g\n", arch_name, f.name, worst.ulp, worst.at);
+    std::fflush(stdout);
+    within_limit = within_limit && worst.ulp <= 4.0;
+  }
+  return within_limit;
+}
+
+}  // namespace
+}  // namespace mshadow
+
+int main() {
+  using mshadow::packet::kAVX2;
+  using mshadow::packet::kAVX512;
+  using mshadow::packet::kSSE2;
+  bool ok = true;
+#if MSHADOW_PACKET_HAS_SSE2
+  ok = mshadow::CheckArch<kSSE2>("SSE2") && ok;
+#endif
+#if MSHADOW_PACKET_HAS_AVX2
+  ok = mshadow::CheckArch<kAVX2>("AVX2") && ok;
+#endif
+#if MSHADOW_PACKET_HAS_AVX512
+  ok = mshadow::CheckArch<kAVX512>("AVX512") && ok;
+#endif
+  std::printf(ok ? "all within 4 ULP\n" : "FAILED: above 4 ULP\n");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,47 @@
+#include "mshadow/streaming_stores.h"
+
+#include <atomic>
+#include <fstream>
+#include <string>
+
+namespace mshadow {
+namespace {
+
+constexpr index_t kFallbackLastLevelCacheBytes = index_t{32} << 20;
+
+std::atomic<index_t> g_min_bytes{0};
+
+// The size of one instance of the highest-level cache, as Linux describes it in sysfs
+// (e.g. "32768K"). sysconf's figure is no substitute: on AMD it sums the L3 of all the
+// chip's core complexes, while a thread only ever fills its own.
+index_t LastLevelCacheBytes() {
+  static const index_t bytes = [] {
+    int best_level = 0;
+    index_t best_bytes = kFallbackLastLevelCacheBytes;
+    for (int index = 0;; ++index) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+      std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+      int level = 0;
+      index_t kib = 0;
+      char unit = 0;
+      if (!(level_file >> level) || !(size_file >> kib >> unit)) break;
+      if (unit == 'K' && level > best_level) {
+        best_level = level;
+        best_bytes = kib << 10;
+      }
+    }
+    return best_bytes;
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+void SetStreamingStoreMinBytes(index_t bytes) { g_min_bytes.store(bytes < 0 ? 0 : bytes); }
+
+index_t StreamingStoreMinBytes() {
+  const index_t set = g_min_bytes.load(std::memory_order_relaxed);
+  return set > 0 ? set : LastLevelCacheBytes();
+}
+
+}  // namespace mshadow

@@ -1,0 +1,43 @@
+// mshadow/streaming_stores.h: when CPU evaluation writes its output around the caches.
+//
+// An output larger than the last-level cache cannot stay cached until it is read again, so
+// writing it with ordinary stores costs a read of every line before its write (the cache
+// fills the line first) and evicts inputs. Non-temporal ("streaming") stores skip both:
+// `A = B * 2 + C` over 64 MiB operands moves a quarter fewer bytes.
+//
+//   mshadow::SetStreamingStoreMinBytes(0);        // default: outputs of at least the LLC size
+//   mshadow::SetStreamingStoreMinBytes(1 << 20);  // any output of 1 MiB or more
+//   mshadow::SetStreamingStoreMinBytes(kNoStreamingStores);  // never
+//
+// Streaming stores are weakly ordered; whoever issues them calls FenceStreamingStores()
+// before another thread may read the output (ParallelFor does so for its workers).
+#ifndef MSHADOW_STREAMING_STORES_H_
+#define MSHADOW_STREAMING_STORES_H_
+
+#include <limits>
+
+#include "mshadow/macros.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace mshadow {
+
+constexpr index_t kNoStreamingStores = std::numeric_limits<index_t>::max();
+
+// Output size, in bytes, from which `dst = expression` uses streaming stores; 0 restores
+// the default, the last-level cache's size (32 MiB where the system does not say).
+void SetStreamingStoreMinBytes(index_t bytes);
+index_t StreamingStoreMinBytes();
+
+// Orders this thread's streaming stores before its later stores and synchronization.
+inline void FenceStreamingStores() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace mshadow
+
+#endif  // MSHADOW_STREAMING_STORES_H_

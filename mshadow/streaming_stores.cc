@@ -9,8 +9,6 @@ namespace {
 
 constexpr index_t kFallbackLastLevelCacheBytes = index_t{32} << 20;
 
-std::atomic<index_t> g_min_bytes{0};
-
 // The size of one instance of the highest-level cache, as Linux describes it in sysfs
 // (e.g. "32768K"). sysconf's figure is no substitute: on AMD it sums the L3 of all the
 // chip's core complexes, while a thread only ever fills its own.
@@ -37,11 +35,18 @@ index_t LastLevelCacheBytes() {
 
 }  // namespace
 
-void SetStreamingStoreMinBytes(index_t bytes) { g_min_bytes.store(bytes < 0 ? 0 : bytes); }
-
-index_t StreamingStoreMinBytes() {
-  const index_t set = g_min_bytes.load(std::memory_order_relaxed);
-  return set > 0 ? set : LastLevelCacheBytes();
+void SetStreamingStoreMinBytes(index_t bytes) {
+  detail::streaming_store_min_bytes.store(bytes > 0 ? bytes : LastLevelCacheBytes());
 }
 
+namespace detail {
+
+index_t ResolveDefaultStreamingStoreMinBytes() {
+  index_t unset = 0;
+  // A concurrent SetStreamingStoreMinBytes wins over the default.
+  streaming_store_min_bytes.compare_exchange_strong(unset, LastLevelCacheBytes());
+  return streaming_store_min_bytes.load();
+}
+
+}  // namespace detail
 }  // namespace mshadow

@@ -14,6 +14,7 @@
 #ifndef MSHADOW_STREAMING_STORES_H_
 #define MSHADOW_STREAMING_STORES_H_
 
+#include <atomic>
 #include <limits>
 
 #include "mshadow/macros.h"
@@ -29,7 +30,18 @@ constexpr index_t kNoStreamingStores = std::numeric_limits<index_t>::max();
 // Output size, in bytes, from which `dst = expression` uses streaming stores; 0 restores
 // the default, the last-level cache's size (32 MiB where the system does not say).
 void SetStreamingStoreMinBytes(index_t bytes);
-index_t StreamingStoreMinBytes();
+
+namespace detail {
+// The threshold in effect; 0 until the default is first looked up.
+inline std::atomic<index_t> streaming_store_min_bytes{0};
+index_t ResolveDefaultStreamingStoreMinBytes();
+}  // namespace detail
+
+// Inline: every `dst = expression` asks, and a call would cost small expressions 1-2%.
+inline index_t StreamingStoreMinBytes() {
+  const index_t bytes = detail::streaming_store_min_bytes.load(std::memory_order_relaxed);
+  return bytes > 0 ? bytes : detail::ResolveDefaultStreamingStoreMinBytes();
+}
 
 // Orders this thread's streaming stores before its later stores and synchronization.
 inline void FenceStreamingStores() {

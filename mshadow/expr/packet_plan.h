@@ -279,7 +279,9 @@ inline void MapPacketRows(Tensor<cpu, dim, DType> dst, const PacketPlan<E, DType
   const index_t rows = shape[0], width = shape[1];
   const index_t vector_end = width / kSize * kSize;
   const index_t total = rows * width;
-  const index_t threads = std::min<index_t>(GetNumThreads(), total / kMinElementsPerThread);
+  // Small tensors do not ask for the thread count (a call into parallel.cc).
+  const index_t most_threads = total / kMinElementsPerThread;
+  const index_t threads = most_threads <= 1 ? 1 : std::min<index_t>(GetNumThreads(), most_threads);
   if (threads <= 1) {
     for (index_t y = 0; y < rows; ++y) {
       MapPacketRange<SV, kStreaming>(dst.dptr_ + y * dst.stride_, y, 0, width, vector_end,
@@ -307,8 +309,8 @@ inline void MapPacketRows(Tensor<cpu, dim, DType> dst, const PacketPlan<E, DType
 // either end on a packet boundary or are long (a scalar tail's ordinary stores would pull
 // its cache line back in).
 template <typename SV, PacketArch Arch, int dim, typename DType>
-bool UsesStreamingStores(const Tensor<cpu, dim, DType>& dst) {
-  if (!std::is_same<SV, sv::saveto>::value || Arch == packet::kPlain) return false;
+MSHADOW_CINLINE bool UsesStreamingStores(const Tensor<cpu, dim, DType>& dst) {
+  if constexpr (!std::is_same<SV, sv::saveto>::value || Arch == packet::kPlain) return false;
   const Shape<2> shape = dst.shape_.FlatTo2D();
   const index_t row_bytes = shape[1] * static_cast<index_t>(sizeof(DType));
   return shape[0] * row_bytes >= StreamingStoreMinBytes() &&

@@ -61,11 +61,11 @@ MSHADOW_CINLINE ReducedExp<Arch> ReduceExp(Packet<float, Arch> x) {
   return {rounded_n, n, MulAdd(n, P::Fill(-kLn2Lo), r)};
 }
 
-// q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2, in Estrin's form: the kernels are bound by
-// latency more than by operation count, and this form is 2 steps shorter than Horner's.
-// q(r) = sum of kExpTail[k] r^k.
+// Coefficients of q(r) = sum of kExpTail[k] r^k ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2.
 constexpr float kExpTail[] = {0.5f, 0.166665733f, 0.0416665487f, 0.00836377405f, 0.00139269268f};
 
+// q(r) in Estrin's form: the kernels are bound by latency more than by operation count, and
+// this form is 2 steps shorter than Horner's.
 template <PacketArch Arch>
 MSHADOW_CINLINE Packet<float, Arch> ExpTail(Packet<float, Arch> r) {
   using P = Packet<float, Arch>;

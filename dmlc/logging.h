@@ -67,11 +67,9 @@ struct LogMessageVoidify {
 
 namespace logging_internal {
 
-// The "(x vs. y)" part of a failed binary check, built only on failure. Out of line and
-// cold, so that its stream stays out of the frames of the functions that check.
+// The "(x vs. y)" part of a failed binary check, built only on failure.
 template <typename X, typename Y>
-[[gnu::noinline, gnu::cold]] std::unique_ptr<std::string> FormatCheckValues(const X& x,
-                                                                            const Y& y) {
+std::unique_ptr<std::string> FormatCheckValues(const X& x, const Y& y) {
   std::ostringstream os;
   os << " (" << x << " vs. " << y << ") ";
   return std::make_unique<std::string>(os.str());

@@ -33,6 +33,13 @@
 #define MSHADOW_CINLINE inline __attribute__((always_inline))
 #define MSHADOW_FORCE_INLINE inline __attribute__((always_inline))
 #define MSHADOW_NO_INLINE __attribute__((noinline))
+// For a lambda that must inline into the loop calling it: `[&](index_t i)
+// MSHADOW_CINLINE_LAMBDA { ... }`. Empty under nvcc, whose front end takes no attributes there.
+#ifdef __CUDACC__
+#define MSHADOW_CINLINE_LAMBDA
+#else
+#define MSHADOW_CINLINE_LAMBDA __attribute__((always_inline))
+#endif
 
 // The default data type of Tensor (`Tensor<cpu, 2>` is a float tensor).
 #ifndef MSHADOW_DEFAULT_DTYPE

@@ -1,5 +1,6 @@
 // sum_rows, sumall_except_dim, and the MapReduce functions behind them.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -75,6 +76,45 @@ TEST(ReduceTest, MaxAndMinReducers) {
     for (index_t a = 0; a < 2; ++a)
       for (index_t b = 0; b < 3; ++b) want = std::min(want, t[a][b][c]);
     EXPECT_EQ(mn[c], want);
+  }
+}
+
+// Inputs in cache are reduced in strips of packets held in registers, and the rest column
+// by column; either way each column adds its rows in order, so sum_rows equals a float loop
+// bit for bit. Widths 1..150 cover strips, packets and scalar tails on every arch.
+TEST(ReduceTest, InCacheReductionsAddEachColumnInRowOrder) {
+  for (const index_t rows : {1, 2, 5, 17}) {
+    for (index_t width = 1; width <= 150; ++width) {
+      TensorContainer<cpu, 2> m(Shape2(rows, width));
+      for (index_t y = 0; y < rows; ++y) {
+        for (index_t x = 0; x < width; ++x) {
+          // Magnitudes from 1e-3 to 1e3: a different order of additions rounds differently.
+          m[y][x] = static_cast<float>((y * 31 + x * 17) % 23 - 11) *
+                    std::pow(10.0f, static_cast<float>((y + x) % 7 - 3));
+        }
+      }
+      std::vector<float> column_sums(width, 0.0f), column_max(width, -1e30f);
+      std::vector<double> row_sums(rows, 0.0);
+      for (index_t y = 0; y < rows; ++y) {
+        for (index_t x = 0; x < width; ++x) {
+          column_sums[x] += m[y][x];
+          column_max[x] = std::max(column_max[x], m[y][x]);
+          row_sums[y] += m[y][x];
+        }
+      }
+      TensorContainer<cpu, 1> sums(Shape1(width)), max(Shape1(width)), row_totals(Shape1(rows));
+      sums = sum_rows(m);
+      MapReduceKeepLowest<sv::saveto, red::maximum>(&max, m);
+      row_totals = sumall_except_dim<0>(m);
+      for (index_t x = 0; x < width; ++x) {
+        ASSERT_EQ(sums[x], column_sums[x]) << rows << " x " << width << ", column " << x;
+        ASSERT_EQ(max[x], column_max[x]) << rows << " x " << width << ", column " << x;
+      }
+      for (index_t y = 0; y < rows; ++y) {
+        ASSERT_NEAR(row_totals[y], row_sums[y], 1e-6 * 1e3 * width)
+            << rows << " x " << width << ", row " << y;
+      }
+    }
   }
 }
 

@@ -139,20 +139,33 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
       Reducer::SetInitValue(init);
       for (index_t x = begin; x < stop; x += P::kSize) P::Fill(init).StoreUnAligned(sums + x);
       using Reduce = PacketReducer<Reducer>;
-      // Inputs that fit in cache go two rows per pass over the accumulators: half the loads
-      // and stores of sums, and the same order of operations. (From memory, one row at a
-      // time measured faster: a single stream prefetches better.)
-      index_t y = row_begin;
-      const bool two_rows = rows * width * static_cast<index_t>(sizeof(DType)) <= (256 << 10);
-      for (; two_rows && y + 1 < row_end; y += 2) {
-        for (index_t x = begin; x < stop; x += P::kSize) {
-          const P first = Reduce::Reduce(P::LoadUnAligned(sums + x), plan.EvalPacket(y, x));
-          Reduce::Reduce(first, plan.EvalPacket(y + 1, x)).StoreUnAligned(sums + x);
+      const bool in_cache = rows * width * static_cast<index_t>(sizeof(DType)) <= (256 << 10);
+      index_t x = begin;
+      if (in_cache) {
+        // Strips of kStrip packets held in registers down all the rows: one load per input
+        // packet, no loads or stores of sums inside, and kStrip independent chains of adds
+        // to hide their latency. Each column still adds its rows in order.
+        constexpr index_t kStrip = 8;
+        for (; x + kStrip * P::kSize <= stop; x += kStrip * P::kSize) {
+          P strip[kStrip];
+#pragma GCC unroll 8
+          for (index_t i = 0; i < kStrip; ++i) strip[i] = P::Fill(init);
+          for (index_t y = row_begin; y < row_end; ++y) {
+#pragma GCC unroll 8
+            for (index_t i = 0; i < kStrip; ++i) {
+              strip[i] = Reduce::Reduce(strip[i], plan.EvalPacket(y, x + i * P::kSize));
+            }
+          }
+#pragma GCC unroll 8
+          for (index_t i = 0; i < kStrip; ++i) strip[i].StoreUnAligned(sums + x + i * P::kSize);
         }
       }
-      for (; y < row_end; ++y) {
-        for (index_t x = begin; x < stop; x += P::kSize) {
-          Reduce::Reduce(P::LoadUnAligned(sums + x), plan.EvalPacket(y, x)).StoreUnAligned(sums + x);
+      // Row by row over what is left (all of it from memory, where a single stream
+      // prefetches better than strips measured).
+      for (index_t y = row_begin; y < row_end; ++y) {
+        for (index_t column = x; column < stop; column += P::kSize) {
+          Reduce::Reduce(P::LoadUnAligned(sums + column), plan.EvalPacket(y, column))
+              .StoreUnAligned(sums + column);
         }
       }
       scalar_begin = std::max(begin, stop);
@@ -227,7 +240,7 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
     }
   }();
   // One kept index per item, each reduced in the same order for any thread count.
-  auto reduce_kept = [&](index_t c) {
+  auto reduce_kept = [&](index_t c) MSHADOW_CINLINE_LAMBDA {
     const auto local_plan = packet_plan;  // stays in registers (see MapPacketRange)
     DType res;
     Reducer::SetInitValue(res);
@@ -237,12 +250,22 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
         index_t x = 0;
         if constexpr (kPacketSum) {
           using P = packet::Packet<DType, kArch>;
-          const index_t vector_end = width / P::kSize * P::kSize;
-          P partial = P::Fill(DType(0));
-          for (; x < vector_end; x += P::kSize) {
-            partial = partial + local_plan.EvalPacket(row, x);
+          // Four packets of partial sums: four independent chains of adds, so the loop runs
+          // at the rate of the loads, not at one add latency per packet.
+          constexpr index_t kChains = 4;
+          P partial[kChains];
+#pragma GCC unroll 4
+          for (index_t i = 0; i < kChains; ++i) partial[i] = P::Fill(DType(0));
+          for (; x + kChains * P::kSize <= width; x += kChains * P::kSize) {
+#pragma GCC unroll 4
+            for (index_t i = 0; i < kChains; ++i) {
+              partial[i] = partial[i] + local_plan.EvalPacket(row, x + i * P::kSize);
+            }
           }
-          res += partial.Sum();
+          for (; x + P::kSize <= width; x += P::kSize) {
+            partial[0] = partial[0] + local_plan.EvalPacket(row, x);
+          }
+          res += ((partial[0] + partial[1]) + (partial[2] + partial[3])).Sum();
         }
         for (; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
       }

@@ -253,6 +253,7 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
           // Four packets of partial sums: four independent chains of adds, so the loop runs
           // at the rate of the loads, not at one add latency per packet.
           constexpr index_t kChains = 4;
+          static_assert(kChains == 4, "the chains are added up pairwise below");
           P partial[kChains];
 #pragma GCC unroll 4
           for (index_t i = 0; i < kChains; ++i) partial[i] = P::Fill(DType(0));

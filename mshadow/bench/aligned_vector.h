@@ -1,6 +1,6 @@
 // mshadow/bench/aligned_vector.h: std::vector storage on 64-byte boundaries, as tensors from
 // mshadow's AllocSpace are, so benchmarks see the alignment a host framework's tensors
-// have. Every baseline in a benchmark uses the same buffers.
+// have.
 #ifndef MSHADOW_BENCH_ALIGNED_VECTOR_H_
 #define MSHADOW_BENCH_ALIGNED_VECTOR_H_
 

@@ -11,18 +11,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <memory>
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
 
 #include "mshadow/bench/aligned_vector.h"
+#include "mshadow/bench/once_per_size.h"
 #include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 
 namespace {
 
 using mshadow::bench::AlignedVector;
+using mshadow::bench::OncePerSize;
 using mshadow::cpu;
 using mshadow::index_t;
 using mshadow::Shape1;
@@ -31,6 +31,8 @@ using mshadow::Tensor;
 constexpr index_t kInCache = 16 * 1024 / sizeof(float);
 constexpr index_t kOutOfCache = 64 * 1024 * 1024 / sizeof(float);
 
+// A = B * 2 + C's operands of size n, shared by the project and its baselines through
+// OncePerSize.
 struct Operands {
   explicit Operands(index_t n) : a(n), b(n), c(n) {
     for (index_t i = 0; i < n; ++i) {
@@ -41,15 +43,6 @@ struct Operands {
   AlignedVector<float> a, b, c;
 };
 
-// The operands of size n, allocated once and shared by the project and every baseline: the
-// same addresses (cache sets, 4 KiB aliasing between the output and the inputs) for all.
-Operands& SharedOperands(index_t n) {
-  static std::map<index_t, std::unique_ptr<Operands>> by_size;
-  std::unique_ptr<Operands>& operands = by_size[n];
-  if (!operands) operands = std::make_unique<Operands>(n);
-  return *operands;
-}
-
 void SetBytes(benchmark::State& state, index_t n) {
   state.SetBytesProcessed(state.iterations() * 3 * n * static_cast<int64_t>(sizeof(float)));
 }
@@ -58,7 +51,7 @@ void SetBytes(benchmark::State& state, index_t n) {
 void RunAxpyOnThreads(benchmark::State& state, int threads) {
   mshadow::SetNumThreads(threads);
   const index_t n = state.range(0);
-  Operands& ops = SharedOperands(n);
+  Operands& ops = OncePerSize<Operands>(n);
   Tensor<cpu, 1, float> a(ops.a.data(), Shape1(n)), b(ops.b.data(), Shape1(n)),
       c(ops.c.data(), Shape1(n));
   // The buffers are shared: wipe what a baseline left in A so the check below sees ours.
@@ -82,7 +75,7 @@ void BM_Axpy_Project(benchmark::State& state) { RunAxpyOnThreads(state, 1); }
 
 void BM_Axpy_BaselineLoop(benchmark::State& state) {
   const index_t n = state.range(0);
-  Operands& ops = SharedOperands(n);
+  Operands& ops = OncePerSize<Operands>(n);
   // GCC 12 at -O2 leaves this loop scalar (its "very cheap" vectorizer takes no loop whose
   // trip count needs a remainder loop, __restrict or not); Eigen is the vectorized baseline.
   float* a = ops.a.data();
@@ -97,7 +90,7 @@ void BM_Axpy_BaselineLoop(benchmark::State& state) {
 
 void BM_Axpy_BaselineEigen(benchmark::State& state) {
   const index_t n = state.range(0);
-  Operands& ops = SharedOperands(n);
+  Operands& ops = OncePerSize<Operands>(n);
   Eigen::TensorMap<Eigen::Tensor<float, 1>> a(ops.a.data(), n);
   Eigen::TensorMap<Eigen::Tensor<const float, 1>> b(ops.b.data(), n), c(ops.c.data(), n);
   for (auto _ : state) {

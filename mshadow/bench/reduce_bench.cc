@@ -6,17 +6,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <vector>
 
 #include "mshadow/bench/aligned_vector.h"
+#include "mshadow/bench/once_per_size.h"
 #include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 
 namespace {
 
 using mshadow::bench::AlignedVector;
+using mshadow::bench::OncePerSize;
 using mshadow::cpu;
 using mshadow::index_t;
 using mshadow::Shape1;
@@ -25,8 +25,8 @@ using mshadow::Tensor;
 
 constexpr index_t kWidth = 256;
 
-// A rows x kWidth matrix and room for its sums, allocated once per size and shared by the
-// project and its baselines (same addresses for all).
+// A rows x kWidth matrix and room for its sums, shared by the project and its baselines
+// through OncePerSize.
 struct Matrix {
   explicit Matrix(index_t rows)
       : data(rows * kWidth), rows(rows), sums_storage(std::max(rows, kWidth) + 1024) {
@@ -49,13 +49,6 @@ struct Matrix {
   AlignedVector<float> sums_storage;
 };
 
-Matrix& SharedMatrix(index_t rows) {
-  static std::map<index_t, std::unique_ptr<Matrix>> by_rows;
-  std::unique_ptr<Matrix>& matrix = by_rows[rows];
-  if (!matrix) matrix = std::make_unique<Matrix>(rows);
-  return *matrix;
-}
-
 // Whether `sums` holds the sums of m along `axis` (0: the sum of the rows, 1: each row's
 // sum), up to the rounding of a different order.
 bool SumsAreRight(Matrix& m, int axis) {
@@ -64,8 +57,9 @@ bool SumsAreRight(Matrix& m, int axis) {
   for (index_t y = 0; y < m.rows; ++y) {
     for (index_t x = 0; x < kWidth; ++x) expected[axis == 0 ? x : y] += m.data[y * kWidth + x];
   }
+  const float* sums = m.sums();
   for (index_t i = 0; i < count; ++i) {
-    if (std::abs(m.sums()[i] - expected[i]) > 1e-4 * std::abs(expected[i]) + 1e-3) return false;
+    if (std::abs(sums[i] - expected[i]) > 1e-4 * std::abs(expected[i]) + 1e-3) return false;
   }
   return true;
 }
@@ -77,7 +71,7 @@ void SetBytes(benchmark::State& state, index_t rows) {
 // sum_rows on `threads` threads (0: all).
 void RunSumRowsOnThreads(benchmark::State& state, int threads) {
   mshadow::SetNumThreads(threads);
-  Matrix& m = SharedMatrix(state.range(0));
+  Matrix& m = OncePerSize<Matrix>(state.range(0));
   std::fill(m.sums(), m.sums() + kWidth, std::nanf(""));  // a baseline's sums are not ours
   Tensor<cpu, 1, float> col(m.sums(), Shape1(kWidth));
   for (auto _ : state) {
@@ -103,7 +97,7 @@ void SumRowsLoop(const float* __restrict data, index_t rows, float* __restrict s
 }
 
 void BM_SumRows_BaselineLoop(benchmark::State& state) {
-  Matrix& m = SharedMatrix(state.range(0));
+  Matrix& m = OncePerSize<Matrix>(state.range(0));
   for (auto _ : state) {
     SumRowsLoop(m.data.data(), m.rows, m.sums());
     benchmark::ClobberMemory();
@@ -113,7 +107,7 @@ void BM_SumRows_BaselineLoop(benchmark::State& state) {
 
 void RunSumAllExceptDim0OnThreads(benchmark::State& state, int threads) {
   mshadow::SetNumThreads(threads);
-  Matrix& m = SharedMatrix(state.range(0));
+  Matrix& m = OncePerSize<Matrix>(state.range(0));
   std::fill(m.sums(), m.sums() + m.rows, std::nanf(""));
   Tensor<cpu, 1, float> sums(m.sums(), Shape1(m.rows));
   for (auto _ : state) {
@@ -132,7 +126,7 @@ void BM_SumAllExceptDim0_Project(benchmark::State& state) {
 // The plain hand loop: one running sum per row. Without -ffast-math the compiler keeps the
 // additions in order, so it stays scalar.
 void BM_SumAllExceptDim0_BaselineLoop(benchmark::State& state) {
-  Matrix& m = SharedMatrix(state.range(0));
+  Matrix& m = OncePerSize<Matrix>(state.range(0));
   float* sums = m.sums();
   const float* data = m.data.data();
   for (auto _ : state) {
@@ -164,7 +158,7 @@ void SumEachRowInLanes(const float* __restrict data, index_t rows, float* __rest
 }
 
 void BM_SumAllExceptDim0_BaselineLanesLoop(benchmark::State& state) {
-  Matrix& m = SharedMatrix(state.range(0));
+  Matrix& m = OncePerSize<Matrix>(state.range(0));
   for (auto _ : state) {
     SumEachRowInLanes(m.data.data(), m.rows, m.sums());
     benchmark::ClobberMemory();

@@ -52,10 +52,13 @@ struct AlignBytes {
 #else
 #define MSHADOW_PACKET_HAS_AVX2 0
 #endif
+// (mshadow/packet/avx512_emulation.h defines it to 1 first, for tests without AVX-512.)
+#ifndef MSHADOW_PACKET_HAS_AVX512
 #if defined(__AVX512F__)
 #define MSHADOW_PACKET_HAS_AVX512 1
 #else
 #define MSHADOW_PACKET_HAS_AVX512 0
+#endif
 #endif
 
 #endif  // MSHADOW_PACKET_ARCH_H_

@@ -1,15 +1,177 @@
 #include "mshadow/parallel.h"
 
-#include <omp.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "mshadow/streaming_stores.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace mshadow {
 namespace {
 
 std::atomic<int> g_num_threads{0};
+
+// OMP_NUM_THREADS (its first entry) when set to a positive number, else the cores this
+// process may run on: the convention hosts and MXNet already follow.
+int DefaultNumThreads() {
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long value = std::strtol(env, &end, 10);
+    if (end != env && value > 0 && value <= 4096) return static_cast<int>(value);
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0) {
+    return CPU_COUNT(&cpus);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+inline void CpuRelax() {
+#if defined(__SSE2__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until ready() or for about kSpinTime; returns whether ready() became true. Long
+// enough to catch the next job of a loop of operator calls, short enough that an idle
+// library holds no core.
+constexpr std::chrono::microseconds kSpinTime{20};
+template <typename Ready>
+bool SpinUntil(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
+// Worker threads that sleep when idle. One ParallelFor at a time uses them; a call that
+// finds them busy runs serially (see parallel.h).
+class ThreadPool {
+ public:
+  using Body = void (*)(void* context, index_t item);
+
+  // Never destroyed: its workers sleep until the process exits.
+  static ThreadPool& Get() {
+    static ThreadPool* pool = new ThreadPool();
+    return *pool;
+  }
+
+  // Runs the job on `threads` threads (the caller among them); false, with nothing run,
+  // when the pool is in use.
+  bool TryRun(index_t items, int threads, Body body, void* context) {
+    bool expected = false;
+    if (!busy_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
+    struct Release {
+      std::atomic<bool>* busy;
+      ~Release() { busy->store(false, std::memory_order_release); }
+    } release{&busy_};
+
+    const int chunks = static_cast<int>(std::min<index_t>(threads, items));
+    EnsureWorkers(chunks - 1);
+    job_ = Job{items, chunks, body, context};
+    error_ = nullptr;
+    pending_.store(chunks - 1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // The generation word carries the chunk count, so a worker with nothing to do can
+      // skip the job without reading job_ (which the next job may already be writing).
+      ticket_ += uint64_t{1} << kChunkBits;
+      generation_.store(ticket_ | static_cast<uint64_t>(chunks), std::memory_order_release);
+    }
+    wake_.notify_all();
+
+    RunChunk(0);
+    if (!SpinUntil([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  static constexpr int kChunkBits = 16;
+  static constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+
+  struct Job {
+    index_t items;
+    int chunks;
+    Body body;
+    void* context;
+  };
+
+  ThreadPool() = default;
+
+  // Called with the pool held (busy_), so num_workers_ needs no lock of its own. Workers
+  // are detached: they sleep until the process exits.
+  void EnsureWorkers(int count) {
+    const uint64_t current = generation_.load(std::memory_order_relaxed);
+    for (; num_workers_ < count; ++num_workers_) {
+      const int index = num_workers_ + 1;
+      std::thread([this, index, current] { WorkerLoop(index, current); }).detach();
+    }
+  }
+
+  // Chunk c covers items [c * q + min(c, r), ...), q = items / chunks, r = items % chunks.
+  void RunChunk(int chunk) {
+    const index_t q = job_.items / job_.chunks, r = job_.items % job_.chunks;
+    const index_t begin = chunk * q + std::min<index_t>(chunk, r);
+    const index_t end = begin + q + (chunk < r ? 1 : 0);
+    try {
+      for (index_t i = begin; i < end; ++i) job_.body(job_.context, i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    // A body may have written with streaming stores; they must land before the join.
+    FenceStreamingStores();
+  }
+
+  void WorkerLoop(int index, uint64_t seen) {
+    for (;;) {
+      auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      if (!SpinUntil(changed)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, changed);
+      }
+      seen = generation_.load(std::memory_order_acquire);
+      if (index >= static_cast<int>(seen & kChunkMask)) continue;  // not needed this time
+      RunChunk(index);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_one();
+      }
+    }
+  }
+
+  std::atomic<bool> busy_{false};
+  int num_workers_ = 0;
+  Job job_{};
+  std::exception_ptr error_;
+  std::mutex error_mutex_;
+  std::atomic<int> pending_{0};
+  uint64_t ticket_ = 0;  // the job counter, above the chunk bits; written under mutex_
+  std::atomic<uint64_t> generation_{0};
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+};
 
 }  // namespace
 
@@ -18,23 +180,17 @@ void SetNumThreads(int num_threads) { g_num_threads.store(num_threads < 0 ? 0 : 
 int GetNumThreads() {
   const int set = g_num_threads.load(std::memory_order_relaxed);
   if (set > 0) return set;
-  // OpenMP's default (OMP_NUM_THREADS, else the cores), read once: asking OpenMP on every
-  // evaluation costs more than a small expression does.
-  static const int openmp_default = omp_get_max_threads();
-  return openmp_default;
+  static const int default_threads = DefaultNumThreads();
+  return default_threads;
 }
 
 namespace detail {
 
 void ParallelForImpl(index_t items, int threads, void (*body)(void* context, index_t item),
                      void* context) {
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp for schedule(static) nowait
-    for (index_t i = 0; i < items; ++i) body(context, i);
-    // A body may have written with streaming stores; they must land before the join.
-    FenceStreamingStores();
-  }
+  threads = std::min(threads, 1 << 12);
+  if (ThreadPool::Get().TryRun(items, threads, body, context)) return;
+  for (index_t i = 0; i < items; ++i) body(context, i);
 }
 
 }  // namespace detail

@@ -1,10 +1,15 @@
-// mshadow/parallel.h: the CPU threads the expression engine uses.
+// mshadow/parallel.h: the CPU threads the expression engine and the operators use.
 //
-//   mshadow::SetNumThreads(1);   // single-threaded; 0 (the default) follows OpenMP:
+//   mshadow::SetNumThreads(1);   // single-threaded; 0 (the default) follows
 //                                // OMP_NUM_THREADS, else one thread per core
 //   mshadow::ParallelFor(items, threads, [&](index_t item) { ... });
 //
-// OpenMP lives in parallel.cc alone, so code that includes this header needs no -fopenmp.
+// The threads are the library's own pool, not OpenMP's. Its workers spin for a few
+// microseconds after a job (back-to-back calls find them awake), then sleep on a condition
+// variable: they never hold a core a host framework's own threads want. A call made while
+// the pool is busy (from another host thread, or nested inside a ParallelFor body) runs on
+// the calling thread alone rather than oversubscribing the cores. An exception thrown by a
+// body reaches the caller of ParallelFor once every thread has finished.
 #ifndef MSHADOW_PARALLEL_H_
 #define MSHADOW_PARALLEL_H_
 
@@ -14,7 +19,7 @@
 
 namespace mshadow {
 
-// Sets the threads CPU evaluation may use; 0 follows OpenMP's default.
+// Sets the threads CPU evaluation may use; 0 restores the default.
 void SetNumThreads(int num_threads);
 // The threads CPU evaluation may use (at least 1).
 int GetNumThreads();
@@ -24,8 +29,9 @@ void ParallelForImpl(index_t items, int threads, void (*body)(void* context, ind
                      void* context);
 }  // namespace detail
 
-// Calls fn(item) for every item in [0, items) on up to `threads` threads (statically
-// scheduled: item i always runs the same computation, whatever the thread count).
+// Calls fn(item) for every item in [0, items) on up to `threads` threads. Items are dealt
+// out in contiguous blocks, one per thread; item i always runs the same computation, so
+// results never depend on the thread count.
 template <typename Fn>
 void ParallelFor(index_t items, int threads, Fn&& fn) {
   if (threads <= 1 || items <= 1) {
@@ -33,7 +39,10 @@ void ParallelFor(index_t items, int threads, Fn&& fn) {
     return;
   }
   detail::ParallelForImpl(
-      items, threads, [](void* context, index_t item) { (*static_cast<std::remove_reference_t<Fn>*>(context))(item); },
+      items, threads,
+      [](void* context, index_t item) {
+        (*static_cast<std::remove_reference_t<Fn>*>(context))(item);
+      },
       &fn);
 }
 

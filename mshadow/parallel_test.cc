@@ -1,0 +1,107 @@
+#include "mshadow/parallel.h"
+
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace mshadow {
+namespace {
+
+TEST(ParallelForTest, RunsEveryItemOnceForAnyThreadCount) {
+  for (int threads : {1, 2, 3, 8}) {
+    for (index_t items : {0, 1, 2, 7, 64, 1001}) {
+      std::vector<std::atomic<int>> runs(items);
+      ParallelFor(items, threads, [&](index_t i) { runs[i].fetch_add(1); });
+      for (index_t i = 0; i < items; ++i) {
+        ASSERT_EQ(runs[i].load(), 1) << "item " << i << " of " << items << ", " << threads
+                                     << " threads";
+      }
+    }
+  }
+}
+
+TEST(ParallelForTest, UsesSeveralThreadsWhenAsked) {
+  std::mutex mutex;
+  std::set<std::thread::id> ids;
+  ParallelFor(4, 4, [&](index_t) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ids.insert(std::this_thread::get_id());
+    // Keep each item busy long enough that no one thread takes them all.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  EXPECT_EQ(ids.size(), 4u);
+}
+
+TEST(ParallelForTest, ExceptionReachesTheCallerAndThePoolStaysUsable) {
+  for (index_t bad : {index_t{0}, index_t{99}}) {  // the caller's chunk, a worker's chunk
+    EXPECT_THROW(ParallelFor(100, 4,
+                             [&](index_t i) {
+                               if (i == bad) throw std::runtime_error("item failed");
+                             }),
+                 std::runtime_error);
+  }
+  std::atomic<index_t> sum{0};
+  ParallelFor(100, 4, [&](index_t i) { sum += i; });
+  EXPECT_EQ(sum.load(), 4950);
+}
+
+TEST(ParallelForTest, NestedCallsRunSerially) {
+  std::vector<std::atomic<int>> runs(16 * 16);
+  ParallelFor(16, 4, [&](index_t outer) {
+    ParallelFor(16, 4, [&](index_t inner) { runs[outer * 16 + inner].fetch_add(1); });
+  });
+  for (auto& r : runs) ASSERT_EQ(r.load(), 1);
+}
+
+TEST(ParallelForTest, ConcurrentCallersFromHostThreads) {
+  constexpr int kCallers = 6, kCalls = 200, kItems = 37;
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&] {
+      for (int call = 0; call < kCalls; ++call) {
+        std::vector<int> out(kItems, 0);
+        ParallelFor(kItems, 3, [&](index_t i) { out[i] = static_cast<int>(i) * 2; });
+        for (int i = 0; i < kItems; ++i) wrong += out[i] != i * 2;
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+double ProcessCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// The workers must sleep when there is no work: an idle library may not hold a core that
+// a host framework's threads want (OpenMP's default spin-wait did).
+TEST(ParallelForTest, IdleWorkersSleep) {
+  std::atomic<index_t> sum{0};
+  ParallelFor(64, 4, [&](index_t i) { sum += i; });  // start the workers
+  const double before = ProcessCpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double used = ProcessCpuSeconds() - before;
+  // Three spinning workers would use about 0.9 s here; sleeping ones next to nothing.
+  EXPECT_LT(used, 0.05) << "CPU seconds used by idle workers in 0.3 s";
+}
+
+TEST(ParallelForTest, NumThreadsSetting) {
+  SetNumThreads(3);
+  EXPECT_EQ(GetNumThreads(), 3);
+  SetNumThreads(0);
+  EXPECT_GE(GetNumThreads(), 1);
+  SetNumThreads(-5);
+  EXPECT_GE(GetNumThreads(), 1);
+}
+
+}  // namespace
+}  // namespace mshadow

@@ -1,10 +1,13 @@
 // Activation, LeakyReLU, FullyConnected, softmax, log_softmax, softmax_cross_entropy.
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -137,6 +140,57 @@ TEST(SoftmaxTest, EveryAxisWithAndWithoutTemperature) {
       }
     }
   }
+}
+
+// Softmax along `axis` of any shape, in double.
+Values SoftmaxAlong(const Values& x, const TShape& shape, int axis, double t, bool log) {
+  const mshadow::Shape<3> v = shape.FlatTo3D(axis);
+  Values out(x.size());
+  for (index_t o = 0; o < v[0]; ++o) {
+    for (index_t k = 0; k < v[2]; ++k) {
+      const index_t base = o * v[1] * v[2] + k;
+      double max = -INFINITY, sum = 0;
+      for (index_t j = 0; j < v[1]; ++j) max = std::max(max, x[base + j * v[2]]);
+      for (index_t j = 0; j < v[1]; ++j) sum += std::exp((x[base + j * v[2]] - max) / t);
+      for (index_t j = 0; j < v[1]; ++j) {
+        const double shifted = (x[base + j * v[2]] - max) / t;
+        out[base + j * v[2]] = log ? shifted - std::log(sum) : std::exp(shifted) / sum;
+      }
+    }
+  }
+  return out;
+}
+
+// Shapes that take every path of the vectorized kernels: rows of whole packets plus a tail,
+// several column blocks along an inner axis, and enough work to be split over threads.
+TEST(SoftmaxTest, VectorTailColumnBlockAndThreadedPaths) {
+  mshadow::SetNumThreads(2);
+  const std::vector<std::pair<TShape, int>> cases = {
+      {TShape{3, 37, 19}, 1}, {TShape{3, 37, 19}, 2}, {TShape{2, 5, 1100}, 1},
+      {TShape{64, 1030}, 1},  {TShape{300, 130}, 0},
+  };
+  for (const bool log : {false, true}) {
+    for (const auto& [shape, axis] : cases) {
+      const std::string name = log ? "log_softmax" : "softmax";
+      std::ostringstream trace;
+      trace << name << " " << shape << " axis " << axis;
+      SCOPED_TRACE(trace.str());
+      const OpCase c{name,
+                     {{"axis", std::to_string(axis)}, {"temperature", "0.7"}},
+                     {InputSpec{shape}}};
+      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+        return std::vector<Values>{SoftmaxAlong(in[0], shape, axis, 0.7, log)};
+      }, 1e-13, 1e-5);
+      testing::CheckWriteModes(c);
+    }
+    // Gradients on a shape small enough for central differences, past one packet a row.
+    for (const int axis : {1, 2}) {
+      testing::CheckGradient(OpCase{log ? "log_softmax" : "softmax",
+                                    {{"axis", std::to_string(axis)}},
+                                    {InputSpec{TShape{2, 11, 13}}}});
+    }
+  }
+  mshadow::SetNumThreads(0);
 }
 
 TEST(SoftmaxTest, LargeInputsDoNotOverflow) {

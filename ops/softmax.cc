@@ -1,10 +1,13 @@
 // softmax(axis, temperature), log_softmax(axis, temperature) and softmax_cross_entropy,
 // with backward operators. Each works on (outer, n, inner) views of the input, n being the
 // extent of the axis, and subtracts the maximum before exponentiating (no overflow).
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -44,41 +47,185 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
+// ---- Kernels. Along the last axis (inner = 1) each row is contiguous: one vectorized pass
+// for its maximum, one for the sum of exponentials, one for the write. Along another axis
+// the same passes run down the axis over a block of contiguous columns at once, with a
+// running maximum and sum per column. Rows (or outer slices and column blocks) are split
+// over the engine's threads; each is computed the same way for any thread count.
+
+using mshadow::packet::Exp;
+using mshadow::packet::Log;
+using mshadow::packet::Max;
+
+// Columns per block when normalizing along an axis other than the last: their running
+// maxima and sums stay in L1.
+constexpr index_t kColumnBlock = 512;
+
+// Calls fn(o, k0, k1) for every outer slice o and column block [k0, k1) of the view, over
+// the engine's threads.
+template <typename Fn>
+void ForEachColumnBlock(const AxisView& v, Fn&& fn) {
+  const index_t blocks = (v.inner + kColumnBlock - 1) / kColumnBlock;
+  ParallelRows(v.outer * blocks, v.n * std::min(v.inner, kColumnBlock),
+               [&](index_t begin, index_t end) {
+                 for (index_t item = begin; item < end; ++item) {
+                   const index_t o = item / blocks, k0 = item % blocks * kColumnBlock;
+                   fn(o, k0, std::min(k0 + kColumnBlock, v.inner));
+                 }
+               });
+}
+
+// One contiguous row: y = softmax(x * inv_t) or its log. `scratch` (n elements) holds the
+// exponentials when y is accumulated into.
+template <bool kLog, bool kAdd, typename DType>
+void SoftmaxRow(const DType* x, DType* y, index_t n, DType inv_t, DType* scratch) {
+  const DType max = vec::Max<DType>(n, [&](index_t i, auto tag) {
+    return vec::PacketOf<decltype(tag)>::LoadUnAligned(x + i);
+  });
+  if (kLog) {
+    const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      return Exp((P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t));
+    });
+    const DType log_sum = std::log(sum);
+    vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      vec::Store<kAdd>(y + i,
+                       (P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t) - P::Fill(log_sum));
+    });
+    return;
+  }
+  DType* e = kAdd ? scratch : y;
+  const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    const P value = Exp((P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t));
+    value.StoreUnAligned(e + i);
+    return value;
+  });
+  const DType scale = DType(1) / sum;
+  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    vec::Store<kAdd>(y + i, P::LoadUnAligned(e + i) * P::Fill(scale));
+  });
+}
+
+// Columns [k0, k1) of one outer slice, normalized down the axis (n rows `inner` apart).
+// max and sum are per-column scratch of k1 - k0 elements.
+template <bool kLog, bool kAdd, typename DType>
+void SoftmaxColumns(const DType* x, DType* y, const AxisView& v, index_t k0, index_t k1,
+                    DType inv_t, DType* max, DType* sum) {
+  const index_t width = k1 - k0;
+  std::fill(max, max + width, -std::numeric_limits<DType>::infinity());
+  std::fill(sum, sum + width, DType(0));
+  for (index_t j = 0; j < v.n; ++j) {
+    const DType* row = x + j * v.inner + k0;
+    vec::ForEach<DType>(width, [&](index_t k, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      Max(P::LoadUnAligned(max + k), P::LoadUnAligned(row + k)).StoreUnAligned(max + k);
+    });
+  }
+  // exp((x - max) * inv_t) for row j, column k.
+  auto shifted_exp = [&](index_t j, index_t k, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    return Exp((P::LoadUnAligned(x + j * v.inner + k0 + k) - P::LoadUnAligned(max + k)) *
+               P::Fill(inv_t));
+  };
+  for (index_t j = 0; j < v.n; ++j) {
+    vec::ForEach<DType>(width, [&](index_t k, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      (P::LoadUnAligned(sum + k) + shifted_exp(j, k, tag)).StoreUnAligned(sum + k);
+    });
+  }
+  for (index_t k = 0; k < width; ++k) sum[k] = kLog ? std::log(sum[k]) : DType(1) / sum[k];
+  for (index_t j = 0; j < v.n; ++j) {
+    DType* out = y + j * v.inner + k0;
+    vec::ForEach<DType>(width, [&](index_t k, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      if (kLog) {
+        const P shifted = (P::LoadUnAligned(x + j * v.inner + k0 + k) - P::LoadUnAligned(max + k)) *
+                          P::Fill(inv_t);
+        vec::Store<kAdd>(out + k, shifted - P::LoadUnAligned(sum + k));
+      } else {
+        vec::Store<kAdd>(out + k, shifted_exp(j, k, tag) * P::LoadUnAligned(sum + k));
+      }
+    });
+  }
+}
+
 template <bool kLog>
 void SoftmaxCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
   const AxisView v = ViewAround(in[0].shape_, param.axis);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    for (index_t o = 0; o < v.outer; ++o) {
-      for (index_t k = 0; k < v.inner; ++k) {
-        const index_t base = o * v.n * v.inner + k;
-        DType max = -std::numeric_limits<DType>::infinity();
-        for (index_t j = 0; j < v.n; ++j) max = std::max(max, x[base + j * v.inner]);
-        DType sum = 0;
-        for (index_t j = 0; j < v.n; ++j) sum += std::exp((x[base + j * v.inner] - max) * inv_t);
-        const DType log_sum = std::log(sum);
-        for (index_t j = 0; j < v.n; ++j) {
-          const DType shifted = (x[base + j * v.inner] - max) * inv_t;
-          AssignValue(y + base + j * v.inner, req[0],
-                      kLog ? shifted - log_sum : std::exp(shifted) / sum);
-        }
+    vec::WithReq(req[0], [&](auto add) {
+      constexpr bool kAdd = decltype(add)::value;
+      if (v.inner == 1) {
+        ParallelRows(v.outer, v.n, [&](index_t begin, index_t end) {
+          std::vector<DType> scratch(kAdd ? v.n : 0);
+          for (index_t r = begin; r < end; ++r) {
+            SoftmaxRow<kLog, kAdd>(x + r * v.n, y + r * v.n, v.n, inv_t, scratch.data());
+          }
+        });
+        return;
       }
-    }
+      ForEachColumnBlock(v, [&](index_t o, index_t k0, index_t k1) {
+        DType max[kColumnBlock], sum[kColumnBlock];
+        const index_t slice = o * v.n * v.inner;
+        SoftmaxColumns<kLog, kAdd>(x + slice, y + slice, v, k0, k1, inv_t, max, sum);
+      });
+    });
   });
 }
 
 // Inputs: out_grad, y. softmax: dx = y * (g - sum(g * y)) / T;
 // log_softmax: dx = (g - exp(y) * sum(g)) / T.
+template <bool kLog, bool kAdd, typename DType>
+void SoftmaxBackwardRow(const DType* g, const DType* y, DType* dx, index_t n, DType inv_t) {
+  const DType dot = vec::Sum<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    return kLog ? P::LoadUnAligned(g + i) : P::LoadUnAligned(g + i) * P::LoadUnAligned(y + i);
+  });
+  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    const P gi = P::LoadUnAligned(g + i), yi = P::LoadUnAligned(y + i);
+    const P grad = kLog ? gi - Exp(yi) * P::Fill(dot) : yi * (gi - P::Fill(dot));
+    vec::Store<kAdd>(dx + i, grad * P::Fill(inv_t));
+  });
+}
+
+template <bool kLog, bool kAdd, typename DType>
+void SoftmaxBackwardColumns(const DType* g, const DType* y, DType* dx, const AxisView& v,
+                            index_t k0, index_t k1, DType inv_t, DType* dot) {
+  const index_t width = k1 - k0;
+  std::fill(dot, dot + width, DType(0));
+  for (index_t j = 0; j < v.n; ++j) {
+    const index_t row = j * v.inner + k0;
+    vec::ForEach<DType>(width, [&](index_t k, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      const P gi = P::LoadUnAligned(g + row + k);
+      (P::LoadUnAligned(dot + k) + (kLog ? gi : gi * P::LoadUnAligned(y + row + k)))
+          .StoreUnAligned(dot + k);
+    });
+  }
+  for (index_t j = 0; j < v.n; ++j) {
+    const index_t row = j * v.inner + k0;
+    vec::ForEach<DType>(width, [&](index_t k, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      const P gi = P::LoadUnAligned(g + row + k), yi = P::LoadUnAligned(y + row + k);
+      const P d = P::LoadUnAligned(dot + k);
+      vec::Store<kAdd>(dx + row + k, (kLog ? gi - Exp(yi) * d : yi * (gi - d)) * P::Fill(inv_t));
+    });
+  }
+}
+
 template <bool kLog>
 void SoftmaxBackwardCompute(const NodeAttrs& attrs, const OpContext&,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
   const AxisView v = ViewAround(in[0].shape_, param.axis);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
@@ -86,21 +233,24 @@ void SoftmaxBackwardCompute(const NodeAttrs& attrs, const OpContext&,
     const DType* g = in[0].dptr<DType>();
     const DType* y = in[1].dptr<DType>();
     DType* dx = out[0].dptr<DType>();
-    for (index_t o = 0; o < v.outer; ++o) {
-      for (index_t k = 0; k < v.inner; ++k) {
-        const index_t base = o * v.n * v.inner + k;
-        DType dot = 0;
-        for (index_t j = 0; j < v.n; ++j) {
-          const index_t at = base + j * v.inner;
-          dot += kLog ? g[at] : g[at] * y[at];
-        }
-        for (index_t j = 0; j < v.n; ++j) {
-          const index_t at = base + j * v.inner;
-          const DType grad = kLog ? g[at] - std::exp(y[at]) * dot : y[at] * (g[at] - dot);
-          AssignValue(dx + at, req[0], grad * inv_t);
-        }
+    vec::WithReq(req[0], [&](auto add) {
+      constexpr bool kAdd = decltype(add)::value;
+      if (v.inner == 1) {
+        ParallelRows(v.outer, v.n, [&](index_t begin, index_t end) {
+          for (index_t r = begin; r < end; ++r) {
+            const index_t at = r * v.n;
+            SoftmaxBackwardRow<kLog, kAdd>(g + at, y + at, dx + at, v.n, inv_t);
+          }
+        });
+        return;
       }
-    }
+      ForEachColumnBlock(v, [&](index_t o, index_t k0, index_t k1) {
+        DType dot[kColumnBlock];
+        const index_t slice = o * v.n * v.inner;
+        SoftmaxBackwardColumns<kLog, kAdd>(g + slice, y + slice, dx + slice, v, k0, k1, inv_t,
+                                           dot);
+      });
+    });
   });
 }
 
@@ -158,10 +308,13 @@ index_t LabelAt(const DType* label, index_t row, index_t classes) {
 // log(sum(exp(row))), stably.
 template <typename DType>
 DType LogSumExp(const DType* row, index_t n) {
-  DType max = -std::numeric_limits<DType>::infinity();
-  for (index_t j = 0; j < n; ++j) max = std::max(max, row[j]);
-  DType sum = 0;
-  for (index_t j = 0; j < n; ++j) sum += std::exp(row[j] - max);
+  const DType max = vec::Max<DType>(n, [&](index_t i, auto tag) {
+    return vec::PacketOf<decltype(tag)>::LoadUnAligned(row + i);
+  });
+  const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    return Exp(P::LoadUnAligned(row + i) - P::Fill(max));
+  });
   return max + std::log(sum);
 }
 

@@ -175,8 +175,8 @@ void BM_Sigmoid_BaselineEigen(benchmark::State& state) {
 void BM_Threads_Project(benchmark::State& state) { RunAxpyOnThreads(state, 0); }
 void BM_Threads_BaselineOneThread(benchmark::State& state) { RunAxpyOnThreads(state, 1); }
 
-BENCHMARK(BM_Threads_BaselineOneThread)->Arg(1024)->Arg(kOutOfCache)->UseRealTime();
-BENCHMARK(BM_Threads_Project)->Arg(1024)->Arg(kOutOfCache)->UseRealTime();
+BENCHMARK(BM_Threads_BaselineOneThread)->Arg(1024)->Arg(1 << 16)->Arg(kOutOfCache)->UseRealTime();
+BENCHMARK(BM_Threads_Project)->Arg(1024)->Arg(1 << 16)->Arg(kOutOfCache)->UseRealTime();
 
 BENCHMARK(BM_Exp_BaselineStdExpLoop)->Arg(kInCache);
 BENCHMARK(BM_Exp_BaselineEigen)->Arg(kInCache);

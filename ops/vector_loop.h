@@ -1,0 +1,154 @@
+// ops/vector_loop.h: the loops the operators' CPU kernels are written with: a body over
+// contiguous elements written once and run a SIMD packet at a time with a one-lane tail,
+// sums and maxima of such bodies, write modes (OpReqType) resolved outside the loop, and
+// rows split over the engine's threads.
+//
+//   // y[i] = exp(x[i] - m), summed, on any length and alignment:
+//   float total = vec::Sum<float>(n, [&](index_t i, auto tag) {
+//     using P = vec::PacketOf<decltype(tag)>;
+//     const P e = mshadow::packet::Exp(P::LoadUnAligned(x + i) - P::Fill(m));
+//     e.StoreUnAligned(y + i);
+//     return e;
+//   });
+//   ParallelRows(rows, cols, [&](index_t begin, index_t end) { ... rows [begin, end) ... });
+#ifndef OPS_VECTOR_LOOP_H_
+#define OPS_VECTOR_LOOP_H_
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "mshadow/expr/packet_plan.h"
+#include "mshadow/packet-inl.h"
+#include "mshadow/parallel.h"
+#include "ops/op_types.h"
+
+namespace ops {
+namespace vec {
+
+using mshadow::index_t;
+
+template <typename P>
+struct Tag {
+  using type = P;
+};
+// The packet type a loop body is called with (Full or One).
+template <typename T>
+using PacketOf = typename std::decay_t<T>::type;
+
+template <typename DType>
+using Full = mshadow::packet::Packet<DType, MSHADOW_DEFAULT_PACKET>;
+template <typename DType>
+using One = mshadow::packet::Packet<DType, mshadow::packet::kPlain>;
+
+// fn(i, tag) for i = 0, P, 2P, ... with full packets, then one lane at a time to n.
+template <typename DType, typename Fn>
+MSHADOW_CINLINE void ForEach(index_t n, Fn&& fn) {
+  constexpr index_t kLanes = Full<DType>::kSize;
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) fn(i, Tag<Full<DType>>());
+  for (; i < n; ++i) fn(i, Tag<One<DType>>());
+}
+
+// The sum over the elements of what fn(i, tag) returns (two packet accumulators, so that
+// consecutive additions do not wait on each other).
+template <typename DType, typename Fn>
+MSHADOW_CINLINE DType Sum(index_t n, Fn&& fn) {
+  using P = Full<DType>;
+  constexpr index_t kLanes = P::kSize;
+  P acc0 = P::Fill(DType(0)), acc1 = P::Fill(DType(0));
+  index_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    acc0 = acc0 + fn(i, Tag<P>());
+    acc1 = acc1 + fn(i + kLanes, Tag<P>());
+  }
+  for (; i + kLanes <= n; i += kLanes) acc0 = acc0 + fn(i, Tag<P>());
+  DType total = (acc0 + acc1).Sum();
+  for (; i < n; ++i) total += fn(i, Tag<One<DType>>()).Sum();
+  return total;
+}
+
+// The largest of the elements of what fn(i, tag) returns; NaN if any is NaN; -inf if n = 0.
+template <typename DType, typename Fn>
+MSHADOW_CINLINE DType Max(index_t n, Fn&& fn) {
+  using P = Full<DType>;
+  using mshadow::packet::Max;
+  constexpr index_t kLanes = P::kSize;
+  P acc = P::Fill(-std::numeric_limits<DType>::infinity());
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) acc = Max(acc, fn(i, Tag<P>()));
+  DType lanes[kLanes];
+  acc.StoreUnAligned(lanes);
+  One<DType> result(lanes[0]);
+  for (index_t l = 1; l < kLanes; ++l) result = Max(result, One<DType>(lanes[l]));
+  for (; i < n; ++i) result = Max(result, fn(i, Tag<One<DType>>()));
+  return result.data_;
+}
+
+// Writes `value` at dst as the write mode says (kAdd: dst += value, else dst = value).
+template <bool kAdd, typename P, typename DType>
+MSHADOW_CINLINE void Store(DType* dst, const P& value) {
+  if (kAdd) {
+    (P::LoadUnAligned(dst) + value).StoreUnAligned(dst);
+  } else {
+    value.StoreUnAligned(dst);
+  }
+}
+
+// Calls fn(std::bool_constant<add>) with add = (req == kAddTo); nothing for kNullOp. The
+// kernels are then compiled once per write mode, with no test inside their loops.
+template <typename Fn>
+void WithReq(OpReqType req, Fn&& fn) {
+  if (req == kNullOp) return;
+  if (req == kAddTo) {
+    fn(std::true_type());
+  } else {
+    fn(std::false_type());
+  }
+}
+
+}  // namespace vec
+
+// Calls fn(begin, end) over consecutive ranges covering rows [0, rows), on as many of the
+// engine's threads as the work pays for: at least mshadow's minimum elements per thread
+// (`row_elements` elements a row). Each row is computed the same way whatever the split.
+template <typename Fn>
+void ParallelRows(index_t rows, index_t row_elements, Fn&& fn) {
+  const index_t work = rows * std::max<index_t>(row_elements, 1);
+  const int threads = static_cast<int>(std::min<index_t>(
+      {mshadow::GetNumThreads(), rows, work / mshadow::expr::kMinElementsPerThread}));
+  if (threads <= 1) {
+    if (rows > 0) fn(index_t{0}, rows);
+    return;
+  }
+  mshadow::ParallelFor(threads, threads, [&](index_t t) {
+    fn(rows * t / threads, rows * (t + 1) / threads);
+  });
+}
+
+// dst[0, n) = src or += src as the write mode says; memcpy-sized copies for writes.
+template <bool kAdd, typename DType>
+inline void CopyRun(DType* dst, const DType* src, index_t n) {
+  if (!kAdd) {
+    if (dst != src && n > 0) std::memcpy(dst, src, n * sizeof(DType));
+    return;
+  }
+  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    vec::Store<true>(dst + i, P::LoadUnAligned(src + i));
+  });
+}
+
+// dst[0, n) = value or += value as the write mode says.
+template <bool kAdd, typename DType>
+inline void FillRun(DType* dst, DType value, index_t n) {
+  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    vec::Store<kAdd>(dst + i, P::Fill(value));
+  });
+}
+
+}  // namespace ops
+
+#endif  // OPS_VECTOR_LOOP_H_

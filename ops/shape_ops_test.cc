@@ -1,10 +1,14 @@
 // Reshape, Flatten, transpose, Concat, slice_axis, Cast.
+#include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -64,6 +68,56 @@ TEST(ReshapeTest, ForwardGradientAndFlatten) {
   EXPECT_EQ(testing::InferOutputShapes(flatten)[0], (TShape{2, 12}));
   testing::CheckForward(flatten, Identity);
   testing::CheckGradient(flatten);
+}
+
+// x with its axes permuted (output axis i is input axis perm[i]), for any shape.
+Values Permuted(const Values& x, const TShape& shape, const std::vector<int>& perm) {
+  const int ndim = static_cast<int>(shape.ndim());
+  std::vector<index_t> strides(ndim, 1);
+  for (int d = ndim - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  Values out(x.size());
+  std::vector<index_t> out_index(ndim, 0);
+  for (size_t o = 0; o < out.size(); ++o) {
+    index_t rest = static_cast<index_t>(o), at = 0;
+    for (int i = ndim - 1; i >= 0; --i) {
+      at += rest % shape[perm[i]] * strides[perm[i]];
+      rest /= shape[perm[i]];
+    }
+    out[o] = x[at];
+  }
+  return out;
+}
+
+// Every permutation of a 4-d shape with a unit axis, and shapes that take the tiled path with
+// partial tiles, merged axes, and threads.
+TEST(TransposeTest, AnyPermutationMergedTiledAndThreaded) {
+  mshadow::SetNumThreads(2);
+  std::vector<std::pair<TShape, std::vector<int>>> cases;
+  std::vector<int> perm = {0, 1, 2, 3};
+  do {
+    cases.push_back({TShape{3, 1, 5, 7}, perm});
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  cases.push_back({TShape{67, 45}, {1, 0}});
+  cases.push_back({TShape{5, 33, 70}, {0, 2, 1}});
+  cases.push_back({TShape{4, 6, 35, 3}, {2, 3, 0, 1}});
+  cases.push_back({TShape{700, 300}, {1, 0}});
+  cases.push_back({TShape{40, 30, 50}, {1, 0, 2}});
+  for (const auto& [shape, p] : cases) {
+    std::ostringstream axes;
+    axes << "(";
+    for (size_t i = 0; i < p.size(); ++i) axes << (i ? "," : "") << p[i];
+    axes << ")";
+    std::ostringstream trace;
+    trace << shape << " axes " << axes.str();
+    SCOPED_TRACE(trace.str());
+    const OpCase c{"transpose", {{"axes", axes.str()}}, {InputSpec{shape}}};
+    testing::CheckForward(c, [&](const std::vector<Values>& in) {
+      return std::vector<Values>{Permuted(in[0], shape, p)};
+    });
+    testing::CheckWriteModes(c);
+    if (shape.Size() <= 105) testing::CheckGradient(c);
+  }
+  mshadow::SetNumThreads(0);
 }
 
 TEST(TransposeTest, PermutationsForwardAndGradient) {

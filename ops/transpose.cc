@@ -1,10 +1,13 @@
 // transpose(axes): permutes the axes (reverses them when axes is empty); and its backward
 // operator, the inverse permutation.
+#include <algorithm>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "mshadow/tensor_blob.h"
 #include "ops/kernel_util.h"
-#include "ops/strided_loop.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -51,30 +54,166 @@ bool TransposeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector
   return true;
 }
 
-// Walks the transposed shape; `permuted[i]` is the stride of input axis perm[i]. The forward
-// operator reads the input there, the backward operator writes the input gradient there.
+// ---- Kernels. The permutation is first simplified: unit axes dropped, and input axes that
+// stay neighbours in the output merged, so (0,2,1) of (64,256,256) is a batch of 2-D
+// transposes and (1,0) of (2048,2048) one. Then either the innermost axis stays innermost
+// (contiguous runs are copied) or the innermost axes of input and output differ, and
+// square tiles between those two axes are transposed in L1, for every index of the others.
+
+// The permutation after simplification: `dims` in input order; output axis i is input
+// axis perm[i].
+struct MergedPermutation {
+  std::vector<index_t> dims;
+  std::vector<int> perm;
+};
+
+MergedPermutation Simplify(const TShape& shape, const std::vector<int>& perm) {
+  const int ndim = static_cast<int>(shape.ndim());
+  // Output-ordered runs of input axes that are consecutive in both (unit axes skipped).
+  std::vector<std::pair<int, int>> runs;  // [first, last] input axis of each run
+  for (int i = 0; i < ndim; ++i) {
+    const int axis = perm[i];
+    if (shape[axis] == 1) continue;
+    if (!runs.empty()) {
+      int next = runs.back().second + 1;
+      while (next < ndim && shape[next] == 1) ++next;
+      if (next == axis) {
+        runs.back().second = axis;
+        continue;
+      }
+    }
+    runs.push_back({axis, axis});
+  }
+  // Number the runs in input order.
+  std::vector<int> order(runs.size());
+  for (size_t r = 0; r < runs.size(); ++r) order[r] = static_cast<int>(r);
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return runs[a].first < runs[b].first; });
+  MergedPermutation merged;
+  merged.perm.resize(runs.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const auto& run = runs[order[k]];
+    merged.dims.push_back(shape.ProdShape(run.first, run.second + 1));
+    merged.perm[order[k]] = static_cast<int>(k);
+  }
+  return merged;
+}
+
+// Offsets in input and output of linear index `index` over `axes` (input axes, outermost
+// first), given each axis's input and output strides.
+struct Offsets {
+  index_t in = 0, out = 0;
+};
+Offsets Decompose(index_t index, const std::vector<int>& axes, const MergedPermutation& m,
+                  const std::vector<index_t>& in_strides,
+                  const std::vector<index_t>& out_strides) {
+  Offsets at;
+  for (int k = static_cast<int>(axes.size()) - 1; k >= 0; --k) {
+    const int axis = axes[k];
+    const index_t coordinate = index % m.dims[axis];
+    index /= m.dims[axis];
+    at.in += coordinate * in_strides[axis];
+    at.out += coordinate * out_strides[axis];
+  }
+  return at;
+}
+
+// Rows and columns of a tile: 32 x 32 elements of each side stay in L1.
+constexpr index_t kTile = 32;
+
+// dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) for rows i in [0, rows), columns j in
+// [0, cols), a tile at a time.
+template <bool kAdd, typename DType>
+void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
+                    index_t cols) {
+  for (index_t j0 = 0; j0 < cols; j0 += kTile) {
+    const index_t j1 = std::min(j0 + kTile, cols);
+    for (index_t j = j0; j < j1; ++j) {
+      const DType* from = src + j;
+      DType* to = dst + j * dst_ld;
+      for (index_t i = 0; i < rows; ++i) {
+        if (kAdd) {
+          to[i] += from[i * src_ld];
+        } else {
+          to[i] = from[i * src_ld];
+        }
+      }
+    }
+  }
+}
+
+// dst = src with its axes permuted (dst axis i = src axis perm[i]), or += as kAdd says.
+template <bool kAdd, typename DType>
+void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<int>& perm,
+                 DType* dst) {
+  const index_t total = src_shape.Size();
+  if (total == 0) return;
+  const MergedPermutation m = Simplify(src_shape, perm);
+  const int rank = static_cast<int>(m.dims.size());
+  if (rank <= 1) {
+    ParallelRows(total, 1, [&](index_t begin, index_t end) {
+      CopyRun<kAdd>(dst + begin, src + begin, end - begin);
+    });
+    return;
+  }
+  std::vector<index_t> in_strides(rank), out_strides(rank);
+  for (index_t k = rank - 1, stride = 1; k >= 0; --k) {
+    in_strides[k] = stride;
+    stride *= m.dims[k];
+  }
+  for (index_t i = rank - 1, stride = 1; i >= 0; --i) {
+    out_strides[m.perm[i]] = stride;
+    stride *= m.dims[m.perm[i]];
+  }
+  const int last = rank - 1, out_last = m.perm[rank - 1];
+  // The other axes, in output order (outermost first): the order dst is written in.
+  std::vector<int> others;
+  for (int i = 0; i < rank; ++i) {
+    if (m.perm[i] != last && m.perm[i] != out_last) others.push_back(m.perm[i]);
+  }
+  const index_t cols = m.dims[last];
+  if (out_last == last) {  // the innermost axis stays: contiguous runs of cols elements
+    ParallelRows(total / cols, cols, [&](index_t begin, index_t end) {
+      for (index_t r = begin; r < end; ++r) {
+        const Offsets at = Decompose(r, others, m, in_strides, out_strides);
+        CopyRun<kAdd>(dst + at.out, src + at.in, cols);
+      }
+    });
+    return;
+  }
+  // Tiles between input axis out_last (rows, contiguous in dst) and the input's innermost
+  // axis (columns, contiguous in src), for every index of the other axes.
+  index_t outer = 1;
+  for (int k : others) outer *= m.dims[k];
+  const index_t rows = m.dims[out_last];
+  const index_t row_blocks = (rows + kTile - 1) / kTile;
+  ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
+    for (index_t item = begin; item < end; ++item) {
+      const index_t o = item / row_blocks, r0 = item % row_blocks * kTile;
+      const Offsets at = Decompose(o, others, m, in_strides, out_strides);
+      TransposeBlock<kAdd>(src + at.in + r0 * in_strides[out_last], in_strides[out_last],
+                           dst + at.out + r0, out_strides[last], std::min(kTile, rows - r0),
+                           cols);
+    }
+  });
+}
+
+// The forward operator permutes by perm; the backward operator, by its inverse.
 template <bool kBackward>
 void TransposeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
-  const TBlob& original = kBackward ? out[0] : in[0];
-  const TBlob& transposed = kBackward ? in[0] : out[0];
-  const int ndim = original.ndim();
-  const auto perm = Permutation(GetParam<TransposeParam>(attrs).axes, ndim);
-  const std::vector<index_t> strides = RowMajorStrides(original.shape_);
-  std::vector<index_t> permuted(ndim);
-  for (int i = 0; i < ndim; ++i) permuted[i] = strides[perm[i]];
+  const int ndim = in[0].ndim();
+  std::vector<int> perm = Permutation(GetParam<TransposeParam>(attrs).axes, ndim);
+  if (kBackward) {
+    std::vector<int> inverse(ndim);
+    for (int i = 0; i < ndim; ++i) inverse[perm[i]] = i;
+    perm = inverse;
+  }
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const DType* src = in[0].dptr<DType>();
-    DType* dst = out[0].dptr<DType>();
-    ForEachStrided<1>(transposed.shape_, {permuted.data()},
-                      [&](index_t i, const std::array<index_t, 1>& at) {
-                        if (kBackward) {
-                          AssignValue(dst + at[0], req[0], src[i]);
-                        } else {
-                          AssignValue(dst + i, req[0], src[at[0]]);
-                        }
-                      });
+    vec::WithReq(req[0], [&](auto add) {
+      PermuteAxes<decltype(add)::value>(in[0].dptr<DType>(), in[0].shape_, perm,
+                                        out[0].dptr<DType>());
+    });
   });
 }
 

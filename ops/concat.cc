@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -49,8 +50,9 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
   return true;
 }
 
-// Copies blocks between the inputs (or their gradients) and the joined array, viewed as
-// (outer, extent * inner) rows. kSplit: from the joined array into the parts.
+// Copies between the inputs (or their gradients) and the joined array, viewed as (outer,
+// extent * inner) rows: each part's row is one contiguous run in both. kSplit: from the
+// joined array into the parts. Rows are split over the engine's threads.
 template <bool kSplit>
 void ConcatCopy(const NodeAttrs& attrs, const std::vector<TBlob>& parts, const TBlob& joined,
                 const std::vector<OpReqType>& req) {
@@ -60,20 +62,26 @@ void ConcatCopy(const NodeAttrs& attrs, const std::vector<TBlob>& parts, const T
   const index_t joined_row = joined.shape_[axis] * inner;
   MSHADOW_SGL_DBL_TYPE_SWITCH(joined.type_flag_, DType, {
     DType* all = joined.dptr<DType>();
-    index_t column = 0;
-    for (size_t p = 0; p < parts.size(); ++p) {
-      const index_t row = parts[p].shape_[axis] * inner;
-      DType* part = parts[p].dptr<DType>();
-      const OpReqType r = kSplit ? req[p] : req[0];
-      for (index_t o = 0; o < outer; ++o) {
-        for (index_t j = 0; j < row; ++j) {
-          DType* from = kSplit ? all + o * joined_row + column + j : part + o * row + j;
-          DType* to = kSplit ? part + o * row + j : all + o * joined_row + column + j;
-          AssignValue(to, r, *from);
-        }
+    ParallelRows(outer, joined_row, [&](index_t begin, index_t end) {
+      index_t column = 0;
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const index_t row = parts[p].shape_[axis] * inner;
+        DType* part = parts[p].dptr<DType>();
+        vec::WithReq(kSplit ? req[p] : req[0], [&](auto add) {
+          constexpr bool kAdd = decltype(add)::value;
+          for (index_t o = begin; o < end; ++o) {
+            DType* in_joined = all + o * joined_row + column;
+            DType* in_part = part + o * row;
+            if (kSplit) {
+              CopyRun<kAdd>(in_part, in_joined, row);
+            } else {
+              CopyRun<kAdd>(in_joined, in_part, row);
+            }
+          }
+        });
+        column += row;
       }
-      column += row;
-    }
+    });
   });
 }
 

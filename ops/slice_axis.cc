@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -51,42 +52,56 @@ bool SliceAxisShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector
   return true;
 }
 
-// Visits (outer, sliced index, inner) and calls fn(offset in full, offset in slice).
-template <typename Fn>
-void ForEachSliced(const TShape& full, const SliceRange& r, Fn fn) {
-  const index_t outer = full.ProdShape(0, r.axis);
+// The slice as (outer, width * inner) runs: row o of the slice starts at o * run in the
+// slice and at (o * extent + begin) * inner in the full array.
+struct SliceRuns {
+  index_t outer, run, full_row, offset;
+};
+SliceRuns RunsOf(const TShape& full, const SliceRange& r) {
   const index_t inner = full.ProdShape(r.axis + 1, static_cast<int>(full.ndim()));
-  const index_t extent = full[r.axis], width = r.end - r.begin;
-  for (index_t o = 0; o < outer; ++o) {
-    for (index_t j = 0; j < width * inner; ++j) {
-      fn((o * extent + r.begin) * inner + j, o * width * inner + j);
-    }
-  }
+  return {full.ProdShape(0, r.axis), (r.end - r.begin) * inner, full[r.axis] * inner,
+          r.begin * inner};
 }
 
 void SliceAxisCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
-  const SliceRange r = RangeFor(GetParam<SliceAxisParam>(attrs), in[0].shape_);
+  const SliceRuns s = RunsOf(in[0].shape_, RangeFor(GetParam<SliceAxisParam>(attrs), in[0].shape_));
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    ForEachSliced(in[0].shape_, r, [&](index_t full, index_t part) {
-      AssignValue(y + part, req[0], x[full]);
+    vec::WithReq(req[0], [&](auto add) {
+      ParallelRows(s.outer, s.run, [&](index_t begin, index_t end) {
+        for (index_t o = begin; o < end; ++o) {
+          CopyRun<decltype(add)::value>(y + o * s.run, x + o * s.full_row + s.offset, s.run);
+        }
+      });
     });
   });
 }
 
-// Inputs: out_grad. Output: the input's gradient (zero outside the slice).
+// Inputs: out_grad. Output: the input's gradient: the slice's gradient inside, zero (or
+// unchanged, for kAddTo) outside; one pass over each row.
 void SliceAxisBackwardCompute(const NodeAttrs& attrs, const OpContext&,
                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                               const std::vector<TBlob>& out) {
-  const SliceRange r = RangeFor(GetParam<SliceAxisParam>(attrs), out[0].shape_);
+  const SliceRuns s =
+      RunsOf(out[0].shape_, RangeFor(GetParam<SliceAxisParam>(attrs), out[0].shape_));
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    if (!PrepareAccumulation<DType>(out[0], req[0])) return;
     const DType* g = in[0].dptr<DType>();
     DType* dx = out[0].dptr<DType>();
-    ForEachSliced(out[0].shape_, r, [&](index_t full, index_t part) { dx[full] += g[part]; });
+    vec::WithReq(req[0], [&](auto add) {
+      constexpr bool kAdd = decltype(add)::value;
+      ParallelRows(s.outer, s.full_row, [&](index_t begin, index_t end) {
+        for (index_t o = begin; o < end; ++o) {
+          DType* row = dx + o * s.full_row;
+          if (!kAdd) {
+            FillRun<false>(row, DType(0), s.offset);
+            FillRun<false>(row + s.offset + s.run, DType(0), s.full_row - s.offset - s.run);
+          }
+          CopyRun<kAdd>(row + s.offset, g + o * s.run, s.run);
+        }
+      });
+    });
   });
 }
 

@@ -1,6 +1,7 @@
 // FullyConnected(num_hidden, no_bias, flatten): out = data * weight^T + bias, as one BLAS
 // gemm plus a bias pass; and its backward operator.
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -57,6 +58,19 @@ void BroadcastBias(Tensor<cpu, 2, DType> out, Tensor<cpu, 1, DType> bias, bool a
   }
 }
 
+// y = weight x + bias for one row x: gemv, with the bias as its starting value (beta = 1).
+template <typename DType>
+void ForwardOneRow(Tensor<cpu, 1, DType> x, Tensor<cpu, 2, DType> weight, const TBlob* bias,
+                   Tensor<cpu, 1, DType> y, OpReqType req, mshadow::Stream<cpu>* stream) {
+  if (bias == nullptr) {
+    Assign(y, req, dot(x, weight.T()));
+    return;
+  }
+  if (req != kAddTo) y = mshadow::expr::F<mshadow::op::identity>(bias->get<cpu, 1, DType>(stream));
+  y += dot(x, weight.T());
+  if (req == kAddTo) y += bias->get<cpu, 1, DType>(stream);
+}
+
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                            const std::vector<TBlob>& out) {
@@ -69,6 +83,10 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto weight = in[1].get<cpu, 2, DType>(stream);
     auto y = out[0].get_with_shape<cpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden),
                                                    stream);
+    if (shape[0] == 1) {  // one row: a matrix-vector product (gemv), not a gemm with m = 1
+      ForwardOneRow(data[0], weight, param.no_bias ? nullptr : &in[2], y[0], req[0], stream);
+      return;
+    }
     if (param.no_bias) {
       Assign(y, req[0], dot(data, weight.T()));
     } else {
@@ -78,6 +96,26 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
       y += dot(data, weight.T());
       if (req[0] == kAddTo) BroadcastBias(y, in[2].get<cpu, 1, DType>(stream), true);
     }
+  });
+}
+
+// dW = og^T data for a single row: the outer product og x data, each row of dW written (or
+// added to) in one pass. A gemm with K = 1 (or ger after clearing dW) moves dW twice.
+template <typename DType>
+void OuterProduct(Tensor<cpu, 1, DType> og, Tensor<cpu, 1, DType> data,
+                  Tensor<cpu, 2, DType> dw, OpReqType req) {
+  vec::WithReq(req, [&](auto add) {
+    ParallelRows(dw.size(0), dw.size(1), [&](index_t begin, index_t end) {
+      for (index_t i = begin; i < end; ++i) {
+        const DType scale = og[i];
+        DType* row = dw[i].dptr_;
+        vec::ForEach<DType>(dw.size(1), [&](index_t j, auto tag) {
+          using P = vec::PacketOf<decltype(tag)>;
+          vec::Store<decltype(add)::value>(row + j, P::LoadUnAligned(data.dptr_ + j) *
+                                                        P::Fill(scale));
+        });
+      }
+    });
   });
 }
 
@@ -94,8 +132,14 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                    stream);
     auto data = in[1].get_with_shape<cpu, 2, DType>(shape, stream);
     auto weight = in[2].get<cpu, 2, DType>(stream);
-    Assign(out[0].get_with_shape<cpu, 2, DType>(shape, stream), req[0], dot(og, weight));
-    Assign(out[1].get<cpu, 2, DType>(stream), req[1], dot(og.T(), data));
+    if (shape[0] == 1) {  // one row: gemv for the data gradient, an outer product for dW
+      auto dx = out[0].get_with_shape<cpu, 2, DType>(shape, stream);
+      Assign(dx[0], req[0], dot(og[0], weight));
+      OuterProduct(og[0], data[0], out[1].get<cpu, 2, DType>(stream), req[1]);
+    } else {
+      Assign(out[0].get_with_shape<cpu, 2, DType>(shape, stream), req[0], dot(og, weight));
+      Assign(out[1].get<cpu, 2, DType>(stream), req[1], dot(og.T(), data));
+    }
     if (!param.no_bias) {
       Assign(out[2].get<cpu, 1, DType>(stream), req[2], mshadow::expr::sum_rows(og));
     }

@@ -86,6 +86,25 @@ TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
   testing::CheckGradient(no_bias);
 }
 
+// One row takes the gemv and outer-product paths; wide enough for packets and threads.
+TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
+  mshadow::SetNumThreads(2);
+  for (const bool no_bias : {false, true}) {
+    SCOPED_TRACE(no_bias ? "no bias" : "bias");
+    std::vector<InputSpec> inputs = {InputSpec{TShape{1, 203}}, InputSpec{TShape{190, 203}}};
+    if (!no_bias) inputs.push_back(InputSpec{TShape{190}});
+    const OpCase c{"FullyConnected",
+                   {{"num_hidden", "190"}, {"no_bias", no_bias ? "true" : "false"}},
+                   inputs};
+    testing::CheckForward(c, [](const std::vector<Values>& in) {
+      return FullyConnectedReference(in, 1, 203, 190);
+    }, 1e-13, 1e-5);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  mshadow::SetNumThreads(0);
+}
+
 TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "128"}});
   std::vector<TShape> in = {TShape{32, 64}, TShape(), TShape()}, out;

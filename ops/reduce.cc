@@ -2,10 +2,12 @@
 // with backward operators.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "mshadow/tensor_blob.h"
 #include "ops/kernel_util.h"
-#include "ops/strided_loop.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -73,10 +75,107 @@ bool ReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 
 enum class Reducer { kSum, kMean, kMax, kMin };
 
-// Strides that map each input element to its output element (0 along reduced axes).
-std::vector<index_t> OutputStrides(const TShape& in, const NodeAttrs& attrs) {
-  const auto reduced = ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(in.ndim()));
-  return BroadcastStrides(KeptShape(in, reduced), in);
+// The engine's reducer (mshadow::red) for each operator.
+template <Reducer kReducer>
+using EngineReducer = std::conditional_t<
+    kReducer == Reducer::kMax, mshadow::red::maximum,
+    std::conditional_t<kReducer == Reducer::kMin, mshadow::red::minimum, mshadow::red::sum>>;
+
+// A shape's axes merged into alternating runs of kept and reduced axes, outermost first,
+// unit axes dropped: sum over axis 1 of (8, 4096, 4096) is (kept 8, reduced 4096, kept
+// 4096), and axes (0, 2) of (a, b, c, d) give (reduced a, kept b, reduced c, kept d).
+struct AxisRuns {
+  std::vector<index_t> dims;
+  std::vector<bool> reduced;
+  void Push(index_t dim, bool is_reduced) {
+    if (dim == 1) return;
+    if (!dims.empty() && reduced.back() == is_reduced) {
+      dims.back() *= dim;
+    } else {
+      dims.push_back(dim);
+      reduced.push_back(is_reduced);
+    }
+  }
+};
+
+AxisRuns RunsOf(const TShape& shape, const std::vector<bool>& reduced) {
+  AxisRuns runs;
+  for (index_t d = 0; d < shape.ndim(); ++d) runs.Push(shape[d], reduced[d]);
+  return runs;
+}
+
+// Elements per block when one long run is reduced to a single value: the blocks' results
+// are reduced in order, so the split (and the result) does not depend on the thread count.
+constexpr index_t kReduceAllBlock = 1 << 14;
+
+// result[p] = reduction of row p of the (rows, width) array x: the engine's vectorized,
+// threaded row reduction. A single long row is cut into blocks first, so that threads share it.
+template <typename Red, typename DType>
+void ReduceRows(const DType* x, index_t rows, index_t width, DType* result) {
+  using mshadow::Shape1;
+  using mshadow::Shape2;
+  if (rows == 1 && width >= 2 * kReduceAllBlock) {
+    const index_t blocks = width / kReduceAllBlock, tail = width - blocks * kReduceAllBlock;
+    std::vector<DType> partial(blocks + (tail > 0 ? 1 : 0));
+    ReduceRows<Red>(x, blocks, kReduceAllBlock, partial.data());
+    if (tail > 0) ReduceRows<Red>(x + blocks * kReduceAllBlock, 1, tail, &partial[blocks]);
+    ReduceRows<Red>(partial.data(), 1, static_cast<index_t>(partial.size()), result);
+    return;
+  }
+  Tensor<cpu, 1, DType> dst(result, Shape1(rows));
+  const Tensor<cpu, 2, DType> src(const_cast<DType*>(x), Shape2(rows, width));
+  mshadow::MapReduceKeepHighDim<mshadow::sv::saveto, Red, 0>(&dst, src);
+}
+
+// result[q][k] = reduction over j of x[q][j][k] for the (outer, rows, width) array x: the
+// engine's vectorized, threaded column reduction per slice, slices over threads when many.
+template <typename Red, typename DType>
+void ReduceColumns(const DType* x, index_t outer, index_t rows, index_t width, DType* result) {
+  auto slice = [&](index_t q) {
+    Tensor<cpu, 1, DType> dst(result + q * width, mshadow::Shape1(width));
+    const Tensor<cpu, 2, DType> src(const_cast<DType*>(x + q * rows * width),
+                                    mshadow::Shape2(rows, width));
+    mshadow::MapReduceKeepLowest<mshadow::sv::saveto, Red>(&dst, src);
+  };
+  if (outer == 1) {
+    slice(0);
+    return;
+  }
+  // Several slices: each on one thread (a reduction nested in a ParallelFor runs serially).
+  ParallelRows(outer, rows * width, [&](index_t begin, index_t end) {
+    for (index_t q = begin; q < end; ++q) slice(q);
+  });
+}
+
+// Reduces x (whose axes form `runs`) into result, one reduced run at a time from the
+// innermost: a reduced run that is innermost is a row reduction, one followed by a kept run
+// a column reduction. Each pass reads the previous pass's (smaller) result.
+template <typename Red, typename DType>
+void ReduceRuns(const DType* x, AxisRuns runs, DType* result, index_t result_size) {
+  std::vector<DType> buffers[2];
+  const DType* src = x;
+  for (int pass = 0;; ++pass) {
+    int last_reduced = static_cast<int>(runs.dims.size()) - 1;
+    while (last_reduced >= 0 && !runs.reduced[last_reduced]) --last_reduced;
+    if (last_reduced < 0) break;  // nothing left to reduce
+    index_t outer = 1, inner = 1;
+    for (int r = 0; r < last_reduced; ++r) outer *= runs.dims[r];
+    for (size_t r = last_reduced + 1; r < runs.dims.size(); ++r) inner *= runs.dims[r];
+    std::vector<DType>& out = buffers[pass % 2];
+    out.resize(outer * inner);
+    if (inner == 1) {
+      ReduceRows<Red>(src, outer, runs.dims[last_reduced], out.data());
+    } else {
+      ReduceColumns<Red>(src, outer, runs.dims[last_reduced], inner, out.data());
+    }
+    AxisRuns next;
+    for (size_t r = 0; r < runs.dims.size(); ++r) {
+      if (static_cast<int>(r) != last_reduced) next.Push(runs.dims[r], runs.reduced[r]);
+    }
+    runs = next;
+    src = out.data();
+  }
+  if (src != result) std::copy(src, src + result_size, result);
 }
 
 template <Reducer kReducer>
@@ -84,59 +183,84 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const TShape& shape = in[0].shape_;
-  const std::vector<index_t> out_strides = OutputStrides(shape, attrs);
-  const std::vector<index_t> in_strides = RowMajorStrides(shape);
+  const std::vector<bool> reduced =
+      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const index_t n = out[0].Size();
-    // Accumulate in temporary space, then write as req says.
     auto acc = ctx.requested[0].get_space_typed<cpu, 1, DType>(Shape1(n), nullptr);
-    const DType init = kReducer == Reducer::kMax   ? -std::numeric_limits<DType>::infinity()
-                       : kReducer == Reducer::kMin ? std::numeric_limits<DType>::infinity()
-                                                   : DType(0);
-    acc = init;
-    const DType* x = in[0].dptr<DType>();
-    ForEachStrided<2>(shape, {in_strides.data(), out_strides.data()},
-                      [&](index_t, const std::array<index_t, 2>& at) {
-                        DType& a = acc[at[1]];
-                        const DType v = x[at[0]];
-                        if constexpr (kReducer == Reducer::kMax) {
-                          a = mshadow::op::maximum::Map(a, v);
-                        } else if constexpr (kReducer == Reducer::kMin) {
-                          a = mshadow::op::minimum::Map(a, v);
-                        } else {
-                          a += v;
-                        }
-                      });
+    if (shape.Size() == 0) {  // an empty reduction: the reducer's identity
+      acc = kReducer == Reducer::kMax   ? -std::numeric_limits<DType>::infinity()
+            : kReducer == Reducer::kMin ? std::numeric_limits<DType>::infinity()
+                                        : DType(0);
+    } else {
+      ReduceRuns<EngineReducer<kReducer>>(in[0].dptr<DType>(), RunsOf(shape, reduced),
+                                          acc.dptr_, n);
+    }
     if (kReducer == Reducer::kMean && n > 0) acc /= static_cast<DType>(shape.Size() / n);
     Assign(Flat<DType>(out[0]), req[0], mshadow::expr::F<mshadow::op::identity>(acc));
   });
 }
 
 // Inputs: out_grad, x, y. sum: dx = g; mean: dx = g / count; max/min: dx = g where x == y.
+// Written a row of x at a time: along the innermost run of axes, g (and y) is either one
+// value (the run is reduced) or a contiguous row (the run is kept).
+template <Reducer kReducer, bool kAdd, typename DType>
+void BroadcastGradientRow(const DType* g, const DType* x, const DType* y, DType* dx,
+                          index_t width, bool g_is_row, DType scale) {
+  if (kReducer == Reducer::kMax || kReducer == Reducer::kMin) {
+    for (index_t i = 0; i < width; ++i) {
+      const index_t at = g_is_row ? i : 0;
+      const DType grad = x[i] == y[at] ? g[at] : DType(0);
+      dx[i] = kAdd ? dx[i] + grad : grad;
+    }
+    return;
+  }
+  vec::ForEach<DType>(width, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    const P grad = g_is_row ? P::LoadUnAligned(g + i) : P::Fill(g[0]);
+    vec::Store<kAdd>(dx + i, kReducer == Reducer::kMean ? grad * P::Fill(scale) : grad);
+  });
+}
+
 template <Reducer kReducer>
 void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                            const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const TShape& shape = out[0].shape_;
-  const std::vector<index_t> out_strides = OutputStrides(shape, attrs);
-  const std::vector<index_t> in_strides = RowMajorStrides(shape);
+  if (shape.Size() == 0) return;
+  const std::vector<bool> reduced =
+      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
+  const AxisRuns runs = RunsOf(shape, reduced);
+  // Rows along the innermost run; each row's offset in g from the other runs' coordinates.
+  const int last = static_cast<int>(runs.dims.size()) - 1;
+  const index_t width = last >= 0 ? runs.dims[last] : 1;
+  const bool g_is_row = last >= 0 && !runs.reduced[last];
+  std::vector<index_t> g_strides(runs.dims.size(), 0);
+  for (index_t r = last, stride = 1; r >= 0; --r) {
+    if (!runs.reduced[r]) {
+      g_strides[r] = stride;
+      stride *= runs.dims[r];
+    }
+  }
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType* g = in[0].dptr<DType>();
     const DType* x = in[1].dptr<DType>();
     const DType* y = in[2].dptr<DType>();
     DType* dx = out[0].dptr<DType>();
-    const index_t count = in[0].Size() == 0 ? 1 : shape.Size() / in[0].Size();
-    ForEachStrided<2>(shape, {in_strides.data(), out_strides.data()},
-                      [&](index_t, const std::array<index_t, 2>& at) {
-                        DType grad = g[at[1]];
-                        if constexpr (kReducer == Reducer::kMean) {
-                          grad /= static_cast<DType>(count);
-                        } else if constexpr (kReducer != Reducer::kSum) {
-                          if (x[at[0]] != y[at[1]]) grad = DType(0);
-                        }
-                        AssignValue(dx + at[0], req[0], grad);
-                      });
+    const DType scale = DType(1) / static_cast<DType>(shape.Size() / std::max<index_t>(1, in[0].Size()));
+    vec::WithReq(req[0], [&](auto add) {
+      ParallelRows(shape.Size() / width, width, [&](index_t begin, index_t end) {
+        for (index_t row = begin; row < end; ++row) {
+          index_t rest = row, at = 0;
+          for (int r = last - 1; r >= 0; --r) {
+            at += rest % runs.dims[r] * g_strides[r];
+            rest /= runs.dims[r];
+          }
+          BroadcastGradientRow<kReducer, decltype(add)::value>(
+              g + at, x + row * width, y + at, dx + row * width, width, g_is_row, scale);
+        }
+      });
+    });
   });
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace {
@@ -38,13 +39,16 @@ struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
   }
 };
 
-// rescale_grad * grad, clipped, plus the weight decay term.
-template <typename DType>
-DType EffectiveGradient(DType grad, DType weight, float rescale, float clip, float wd) {
-  DType g = static_cast<DType>(rescale) * grad;
-  if (clip >= 0) g = std::max(std::min(g, static_cast<DType>(clip)), static_cast<DType>(-clip));
-  return g + static_cast<DType>(wd) * weight;
+// rescale_grad * grad, clipped, plus the weight decay term, a packet (or one lane) at a time.
+template <typename P, typename DType>
+MSHADOW_CINLINE P EffectiveGradient(const P& grad, const P& weight, DType rescale, DType clip,
+                                    DType wd) {
+  P g = P::Fill(rescale) * grad;
+  if (clip >= 0) g = mshadow::packet::Max(mshadow::packet::Min(g, P::Fill(clip)), P::Fill(-clip));
+  return g + P::Fill(wd) * weight;
 }
+
+// Each update is one vectorized pass over its arrays, ranges of them on the engine's threads.
 
 // Inputs: weight, grad. weight_out = weight - lr * effective gradient.
 void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -54,12 +58,19 @@ void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
     const DType* w = in[0].dptr<DType>();
     const DType* g = in[1].dptr<DType>();
     DType* w_out = out[0].dptr<DType>();
-    const index_t n = out[0].Size();
-    for (index_t i = 0; i < n; ++i) {
-      const DType step = static_cast<DType>(p.lr) *
-                         EffectiveGradient(g[i], w[i], p.rescale_grad, p.clip_gradient, p.wd);
-      AssignValue(w_out + i, req[0], w[i] - step);
-    }
+    const DType lr = p.lr, rescale = p.rescale_grad, clip = p.clip_gradient, wd = p.wd;
+    vec::WithReq(req[0], [&](auto add) {
+      ParallelRows(out[0].Size(), 1, [&](index_t begin, index_t end) {
+        vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) {
+          using P = vec::PacketOf<decltype(tag)>;
+          const index_t i = begin + k;
+          const P wi = P::LoadUnAligned(w + i);
+          const P step = P::Fill(lr) * EffectiveGradient(P::LoadUnAligned(g + i), wi, rescale,
+                                                         clip, wd);
+          vec::Store<decltype(add)::value>(w_out + i, wi - step);
+        });
+      });
+    });
   });
 }
 
@@ -73,16 +84,26 @@ void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::ve
     const DType* g = in[1].dptr<DType>();
     DType* mom = in[2].dptr<DType>();
     DType* w_out = out[0].dptr<DType>();
-    const index_t n = out[0].Size();
-    for (index_t i = 0; i < n; ++i) {
-      const DType step = static_cast<DType>(p.lr) *
-                         EffectiveGradient(g[i], w[i], p.rescale_grad, p.clip_gradient, p.wd);
-      mom[i] = static_cast<DType>(p.momentum) * mom[i] - step;
-      AssignValue(w_out + i, req[0], w[i] + mom[i]);
-    }
+    const DType lr = p.lr, momentum = p.momentum, rescale = p.rescale_grad,
+                clip = p.clip_gradient, wd = p.wd;
+    // The momentum is updated even when the weight's output is kNullOp.
+    const OpReqType weight_req = req[0] == kNullOp ? kWriteTo : req[0];
+    vec::WithReq(weight_req, [&](auto add) {
+      ParallelRows(out[0].Size(), 1, [&](index_t begin, index_t end) {
+        vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) {
+          using P = vec::PacketOf<decltype(tag)>;
+          const index_t i = begin + k;
+          const P wi = P::LoadUnAligned(w + i);
+          const P step = P::Fill(lr) * EffectiveGradient(P::LoadUnAligned(g + i), wi, rescale,
+                                                         clip, wd);
+          const P m = P::Fill(momentum) * P::LoadUnAligned(mom + i) - step;
+          m.StoreUnAligned(mom + i);
+          if (req[0] != kNullOp) vec::Store<decltype(add)::value>(w_out + i, wi + m);
+        });
+      });
+    });
   });
 }
-
 
 }  // namespace
 

@@ -1,7 +1,11 @@
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -45,6 +49,43 @@ TEST(SGDMomUpdateTest, UpdatesMomentumInPlaceAndWeight) {
   }
   EXPECT_EQ(*Op::Get("sgd_mom_update")->GetAttr<std::vector<int>>("FMutateInputs"),
             std::vector<int>{2});
+}
+
+// Lengths with whole packets and a tail, and one long enough for threads; every parameter on.
+TEST(SGDUpdateTest, VectorAndThreadedPathsMatchTheFormula) {
+  mshadow::SetNumThreads(2);
+  const std::map<std::string, std::string> params = {
+      {"lr", "0.1"}, {"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_gradient", "1.5"}};
+  for (const index_t n : {37, 70001}) {
+    SCOPED_TRACE(n);
+    const OpCase plain{"sgd_update", params, {InputSpec{TShape{n}}, InputSpec{TShape{n}}}};
+    testing::CheckForward(plain, [](const std::vector<Values>& in) {
+      Values out(in[0].size());
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double g = std::max(std::min(0.5 * in[1][i], 1.5), -1.5) + 0.01 * in[0][i];
+        out[i] = in[0][i] - 0.1 * g;
+      }
+      return std::vector<Values>{out};
+    }, 1e-7, 1e-6);
+    testing::CheckWriteModes(plain);
+
+    auto mom_params = params;
+    mom_params["momentum"] = "0.9";
+    const OpCase c{"sgd_mom_update", mom_params,
+                   {InputSpec{TShape{n}}, InputSpec{TShape{n}}, InputSpec{TShape{n}}}};
+    auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+    const Values w = testing::ToValues(inputs[0].blob()), g = testing::ToValues(inputs[1].blob()),
+                 mom = testing::ToValues(inputs[2].blob());
+    const Values new_w = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+    const Values new_mom = testing::ToValues(inputs[2].blob());
+    for (index_t i = 0; i < n; ++i) {
+      const double step = 0.1f * (std::max(std::min(0.5 * g[i], 1.5), -1.5) + 0.01f * w[i]);
+      const double expected_mom = 0.9f * mom[i] - step;
+      ASSERT_NEAR(new_mom[i], expected_mom, 1e-7) << i;
+      ASSERT_NEAR(new_w[i], w[i] + expected_mom, 1e-7) << i;
+    }
+  }
+  mshadow::SetNumThreads(0);
 }
 
 TEST(SGDUpdateTest, MissingLearningRate) {

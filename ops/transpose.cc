@@ -121,25 +121,99 @@ Offsets Decompose(index_t index, const std::vector<int>& axes, const MergedPermu
 // Rows and columns of a tile: 32 x 32 elements of each side stay in L1.
 constexpr index_t kTile = 32;
 
+// dst[j * dst_ld + i] = src[i * src_ld + j] (or +=), element by element.
+template <bool kAdd, typename DType>
+void TransposeScalar(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
+                     index_t cols) {
+  for (index_t j = 0; j < cols; ++j) {
+    for (index_t i = 0; i < rows; ++i) {
+      DType& to = dst[j * dst_ld + i];
+      to = kAdd ? to + src[i * src_ld + j] : src[i * src_ld + j];
+    }
+  }
+}
+
+// A square of kLanes x kLanes elements transposed in registers (kLanes loads, shuffles,
+// kLanes stores), where the arch has it; kLanes = 1 elsewhere.
+template <typename DType>
+struct RegisterTranspose {
+  static constexpr index_t kLanes = 1;
+  template <bool kAdd>
+  static void Run(const DType* src, index_t, DType* dst, index_t) {
+    *dst = kAdd ? *dst + *src : *src;
+  }
+};
+
+#if MSHADOW_PACKET_HAS_AVX2
+template <bool kAdd>
+inline void StoreRow(float* dst, __m256 row) {
+  _mm256_storeu_ps(dst, kAdd ? _mm256_add_ps(_mm256_loadu_ps(dst), row) : row);
+}
+template <bool kAdd>
+inline void StoreRow(double* dst, __m256d row) {
+  _mm256_storeu_pd(dst, kAdd ? _mm256_add_pd(_mm256_loadu_pd(dst), row) : row);
+}
+
+template <>
+struct RegisterTranspose<float> {
+  static constexpr index_t kLanes = 8;
+  template <bool kAdd>
+  static void Run(const float* src, index_t src_ld, float* dst, index_t dst_ld) {
+    __m256 r[8], t[8];
+    for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + k * src_ld);
+    for (int k = 0; k < 8; k += 2) {  // interleave pairs of rows
+      t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+      t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {  // gather groups of four within each 128-bit half
+      r[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; ++k) {  // join the halves of rows 0-3 and 4-7
+      StoreRow<kAdd>(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
+      StoreRow<kAdd>(dst + (k + 4) * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+    }
+  }
+};
+
+template <>
+struct RegisterTranspose<double> {
+  static constexpr index_t kLanes = 4;
+  template <bool kAdd>
+  static void Run(const double* src, index_t src_ld, double* dst, index_t dst_ld) {
+    __m256d r[4], t[4];
+    for (int k = 0; k < 4; ++k) r[k] = _mm256_loadu_pd(src + k * src_ld);
+    t[0] = _mm256_unpacklo_pd(r[0], r[1]);
+    t[1] = _mm256_unpackhi_pd(r[0], r[1]);
+    t[2] = _mm256_unpacklo_pd(r[2], r[3]);
+    t[3] = _mm256_unpackhi_pd(r[2], r[3]);
+    StoreRow<kAdd>(dst, _mm256_permute2f128_pd(t[0], t[2], 0x20));
+    StoreRow<kAdd>(dst + dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x20));
+    StoreRow<kAdd>(dst + 2 * dst_ld, _mm256_permute2f128_pd(t[0], t[2], 0x31));
+    StoreRow<kAdd>(dst + 3 * dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x31));
+  }
+};
+#endif  // MSHADOW_PACKET_HAS_AVX2
+
 // dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) for rows i in [0, rows), columns j in
-// [0, cols), a tile at a time.
+// [0, cols): register squares over the whole squares, element by element on the edges.
 template <bool kAdd, typename DType>
 void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
                     index_t cols) {
-  for (index_t j0 = 0; j0 < cols; j0 += kTile) {
-    const index_t j1 = std::min(j0 + kTile, cols);
-    for (index_t j = j0; j < j1; ++j) {
-      const DType* from = src + j;
-      DType* to = dst + j * dst_ld;
-      for (index_t i = 0; i < rows; ++i) {
-        if (kAdd) {
-          to[i] += from[i * src_ld];
-        } else {
-          to[i] = from[i * src_ld];
-        }
-      }
+  constexpr index_t kLanes = RegisterTranspose<DType>::kLanes;
+  const index_t full_rows = rows / kLanes * kLanes, full_cols = cols / kLanes * kLanes;
+  for (index_t j = 0; j < full_cols; j += kLanes) {
+    for (index_t i = 0; i < full_rows; i += kLanes) {
+      RegisterTranspose<DType>::template Run<kAdd>(src + i * src_ld + j, src_ld,
+                                                   dst + j * dst_ld + i, dst_ld);
     }
   }
+  TransposeScalar<kAdd>(src + full_rows * src_ld, src_ld, dst + full_rows, dst_ld,
+                        rows - full_rows, cols);
+  TransposeScalar<kAdd>(src + full_cols, src_ld, dst + full_cols * dst_ld, dst_ld, full_rows,
+                        cols - full_cols);
 }
 
 // dst = src with its axes permuted (dst axis i = src axis perm[i]), or += as kAdd says.

@@ -39,18 +39,32 @@ struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
   }
 };
 
-// rescale_grad * grad, clipped, plus the weight decay term, a packet (or one lane) at a time.
-template <typename P, typename DType>
-MSHADOW_CINLINE P EffectiveGradient(const P& grad, const P& weight, DType rescale, DType clip,
-                                    DType wd) {
-  P g = P::Fill(rescale) * grad;
-  if (clip >= 0) g = mshadow::packet::Max(mshadow::packet::Min(g, P::Fill(clip)), P::Fill(-clip));
-  return g + P::Fill(wd) * weight;
+// lr * (clip(rescale_grad * grad) + wd * weight), a packet (or one lane) at a time.
+template <typename DType>
+struct SGDStep {
+  DType lr, rescale, clip, wd;
+  template <typename P>
+  MSHADOW_CINLINE P operator()(const P& grad, const P& weight) const {
+    P g = P::Fill(rescale) * grad;
+    if (clip >= 0) {
+      g = mshadow::packet::Max(mshadow::packet::Min(g, P::Fill(clip)), P::Fill(-clip));
+    }
+    return P::Fill(lr) * (g + P::Fill(wd) * weight);
+  }
+};
+
+// Calls fn(i, tag, add) over the n elements of an update, one vectorized pass, ranges of it
+// on the engine's threads; add is the weight output's write mode (kAddTo or not).
+template <typename DType, typename Fn>
+void ForEachElement(index_t n, OpReqType req, Fn&& fn) {
+  vec::WithReq(req, [&](auto add) {
+    ParallelRows(n, 1, [&](index_t begin, index_t end) {
+      vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) { fn(begin + k, tag, add); });
+    });
+  });
 }
 
-// Each update is one vectorized pass over its arrays, ranges of them on the engine's threads.
-
-// Inputs: weight, grad. weight_out = weight - lr * effective gradient.
+// Inputs: weight, grad. weight_out = weight - step.
 void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SGDParam& p = GetParam<SGDParam>(attrs);
@@ -58,24 +72,16 @@ void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
     const DType* w = in[0].dptr<DType>();
     const DType* g = in[1].dptr<DType>();
     DType* w_out = out[0].dptr<DType>();
-    const DType lr = p.lr, rescale = p.rescale_grad, clip = p.clip_gradient, wd = p.wd;
-    vec::WithReq(req[0], [&](auto add) {
-      ParallelRows(out[0].Size(), 1, [&](index_t begin, index_t end) {
-        vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) {
-          using P = vec::PacketOf<decltype(tag)>;
-          const index_t i = begin + k;
-          const P wi = P::LoadUnAligned(w + i);
-          const P step = P::Fill(lr) * EffectiveGradient(P::LoadUnAligned(g + i), wi, rescale,
-                                                         clip, wd);
-          vec::Store<decltype(add)::value>(w_out + i, wi - step);
-        });
-      });
+    const SGDStep<DType> step{p.lr, p.rescale_grad, p.clip_gradient, p.wd};
+    ForEachElement<DType>(out[0].Size(), req[0], [&](index_t i, auto tag, auto add) {
+      using P = vec::PacketOf<decltype(tag)>;
+      const P wi = P::LoadUnAligned(w + i);
+      vec::Store<decltype(add)::value>(w_out + i, wi - step(P::LoadUnAligned(g + i), wi));
     });
   });
 }
 
-// Inputs: weight, grad, mom. mom = momentum * mom - lr * effective gradient (in place);
-// weight_out = weight + mom.
+// Inputs: weight, grad, mom. mom = momentum * mom - step (in place); weight_out = weight + mom.
 void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SGDMomParam& p = GetParam<SGDMomParam>(attrs);
@@ -84,24 +90,19 @@ void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext&, const std::ve
     const DType* g = in[1].dptr<DType>();
     DType* mom = in[2].dptr<DType>();
     DType* w_out = out[0].dptr<DType>();
-    const DType lr = p.lr, momentum = p.momentum, rescale = p.rescale_grad,
-                clip = p.clip_gradient, wd = p.wd;
+    const SGDStep<DType> step{p.lr, p.rescale_grad, p.clip_gradient, p.wd};
+    const DType momentum = p.momentum;
     // The momentum is updated even when the weight's output is kNullOp.
-    const OpReqType weight_req = req[0] == kNullOp ? kWriteTo : req[0];
-    vec::WithReq(weight_req, [&](auto add) {
-      ParallelRows(out[0].Size(), 1, [&](index_t begin, index_t end) {
-        vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) {
-          using P = vec::PacketOf<decltype(tag)>;
-          const index_t i = begin + k;
-          const P wi = P::LoadUnAligned(w + i);
-          const P step = P::Fill(lr) * EffectiveGradient(P::LoadUnAligned(g + i), wi, rescale,
-                                                         clip, wd);
-          const P m = P::Fill(momentum) * P::LoadUnAligned(mom + i) - step;
-          m.StoreUnAligned(mom + i);
-          if (req[0] != kNullOp) vec::Store<decltype(add)::value>(w_out + i, wi + m);
-        });
-      });
-    });
+    const bool write_weight = req[0] != kNullOp;
+    ForEachElement<DType>(out[0].Size(), write_weight ? req[0] : kWriteTo,
+                          [&](index_t i, auto tag, auto add) {
+                            using P = vec::PacketOf<decltype(tag)>;
+                            const P wi = P::LoadUnAligned(w + i);
+                            const P m = P::Fill(momentum) * P::LoadUnAligned(mom + i) -
+                                        step(P::LoadUnAligned(g + i), wi);
+                            m.StoreUnAligned(mom + i);
+                            if (write_weight) vec::Store<decltype(add)::value>(w_out + i, wi + m);
+                          });
   });
 }
 

@@ -87,28 +87,35 @@ class ThreadPool {
     EnsureWorkers(chunks - 1);
     job_ = Job{items, chunks, body, context};
     error_ = nullptr;
-    pending_.store(chunks - 1, std::memory_order_relaxed);
+    remaining_.store(chunks, std::memory_order_relaxed);
+    uint64_t tag;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // The generation word carries the chunk count, so a worker with nothing to do can
-      // skip the job without reading job_ (which the next job may already be writing).
-      ticket_ += uint64_t{1} << kChunkBits;
-      generation_.store(ticket_ | static_cast<uint64_t>(chunks), std::memory_order_release);
+      // The job's tag: its number and chunk count. Chunks are claimed from next_chunk_ (the
+      // tag plus the next chunk's index), by the caller too: when a worker is slow to wake
+      // (another process has its core), the caller runs the chunks it has not claimed
+      // instead of waiting for it.
+      ticket_ += uint64_t{1} << kTicketShift;
+      tag = ticket_ | static_cast<uint64_t>(chunks) << kChunksShift;
+      next_chunk_.store(tag, std::memory_order_release);
+      generation_.store(tag, std::memory_order_release);
     }
     wake_.notify_all();
 
-    RunChunk(0);
-    if (!SpinUntil([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
+    RunClaimedChunks(tag);
+    if (!SpinUntil([this] { return remaining_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+      done_.wait(lock, [this] { return remaining_.load(std::memory_order_acquire) == 0; });
     }
     if (error_) std::rethrow_exception(error_);
     return true;
   }
 
  private:
-  static constexpr int kChunkBits = 16;
-  static constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+  // A claim word: job number (bits 32-63), chunk count (16-31), next chunk index (0-15).
+  // Chunks per job are at most the 4096 threads allowed.
+  static constexpr int kChunksShift = 16, kTicketShift = 32;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kChunksShift) - 1;
 
   struct Job {
     index_t items;
@@ -124,8 +131,26 @@ class ThreadPool {
   void EnsureWorkers(int count) {
     const uint64_t current = generation_.load(std::memory_order_relaxed);
     for (; num_workers_ < count; ++num_workers_) {
-      const int index = num_workers_ + 1;
-      std::thread([this, index, current] { WorkerLoop(index, current); }).detach();
+      std::thread([this, current] { WorkerLoop(current); }).detach();
+    }
+  }
+
+  // Claims and runs chunks of the job with this tag until none is left. The claim word
+  // carries the tag, so a late worker's claim on a finished job fails without its reading
+  // job_ (which the next job may be writing).
+  void RunClaimedChunks(uint64_t tag) {
+    for (;;) {
+      uint64_t claim = next_chunk_.load(std::memory_order_acquire);
+      const uint64_t index = claim & kIndexMask;
+      if ((claim & ~kIndexMask) != tag || index >= ((tag >> kChunksShift) & kIndexMask)) return;
+      if (!next_chunk_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel)) {
+        continue;
+      }
+      RunChunk(static_cast<int>(index));
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -144,7 +169,7 @@ class ThreadPool {
     FenceStreamingStores();
   }
 
-  void WorkerLoop(int index, uint64_t seen) {
+  void WorkerLoop(uint64_t seen) {
     for (;;) {
       auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
       if (!SpinUntil(changed)) {
@@ -152,12 +177,7 @@ class ThreadPool {
         wake_.wait(lock, changed);
       }
       seen = generation_.load(std::memory_order_acquire);
-      if (index >= static_cast<int>(seen & kChunkMask)) continue;  // not needed this time
-      RunChunk(index);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_.notify_one();
-      }
+      RunClaimedChunks(seen);
     }
   }
 
@@ -166,9 +186,10 @@ class ThreadPool {
   Job job_{};
   std::exception_ptr error_;
   std::mutex error_mutex_;
-  std::atomic<int> pending_{0};
-  uint64_t ticket_ = 0;  // the job counter, above the chunk bits; written under mutex_
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> remaining_{0};               // chunks of the current job not yet done
+  uint64_t ticket_ = 0;                          // the job number, in bits 32-63
+  std::atomic<uint64_t> next_chunk_{0};          // tag | next chunk to claim
+  std::atomic<uint64_t> generation_{0};          // the tag of the latest job
   std::mutex mutex_;
   std::condition_variable wake_, done_;
 };

@@ -1,8 +1,8 @@
 // mshadow/dot_engine.h: the CPU dot engine on OpenBLAS (CBLAS), for float and double.
 //
 // dst SV= scale * op(lhs) op(rhs) maps onto a single BLAS call per matrix: gemm for 2-D
-// operands, gemv for vector x matrix, ger for outer products and a gemm per batch entry for
-// batch_dot. Strided (padded or sliced) operands are passed through leading dimensions,
+// operands (gemv when the result has one row), gemv for vector x matrix, ger for outer
+// products and a gemm per batch entry for batch_dot. Strided (padded or sliced) operands are passed through leading dimensions,
 // never copied. Savers: `=` (beta 0), `+=` (beta 1), `-=` (alpha negated, beta 1).
 #ifndef MSHADOW_DOT_ENGINE_H_
 #define MSHADOW_DOT_ENGINE_H_
@@ -107,8 +107,21 @@ inline Shape<2> Operand(Shape<2> s, bool transposed) {
   return transposed ? Shape2(s[1], s[0]) : s;
 }
 
+// dst(n) SV= scale * x(k) op(rhs)(k,n), x read every incx elements, as one gemv: rhs
+// row-major (r0, r1) is column-major (r1, r0) = rhs^T, so dst = op(rhs)^T x, and op(rhs)^T
+// is that column-major matrix when rtrans is false.
+template <typename SV, typename DType>
+inline void Gemv(Stream<cpu>* stream, DType* dst, const DType* x, index_t incx,
+                 const Tensor<cpu, 2, DType>& rhs, bool rtrans, DType scale) {
+  BLASEngine<cpu, DType>::gemv(stream, rtrans, BlasInt(rhs.size(1), "rhs columns"),
+                               BlasInt(rhs.size(0), "rhs rows"), scale * DType(SV::kAlphaBeta),
+                               rhs.dptr_, BlasInt(rhs.stride_, "rhs stride"), x,
+                               BlasInt(incx, "lhs stride"), DType(SV::kBetaVal), dst, 1);
+}
+
 // dst(m,n) SV= scale * op(lhs)(m,k) op(rhs)(k,n), all row-major with strides. `dst` is a
-// handle: writing through the copy writes the caller's memory.
+// handle: writing through the copy writes the caller's memory. One row (m = 1) is a gemv:
+// BLAS's gemm pays for packing its operands, which a single row does not repay.
 template <typename SV, typename DType>
 inline void Gemm(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& lhs, bool ltrans,
                  const Tensor<cpu, 2, DType>& rhs, bool rtrans, DType scale) {
@@ -119,6 +132,10 @@ inline void Gemm(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& lhs, bo
   if (dst.size(0) == 0 || dst.size(1) == 0) return;
   if (a[1] == 0) {  // empty inner dimension: the product is zero (BLAS rejects k = 0 strides)
     if (SV::kBetaVal == 0.0f) dst = DType(0);
+    return;
+  }
+  if (a[0] == 1) {  // lhs's only row (its only column, transposed)
+    Gemv<SV>(dst.stream_, dst.dptr_, lhs.dptr_, ltrans ? lhs.stride_ : 1, rhs, rtrans, scale);
     return;
   }
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, keep the flags.
@@ -155,13 +172,7 @@ struct DotEngine<SV, cpu, 1, 1, 2, false, rtrans, DType> {
         << "dot: shapes do not multiply: dst " << p_dst->shape_ << " = lhs " << lhs.shape_
         << " x rhs " << rhs.shape_ << (rtrans ? ".T" : "");
     if (b[1] == 0) return;
-    // rhs row-major (r0, r1) is column-major (r1, r0) = rhs^T. dst = op(rhs)^T lhs, and
-    // op(rhs)^T is that column-major matrix when rtrans is false.
-    BLASEngine<cpu, DType>::gemv(
-        p_dst->stream_, rtrans, detail::BlasInt(rhs.size(1), "rhs columns"),
-        detail::BlasInt(rhs.size(0), "rhs rows"), scale * DType(SV::kAlphaBeta), rhs.dptr_,
-        detail::BlasInt(rhs.stride_, "rhs stride"), lhs.dptr_, 1, DType(SV::kBetaVal),
-        p_dst->dptr_, 1);
+    detail::Gemv<SV>(p_dst->stream_, p_dst->dptr_, lhs.dptr_, 1, rhs, rtrans, scale);
   }
 };
 

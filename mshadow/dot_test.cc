@@ -60,27 +60,29 @@ TYPED_TEST_SUITE(DotTest, BlasTypes);
 
 TYPED_TEST(DotTest, GemmAllTransposesScaleAndSavers) {
   using DType = TypeParam;
-  const index_t m = 13, k = 7, n = 19;
-  for (bool ta : {false, true}) {
-    for (bool tb : {false, true}) {
-      // Padded allocations make stride_ differ from the width for some operands.
-      TensorContainer<cpu, 2, DType> a(ta ? Shape2(k, m) : Shape2(m, k), DType(0), true);
-      TensorContainer<cpu, 2, DType> b(tb ? Shape2(n, k) : Shape2(k, n), DType(0), true);
-      TensorContainer<cpu, 2, DType> c(Shape2(m, n), DType(0.5), true);
-      FillRandom<2, DType>(a, 1);
-      FillRandom<2, DType>(b, 2);
-      std::vector<double> ref = NaiveProduct<DType>(a, ta, b, tb);
-      if (!ta && !tb) c = dot(a, b);
-      if (ta && !tb) c = dot(a.T(), b);
-      if (!ta && tb) c = dot(a, b.T());
-      if (ta && tb) c = dot(a.T(), b.T());
-      ExpectNear<DType>(c, ref);
-      // c += 2 * product, then c -= product * 0.5: c = 2.5 * product
-      if (!ta && !tb) {
-        c += dot(a, b) * DType(2);
-        c -= DType(0.5) * dot(a, b);
-        for (double& v : ref) v *= 2.5;
+  const index_t k = 7, n = 19;
+  for (const index_t m : {index_t{13}, index_t{1}}) {  // one row takes the gemv path
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        // Padded allocations make stride_ differ from the width for some operands.
+        TensorContainer<cpu, 2, DType> a(ta ? Shape2(k, m) : Shape2(m, k), DType(0), true);
+        TensorContainer<cpu, 2, DType> b(tb ? Shape2(n, k) : Shape2(k, n), DType(0), true);
+        TensorContainer<cpu, 2, DType> c(Shape2(m, n), DType(0.5), true);
+        FillRandom<2, DType>(a, 1);
+        FillRandom<2, DType>(b, 2);
+        std::vector<double> ref = NaiveProduct<DType>(a, ta, b, tb);
+        if (!ta && !tb) c = dot(a, b);
+        if (ta && !tb) c = dot(a.T(), b);
+        if (!ta && tb) c = dot(a, b.T());
+        if (ta && tb) c = dot(a.T(), b.T());
         ExpectNear<DType>(c, ref);
+        // c += 2 * product, then c -= product * 0.5: c = 2.5 * product
+        if (!ta && !tb) {
+          c += dot(a, b) * DType(2);
+          c -= DType(0.5) * dot(a, b);
+          for (double& v : ref) v *= 2.5;
+          ExpectNear<DType>(c, ref);
+        }
       }
     }
   }

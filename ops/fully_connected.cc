@@ -58,19 +58,6 @@ void BroadcastBias(Tensor<cpu, 2, DType> out, Tensor<cpu, 1, DType> bias, bool a
   }
 }
 
-// y = weight x + bias for one row x: gemv, with the bias as its starting value (beta = 1).
-template <typename DType>
-void ForwardOneRow(Tensor<cpu, 1, DType> x, Tensor<cpu, 2, DType> weight, const TBlob* bias,
-                   Tensor<cpu, 1, DType> y, OpReqType req, mshadow::Stream<cpu>* stream) {
-  if (bias == nullptr) {
-    Assign(y, req, dot(x, weight.T()));
-    return;
-  }
-  if (req != kAddTo) y = mshadow::expr::F<mshadow::op::identity>(bias->get<cpu, 1, DType>(stream));
-  y += dot(x, weight.T());
-  if (req == kAddTo) y += bias->get<cpu, 1, DType>(stream);
-}
-
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                            const std::vector<TBlob>& out) {
@@ -83,10 +70,6 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto weight = in[1].get<cpu, 2, DType>(stream);
     auto y = out[0].get_with_shape<cpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden),
                                                    stream);
-    if (shape[0] == 1) {  // one row: a matrix-vector product (gemv), not a gemm with m = 1
-      ForwardOneRow(data[0], weight, param.no_bias ? nullptr : &in[2], y[0], req[0], stream);
-      return;
-    }
     if (param.no_bias) {
       Assign(y, req[0], dot(data, weight.T()));
     } else {
@@ -132,12 +115,11 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                    stream);
     auto data = in[1].get_with_shape<cpu, 2, DType>(shape, stream);
     auto weight = in[2].get<cpu, 2, DType>(stream);
-    if (shape[0] == 1) {  // one row: gemv for the data gradient, an outer product for dW
-      auto dx = out[0].get_with_shape<cpu, 2, DType>(shape, stream);
-      Assign(dx[0], req[0], dot(og[0], weight));
+    // One row's data gradient is a gemv (the engine's choice); its dW an outer product.
+    Assign(out[0].get_with_shape<cpu, 2, DType>(shape, stream), req[0], dot(og, weight));
+    if (shape[0] == 1) {
       OuterProduct(og[0], data[0], out[1].get<cpu, 2, DType>(stream), req[1]);
     } else {
-      Assign(out[0].get_with_shape<cpu, 2, DType>(shape, stream), req[0], dot(og, weight));
       Assign(out[1].get<cpu, 2, DType>(stream), req[1], dot(og.T(), data));
     }
     if (!param.no_bias) {

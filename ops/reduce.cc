@@ -1,7 +1,6 @@
 // Reductions sum, mean, max, min over axes (axis: a tuple, None for all; keepdims; exclude),
 // with backward operators.
 #include <algorithm>
-#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -189,9 +188,9 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
     const index_t n = out[0].Size();
     auto acc = ctx.requested[0].get_space_typed<cpu, 1, DType>(Shape1(n), nullptr);
     if (shape.Size() == 0) {  // an empty reduction: the reducer's identity
-      acc = kReducer == Reducer::kMax   ? -std::numeric_limits<DType>::infinity()
-            : kReducer == Reducer::kMin ? std::numeric_limits<DType>::infinity()
-                                        : DType(0);
+      DType identity;
+      EngineReducer<kReducer>::SetInitValue(identity);
+      acc = identity;
     } else {
       ReduceRuns<EngineReducer<kReducer>>(in[0].dptr<DType>(), RunsOf(shape, reduced),
                                           acc.dptr_, n);

@@ -75,26 +75,43 @@ void ForEachColumnBlock(const AxisView& v, Fn&& fn) {
                });
 }
 
+// The largest element of a contiguous row.
+template <typename DType>
+DType RowMax(const DType* x, index_t n) {
+  return vec::Max<DType>(n, [&](index_t i, auto tag) {
+    return vec::PacketOf<decltype(tag)>::LoadUnAligned(x + i);
+  });
+}
+
+// A row's maximum and log(sum(exp((x - max) * inv_t))): what a stable log-softmax subtracts.
+template <typename DType>
+struct ShiftedLogSum {
+  DType max, log_sum;
+};
+template <typename DType>
+ShiftedLogSum<DType> RowLogSumExp(const DType* x, index_t n, DType inv_t) {
+  const DType max = RowMax(x, n);
+  const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    return Exp((P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t));
+  });
+  return {max, std::log(sum)};
+}
+
 // One contiguous row: y = softmax(x * inv_t) or its log. `scratch` (n elements) holds the
 // exponentials when y is accumulated into.
 template <bool kLog, bool kAdd, typename DType>
 void SoftmaxRow(const DType* x, DType* y, index_t n, DType inv_t, DType* scratch) {
-  const DType max = vec::Max<DType>(n, [&](index_t i, auto tag) {
-    return vec::PacketOf<decltype(tag)>::LoadUnAligned(x + i);
-  });
   if (kLog) {
-    const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
-      using P = vec::PacketOf<decltype(tag)>;
-      return Exp((P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t));
-    });
-    const DType log_sum = std::log(sum);
+    const ShiftedLogSum<DType> s = RowLogSumExp(x, n, inv_t);
     vec::ForEach<DType>(n, [&](index_t i, auto tag) {
       using P = vec::PacketOf<decltype(tag)>;
-      vec::Store<kAdd>(y + i,
-                       (P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t) - P::Fill(log_sum));
+      vec::Store<kAdd>(y + i, (P::LoadUnAligned(x + i) - P::Fill(s.max)) * P::Fill(inv_t) -
+                                  P::Fill(s.log_sum));
     });
     return;
   }
+  const DType max = RowMax(x, n);
   DType* e = kAdd ? scratch : y;
   const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
     using P = vec::PacketOf<decltype(tag)>;
@@ -308,14 +325,8 @@ index_t LabelAt(const DType* label, index_t row, index_t classes) {
 // log(sum(exp(row))), stably.
 template <typename DType>
 DType LogSumExp(const DType* row, index_t n) {
-  const DType max = vec::Max<DType>(n, [&](index_t i, auto tag) {
-    return vec::PacketOf<decltype(tag)>::LoadUnAligned(row + i);
-  });
-  const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
-    using P = vec::PacketOf<decltype(tag)>;
-    return Exp(P::LoadUnAligned(row + i) - P::Fill(max));
-  });
-  return max + std::log(sum);
+  const ShiftedLogSum<DType> s = RowLogSumExp(row, n, DType(1));
+  return s.max + s.log_sum;
 }
 
 void CrossEntropyCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,

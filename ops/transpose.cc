@@ -145,13 +145,10 @@ struct RegisterTranspose {
 };
 
 #if MSHADOW_PACKET_HAS_AVX2
-template <bool kAdd>
-inline void StoreRow(float* dst, __m256 row) {
-  _mm256_storeu_ps(dst, kAdd ? _mm256_add_ps(_mm256_loadu_ps(dst), row) : row);
-}
-template <bool kAdd>
-inline void StoreRow(double* dst, __m256d row) {
-  _mm256_storeu_pd(dst, kAdd ? _mm256_add_pd(_mm256_loadu_pd(dst), row) : row);
+// A transposed row, written (or added) as the write mode says.
+template <bool kAdd, typename DType, typename Register>
+inline void StoreRow(DType* dst, Register row) {
+  vec::Store<kAdd>(dst, mshadow::packet::Packet<DType, mshadow::packet::kAVX2>(row));
 }
 
 template <>

@@ -15,8 +15,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "ops/imperative.h"
 
 namespace {
@@ -30,48 +33,35 @@ struct Case {
   std::map<std::string, std::string> params;
 };
 
-std::string Trim(const std::string& s) {
-  const size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
-
-std::vector<std::string> Split(const std::string& s, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(s);
-  for (std::string part; std::getline(stream, part, separator);) parts.push_back(Trim(part));
-  return parts;
-}
-
 // name | operator | direction | shapes | key=value ...
 std::vector<Case> ReadCases(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw std::runtime_error("cannot read case file " + path);
   std::vector<Case> cases;
   int line_number = 0;
-  for (std::string line; std::getline(file, line);) {
+  for (std::string text; std::getline(file, text);) {
     ++line_number;
-    line = Trim(line);
+    const absl::string_view line = absl::StripAsciiWhitespace(text);
     if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> fields = Split(line, '|');
+    std::vector<std::string> fields = absl::StrSplit(line, '|');
+    for (std::string& field : fields) field = std::string(absl::StripAsciiWhitespace(field));
     if (fields.size() < 4 || fields.size() > 5 ||
         (fields[2] != "forward" && fields[2] != "backward")) {
       throw std::runtime_error(path + ":" + std::to_string(line_number) +
                                ": expected 'name | operator | forward|backward | shapes | params'");
     }
     Case c{fields[0], fields[1], fields[2], {}, {}};
-    for (const std::string& text : Split(fields[3], ' ')) {
-      if (text.empty()) continue;
-      std::istringstream in(text);
+    for (const absl::string_view word : absl::StrSplit(fields[3], ' ', absl::SkipEmpty())) {
+      std::istringstream in{std::string(word)};
       TShape shape;
-      if (!(in >> shape)) throw std::runtime_error(path + ": bad shape " + text);
+      if (!(in >> shape)) throw std::runtime_error(path + ": bad shape " + std::string(word));
       c.shapes.push_back(shape);
     }
     if (fields.size() == 5) {
-      for (const std::string& kv : Split(fields[4], ' ')) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos) continue;
-        c.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+      for (const absl::string_view kv : absl::StrSplit(fields[4], ' ', absl::SkipEmpty())) {
+        if (kv.find('=') == absl::string_view::npos) continue;
+        const std::pair<std::string, std::string> key_value = absl::StrSplit(kv, '=');
+        c.params.insert(key_value);
       }
     }
     cases.push_back(c);

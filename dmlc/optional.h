@@ -5,12 +5,16 @@
 //   if (axis.has_value()) use(axis.value());
 //   std::cout << axis;               // 2, or None when empty
 //   std::istringstream("None") >> axis;   // empties it
+//   dmlc::optional<bool> flag;
+//   std::istringstream("true") >> flag;   // true/false/1/0/None in any case
+//   dmlc::optional<std::string> name(dmlc::in_place, 3, 'x');   // "xxx", built in place
 //
 // It is std::optional with dmlc-core's text form, so parameter structs can declare optional
 // fields (`DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>())`).
 #ifndef DMLC_OPTIONAL_H_
 #define DMLC_OPTIONAL_H_
 
+#include <cctype>
 #include <istream>
 #include <optional>
 #include <ostream>
@@ -24,6 +28,9 @@ namespace dmlc {
 
 using std::nullopt;
 using std::nullopt_t;
+// dmlc-core's tag for constructing the value in place: optional<T>(in_place, args...).
+using in_place_t = std::in_place_t;
+inline constexpr in_place_t in_place{};
 
 template <typename T>
 class optional : public std::optional<T> {
@@ -64,23 +71,45 @@ std::ostream& operator<<(std::ostream& os, const optional<T>& value) {
   return os << "None";
 }
 
-// Reads "None" (empty) or a value of T; fails the stream on anything else.
+// Reads "None" (empty) or a value of T; fails the stream on anything else. As in dmlc-core,
+// an integer may carry one 'L' suffix ("5L"), and optional<bool> reads true/false/1/0/None
+// in any case, stopping at the first character that is not a letter or digit.
 template <typename T>
 std::istream& operator>>(std::istream& is, optional<T>& value) {
   is >> std::ws;
-  if (is.peek() == 'N') {
+  if constexpr (std::is_same_v<T, bool>) {
     std::string word;
-    is >> word;
-    if (word == "None") {
+    while (std::isalnum(is.peek())) {
+      word.push_back(static_cast<char>(std::tolower(is.get())));
+    }
+    if (word == "true" || word == "1") {
+      value = true;
+    } else if (word == "false" || word == "0") {
+      value = false;
+    } else if (word == "none") {
       value.reset();
     } else {
       is.setstate(std::ios::failbit);
     }
     return is;
+  } else {
+    if (is.peek() == 'N') {
+      std::string word;
+      is >> word;
+      if (word == "None") {
+        value.reset();
+      } else {
+        is.setstate(std::ios::failbit);
+      }
+      return is;
+    }
+    T parsed;
+    if (is >> parsed) {
+      value = std::move(parsed);
+      if (std::is_integral_v<T> && is.peek() == 'L') is.get();
+    }
+    return is;
   }
-  T parsed;
-  if (is >> parsed) value = std::move(parsed);
-  return is;
 }
 
 DMLC_DECLARE_TYPE_NAME(optional<int>, "int or None");

@@ -2,6 +2,8 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -44,6 +46,48 @@ TEST(OptionalTest, ReadsNoneOrValueAndFailsOnOtherWords) {
   word >> value;
   EXPECT_TRUE(word.fail());
   EXPECT_EQ(*value, 12) << "a failed read keeps the old value";
+}
+
+TEST(OptionalTest, BoolReadsWordsInAnyCaseAndStopsAtPunctuation) {
+  optional<bool> flag;
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, bool>>{
+           {"true", true}, {"True", true}, {" TRUE", true}, {"1", true},
+           {"false", false}, {"False", false}, {"0", false}}) {
+    std::istringstream is(text);
+    flag.reset();
+    is >> flag;
+    EXPECT_FALSE(is.fail()) << text;
+    ASSERT_TRUE(flag.has_value()) << text;
+    EXPECT_EQ(*flag, expected) << text;
+  }
+  std::istringstream none("none)");
+  none >> flag;
+  EXPECT_FALSE(none.fail());
+  EXPECT_FALSE(flag.has_value());
+  EXPECT_EQ(none.peek(), ')') << "reading stops at the first non-alphanumeric character";
+
+  flag = true;
+  std::istringstream bad("yes");
+  bad >> flag;
+  EXPECT_TRUE(bad.fail());
+  EXPECT_TRUE(*flag) << "a failed read keeps the old value";
+}
+
+TEST(OptionalTest, IntegersTakeOneLongSuffix) {
+  optional<int64_t> value;
+  std::istringstream is("7L,");
+  is >> value;
+  EXPECT_FALSE(is.fail());
+  EXPECT_EQ(*value, 7);
+  EXPECT_EQ(is.peek(), ',');
+}
+
+TEST(OptionalTest, InPlaceConstruction) {
+  const optional<std::string> name(in_place, 3, 'x');
+  ASSERT_TRUE(name.has_value());
+  EXPECT_EQ(*name, "xxx");
+  const optional<std::pair<int, int>> pair(dmlc::in_place, 1, 2);
+  EXPECT_EQ(pair->second, 2);
 }
 
 TEST(OptionalTest, TypeNames) {

@@ -146,12 +146,18 @@ ParseStatus ParseFieldValue(std::string_view text, T* out) {
   }
 }
 
-// The range of values a numeric type holds, for error messages: "[-2147483648, 2147483647]".
+// The range of values a numeric type holds, for error messages: "[-2147483648, 2147483647]";
+// for floating point also the smallest normal magnitude.
 template <typename T>
 std::string TypeRangeString() {
   if constexpr (is_arithmetic<T>::value) {
-    return "[" + NumberToString(std::numeric_limits<T>::lowest()) + ", " +
-           NumberToString(std::numeric_limits<T>::max()) + "]";
+    std::string range = "[" + NumberToString(std::numeric_limits<T>::lowest()) + ", " +
+                        NumberToString(std::numeric_limits<T>::max()) + "]";
+    if constexpr (std::is_floating_point_v<T>) {
+      // Underflow is a range error too (see strtonum.h), so say where it starts.
+      range += " with nonzero magnitudes from " + NumberToString(std::numeric_limits<T>::min());
+    }
+    return range;
   } else {
     return "";
   }

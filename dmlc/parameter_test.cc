@@ -174,7 +174,15 @@ TEST(ParameterTest, StrictNumberErrors) {
             "[-2147483648, 2147483647]");
   EXPECT_EQ(InitError({{"num_hidden", "1"}, {"slope", "1e100"}}),
             "Invalid Parameter value for slope: '1e100' is out of the range of float "
-            "[-3.4028235e+38, 3.4028235e+38]");
+            "[-3.4028235e+38, 3.4028235e+38] with nonzero magnitudes from 1.1754944e-38");
+  // Underflow, as in dmlc-core: the value typed would silently have become 0.
+  EXPECT_EQ(InitError({{"num_hidden", "1"}, {"slope", "1e-100"}}),
+            "Invalid Parameter value for slope: '1e-100' is out of the range of float "
+            "[-3.4028235e+38, 3.4028235e+38] with nonzero magnitudes from 1.1754944e-38");
+  EXPECT_EQ(InitError({{"num_hidden", "1"}, {"momentum", "1e-500"}}),
+            "Invalid Parameter value for momentum: '1e-500' is out of the range of double "
+            "[-1.7976931348623157e+308, 1.7976931348623157e+308] with nonzero magnitudes from "
+            "2.2250738585072014e-308");
   EXPECT_EQ(InitError({{"num_hidden", "1"}, {"workers", "-1"}}),
             "Invalid Parameter value for workers: '-1' is out of the range of int (non-negative) "
             "[0, 4294967295]");

@@ -14,7 +14,8 @@
 //   are errors; a '-' for an unsigned type is out of range, not wrapped around.
 // - Floating point: decimal or scientific notation, `inf`, `infinity`, `nan` in any case, and
 //   one trailing `f`/`F` (C++ literal style, "1.2f"). Values too large for the type are out
-//   of range; values too small to represent round to zero or a denormal, as in C.
+//   of range, and so, as in dmlc-core (std::stof), are nonzero values too small for it:
+//   below its smallest normal number they would silently become zero or a denormal.
 //
 // Built on std::from_chars: locale independent, no streams, no allocation on success.
 #ifndef DMLC_STRTONUM_H_
@@ -22,7 +23,7 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -47,15 +48,15 @@ inline std::string_view TrimSpace(std::string_view text) {
 
 namespace strtonum_internal {
 
-// Decides between overflow and underflow after from_chars reported out of range. Only on
-// this rare error path does it copy the text (strtold needs a terminated string).
+// Whether a parsed floating-point value underflowed: nonzero text ("1e-50") that became zero
+// or a denormal. Only the mantissa's digits say whether the text meant zero.
 template <typename Float>
-ParseStatus ResolveFloatRange(std::string_view number, Float* out) {
-  const std::string copy(number);
-  const long double wide = std::strtold(copy.c_str(), nullptr);
-  if (std::fabs(wide) >= 1.0L) return ParseStatus::kOutOfRange;
-  *out = static_cast<Float>(wide);  // underflow: rounds to zero or a denormal
-  return ParseStatus::kOk;
+bool Underflowed(std::string_view number, Float value) {
+  if (std::isinf(value) || std::isnan(value)) return false;
+  if (value != 0) return std::fabs(value) < std::numeric_limits<Float>::min();
+  const size_t exponent = number.find_first_of("eE");
+  const std::string_view mantissa = number.substr(0, exponent);
+  return mantissa.find_first_of("123456789") != std::string_view::npos;
 }
 
 }  // namespace strtonum_internal
@@ -82,8 +83,11 @@ ParseStatus ParseNumber(std::string_view text, T* out) {
     // One C++-style suffix after digits ("1.2f"), never after a word ("inff").
     if (parsed_digits && result.ptr + 1 == last && (*result.ptr | 0x20) == 'f') ++result.ptr;
     if (result.ec == std::errc::result_out_of_range) {
-      if (result.ptr != last) return ParseStatus::kInvalid;
-      return strtonum_internal::ResolveFloatRange(number, out);
+      return result.ptr == last ? ParseStatus::kOutOfRange : ParseStatus::kInvalid;
+    }
+    if (result.ec == std::errc() && result.ptr == last &&
+        strtonum_internal::Underflowed(number, value)) {
+      return ParseStatus::kOutOfRange;
     }
   } else {
     result = std::from_chars(first, last, value, 10);

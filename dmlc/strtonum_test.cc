@@ -89,7 +89,7 @@ TEST(ParseNumberTest, FloatsRejectGarbage) {
   EXPECT_EQ(d, 5);
 }
 
-TEST(ParseNumberTest, FloatOverflowIsAnErrorUnderflowRoundsToZero) {
+TEST(ParseNumberTest, FloatOverflowAndUnderflowAreRangeErrors) {
   float f = 0;
   EXPECT_EQ(Parse("1e100", &f), ParseStatus::kOutOfRange);
   EXPECT_EQ(Parse("-1e39", &f), ParseStatus::kOutOfRange);
@@ -98,14 +98,27 @@ TEST(ParseNumberTest, FloatOverflowIsAnErrorUnderflowRoundsToZero) {
   EXPECT_EQ(Parse("1e400", &d), ParseStatus::kOutOfRange);
   EXPECT_EQ(Parse("1e100", &d), ParseStatus::kOk);
   EXPECT_EQ(d, 1e100);
+  // Nonzero values below the smallest normal number, as dmlc-core's std::stof/stod reject.
   f = 1;
-  EXPECT_EQ(Parse("1e-50", &f), ParseStatus::kOk);
-  EXPECT_EQ(f, 0.0f);
-  EXPECT_EQ(Parse("-1e-50", &f), ParseStatus::kOk);
-  EXPECT_TRUE(f == 0.0f && std::signbit(f));
-  EXPECT_EQ(Parse("1e-40", &f), ParseStatus::kOk);  // a float denormal
-  EXPECT_GT(f, 0.0f);
-  EXPECT_LT(f, std::numeric_limits<float>::min());
+  EXPECT_EQ(Parse("1e-100", &f), ParseStatus::kOutOfRange);
+  EXPECT_EQ(Parse("-1e-50", &f), ParseStatus::kOutOfRange);
+  EXPECT_EQ(Parse("1e-40", &f), ParseStatus::kOutOfRange) << "a float denormal";
+  EXPECT_EQ(f, 1.0f) << "a rejected value leaves the target unchanged";
+  EXPECT_EQ(Parse("1e-500", &d), ParseStatus::kOutOfRange);
+  EXPECT_EQ(Parse("1e-310", &d), ParseStatus::kOutOfRange) << "a double denormal";
+  EXPECT_EQ(Parse("1e-40", &d), ParseStatus::kOk) << "normal as a double";
+  // The smallest normal numbers and zero in any spelling are fine.
+  EXPECT_EQ(Parse("1.17549435e-38", &f), ParseStatus::kOk);
+  EXPECT_EQ(f, std::numeric_limits<float>::min());
+  for (const char* zero : {"0", "-0.0", "0e-999", "0.000e5", "0x0"}) {
+    const ParseStatus status = Parse(zero, &f);
+    if (std::string_view(zero) == "0x0") {
+      EXPECT_EQ(status, ParseStatus::kInvalid) << "hex is not accepted";
+    } else {
+      EXPECT_EQ(status, ParseStatus::kOk) << zero;
+      EXPECT_EQ(f, 0.0f) << zero;
+    }
+  }
 }
 
 TEST(NumberToStringTest, ShortestExactRoundTrip) {
@@ -113,7 +126,7 @@ TEST(NumberToStringTest, ShortestExactRoundTrip) {
   EXPECT_EQ(NumberToString(0.1), "0.1");
   EXPECT_EQ(NumberToString(-42), "-42");
   EXPECT_EQ(NumberToString(std::numeric_limits<uint64_t>::max()), "18446744073709551615");
-  for (float value : {0.1f, 1.0f / 3.0f, 3.4028235e38f, 1e-45f, -2.5e-10f}) {
+  for (float value : {0.1f, 1.0f / 3.0f, 3.4028235e38f, 1.17549435e-38f, -2.5e-10f}) {
     float back = 0;
     ASSERT_EQ(ParseNumber(NumberToString(value), &back), ParseStatus::kOk);
     EXPECT_EQ(back, value);

@@ -98,18 +98,19 @@ void JSONWriter::EndObject() {
   *os_ << '}';
 }
 
+// dmlc-core's layout, byte for byte: items after the first follow ", "; a multi-line scope
+// puts each item on its own line, indented two spaces per level (so a multi-line scope's
+// lines end in ", " before the newline, as dmlc-core's do).
 void JSONWriter::WriteArraySeperator() {
   CHECK(!scope_counter_.empty()) << "JSONWriter: array item outside an array";
-  if (scope_counter_.back() != 0) *os_ << ',';
-  WriteSeparator();
+  if (scope_counter_.back() != 0) *os_ << ", ";
   ++scope_counter_.back();
+  WriteSeparator();
 }
 
 void JSONWriter::WriteSeparator() {
   if (scope_multi_line_.empty() || scope_multi_line_.back()) {
     *os_ << '\n' << std::string(scope_multi_line_.size() * 2, ' ');
-  } else if (scope_counter_.back() != 0) {
-    *os_ << ' ';
   }
 }
 
@@ -316,6 +317,58 @@ void JSONReader::ExpectEndOfInput() {
 }
 
 // ----------------------------------------------------------------------------- helper
+
+// ----------------------------------------------------------------------------- any
+
+namespace json {
+
+AnyJSONManager* AnyJSONManager::Global() {
+  static AnyJSONManager* const manager = new AnyJSONManager();  // never destroyed
+  return manager;
+}
+
+void AnyJSONManager::Register(std::type_index type, Entry entry) {
+  const auto known = key_of_type_.find(type);
+  if (known != key_of_type_.end()) {
+    CHECK(known->second == entry.key)
+        << "DMLC_JSON_ENABLE_ANY: type " << type.name() << " is already enabled as '"
+        << known->second << "', not '" << entry.key << "'";
+    return;
+  }
+  CHECK(entry_of_key_.count(entry.key) == 0)
+      << "DMLC_JSON_ENABLE_ANY: the key '" << entry.key << "' already names another type";
+  key_of_type_.emplace(type, entry.key);
+  entry_of_key_.emplace(entry.key, std::move(entry));
+}
+
+void AnyJSONManager::Write(JSONWriter* writer, const any& value) const {
+  CHECK(value.has_value()) << "JSONWriter: an empty dmlc::any has no JSON form";
+  const auto known = key_of_type_.find(std::type_index(value.type()));
+  CHECK(known != key_of_type_.end())
+      << "JSONWriter: dmlc::any holding " << value.type().name()
+      << ", a type not enabled with DMLC_JSON_ENABLE_ANY";
+  writer->BeginArray(/*multi_line=*/false);
+  writer->WriteArrayItem(known->second);
+  writer->WriteArraySeperator();
+  entry_of_key_.at(known->second).write(writer, value);
+  writer->EndArray();
+}
+
+void AnyJSONManager::Read(JSONReader* reader, any* value) const {
+  reader->BeginArray();
+  if (!reader->NextArrayItem()) reader->Fail("expected [\"type key\", value] for a dmlc::any");
+  std::string key;
+  reader->ReadString(&key);
+  const auto entry = entry_of_key_.find(key);
+  if (entry == entry_of_key_.end()) {
+    reader->Fail("dmlc::any of type key '" + key + "', which no DMLC_JSON_ENABLE_ANY enabled");
+  }
+  if (!reader->NextArrayItem()) reader->Fail("expected a value after the type key '" + key + "'");
+  entry->second.read(reader, value);
+  if (reader->NextArrayItem()) reader->Fail("expected ']' after the dmlc::any's value");
+}
+
+}  // namespace json
 
 void JSONObjectReadHelper::ReadAllFields(JSONReader* reader) {
   reader->BeginObject();

@@ -13,7 +13,8 @@
 //   reader.Read(&dict);   // throws dmlc::Error "JSON: line 1, column 9: expected ..." if malformed
 //
 // Values that read and write themselves: std::string, bool, every arithmetic type,
-// std::vector, std::pair, std::map / std::unordered_map with string keys, dmlc::optional
+// std::vector, std::list, std::pair, std::map / std::unordered_map with string keys,
+// dmlc::any (types enabled by DMLC_JSON_ENABLE_ANY), dmlc::optional
 // (null when empty), and any class with `void Save(dmlc::JSONWriter*) const` and
 // `void Load(dmlc::JSONReader*)`. Specialize dmlc::json::Handler<T> for other types.
 //
@@ -25,15 +26,19 @@
 
 #include <cstddef>
 #include <istream>
+#include <list>
 #include <map>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeindex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "dmlc/any.h"
+#include "dmlc/base.h"
 #include "dmlc/logging.h"
 #include "dmlc/optional.h"
 #include "dmlc/strtonum.h"
@@ -84,7 +89,8 @@ class JSONWriter {
   void Write(const ValueType& value);
 
  private:
-  // Newline and indentation inside a multi-line scope; a space otherwise.
+  // Newline and indentation inside a multi-line scope (and at the top level); nothing
+  // otherwise.
   void WriteSeparator();
 
   std::ostream* os_;
@@ -198,7 +204,8 @@ void JSONWriter::WriteNumber(const ValueType& value) {
 
 template <typename ValueType>
 void JSONWriter::WriteObjectKeyValue(std::string_view key, const ValueType& value) {
-  if (scope_counter_.back() > 0) *os_ << ',';
+  CHECK(!scope_counter_.empty()) << "JSONWriter: object member outside an object";
+  if (scope_counter_.back() > 0) *os_ << ", ";
   WriteSeparator();
   WriteString(key);
   *os_ << ": ";
@@ -261,28 +268,35 @@ struct Handler<T, std::enable_if_t<is_arithmetic<T>::value>> {
   static void Read(JSONReader* reader, T* value) { reader->ReadNumber(value); }
 };
 
-template <typename T>
-struct Handler<std::vector<T>> {
-  static void Write(JSONWriter* writer, const std::vector<T>& array) {
-    writer->BeginArray(/*multi_line=*/false);
-    for (const T& item : array) writer->WriteArrayItem(item);
+// Arrays: std::vector and std::list. As in dmlc-core, an array goes on one line when it
+// holds at most 10 plain values (is_pod), one item per line otherwise.
+template <typename Container>
+struct ArrayHandler {
+  using Item = typename Container::value_type;
+  static void Write(JSONWriter* writer, const Container& array) {
+    writer->BeginArray(/*multi_line=*/array.size() > 10 || !is_pod<Item>::value);
+    for (const Item& item : array) writer->WriteArrayItem(item);
     writer->EndArray();
   }
-  static void Read(JSONReader* reader, std::vector<T>* array) {
+  static void Read(JSONReader* reader, Container* array) {
     array->clear();
     reader->BeginArray();
     while (reader->NextArrayItem()) {
-      T item;
+      Item item;
       reader->Read(&item);
       array->push_back(std::move(item));
     }
   }
 };
+template <typename T>
+struct Handler<std::vector<T>> : ArrayHandler<std::vector<T>> {};
+template <typename T>
+struct Handler<std::list<T>> : ArrayHandler<std::list<T>> {};
 
 template <typename A, typename B>
 struct Handler<std::pair<A, B>> {
   static void Write(JSONWriter* writer, const std::pair<A, B>& pair) {
-    writer->BeginArray(/*multi_line=*/false);
+    writer->BeginArray();  // multi-line, as dmlc-core writes pairs
     writer->WriteArrayItem(pair.first);
     writer->WriteArrayItem(pair.second);
     writer->EndArray();
@@ -338,6 +352,52 @@ struct Handler<optional<T>> {
   }
 };
 
+// dmlc::any: written as ["KeyName", value] for the types DMLC_JSON_ENABLE_ANY enabled.
+class AnyJSONManager {
+ public:
+  static AnyJSONManager* Global();
+
+  // Enables Type under `key`; enabling the same pair again is harmless, a clash an Error.
+  template <typename T>
+  AnyJSONManager& EnableType(const std::string& key) {
+    Entry entry{key, &ReadAny<T>, &WriteAny<T>};
+    Register(std::type_index(typeid(T)), std::move(entry));
+    return *this;
+  }
+
+  void Write(JSONWriter* writer, const any& value) const;
+  void Read(JSONReader* reader, any* value) const;
+
+ private:
+  struct Entry {
+    std::string key;
+    void (*read)(JSONReader* reader, any* value);
+    void (*write)(JSONWriter* writer, const any& value);
+  };
+  template <typename T>
+  static void ReadAny(JSONReader* reader, any* value) {
+    T item;
+    reader->Read(&item);
+    *value = std::move(item);
+  }
+  template <typename T>
+  static void WriteAny(JSONWriter* writer, const any& value) {
+    writer->Write(get<T>(value));
+  }
+  void Register(std::type_index type, Entry entry);
+
+  std::unordered_map<std::type_index, std::string> key_of_type_;
+  std::unordered_map<std::string, Entry> entry_of_key_;
+};
+
+template <>
+struct Handler<any> {
+  static void Write(JSONWriter* writer, const any& value) {
+    AnyJSONManager::Global()->Write(writer, value);
+  }
+  static void Read(JSONReader* reader, any* value) { AnyJSONManager::Global()->Read(reader, value); }
+};
+
 // Classes that save and load themselves.
 template <typename T>
 struct Handler<T, std::void_t<decltype(std::declval<const T&>().Save(
@@ -349,5 +409,13 @@ struct Handler<T, std::void_t<decltype(std::declval<const T&>().Save(
 
 }  // namespace json
 }  // namespace dmlc
+
+// Lets dmlc::any values of Type be written and read as JSON, tagged with KeyName (which a
+// reader must have enabled for the same type). At namespace scope, once per type:
+//   DMLC_JSON_ENABLE_ANY(std::vector<int>, IntVector);
+#define DMLC_JSON_ENABLE_ANY(Type, KeyName)                                                \
+  static DMLC_ATTRIBUTE_UNUSED ::dmlc::json::AnyJSONManager& DMLC_STR_CONCAT(              \
+      dmlc_json_enable_any_##KeyName##_, __COUNTER__) =                                     \
+      ::dmlc::json::AnyJSONManager::Global()->EnableType<Type>(#KeyName)
 
 #endif  // DMLC_JSON_H_

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <list>
 #include <map>
 #include <sstream>
 #include <string>
@@ -34,6 +35,18 @@ T FromJson(const std::string& text) {
   return value;
 }
 
+// The message of the dmlc::Error that writing `value` throws.
+template <typename T>
+std::string WriteError(const T& value) {
+  try {
+    ToJson(value);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error writing";
+  return "";
+}
+
 // The message of the dmlc::Error that reading `text` as T throws.
 template <typename T>
 std::string ReadError(const std::string& text) {
@@ -56,8 +69,9 @@ TEST(JsonWriterTest, ScalarsAndContainers) {
   EXPECT_EQ(ToJson(optional<int>()), "null");
   EXPECT_EQ(ToJson(std::map<std::string, int>{{"a", 1}}), "{\"a\": 1}");
   EXPECT_EQ(ToJson(std::map<std::string, int>{{"a", 1}, {"b", 2}}),
-            "{\n  \"a\": 1,\n  \"b\": 2\n}");
-  EXPECT_EQ(ToJson(std::make_pair(std::string("k"), 2.5)), "[\"k\", 2.5]");
+            "{\n  \"a\": 1, \n  \"b\": 2\n}");
+  EXPECT_EQ(ToJson(std::make_pair(std::string("k"), 2.5)), "[\n  \"k\", \n  2.5\n]");
+  EXPECT_EQ(ToJson(std::list<int>{1, 2, 3}), "[1, 2, 3]");
 }
 
 TEST(JsonWriterTest, EscapesStrings) {
@@ -72,14 +86,45 @@ TEST(JsonWriterTest, NonFiniteNumbersAreAnError) {
   EXPECT_THROW(writer.Write(std::numeric_limits<float>::quiet_NaN()), Error);
 }
 
-TEST(JsonWriterTest, NestedObjectsByHand) {
+// dmlc-core's layout, byte for byte: ", " between items (also before a newline), two spaces
+// of indentation per level, arrays of more than 10 plain values or of anything else
+// (strings, containers) one item per line, objects of more than one member likewise.
+TEST(JsonWriterTest, LayoutMatchesDmlcCore) {
   std::ostringstream os;
   JSONWriter writer(&os);
   writer.BeginObject();
   writer.WriteObjectKeyValue("name", std::string("fc"));
   writer.WriteObjectKeyValue("inputs", std::vector<std::string>{"data", "weight"});
+  writer.WriteObjectKeyValue("shape", std::vector<int>{4, 16});
+  writer.WriteObjectKeyValue("ids", std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  writer.WriteObjectKeyValue("empty", std::vector<std::string>{});
+  writer.WriteObjectKeyValue("attrs", std::map<std::string, std::string>{{"k", "v"}});
   writer.EndObject();
-  EXPECT_EQ(os.str(), "{\n  \"name\": \"fc\",\n  \"inputs\": [\"data\", \"weight\"]\n}");
+  EXPECT_EQ(os.str(),
+            "{\n"
+            "  \"name\": \"fc\", \n"
+            "  \"inputs\": [\n"
+            "    \"data\", \n"
+            "    \"weight\"\n"
+            "  ], \n"
+            "  \"shape\": [4, 16], \n"
+            "  \"ids\": [\n"
+            "    0, \n    1, \n    2, \n    3, \n    4, \n    5, \n    6, \n    7, \n    8, \n"
+            "    9, \n    10\n"
+            "  ], \n"
+            "  \"empty\": [], \n"
+            "  \"attrs\": {\"k\": \"v\"}\n"
+            "}");
+}
+
+TEST(JsonWriterTest, TopLevelArrayItemsStartOnTheirOwnLine) {
+  std::ostringstream os;
+  JSONWriter writer(&os);
+  writer.BeginArray();
+  writer.WriteArrayItem(1);
+  writer.WriteArrayItem(std::vector<int>{2, 3});
+  writer.EndArray();
+  EXPECT_EQ(os.str(), "[\n  1, \n  [2, 3]\n]");
 }
 
 TEST(JsonRoundTripTest, EveryHandledType) {
@@ -96,6 +141,41 @@ TEST(JsonRoundTripTest, EveryHandledType) {
   EXPECT_EQ(FromJson<uint64_t>(ToJson(big)), big);
   const float third = 1.0f / 3.0f;
   EXPECT_EQ(FromJson<float>(ToJson(third)), third);
+}
+
+TEST(JsonRoundTripTest, Lists) {
+  const std::list<std::string> names = {"a", "b", "c"};
+  EXPECT_EQ(FromJson<decltype(names)>(ToJson(names)), names);
+}
+
+}  // namespace
+
+// Enabled at namespace scope, as dmlc-core's users do.
+DMLC_JSON_ENABLE_ANY(int, Int);
+DMLC_JSON_ENABLE_ANY(std::vector<std::string>, StringList);
+
+namespace {
+
+TEST(JsonAnyTest, WritesTypeKeyAndValueAndReadsThemBack) {
+  const any number = 42;
+  EXPECT_EQ(ToJson(number), "[\"Int\", 42]");
+  const std::map<std::string, any> dict = {
+      {"count", any(7)}, {"names", any(std::vector<std::string>{"x", "y"})}};
+  const auto back = FromJson<std::map<std::string, any>>(ToJson(dict));
+  EXPECT_EQ(get<int>(back.at("count")), 7);
+  EXPECT_EQ(get<std::vector<std::string>>(back.at("names")),
+            (std::vector<std::string>{"x", "y"}));
+  EXPECT_THROW(get<double>(back.at("count")), Error) << "wrong type";
+}
+
+TEST(JsonAnyTest, TypesNotEnabledAreClearErrors) {
+  EXPECT_THAT(WriteError(any(2.5)), HasSubstr("not enabled with DMLC_JSON_ENABLE_ANY"));
+  EXPECT_THAT(WriteError(any()), HasSubstr("empty dmlc::any"));
+  EXPECT_THAT(ReadError<any>("[\"Float\", 2.5]"), HasSubstr("type key 'Float'"));
+  EXPECT_THAT(ReadError<any>("[\"Int\"]"), HasSubstr("expected a value"));
+  EXPECT_THAT(ReadError<any>("[\"Int\", 1, 2]"), HasSubstr("expected ']'"));
+  EXPECT_THROW(json::AnyJSONManager::Global()->EnableType<double>("Int"), Error)
+      << "a key names one type";
 }
 
 TEST(JsonRoundTripTest, StringsWithQuotesControlCharactersAndUnicode) {

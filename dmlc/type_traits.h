@@ -27,6 +27,13 @@ struct is_arithmetic {
   static constexpr bool value = is_integral<T>::value || is_floating_point<T>::value;
 };
 
+// Plain data (trivial, standard layout), dmlc-core's is_pod: JSON writes arrays of these on
+// one line.
+template <typename T>
+struct is_pod {
+  static constexpr bool value = std::is_trivial_v<T> && std::is_standard_layout_v<T>;
+};
+
 // `Type` is Then when cond holds, Else otherwise (dmlc-core's name for std::conditional).
 template <bool cond, typename Then, typename Else>
 struct IfThenElseType {

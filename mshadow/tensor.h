@@ -1,6 +1,6 @@
 // mshadow/tensor.h: everything a CPU user of mshadow had: Tensor, the expression engine,
-// the CPU backend, the BLAS dot engine, TensorContainer and the reduction and reshape
-// extensions.
+// the CPU backend, the BLAS dot engine, TensorContainer, the extensions (broadcast, pool,
+// take, unpack_patch2col, ...), Softmax/SoftmaxGrad and Random.
 //
 //   #include "mshadow/tensor.h"
 //   using namespace mshadow;
@@ -20,12 +20,13 @@
 #include "mshadow/dot_engine.h"
 #include "mshadow/expr_engine-inl.h"
 #include "mshadow/expression.h"
-#include "mshadow/extension/reduceto1d.h"
-#include "mshadow/extension/reshape.h"
+#include "mshadow/extension.h"
+#include "mshadow/random.h"
 #include "mshadow/stream.h"
 #include "mshadow/tensor_alloc.h"
 #include "mshadow/tensor_container.h"
 #include "mshadow/tensor_core.h"
 #include "mshadow/tensor_cpu-inl.h"
+#include "mshadow/tensor_softmax_cpu-inl.h"
 
 #endif  // MSHADOW_TENSOR_H_

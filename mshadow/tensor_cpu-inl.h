@@ -13,18 +13,32 @@
 
 namespace mshadow {
 
-// Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row. The inner loop
-// is a plain counted loop over contiguous destination elements so the compiler can
-// vectorize it.
+// Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row; blocks of rows go
+// to threads when each gets expr::kMinElementsPerThread elements or more. Every destination
+// element is written by exactly one thread, so results do not depend on the thread count.
+// The inner loop is a plain counted loop over contiguous destination elements so the
+// compiler can vectorize it.
 template <typename Saver, typename R, int dim, typename DType, typename E>
 inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>& plan) {
   const Shape<2> shape = expr::ShapeCheck<dim, R>::Check(dst->self()).FlatTo2D();
-  expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
-  for (index_t y = 0; y < shape[0]; ++y) {
-    for (index_t x = 0; x < shape[1]; ++x) {
-      Saver::template Save<DType>(dplan.REval(y, x), plan.Eval(y, x));
+  const index_t rows = shape[0], width = shape[1];
+  auto map_rows = [&](index_t begin, index_t end) {
+    expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
+    for (index_t y = begin; y < end; ++y) {
+      for (index_t x = 0; x < width; ++x) {
+        Saver::template Save<DType>(dplan.REval(y, x), plan.Eval(y, x));
+      }
     }
+  };
+  const index_t threads = std::min<index_t>(
+      {GetNumThreads(), rows, rows * width / expr::kMinElementsPerThread});
+  if (threads <= 1) {
+    map_rows(0, rows);
+    return;
   }
+  ParallelFor(threads, static_cast<int>(threads), [&](index_t part) {
+    map_rows(rows * part / threads, rows * (part + 1) / threads);
+  });
 }
 
 // dst Saver= exp, elementwise. The expression's device and rank are checked at compile time
@@ -46,7 +60,8 @@ inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, e
     expr::MapPacketPlan<Saver>(static_cast<const Tensor<cpu, dim, DType>&>(dst->self()),
                                expr::MakePacketPlan<kArch>(exp.self()));
   } else {
-    MapPlan<Saver>(dst, expr::MakePlan(exp.self()));
+    using expr::MakePlan;  // unqualified: ADL finds the MakePlan of extensions declared later
+    MapPlan<Saver>(dst, MakePlan(exp.self()));
   }
 }
 
@@ -124,7 +139,8 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
       return 0;  // unused
     }
   }();
-  const expr::Plan<E, DType> scalar_plan = expr::MakePlan(exp.self());
+  using expr::MakePlan;  // unqualified: ADL finds the MakePlan of extensions declared later
+  const expr::Plan<E, DType> scalar_plan = MakePlan(exp.self());
   // sums[x] = Reduce over rows [row_begin, row_end) of exp[y][x], for x in [begin, end):
   // packets up to vector_end, then one element at a time.
   auto reduce_block = [&](DType* const sums, index_t row_begin, index_t row_end, index_t begin,
@@ -226,7 +242,8 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
   const index_t kept = eshape[dimkeep];
   const index_t inner = eshape.ProdShape(dimkeep + 1, kSrcDim - 1);
   const index_t width = eshape[kSrcDim - 1];
-  const expr::Plan<E, DType> splan = expr::MakePlan(exp.self());
+  using expr::MakePlan;  // unqualified: ADL finds the MakePlan of extensions declared later
+  const expr::Plan<E, DType> splan = MakePlan(exp.self());
   const expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
   // Sums take a packet of partial sums per row, added up at the row's end.

@@ -13,6 +13,7 @@
 #ifndef MSHADOW_RANDOM_H_
 #define MSHADOW_RANDOM_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>

@@ -646,6 +646,15 @@ struct Parameter {
     });
     return unknown;
   }
+  // Also says whether any field's value changed (a field set to the value it had did not).
+  template <typename Container>
+  std::vector<std::pair<std::string, std::string>> UpdateAllowUnknown(const Container& kwargs,
+                                                                      bool* out_changed) {
+    const auto before = PType::__MANAGER__()->GetDict(head());
+    auto unknown = UpdateAllowUnknown(kwargs);
+    if (out_changed != nullptr) *out_changed = PType::__MANAGER__()->GetDict(head()) != before;
+    return unknown;
+  }
 
   // Writes every field's current value, as text, into `dict` (a string-to-string map).
   template <typename Container>

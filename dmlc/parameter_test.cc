@@ -308,6 +308,42 @@ TEST(ParameterTest, UpdateKeepsFieldsNotNamed) {
   EXPECT_EQ(rest, (KwargVector{{"bogus", "1"}}));
 }
 
+TEST(ParameterTest, UpdateAllowUnknownSaysWhetherAValueChanged) {
+  LayerParam p;
+  p.Init({{"num_hidden", "7"}});
+  bool changed = false;
+  p.UpdateAllowUnknown(KwargVector{{"slope", "0.5"}, {"bogus", "1"}}, &changed);
+  EXPECT_TRUE(changed);
+  p.UpdateAllowUnknown(KwargVector{{"slope", "0.50"}, {"bogus", "1"}}, &changed);
+  EXPECT_FALSE(changed) << "the same value spelled differently";
+  p.UpdateAllowUnknown(KwargVector{{"bogus", "1"}}, &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_THROW(p.UpdateAllowUnknown(KwargVector{{"slope", "2"}}, &changed), dmlc::ParamError);
+  EXPECT_EQ(p.slope, 0.5f);
+}
+
+TEST(ParameterTest, FloatingPointSpellings) {
+  Param p;
+  auto set = [&p](const char* text) {
+    p.Init({{"num_hidden", "1"}, {"learning_rate", text}});
+  };
+  // NaN with a payload and signed infinities, as strtod spells them.
+  for (const char* text : {"nan(foo_bar_12)", "+NaN", "-NAN(X)"}) {
+    set(text);
+    EXPECT_TRUE(std::isnan(p.learning_rate)) << text;
+  }
+  for (const char* text : {"+INFINITY", "-inf", "Infinity"}) {
+    set(text);
+    EXPECT_TRUE(std::isinf(p.learning_rate)) << text;
+  }
+  // Just above and just below the smallest normal float.
+  set("1.2e-38");
+  EXPECT_THROW(set("1.1e-38"), dmlc::ParamError);
+  for (const char* text : {"Nanny", "infinity war", "1.2e-2 foo"}) {
+    EXPECT_THROW(set(text), dmlc::ParamError) << text;
+  }
+}
+
 TEST(ParameterTest, UpdateDictWritesEveryField) {
   LayerParam p;
   p.Init({{"num_hidden", "7"}});

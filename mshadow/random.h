@@ -49,8 +49,8 @@ class Random<cpu, DType> {
   unsigned GetRandInt() { return static_cast<unsigned>(engine_()); }
 
   // Uniform on [a, b).
-  template <int dim, typename PType = DType>
-  void SampleUniform(Tensor<cpu, dim, DType>* dst, PType a = 0, PType b = 1) {
+  template <int dim>
+  void SampleUniform(Tensor<cpu, dim, DType>* dst, DType a = 0, DType b = 1) {
     const double low = static_cast<double>(a), span = static_cast<double>(b) - low;
     CHECK(span >= 0) << "SampleUniform: the lower bound " << a << " exceeds the upper " << b;
     Fill(dst, [low, span](const PhiloxBlock& bits) {
@@ -59,8 +59,8 @@ class Random<cpu, DType> {
   }
 
   // Normal with mean mu and standard deviation sigma (Box-Muller).
-  template <int dim, typename PType = DType>
-  void SampleGaussian(Tensor<cpu, dim, DType>* dst, PType mu = 0, PType sigma = 1) {
+  template <int dim>
+  void SampleGaussian(Tensor<cpu, dim, DType>* dst, DType mu = 0, DType sigma = 1) {
     const double mean = static_cast<double>(mu), deviation = static_cast<double>(sigma);
     CHECK(deviation >= 0) << "SampleGaussian: sigma must not be negative; got " << sigma;
     Fill(dst, [mean, deviation](const PhiloxBlock& bits) {
@@ -72,8 +72,8 @@ class Random<cpu, DType> {
   }
 
   // 1 with probability p, 0 otherwise.
-  template <int dim, typename PType = DType>
-  void SampleBernoulli(Tensor<cpu, dim, DType>* dst, PType p) {
+  template <int dim>
+  void SampleBernoulli(Tensor<cpu, dim, DType>* dst, DType p) {
     const double probability = static_cast<double>(p);
     CHECK(probability >= 0 && probability <= 1)
         << "SampleBernoulli: p must be in [0, 1]; got " << p;

@@ -99,6 +99,8 @@ TEST(RandomTest, ExpressionsAndMshadowsEngine) {
   rnd.Seed(5);
   rnd.SampleUniform(&direct);
   for (index_t i = 0; i < 24; ++i) EXPECT_FLOAT_EQ(noise.dptr_[i], direct.dptr_[i] * 2 - 1);
+  rnd.SampleGaussian(&noise, 0, 0.01f);  // mixed argument types, as mshadow's guide writes
+  EXPECT_LT(std::fabs(noise.dptr_[0]), 0.1f);
   noise = rnd.gaussian(noise.shape_);
   EXPECT_NE(noise.dptr_[0], noise.dptr_[1]);
   const unsigned first = rnd.GetRandInt();

@@ -416,8 +416,13 @@ class FieldEntry<optional<T>> : public FieldEntryBase<FieldEntry<optional<T>>, o
         return;
       }
     }
+    std::string_view text = TrimSpace(value);
+    // dmlc-core takes Python 2's long spelling ("1L") for optional integers.
+    if constexpr (is_integral<T>::value) {
+      if (!text.empty() && text.back() == 'L') text.remove_suffix(1);
+    }
     T parsed{};
-    const ParseStatus status = detail::ParseFieldValue(value, &parsed);
+    const ParseStatus status = detail::ParseFieldValue(text, &parsed);
     if (status != ParseStatus::kOk) {
       this->ThrowParseError(status, value, detail::TypeRangeString<T>() + " or None");
     }

@@ -322,6 +322,14 @@ TEST(ParameterTest, UpdateAllowUnknownSaysWhetherAValueChanged) {
   EXPECT_EQ(p.slope, 0.5f);
 }
 
+TEST(ParameterTest, OptionalIntegersTakeALongSuffix) {
+  LayerParam p;
+  p.Init({{"num_hidden", "1"}, {"axis", "-2L"}});
+  EXPECT_EQ(p.axis.value(), -2) << "dmlc-core accepts Python 2's 1L for optional integers";
+  EXPECT_THROW(p.Init({{"num_hidden", "1"}, {"axis", "2LL"}}), dmlc::ParamError);
+  EXPECT_THROW(p.Init({{"num_hidden", "1L"}}), dmlc::ParamError) << "plain integers do not";
+}
+
 TEST(ParameterTest, FloatingPointSpellings) {
   Param p;
   auto set = [&p](const char* text) {

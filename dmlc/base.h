@@ -9,7 +9,12 @@
 #define DMLC_STR_CONCAT_(a, b) a##b
 #define DMLC_STR_CONCAT(a, b) DMLC_STR_CONCAT_(a, b)
 
-// Always throw dmlc::Error on fatal log messages; this project never aborts.
+// Fatal log messages always throw dmlc::Error; this project never aborts. A program that
+// defines this as 0 first (asking dmlc-core to abort) compiles unchanged and still gets the
+// exception, which ends it as an abort would when nothing catches it.
+#ifdef DMLC_LOG_FATAL_THROW
+#undef DMLC_LOG_FATAL_THROW
+#endif
 #define DMLC_LOG_FATAL_THROW 1
 
 #endif  // DMLC_BASE_H_

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "dmlc/testing/error_message.h"
 #include "gmock/gmock.h"
@@ -16,13 +17,36 @@ namespace {
 using expr::broadcast;
 using ::testing::HasSubstr;
 
+// Containers pad their rows (stride_ >= width): these walk the elements, not the memory.
+template <int dim>
+std::vector<float> Values(const Tensor<cpu, dim>& t) {
+  const Tensor<cpu, 2> rows = t.FlatTo2D();
+  std::vector<float> values;
+  for (index_t y = 0; y < rows.size(0); ++y) {
+    for (index_t x = 0; x < rows.size(1); ++x) values.push_back(rows[y][x]);
+  }
+  return values;
+}
+
 template <int dim>
 TensorContainer<cpu, dim> RandomTensor(Shape<dim> shape, unsigned seed) {
   TensorContainer<cpu, dim> t(shape);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (index_t i = 0; i < t.shape_.Size(); ++i) t.dptr_[i] = dist(rng);
+  const Tensor<cpu, 2> rows = t.FlatTo2D();
+  for (index_t y = 0; y < rows.size(0); ++y) {
+    for (index_t x = 0; x < rows.size(1); ++x) rows[y][x] = dist(rng);
+  }
   return t;
+}
+
+// Element-by-element equality (within tolerance) of two tensors of one shape.
+template <int dim>
+void ExpectAllNear(const Tensor<cpu, dim>& actual, const Tensor<cpu, dim>& expected,
+                   float tolerance) {
+  ASSERT_EQ(actual.shape_, expected.shape_);
+  const std::vector<float> a = Values(actual), e = Values(expected);
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], e[i], tolerance) << "element " << i;
 }
 
 TEST(BroadcastTest, EveryDimensionAndRepmat) {
@@ -31,10 +55,18 @@ TEST(BroadcastTest, EveryDimensionAndRepmat) {
     TensorContainer<cpu, 1> src = RandomTensor(Shape1(shape[axis]), axis);
     TensorContainer<cpu, 4> out(shape, 1.0f);
     switch (axis) {
-      case 0: out += expr::broadcast<0>(src, shape); break;
-      case 1: out += expr::broadcast<1>(src, shape); break;
-      case 2: out += expr::broadcast<2>(src, shape); break;
-      default: out += expr::broadcast<3>(src, shape); break;
+      case 0:
+        out += expr::broadcast<0>(src, shape);
+        break;
+      case 1:
+        out += expr::broadcast<1>(src, shape);
+        break;
+      case 2:
+        out += expr::broadcast<2>(src, shape);
+        break;
+      default:
+        out += expr::broadcast<3>(src, shape);
+        break;
     }
     for (index_t n = 0; n < 3; ++n)
       for (index_t c = 0; c < 4; ++c)
@@ -131,9 +163,8 @@ TEST(IndexExpressionsTest, ChooseFillOneHot) {
   EXPECT_EQ(onehot64[0][0], 0.0);
 
   TensorContainer<cpu, 1> wrong(Shape1(4));
-  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] {
-                picked = expr::mat_choose_row_element(prob, wrong.Slice(0, 4));
-              }),
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf(
+                  [&] { picked = expr::mat_choose_row_element(prob, wrong.Slice(0, 4)); }),
               HasSubstr("one per row is needed"));
 }
 
@@ -224,8 +255,7 @@ TEST(PoolTest, MaxAndSumWithUnequalStrides) {
           ASSERT_EQ(full[n][c][py][px], PoolAt<red::maximum>(in, n, c, py, px, 3, 2, 2, 3));
           if (py == 5) continue;
           ASSERT_EQ(max_out[n][c][py][px], PoolAt<red::maximum>(in, n, c, py, px, 3, 2, 2, 3));
-          ASSERT_NEAR(sum_out[n][c][py][px], PoolAt<red::sum>(in, n, c, py, px, 3, 2, 2, 3),
-                      1e-5f);
+          ASSERT_NEAR(sum_out[n][c][py][px], PoolAt<red::sum>(in, n, c, py, px, 3, 2, 2, 3), 1e-5f);
         }
   EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { expr::pool<red::maximum>(in, 12, 2, 1); }),
               HasSubstr("kernel (12, 2) is larger than the image (11, 9)"));
@@ -254,10 +284,8 @@ TEST(UnpoolTest, IsTheGradientOfPooling) {
               }
               sum_reference[n][c][y][x] += grad_out[n][c][py][px];
             }
-  for (index_t i = 0; i < in.shape_.Size(); ++i) {
-    ASSERT_NEAR(grad_in.dptr_[i], reference.dptr_[i], 1e-5f) << i;
-    ASSERT_NEAR(sum_grad.dptr_[i], sum_reference.dptr_[i], 1e-5f) << i;
-  }
+  ExpectAllNear(grad_in, reference, 1e-5f);
+  ExpectAllNear(sum_grad, sum_reference, 1e-5f);
 }
 
 TEST(Patch2ColTest, UnpackMatchesDefinitionAndPackIsItsAdjoint) {
@@ -280,9 +308,12 @@ TEST(Patch2ColTest, UnpackMatchesDefinitionAndPackIsItsAdjoint) {
   TensorContainer<cpu, 2> m = RandomTensor(col.shape_, 17);
   TensorContainer<cpu, 4> packed(img.shape_);
   packed = expr::pack_col2patch(m, img.shape_, ky, kx, sy, sx, dy, dx);
-  double lhs = 0, rhs = 0;
-  for (index_t i = 0; i < col.shape_.Size(); ++i) lhs += double(col.dptr_[i]) * m.dptr_[i];
-  for (index_t i = 0; i < img.shape_.Size(); ++i) rhs += double(img.dptr_[i]) * packed.dptr_[i];
+  auto inner = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double sum = 0;
+    for (size_t i = 0; i < a.size(); ++i) sum += double(a[i]) * b[i];
+    return sum;
+  };
+  const double lhs = inner(Values(col), Values(m)), rhs = inner(Values(img), Values(packed));
   EXPECT_NEAR(lhs, rhs, 1e-3);
 
   // The short forms: one stride (and one dilation) for both axes, on a single 3-D image.
@@ -290,17 +321,16 @@ TEST(Patch2ColTest, UnpackMatchesDefinitionAndPackIsItsAdjoint) {
   TensorContainer<cpu, 2> col3(Shape2(2 * 9, 4)), col3_long(Shape2(2 * 9, 4));
   col3 = expr::unpack_patch2col(one, 3, 3, 2);
   col3_long = expr::unpack_patch2col(one, 3, 3, 2, 2, 1, 1);
-  for (index_t i = 0; i < col3.shape_.Size(); ++i) ASSERT_EQ(col3.dptr_[i], col3_long.dptr_[i]);
+  ExpectAllNear(col3, col3_long, 0.0f);
   TensorContainer<cpu, 3> back(one.shape_);
   back = expr::pack_col2patch(col3, one.shape_, 3, 3, 2);
   EXPECT_EQ(back[1][2][2], 4.0f * one[1][2][2]) << "the centre pixel is in all four patches";
 
   EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { expr::unpack_patch2col(one, 3, 3, 1, 3); }),
               HasSubstr("the dilated patch (7, 7) is larger than the image (5, 5)"));
-  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] {
-                expr::pack_col2patch(col, one.shape_, 3, 3, 2);
-              }),
-              HasSubstr("must have the unpacked shape"));
+  EXPECT_THAT(
+      dmlc::testing::ErrorMessageOf([&] { expr::pack_col2patch(col, one.shape_, 3, 3, 2); }),
+      HasSubstr("must have the unpacked shape"));
 }
 
 TEST(ScalarPlanThreadsTest, LargeNonPacketMapsMatchOneThread) {
@@ -310,7 +340,7 @@ TEST(ScalarPlanThreadsTest, LargeNonPacketMapsMatchOneThread) {
   SetNumThreads(1);
   one = expr::pool<red::maximum>(in, 3, 3, 2);
   SetNumThreads(0);
-  for (index_t i = 0; i < one.shape_.Size(); ++i) ASSERT_EQ(many.dptr_[i], one.dptr_[i]);
+  ExpectAllNear(many, one, 0.0f);
 }
 
 }  // namespace

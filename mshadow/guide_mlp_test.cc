@@ -103,7 +103,9 @@ class NNet {
 class LoopNet {
  public:
   explicit LoopNet(const Weights& init)
-      : i2h_(Copy(init.i2h)), h2o_(Copy(init.h2o)), hbias_(Copy(init.hbias)),
+      : i2h_(Copy(init.i2h)),
+        h2o_(Copy(init.h2o)),
+        hbias_(Copy(init.hbias)),
         obias_(Copy(init.obias)) {}
 
   void Forward(const float* x, std::vector<float>* hidden, std::vector<float>* prob) const {
@@ -164,9 +166,15 @@ class LoopNet {
   }
 
  private:
+  // Row by row: containers may pad their rows.
   template <int dim>
   static std::vector<float> Copy(const Tensor<cpu, dim>& t) {
-    return std::vector<float>(t.dptr_, t.dptr_ + t.shape_.Size());
+    const Tensor<cpu, 2> rows = t.FlatTo2D();
+    std::vector<float> values;
+    for (index_t y = 0; y < rows.size(0); ++y) {
+      values.insert(values.end(), rows[y].dptr_, rows[y].dptr_ + rows.size(1));
+    }
+    return values;
   }
   static void Step(std::vector<float>* w, const std::vector<float>& g) {
     for (size_t i = 0; i < w->size(); ++i) (*w)[i] -= kLearningRate * g[i];
@@ -202,8 +210,8 @@ TEST(GuideMlpTest, TrainsToTheAccuracyOfAPlainLoop) {
     (epoch == 0 ? first_loss : last_loss) = epoch_loss;
   }
   const float accuracy = net.Accuracy(test), reference_accuracy = reference.Accuracy(test);
-  std::printf("test accuracy %.3f (plain loop %.3f, chance %.3f); loss %.3f -> %.3f\n",
-              accuracy, reference_accuracy, chance, first_loss, last_loss);
+  std::printf("test accuracy %.3f (plain loop %.3f, chance %.3f); loss %.3f -> %.3f\n", accuracy,
+              reference_accuracy, chance, first_loss, last_loss);
   EXPECT_LT(last_loss, 0.5f * first_loss);
   EXPECT_GT(accuracy, 0.85f) << "well above chance (" << chance << ")";
   EXPECT_NEAR(accuracy, reference_accuracy, 0.01f);

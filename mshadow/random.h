@@ -23,6 +23,7 @@
 #include "mshadow/philox.h"
 #include "mshadow/tensor_container.h"
 #include "mshadow/tensor_core.h"
+#include "mshadow/tensor_cpu-inl.h"
 
 namespace mshadow {
 
@@ -113,9 +114,7 @@ class Random<cpu, DType> {
     const index_t height = rows.size(0), width = rows.size(1);
     const uint64_t first = next_;
     const PhiloxKey key = key_;
-    const int threads = static_cast<int>(std::min<index_t>(
-        {GetNumThreads(), height, std::max<index_t>(1, height * width / 4096)}));
-    ParallelFor(height, threads, [&](index_t y) {
+    ParallelFor(height, ThreadsFor(height * width, height), [&](index_t y) {
       DType* row = rows.dptr_ + y * rows.stride_;
       const uint64_t base = first + static_cast<uint64_t>(y * width);
       for (index_t x = 0; x < width; ++x) row[x] = draw(Philox4x32(key, base + x));

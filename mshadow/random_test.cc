@@ -21,8 +21,8 @@ TEST(PhiloxTest, KnownAnswers) {
   EXPECT_EQ(zero.w[1], 0xe169c58du);
   EXPECT_EQ(zero.w[2], 0xbc57ac4cu);
   EXPECT_EQ(zero.w[3], 0x9b00dbd8u);
-  const PhiloxBlock ones = Philox4x32(PhiloxKey{0xffffffffu, 0xffffffffu}, ~uint64_t{0},
-                                      ~uint64_t{0});
+  const PhiloxBlock ones =
+      Philox4x32(PhiloxKey{0xffffffffu, 0xffffffffu}, ~uint64_t{0}, ~uint64_t{0});
   EXPECT_EQ(ones.w[0], 0x408f276du);
   EXPECT_EQ(ones.w[1], 0x41c83b0eu);
   EXPECT_EQ(ones.w[2], 0xa20bc7c6u);
@@ -37,7 +37,8 @@ TEST(RandomTest, SameSeedSameTensorsOnAnyThreadCount) {
   rnd.Seed(7);
   rnd.SampleGaussian(&b, 1.0f, 2.0f);
   SetNumThreads(0);
-  for (index_t i = 0; i < a.shape_.Size(); ++i) ASSERT_EQ(a.dptr_[i], b.dptr_[i]) << i;
+  for (index_t y = 0; y < a.size(0); ++y)
+    for (index_t x = 0; x < a.size(1); ++x) ASSERT_EQ(a[y][x], b[y][x]) << y << "," << x;
   // The next draw continues the sequence: different values.
   rnd.SampleGaussian(&b, 1.0f, 2.0f);
   EXPECT_NE(a.dptr_[0], b.dptr_[0]);
@@ -98,7 +99,8 @@ TEST(RandomTest, ExpressionsAndMshadowsEngine) {
   noise = rnd.uniform(noise.shape_) * 2.0f - 1.0f;
   rnd.Seed(5);
   rnd.SampleUniform(&direct);
-  for (index_t i = 0; i < 24; ++i) EXPECT_FLOAT_EQ(noise.dptr_[i], direct.dptr_[i] * 2 - 1);
+  for (index_t y = 0; y < 4; ++y)
+    for (index_t x = 0; x < 6; ++x) EXPECT_FLOAT_EQ(noise[y][x], direct[y][x] * 2 - 1);
   rnd.SampleGaussian(&noise, 0, 0.01f);  // mixed argument types, as mshadow's guide writes
   EXPECT_LT(std::fabs(noise.dptr_[0]), 0.1f);
   noise = rnd.gaussian(noise.shape_);

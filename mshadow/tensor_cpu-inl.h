@@ -13,6 +13,13 @@
 
 namespace mshadow {
 
+// Threads for work over `elements` elements split into `items` independent parts (rows, blocks,
+// outputs): none beyond what the work pays for (expr::kMinElementsPerThread each).
+inline int ThreadsFor(index_t elements, index_t items) {
+  return static_cast<int>(std::min<index_t>(
+      {GetNumThreads(), elements / expr::kMinElementsPerThread, items}));
+}
+
 // Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row; blocks of rows go
 // to threads when each gets expr::kMinElementsPerThread elements or more. Every destination
 // element is written by exactly one thread, so results do not depend on the thread count.
@@ -30,13 +37,12 @@ inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>
       }
     }
   };
-  const index_t threads = std::min<index_t>(
-      {GetNumThreads(), rows, rows * width / expr::kMinElementsPerThread});
+  const int threads = ThreadsFor(rows * width, rows);
   if (threads <= 1) {
     map_rows(0, rows);
     return;
   }
-  ParallelFor(threads, static_cast<int>(threads), [&](index_t part) {
+  ParallelFor(threads, threads, [&](index_t part) {
     map_rows(rows * part / threads, rows * (part + 1) / threads);
   });
 }
@@ -89,12 +95,6 @@ struct PacketReducer<red::minimum> {
   MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return packet::Min(a, b); }
 };
 
-// Threads for a reduction over `elements` inputs split into `items` independent parts:
-// none beyond what the work pays for (expr::kMinElementsPerThread each).
-inline int ReductionThreads(index_t elements, index_t items) {
-  return static_cast<int>(std::min<index_t>(
-      {GetNumThreads(), elements / expr::kMinElementsPerThread, items}));
-}
 
 // dst[x] Saver= scale * Reduce_y exp[y][x]: reduces every dimension except the lowest.
 // The expression is read row by row (contiguously) into per-column accumulators, a packet
@@ -192,7 +192,7 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
     }
   };
   if (blocks > 1) {
-    ParallelFor(blocks, ReductionThreads(rows * width, blocks), [&](index_t b) {
+    ParallelFor(blocks, ThreadsFor(rows * width, blocks), [&](index_t b) {
       reduce_block(acc + b * width, rows * b / blocks, rows * (b + 1) / blocks, 0, width);
     });
     for (index_t b = 1; b < blocks; ++b) {
@@ -201,7 +201,7 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
     }
   } else {
     const index_t packets = (width + P::kSize - 1) / P::kSize;
-    const int threads = std::max(1, ReductionThreads(rows * width, packets));
+    const int threads = std::max(1, ThreadsFor(rows * width, packets));
     const index_t chunk = (packets + threads - 1) / threads * P::kSize;
     ParallelFor(threads, threads, [&](index_t part) {
       const index_t begin = std::min(width, part * chunk);
@@ -291,7 +291,7 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
     expr::Plan<R, DType> out = dplan;
     Saver::template Save<DType>(out.REval(0, c), res * scale);
   };
-  ParallelFor(kept, ReductionThreads(outer * kept * inner * width, kept), reduce_kept);
+  ParallelFor(kept, ThreadsFor(outer * kept * inner * width, kept), reduce_kept);
 }
 
 }  // namespace mshadow

@@ -16,6 +16,7 @@
 #include "mshadow/extension/index.h"
 #include "mshadow/parallel.h"
 #include "mshadow/tensor_core.h"
+#include "mshadow/tensor_cpu-inl.h"
 
 namespace mshadow {
 
@@ -60,11 +61,6 @@ inline void SoftmaxGradStrided(DType* dst, index_t out_step, const DType* prob,
   }
 }
 
-inline int RowThreads(index_t rows, index_t row_elements) {
-  return static_cast<int>(std::min<index_t>(
-      {GetNumThreads(), rows, std::max<index_t>(1, rows * row_elements / 16384)}));
-}
-
 }  // namespace softmax_internal
 
 template <typename DType>
@@ -76,7 +72,7 @@ inline void Softmax(Tensor<cpu, 1, DType> dst, const Tensor<cpu, 1, DType>& ener
 template <typename DType>
 inline void Softmax(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& energy) {
   CHECK_EQ(dst.shape_, energy.shape_) << "Softmax: shape mismatch";
-  ParallelFor(dst.size(0), softmax_internal::RowThreads(dst.size(0), dst.size(1)),
+  ParallelFor(dst.size(0), ThreadsFor(dst.size(0) * dst.size(1), dst.size(0)),
               [&](index_t y) {
                 softmax_internal::SoftmaxStrided(dst[y].dptr_, 1, energy[y].dptr_, 1, dst.size(1));
               });
@@ -86,7 +82,7 @@ inline void Softmax(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& ener
 template <typename DType>
 inline void Softmax(Tensor<cpu, 3, DType> dst, const Tensor<cpu, 3, DType>& energy) {
   CHECK_EQ(dst.shape_, energy.shape_) << "Softmax: shape mismatch";
-  ParallelFor(dst.size(0), softmax_internal::RowThreads(dst.size(0), dst.size(1) * dst.size(2)),
+  ParallelFor(dst.size(0), ThreadsFor(dst.shape_.Size(), dst.size(0)),
               [&](index_t n) {
                 for (index_t x = 0; x < dst.size(2); ++x) {
                   softmax_internal::SoftmaxStrided(dst[n].dptr_ + x, dst.stride_,
@@ -105,7 +101,7 @@ inline void SoftmaxGrad2D(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>
   CHECK_EQ(dst.shape_, src.shape_) << "SoftmaxGrad: shape mismatch";
   CHECK_EQ(label.size(0), dst.size(0)) << "SoftmaxGrad: " << label.shape_ << " labels for "
                                        << dst.shape_ << "; one per row is needed";
-  ParallelFor(dst.size(0), RowThreads(dst.size(0), dst.size(1)), [&](index_t y) {
+  ParallelFor(dst.size(0), ThreadsFor(dst.size(0) * dst.size(1), dst.size(0)), [&](index_t y) {
     SoftmaxGradStrided(dst[y].dptr_, 1, src[y].dptr_, 1, dst.size(1), label[y], has_ignore,
                        ignore_label, smooth);
   });
@@ -120,7 +116,7 @@ inline void SoftmaxGrad3D(Tensor<cpu, 3, DType> dst, const Tensor<cpu, 3, DType>
   CHECK(label.size(0) == dst.size(0) && label.size(1) == dst.size(2))
       << "SoftmaxGrad: labels " << label.shape_ << " for " << dst.shape_
       << "; one per (n, position) is needed";
-  ParallelFor(dst.size(0), RowThreads(dst.size(0), dst.size(1) * dst.size(2)), [&](index_t n) {
+  ParallelFor(dst.size(0), ThreadsFor(dst.shape_.Size(), dst.size(0)), [&](index_t n) {
     for (index_t x = 0; x < dst.size(2); ++x) {
       SoftmaxGradStrided(dst[n].dptr_ + x, dst.stride_, src[n].dptr_ + x, src.stride_,
                          dst.size(1), label[n][x], has_ignore, ignore_label, smooth);

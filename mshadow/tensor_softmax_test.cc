@@ -12,7 +12,7 @@ namespace {
 
 TEST(SoftmaxTest, RowsSumToOneAndMatchTheDefinition) {
   TensorContainer<cpu, 2> energy(Shape2(3, 4)), prob(Shape2(3, 4));
-  for (index_t i = 0; i < 12; ++i) energy.dptr_[i] = 100.0f * std::sin(i);  // large: stability
+  for (index_t i = 0; i < 12; ++i) energy[i / 4][i % 4] = 100.0f * std::sin(i);  // large values
   Softmax(prob, energy);
   for (index_t y = 0; y < 3; ++y) {
     double denominator = 0;
@@ -25,7 +25,8 @@ TEST(SoftmaxTest, RowsSumToOneAndMatchTheDefinition) {
 
 TEST(SoftmaxTest, ThreeDimensionalIsOverTheMiddleAxis) {
   TensorContainer<cpu, 3> energy(Shape3(2, 5, 3)), prob(Shape3(2, 5, 3));
-  for (index_t i = 0; i < energy.shape_.Size(); ++i) energy.dptr_[i] = std::cos(3.0f * i);
+  for (index_t i = 0; i < energy.shape_.Size(); ++i)
+    energy[i / 15][i / 3 % 5][i % 3] = std::cos(3.0f * i);
   Softmax(prob, energy);
   for (index_t n = 0; n < 2; ++n)
     for (index_t x = 0; x < 3; ++x) {

@@ -18,6 +18,7 @@
 #include "mshadow/parallel.h"
 #include "mshadow/shape.h"
 #include "mshadow/tensor_core.h"
+#include "mshadow/tensor_cpu-inl.h"
 
 namespace mshadow {
 namespace expr {
@@ -106,10 +107,7 @@ inline void AddTakeGrad(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 1, IndexTyp
   const index_t width = dst.size(1);
   constexpr index_t kColumnsPerPart = 256;
   const index_t parts = (width + kColumnsPerPart - 1) / kColumnsPerPart;
-  const index_t work = index.size(0) * width;
-  const int threads = static_cast<int>(
-      std::min<index_t>({GetNumThreads(), parts, std::max<index_t>(1, work / 16384)}));
-  ParallelFor(parts, threads, [&](index_t part) {
+  ParallelFor(parts, ThreadsFor(index.size(0) * width, parts), [&](index_t part) {
     const index_t begin = part * kColumnsPerPart;
     const index_t end = std::min(width, begin + kColumnsPerPart);
     for (index_t i = 0; i < index.size(0); ++i) {

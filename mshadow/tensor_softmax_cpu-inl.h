@@ -44,20 +44,20 @@ inline void SoftmaxStrided(DType* dst, index_t out_step, const DType* energy, in
 // less `smooth` / (n - 1) off the label and plus `smooth` on it (label smoothing, alpha);
 // zero when the label is the ignored one.
 template <typename DType>
-inline void SoftmaxGradStrided(DType* dst, index_t out_step, const DType* prob,
-                               index_t in_step, index_t n, DType label, bool has_ignore,
-                               DType ignore_label, float smooth) {
+inline void SoftmaxGradStrided(DType* dst, index_t out_step, const DType* prob, index_t in_step,
+                               index_t n, DType label, bool has_ignore, DType ignore_label,
+                               float smooth) {
   // Compared as whole numbers, as mshadow's int casts did (without their undefined NaN case).
-  if (has_ignore && std::trunc(static_cast<double>(label)) ==
-                        std::trunc(static_cast<double>(ignore_label))) {
+  if (has_ignore &&
+      std::trunc(static_cast<double>(label)) == std::trunc(static_cast<double>(ignore_label))) {
     for (index_t k = 0; k < n; ++k) dst[k * out_step] = DType(0);
     return;
   }
   const index_t target = expr::IndexInRange(label, n);
   const DType off_label = n > 1 ? DType(smooth / static_cast<float>(n - 1)) : DType(0);
   for (index_t k = 0; k < n; ++k) {
-    dst[k * out_step] = k == target ? prob[k * in_step] - DType(1) + DType(smooth)
-                                    : prob[k * in_step] - off_label;
+    dst[k * out_step] =
+        k == target ? prob[k * in_step] - DType(1) + DType(smooth) : prob[k * in_step] - off_label;
   }
 }
 
@@ -72,32 +72,29 @@ inline void Softmax(Tensor<cpu, 1, DType> dst, const Tensor<cpu, 1, DType>& ener
 template <typename DType>
 inline void Softmax(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& energy) {
   CHECK_EQ(dst.shape_, energy.shape_) << "Softmax: shape mismatch";
-  ParallelFor(dst.size(0), ThreadsFor(dst.size(0) * dst.size(1), dst.size(0)),
-              [&](index_t y) {
-                softmax_internal::SoftmaxStrided(dst[y].dptr_, 1, energy[y].dptr_, 1, dst.size(1));
-              });
+  ParallelFor(dst.size(0), ThreadsFor(dst.size(0) * dst.size(1), dst.size(0)), [&](index_t y) {
+    softmax_internal::SoftmaxStrided(dst[y].dptr_, 1, energy[y].dptr_, 1, dst.size(1));
+  });
 }
 
 // Over dimension 1 for each (n, x): the class axis of an (n, classes, positions) tensor.
 template <typename DType>
 inline void Softmax(Tensor<cpu, 3, DType> dst, const Tensor<cpu, 3, DType>& energy) {
   CHECK_EQ(dst.shape_, energy.shape_) << "Softmax: shape mismatch";
-  ParallelFor(dst.size(0), ThreadsFor(dst.shape_.Size(), dst.size(0)),
-              [&](index_t n) {
-                for (index_t x = 0; x < dst.size(2); ++x) {
-                  softmax_internal::SoftmaxStrided(dst[n].dptr_ + x, dst.stride_,
-                                                   energy[n].dptr_ + x, energy.stride_,
-                                                   dst.size(1));
-                }
-              });
+  ParallelFor(dst.size(0), ThreadsFor(dst.shape_.Size(), dst.size(0)), [&](index_t n) {
+    for (index_t x = 0; x < dst.size(2); ++x) {
+      softmax_internal::SoftmaxStrided(dst[n].dptr_ + x, dst.stride_, energy[n].dptr_ + x,
+                                       energy.stride_, dst.size(1));
+    }
+  });
 }
 
 namespace softmax_internal {
 
 template <typename DType>
 inline void SoftmaxGrad2D(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>& src,
-                          const Tensor<cpu, 1, DType>& label, bool has_ignore,
-                          DType ignore_label, float smooth) {
+                          const Tensor<cpu, 1, DType>& label, bool has_ignore, DType ignore_label,
+                          float smooth) {
   CHECK_EQ(dst.shape_, src.shape_) << "SoftmaxGrad: shape mismatch";
   CHECK_EQ(label.size(0), dst.size(0)) << "SoftmaxGrad: " << label.shape_ << " labels for "
                                        << dst.shape_ << "; one per row is needed";
@@ -110,16 +107,16 @@ inline void SoftmaxGrad2D(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 2, DType>
 // (n, classes, positions) with labels (n, positions).
 template <typename DType>
 inline void SoftmaxGrad3D(Tensor<cpu, 3, DType> dst, const Tensor<cpu, 3, DType>& src,
-                          const Tensor<cpu, 2, DType>& label, bool has_ignore,
-                          DType ignore_label, float smooth) {
+                          const Tensor<cpu, 2, DType>& label, bool has_ignore, DType ignore_label,
+                          float smooth) {
   CHECK_EQ(dst.shape_, src.shape_) << "SoftmaxGrad: shape mismatch";
   CHECK(label.size(0) == dst.size(0) && label.size(1) == dst.size(2))
       << "SoftmaxGrad: labels " << label.shape_ << " for " << dst.shape_
       << "; one per (n, position) is needed";
   ParallelFor(dst.size(0), ThreadsFor(dst.shape_.Size(), dst.size(0)), [&](index_t n) {
     for (index_t x = 0; x < dst.size(2); ++x) {
-      SoftmaxGradStrided(dst[n].dptr_ + x, dst.stride_, src[n].dptr_ + x, src.stride_,
-                         dst.size(1), label[n][x], has_ignore, ignore_label, smooth);
+      SoftmaxGradStrided(dst[n].dptr_ + x, dst.stride_, src[n].dptr_ + x, src.stride_, dst.size(1),
+                         label[n][x], has_ignore, ignore_label, smooth);
     }
   });
 }

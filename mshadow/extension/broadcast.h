@@ -17,9 +17,8 @@ namespace expr {
 // dimdst_m_cast = dimdst - dimcast: counting from the end keeps the lowest-dimension case
 // (dimdst_m_cast == 1, a plain column lookup) a distinct type.
 template <typename SrcExp, typename DType, int dimdst, int dimdst_m_cast>
-struct Broadcast1DExp
-    : public MakeTensorExp<Broadcast1DExp<SrcExp, DType, dimdst, dimdst_m_cast>, SrcExp, dimdst,
-                           DType> {
+struct Broadcast1DExp : public MakeTensorExp<Broadcast1DExp<SrcExp, DType, dimdst, dimdst_m_cast>,
+                                             SrcExp, dimdst, DType> {
   const SrcExp& src_;
   Broadcast1DExp(const SrcExp& src, Shape<dimdst> shape) : src_(src) { this->shape_ = shape; }
 };

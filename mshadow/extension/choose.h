@@ -17,8 +17,7 @@ namespace expr {
 
 template <typename SrcExp, typename IndexExp, typename DType, typename IDType>
 struct MatChooseRowElementExp
-    : public Exp<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType,
-                 type::kChainer> {
+    : public Exp<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType, type::kChainer> {
   const SrcExp& src_;
   const IndexExp& index_;
   MatChooseRowElementExp(const SrcExp& src, const IndexExp& index) : src_(src), index_(index) {}

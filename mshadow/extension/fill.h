@@ -27,14 +27,14 @@ struct MatFillRowElementExp
 };
 
 // out[y][x] = x == index[y] ? val[y] : src[y][x].
-template <typename SrcExp, typename ValExp, typename IndexExp, typename SDType,
-          typename VDType, typename IDType, int e1, int e2, int e3>
-inline MatFillRowElementExp<SrcExp, ValExp, IndexExp, SDType, VDType, IDType>
-mat_fill_row_element(const Exp<SrcExp, SDType, e1>& src, const Exp<ValExp, VDType, e2>& val,
-                     const Exp<IndexExp, IDType, e3>& index) {
-  static_assert(ExpInfo<SrcExp>::kDim == 2 && ExpInfo<ValExp>::kDim == 1 &&
-                    ExpInfo<IndexExp>::kDim == 1,
-                "mat_fill_row_element(src, val, index): src is 2-D, val and index 1-D");
+template <typename SrcExp, typename ValExp, typename IndexExp, typename SDType, typename VDType,
+          typename IDType, int e1, int e2, int e3>
+inline MatFillRowElementExp<SrcExp, ValExp, IndexExp, SDType, VDType, IDType> mat_fill_row_element(
+    const Exp<SrcExp, SDType, e1>& src, const Exp<ValExp, VDType, e2>& val,
+    const Exp<IndexExp, IDType, e3>& index) {
+  static_assert(
+      ExpInfo<SrcExp>::kDim == 2 && ExpInfo<ValExp>::kDim == 1 && ExpInfo<IndexExp>::kDim == 1,
+      "mat_fill_row_element(src, val, index): src is 2-D, val and index 1-D");
   return MatFillRowElementExp<SrcExp, ValExp, IndexExp, SDType, VDType, IDType>(
       src.self(), val.self(), index.self());
 }
@@ -64,15 +64,14 @@ class Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>
 
 template <typename SrcExp, typename ValExp, typename IndexExp, typename DType, typename VDType,
           typename IDType>
-inline Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType>
-MakePlan(const MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>& e) {
+inline Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType> MakePlan(
+    const MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>& e) {
   return Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType>(e);
 }
 
 template <int dim, typename SrcExp, typename ValExp, typename IndexExp, typename DType,
           typename VDType, typename IDType>
-struct ShapeCheck<dim,
-                  MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>> {
+struct ShapeCheck<dim, MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>> {
   static Shape<dim> Check(
       const MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>& t) {
     static_assert(dim == 2, "mat_fill_row_element gives a 2-D result");
@@ -90,8 +89,8 @@ template <typename SrcExp, typename ValExp, typename IndexExp, typename DType, t
           typename IDType>
 struct ExpInfo<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>> {
   static constexpr int kDim = 2;
-  static constexpr int kDevMask = ExpInfo<SrcExp>::kDevMask & ExpInfo<ValExp>::kDevMask &
-                                  ExpInfo<IndexExp>::kDevMask;
+  static constexpr int kDevMask =
+      ExpInfo<SrcExp>::kDevMask & ExpInfo<ValExp>::kDevMask & ExpInfo<IndexExp>::kDevMask;
 };
 
 }  // namespace expr

@@ -61,8 +61,7 @@ struct ShapeCheck<dim, MaskExp<IndexExp, SrcExp, DType>> {
 
 template <typename IndexExp, typename SrcExp, typename DType>
 struct ExpInfo<MaskExp<IndexExp, SrcExp, DType>> {
-  static constexpr int kDim =
-      (ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2) ? 2 : -1;
+  static constexpr int kDim = (ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2) ? 2 : -1;
   static constexpr int kDevMask = ExpInfo<IndexExp>::kDevMask & ExpInfo<SrcExp>::kDevMask;
 };
 

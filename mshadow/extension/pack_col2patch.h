@@ -21,9 +21,8 @@ struct PackColToPatchXExp
   PackColToPatchXExp(const SrcExp& src, Shape<dstdim> imshape, index_t psize_y, index_t psize_x,
                      index_t pstride_y, index_t pstride_x, index_t pdilate_y, index_t pdilate_x)
       : src_(src),
-        geometry_("pack_col2patch", imshape[dstdim - 3], imshape[dstdim - 2],
-                  imshape[dstdim - 1], psize_y, psize_x, pstride_y, pstride_x, pdilate_y,
-                  pdilate_x) {
+        geometry_("pack_col2patch", imshape[dstdim - 3], imshape[dstdim - 2], imshape[dstdim - 1],
+                  psize_y, psize_x, pstride_y, pstride_x, pdilate_y, pdilate_x) {
     this->shape_ = imshape;
     const Shape<2> expected =
         Shape2(geometry_.channels * psize_y * psize_x,
@@ -36,24 +35,23 @@ struct PackColToPatchXExp
 
 template <typename SrcExp, typename DType, int dstdim, int etype>
 inline PackColToPatchXExp<SrcExp, DType, dstdim> pack_col2patch(
-    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y,
-    index_t psize_x, index_t pstride_y, index_t pstride_x, index_t pdilate_y,
-    index_t pdilate_x) {
+    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y, index_t psize_x,
+    index_t pstride_y, index_t pstride_x, index_t pdilate_y, index_t pdilate_x) {
   static_assert(ExpInfo<SrcExp>::kDim == 2, "pack_col2patch: the source must be 2-D");
   static_assert(dstdim >= 3, "pack_col2patch: the image needs (channel, height, width)");
-  return PackColToPatchXExp<SrcExp, DType, dstdim>(src.self(), imshape, psize_y, psize_x,
-                                                   pstride_y, pstride_x, pdilate_y, pdilate_x);
+  return PackColToPatchXExp<SrcExp, DType, dstdim>(src.self(), imshape, psize_y, psize_x, pstride_y,
+                                                   pstride_x, pdilate_y, pdilate_x);
 }
 template <typename SrcExp, typename DType, int dstdim, int etype>
 inline PackColToPatchXExp<SrcExp, DType, dstdim> pack_col2patch(
-    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y,
-    index_t psize_x, index_t pstride, index_t pdilate) {
+    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y, index_t psize_x,
+    index_t pstride, index_t pdilate) {
   return pack_col2patch(src, imshape, psize_y, psize_x, pstride, pstride, pdilate, pdilate);
 }
 template <typename SrcExp, typename DType, int dstdim, int etype>
 inline PackColToPatchXExp<SrcExp, DType, dstdim> pack_col2patch(
-    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y,
-    index_t psize_x, index_t pstride) {
+    const Exp<SrcExp, DType, etype>& src, Shape<dstdim> imshape, index_t psize_y, index_t psize_x,
+    index_t pstride) {
   return pack_col2patch(src, imshape, psize_y, psize_x, pstride, pstride, 1, 1);
 }
 
@@ -79,7 +77,8 @@ class Plan<PackColToPatchXExp<SrcExp, DType, dstdim>, DType> {
         const index_t tx = x - dx * g_.pdilate_x;
         if (tx < 0) break;
         if (tx % g_.pstride_x != 0 || tx / g_.pstride_x >= g_.out_width) continue;
-        sum += src_.Eval((channel * g_.psize_y + dy) * g_.psize_x + dx, col_row + tx / g_.pstride_x);
+        sum +=
+            src_.Eval((channel * g_.psize_y + dy) * g_.psize_x + dx, col_row + tx / g_.pstride_x);
       }
     }
     return sum;

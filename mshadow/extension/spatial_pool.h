@@ -21,8 +21,8 @@ namespace expr {
 inline void CheckPoolWindow(const char* what, index_t height, index_t width, index_t ksize_y,
                             index_t ksize_x, index_t kstride_y, index_t kstride_x) {
   CHECK(ksize_y >= 1 && ksize_x >= 1 && kstride_y >= 1 && kstride_x >= 1)
-      << what << ": kernel (" << ksize_y << ", " << ksize_x << ") and stride (" << kstride_y
-      << ", " << kstride_x << ") must be at least 1";
+      << what << ": kernel (" << ksize_y << ", " << ksize_x << ") and stride (" << kstride_y << ", "
+      << kstride_x << ") must be at least 1";
   CHECK(ksize_y <= height && ksize_x <= width)
       << what << ": kernel (" << ksize_y << ", " << ksize_x << ") is larger than the image ("
       << height << ", " << width << ")";
@@ -84,8 +84,8 @@ inline PoolingExp<Reducer, SrcExp, DType, ExpInfo<SrcExp>::kDim> pool(
     const Exp<SrcExp, DType, etype>& src, Shape<2> pshape, index_t ksize_y, index_t ksize_x,
     index_t kstride_y, index_t kstride_x) {
   static_assert(ExpInfo<SrcExp>::kDim >= 2, "pool: the source needs 2 dimensions");
-  return PoolingExp<Reducer, SrcExp, DType, ExpInfo<SrcExp>::kDim>(
-      src.self(), pshape, ksize_y, ksize_x, kstride_y, kstride_x);
+  return PoolingExp<Reducer, SrcExp, DType, ExpInfo<SrcExp>::kDim>(src.self(), pshape, ksize_y,
+                                                                   ksize_x, kstride_y, kstride_x);
 }
 template <typename Reducer, typename SrcExp, typename DType, int etype>
 inline PoolingExp<Reducer, SrcExp, DType, ExpInfo<SrcExp>::kDim> pool(

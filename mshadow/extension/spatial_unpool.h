@@ -35,11 +35,11 @@ struct UnPoolingExp
     CHECK_EQ(pshape, pooled_shape) << "unpool: the pooled data and its gradient differ in shape";
     const Shape<srcdim> sshape = ShapeCheck<srcdim, SrcExp>::Check(data_src);
     for (int k = 0; k < srcdim - 2; ++k) {
-      CHECK_EQ(pshape[k], sshape[k]) << "unpool: the pooled shape " << pshape
-                                     << " does not come from the source " << sshape;
+      CHECK_EQ(pshape[k], sshape[k])
+          << "unpool: the pooled shape " << pshape << " does not come from the source " << sshape;
     }
-    CheckPoolWindow("unpool", sshape[srcdim - 2], sshape[srcdim - 1], ksize_y, ksize_x,
-                    kstride_y, kstride_x);
+    CheckPoolWindow("unpool", sshape[srcdim - 2], sshape[srcdim - 1], ksize_y, ksize_x, kstride_y,
+                    kstride_x);
     pshape_y_ = pshape[srcdim - 2];
     pshape_x_ = pshape[srcdim - 1];
     this->shape_ = sshape;
@@ -61,8 +61,7 @@ inline UnPoolingExp<Reducer, SrcExp, DType, ExpInfo<SrcExp>::kDim> unpool(
     const Exp<SrcExp, DType, etype>& data_src, const Exp<SrcExp, DType, etype>& data_pooled,
     const Exp<SrcExp, DType, etype>& grad_pooled, index_t ksize_y, index_t ksize_x,
     index_t kstride) {
-  return unpool<Reducer>(data_src, data_pooled, grad_pooled, ksize_y, ksize_x, kstride,
-                         kstride);
+  return unpool<Reducer>(data_src, data_pooled, grad_pooled, ksize_y, ksize_x, kstride, kstride);
 }
 
 template <typename Reducer, typename SrcExp, typename DType, int srcdim>
@@ -94,8 +93,8 @@ class Plan<UnPoolingExp<Reducer, SrcExp, DType, srcdim>, DType> {
     for (index_t py = py_begin; py < py_end; ++py) {
       const index_t row = plane * pshape_y_ + py;
       for (index_t px = px_begin; px < px_end; ++px) {
-        grad += Reducer::PartialGrad(value, data_pooled_.Eval(row, px)) *
-                grad_pooled_.Eval(row, px);
+        grad +=
+            Reducer::PartialGrad(value, data_pooled_.Eval(row, px)) * grad_pooled_.Eval(row, px);
       }
     }
     return grad;

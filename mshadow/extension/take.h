@@ -1,8 +1,8 @@
 // mshadow/extension/take.h: rows of a matrix gathered by a vector of row indices (an embedding
 // lookup).
 //
-//   Tensor<cpu, 1> ids(Shape1(32));  Tensor<cpu, 2> table(Shape2(50000, 512)), out(Shape2(32, 512));
-//   out = take(ids, table);          // out[i] = table[ids[i]], ids clipped into [0, 50000)
+//   Tensor<cpu, 1> ids(Shape1(32));  Tensor<cpu, 2> table(Shape2(50000, 512)), out(Shape2(32,
+//   512)); out = take(ids, table);          // out[i] = table[ids[i]], ids clipped into [0, 50000)
 //   out = take<false>(ids, table);   // ids taken modulo 50000 instead
 //
 // Either way no index reads outside the table.
@@ -17,17 +17,16 @@ namespace mshadow {
 namespace expr {
 
 template <typename IndexExp, typename SrcExp, typename DType, typename IDType, bool clip>
-struct TakeExp : public Exp<TakeExp<IndexExp, SrcExp, DType, IDType, clip>, DType,
-                            type::kChainer> {
+struct TakeExp : public Exp<TakeExp<IndexExp, SrcExp, DType, IDType, clip>, DType, type::kChainer> {
   const IndexExp& index_;
   const SrcExp& src_;
   TakeExp(const IndexExp& index, const SrcExp& src) : index_(index), src_(src) {}
 };
 
-template <bool clip = true, typename IndexExp, typename SrcExp, typename DType,
-          typename IDType, int e1, int e2>
-inline TakeExp<IndexExp, SrcExp, DType, IDType, clip> take(
-    const Exp<IndexExp, IDType, e1>& index, const Exp<SrcExp, DType, e2>& src) {
+template <bool clip = true, typename IndexExp, typename SrcExp, typename DType, typename IDType,
+          int e1, int e2>
+inline TakeExp<IndexExp, SrcExp, DType, IDType, clip> take(const Exp<IndexExp, IDType, e1>& index,
+                                                           const Exp<SrcExp, DType, e2>& src) {
   static_assert(ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2,
                 "take(index, src): index is 1-D, src 2-D");
   return TakeExp<IndexExp, SrcExp, DType, IDType, clip>(index.self(), src.self());
@@ -57,8 +56,7 @@ inline Plan<TakeExp<IndexExp, SrcExp, DType, IDType, clip>, DType> MakePlan(
   return Plan<TakeExp<IndexExp, SrcExp, DType, IDType, clip>, DType>(e);
 }
 
-template <int dim, typename IndexExp, typename SrcExp, typename DType, typename IDType,
-          bool clip>
+template <int dim, typename IndexExp, typename SrcExp, typename DType, typename IDType, bool clip>
 struct ShapeCheck<dim, TakeExp<IndexExp, SrcExp, DType, IDType, clip>> {
   static Shape<dim> Check(const TakeExp<IndexExp, SrcExp, DType, IDType, clip>& t) {
     static_assert(dim == 2, "take gives a 2-D result");

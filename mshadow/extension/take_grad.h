@@ -36,8 +36,7 @@ struct TakeGradExp
 // out[y][x] = sum over i with index[i] == y of src[i][x]; out has input_dim rows.
 template <typename IndexExp, typename SrcExp, typename DType, typename IDType, int e1, int e2>
 inline TakeGradExp<IndexExp, SrcExp, DType, IDType> take_grad(
-    const Exp<IndexExp, IDType, e1>& index, const Exp<SrcExp, DType, e2>& src,
-    index_t input_dim) {
+    const Exp<IndexExp, IDType, e1>& index, const Exp<SrcExp, DType, e2>& src, index_t input_dim) {
   static_assert(ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2,
                 "take_grad(index, src, input_dim): index is 1-D, src 2-D");
   CHECK_GE(input_dim, 0) << "take_grad: input_dim must not be negative";
@@ -98,8 +97,8 @@ struct ExpInfo<TakeGradExp<IndexExp, SrcExp, DType, IDType>> {
 template <typename IndexType, typename DType>
 inline void AddTakeGrad(Tensor<cpu, 2, DType> dst, const Tensor<cpu, 1, IndexType>& index,
                         const Tensor<cpu, 2, DType>& src) {
-  CHECK_EQ(index.size(0), src.size(0)) << "AddTakeGrad: " << index.shape_
-                                       << " indices for a gradient " << src.shape_;
+  CHECK_EQ(index.size(0), src.size(0))
+      << "AddTakeGrad: " << index.shape_ << " indices for a gradient " << src.shape_;
   CHECK_EQ(dst.size(1), src.size(1)) << "AddTakeGrad: table " << dst.shape_ << " and gradient "
                                      << src.shape_ << " differ in width";
   if (index.size(0) == 0 || dst.size(1) == 0) return;

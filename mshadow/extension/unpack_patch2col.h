@@ -37,8 +37,8 @@ struct PatchGeometry {
         width(width_) {
     CHECK(psize_y >= 1 && psize_x >= 1 && pstride_y >= 1 && pstride_x >= 1 && pdilate_y >= 1 &&
           pdilate_x >= 1)
-        << what << ": patch (" << psize_y << ", " << psize_x << "), stride (" << pstride_y
-        << ", " << pstride_x << ") and dilation (" << pdilate_y << ", " << pdilate_x
+        << what << ": patch (" << psize_y << ", " << psize_x << "), stride (" << pstride_y << ", "
+        << pstride_x << ") and dilation (" << pdilate_y << ", " << pdilate_x
         << ") must all be at least 1";
     const index_t extent_y = (psize_y - 1) * pdilate_y + 1;
     const index_t extent_x = (psize_x - 1) * pdilate_x + 1;
@@ -59,9 +59,8 @@ struct UnpackPatchToColXExp
                        index_t psize_x, index_t pstride_y, index_t pstride_x, index_t pdilate_y,
                        index_t pdilate_x)
       : img_(img),
-        geometry_("unpack_patch2col", imshape[srcdim - 3], imshape[srcdim - 2],
-                  imshape[srcdim - 1], psize_y, psize_x, pstride_y, pstride_x, pdilate_y,
-                  pdilate_x) {
+        geometry_("unpack_patch2col", imshape[srcdim - 3], imshape[srcdim - 2], imshape[srcdim - 1],
+                  psize_y, psize_x, pstride_y, pstride_x, pdilate_y, pdilate_x) {
     const index_t images = imshape.ProdShape(0, srcdim - 3);
     this->shape_ = Shape2(geometry_.channels * psize_y * psize_x,
                           images * geometry_.out_height * geometry_.out_width);

@@ -53,6 +53,13 @@ struct ShapeCheck<dim, MakeTensorExp<SubType, SrcExp, edim, DType>> {
   }
 };
 
+// A MakeTensorExp reports its source's device; one built from several operands asserts with
+// this that the others live there too.
+template <typename First, typename... Rest>
+constexpr bool SameDevice() {
+  return ((ExpInfo<First>::kDevMask == ExpInfo<Rest>::kDevMask) && ...);
+}
+
 }  // namespace expr
 }  // namespace mshadow
 

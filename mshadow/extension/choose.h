@@ -8,19 +8,29 @@
 #ifndef MSHADOW_EXTENSION_CHOOSE_H_
 #define MSHADOW_EXTENSION_CHOOSE_H_
 
-#include "mshadow/expr/exp_base.h"
+#include "mshadow/expr/make_tensor.h"
 #include "mshadow/extension/index.h"
-#include "mshadow/shape.h"
 
 namespace mshadow {
 namespace expr {
 
 template <typename SrcExp, typename IndexExp, typename DType, typename IDType>
 struct MatChooseRowElementExp
-    : public Exp<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType, type::kChainer> {
+    : public MakeTensorExp<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, SrcExp, 1,
+                           DType> {
   const SrcExp& src_;
   const IndexExp& index_;
-  MatChooseRowElementExp(const SrcExp& src, const IndexExp& index) : src_(src), index_(index) {}
+  index_t columns_;
+  MatChooseRowElementExp(const SrcExp& src, const IndexExp& index) : src_(src), index_(index) {
+    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(src);
+    this->shape_ = ShapeCheck<1, IndexExp>::Check(index);
+    CHECK_EQ(src_shape[0], this->shape_[0])
+        << "mat_choose_row_element: " << this->shape_ << " indices for a matrix " << src_shape
+        << "; one per row is needed";
+    CHECK_GT(src_shape[1], 0) << "mat_choose_row_element: the matrix " << src_shape
+                              << " has no columns to choose from";
+    columns_ = src_shape[1];
+  }
 };
 
 template <typename SrcExp, typename IndexExp, typename DType, typename IDType, int e1, int e2>
@@ -28,6 +38,8 @@ inline MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType> mat_choose_row_el
     const Exp<SrcExp, DType, e1>& src, const Exp<IndexExp, IDType, e2>& index) {
   static_assert(ExpInfo<SrcExp>::kDim == 2 && ExpInfo<IndexExp>::kDim == 1,
                 "mat_choose_row_element(src, index): src is 2-D, index 1-D");
+  static_assert(SameDevice<SrcExp, IndexExp>(),
+                "mat_choose_row_element: both operands on one device");
   return MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>(src.self(), index.self());
 }
 
@@ -35,9 +47,7 @@ template <typename SrcExp, typename IndexExp, typename DType, typename IDType>
 class Plan<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType> {
  public:
   explicit Plan(const MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>& e)
-      : src_(MakePlan(e.src_)),
-        index_(MakePlan(e.index_)),
-        columns_(ShapeCheck<2, SrcExp>::Check(e.src_)[1]) {}
+      : src_(MakePlan(e.src_)), index_(MakePlan(e.index_)), columns_(e.columns_) {}
   // The result is 1-D: x is the row of the matrix.
   MSHADOW_XINLINE DType Eval(index_t /*y*/, index_t x) const {
     return src_.Eval(x, ClipIndex(index_.Eval(0, x), columns_));
@@ -47,33 +57,6 @@ class Plan<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType> {
   Plan<SrcExp, DType> src_;
   Plan<IndexExp, IDType> index_;
   index_t columns_;
-};
-
-template <typename SrcExp, typename IndexExp, typename DType, typename IDType>
-inline Plan<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType> MakePlan(
-    const MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>& e) {
-  return Plan<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>, DType>(e);
-}
-
-template <int dim, typename SrcExp, typename IndexExp, typename DType, typename IDType>
-struct ShapeCheck<dim, MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>> {
-  static Shape<dim> Check(const MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>& t) {
-    static_assert(dim == 1, "mat_choose_row_element gives a 1-D result");
-    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(t.src_);
-    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(t.index_);
-    CHECK_EQ(src_shape[0], index_shape[0])
-        << "mat_choose_row_element: " << index_shape << " indices for a matrix " << src_shape
-        << "; one per row is needed";
-    CHECK_GT(src_shape[1], 0) << "mat_choose_row_element: the matrix " << src_shape
-                              << " has no columns to choose from";
-    return index_shape;
-  }
-};
-
-template <typename SrcExp, typename IndexExp, typename DType, typename IDType>
-struct ExpInfo<MatChooseRowElementExp<SrcExp, IndexExp, DType, IDType>> {
-  static constexpr int kDim = 1;
-  static constexpr int kDevMask = ExpInfo<SrcExp>::kDevMask & ExpInfo<IndexExp>::kDevMask;
 };
 
 }  // namespace expr

@@ -7,9 +7,8 @@
 #ifndef MSHADOW_EXTENSION_FILL_H_
 #define MSHADOW_EXTENSION_FILL_H_
 
-#include "mshadow/expr/exp_base.h"
+#include "mshadow/expr/make_tensor.h"
 #include "mshadow/extension/index.h"
-#include "mshadow/shape.h"
 
 namespace mshadow {
 namespace expr {
@@ -17,13 +16,21 @@ namespace expr {
 template <typename SrcExp, typename ValExp, typename IndexExp, typename DType, typename VDType,
           typename IDType>
 struct MatFillRowElementExp
-    : public Exp<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType,
-                 type::kChainer> {
+    : public MakeTensorExp<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>,
+                           SrcExp, 2, DType> {
   const SrcExp& src_;
   const ValExp& val_;
   const IndexExp& index_;
   MatFillRowElementExp(const SrcExp& src, const ValExp& val, const IndexExp& index)
-      : src_(src), val_(val), index_(index) {}
+      : src_(src), val_(val), index_(index) {
+    this->shape_ = ShapeCheck<2, SrcExp>::Check(src);
+    const Shape<1> val_shape = ShapeCheck<1, ValExp>::Check(val);
+    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(index);
+    CHECK(this->shape_[0] == val_shape[0] && this->shape_[0] == index_shape[0])
+        << "mat_fill_row_element: the matrix " << this->shape_
+        << " needs one value and one index per row; got values " << val_shape << " and indices "
+        << index_shape;
+  }
 };
 
 // out[y][x] = x == index[y] ? val[y] : src[y][x].
@@ -35,6 +42,8 @@ inline MatFillRowElementExp<SrcExp, ValExp, IndexExp, SDType, VDType, IDType> ma
   static_assert(
       ExpInfo<SrcExp>::kDim == 2 && ExpInfo<ValExp>::kDim == 1 && ExpInfo<IndexExp>::kDim == 1,
       "mat_fill_row_element(src, val, index): src is 2-D, val and index 1-D");
+  static_assert(SameDevice<SrcExp, ValExp, IndexExp>(),
+                "mat_fill_row_element: every operand on one device");
   return MatFillRowElementExp<SrcExp, ValExp, IndexExp, SDType, VDType, IDType>(
       src.self(), val.self(), index.self());
 }
@@ -47,7 +56,7 @@ class Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>
       : src_(MakePlan(e.src_)),
         val_(MakePlan(e.val_)),
         index_(MakePlan(e.index_)),
-        columns_(ShapeCheck<2, SrcExp>::Check(e.src_)[1]) {}
+        columns_(e.shape_[1]) {}
   MSHADOW_XINLINE DType Eval(index_t y, index_t x) const {
     if (IndexInRange(index_.Eval(0, y), columns_) == x) {
       return static_cast<DType>(val_.Eval(0, y));
@@ -60,37 +69,6 @@ class Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>
   Plan<ValExp, VDType> val_;
   Plan<IndexExp, IDType> index_;
   index_t columns_;
-};
-
-template <typename SrcExp, typename ValExp, typename IndexExp, typename DType, typename VDType,
-          typename IDType>
-inline Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType> MakePlan(
-    const MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>& e) {
-  return Plan<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>, DType>(e);
-}
-
-template <int dim, typename SrcExp, typename ValExp, typename IndexExp, typename DType,
-          typename VDType, typename IDType>
-struct ShapeCheck<dim, MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>> {
-  static Shape<dim> Check(
-      const MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>& t) {
-    static_assert(dim == 2, "mat_fill_row_element gives a 2-D result");
-    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(t.src_);
-    const Shape<1> val_shape = ShapeCheck<1, ValExp>::Check(t.val_);
-    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(t.index_);
-    CHECK(src_shape[0] == val_shape[0] && src_shape[0] == index_shape[0])
-        << "mat_fill_row_element: the matrix " << src_shape << " needs one value and one index "
-        << "per row; got values " << val_shape << " and indices " << index_shape;
-    return src_shape;
-  }
-};
-
-template <typename SrcExp, typename ValExp, typename IndexExp, typename DType, typename VDType,
-          typename IDType>
-struct ExpInfo<MatFillRowElementExp<SrcExp, ValExp, IndexExp, DType, VDType, IDType>> {
-  static constexpr int kDim = 2;
-  static constexpr int kDevMask =
-      ExpInfo<SrcExp>::kDevMask & ExpInfo<ValExp>::kDevMask & ExpInfo<IndexExp>::kDevMask;
 };
 
 }  // namespace expr

@@ -5,17 +5,21 @@
 #ifndef MSHADOW_EXTENSION_MASK_H_
 #define MSHADOW_EXTENSION_MASK_H_
 
-#include "mshadow/expr/exp_base.h"
-#include "mshadow/shape.h"
+#include "mshadow/expr/make_tensor.h"
 
 namespace mshadow {
 namespace expr {
 
 template <typename IndexExp, typename SrcExp, typename DType>
-struct MaskExp : public Exp<MaskExp<IndexExp, SrcExp, DType>, DType, type::kChainer> {
+struct MaskExp : public MakeTensorExp<MaskExp<IndexExp, SrcExp, DType>, SrcExp, 2, DType> {
   const IndexExp& index_;
   const SrcExp& src_;
-  MaskExp(const IndexExp& index, const SrcExp& src) : index_(index), src_(src) {}
+  MaskExp(const IndexExp& index, const SrcExp& src) : index_(index), src_(src) {
+    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(index);
+    this->shape_ = ShapeCheck<2, SrcExp>::Check(src);
+    CHECK_EQ(index_shape[0], this->shape_[0])
+        << "mask: the mask " << index_shape << " needs one value per row of " << this->shape_;
+  }
 };
 
 // out[y][x] = src[y][x] * index[y].
@@ -24,6 +28,7 @@ inline MaskExp<IndexExp, SrcExp, DType> mask(const Exp<IndexExp, DType, e1>& ind
                                              const Exp<SrcExp, DType, e2>& src) {
   static_assert(ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2,
                 "mask(index, src): index is 1-D, src 2-D");
+  static_assert(SameDevice<SrcExp, IndexExp>(), "mask: both operands on one device");
   return MaskExp<IndexExp, SrcExp, DType>(index.self(), src.self());
 }
 
@@ -39,30 +44,6 @@ class Plan<MaskExp<IndexExp, SrcExp, DType>, DType> {
  private:
   Plan<IndexExp, DType> index_;
   Plan<SrcExp, DType> src_;
-};
-
-template <typename IndexExp, typename SrcExp, typename DType>
-inline Plan<MaskExp<IndexExp, SrcExp, DType>, DType> MakePlan(
-    const MaskExp<IndexExp, SrcExp, DType>& e) {
-  return Plan<MaskExp<IndexExp, SrcExp, DType>, DType>(e);
-}
-
-template <int dim, typename IndexExp, typename SrcExp, typename DType>
-struct ShapeCheck<dim, MaskExp<IndexExp, SrcExp, DType>> {
-  static Shape<dim> Check(const MaskExp<IndexExp, SrcExp, DType>& t) {
-    static_assert(dim == 2, "mask gives a 2-D result");
-    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(t.index_);
-    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(t.src_);
-    CHECK_EQ(index_shape[0], src_shape[0])
-        << "mask: the mask " << index_shape << " needs one value per row of " << src_shape;
-    return src_shape;
-  }
-};
-
-template <typename IndexExp, typename SrcExp, typename DType>
-struct ExpInfo<MaskExp<IndexExp, SrcExp, DType>> {
-  static constexpr int kDim = (ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2) ? 2 : -1;
-  static constexpr int kDevMask = ExpInfo<IndexExp>::kDevMask & ExpInfo<SrcExp>::kDevMask;
 };
 
 }  // namespace expr

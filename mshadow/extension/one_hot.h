@@ -9,27 +9,26 @@
 #ifndef MSHADOW_EXTENSION_ONE_HOT_H_
 #define MSHADOW_EXTENSION_ONE_HOT_H_
 
-#include "mshadow/expr/exp_base.h"
+#include "mshadow/expr/make_tensor.h"
 #include "mshadow/extension/index.h"
-#include "mshadow/shape.h"
 
 namespace mshadow {
 namespace expr {
 
 template <typename IndexExp, typename DType, typename IDType>
 struct OneHotEncodeExp
-    : public Exp<OneHotEncodeExp<IndexExp, DType, IDType>, DType, type::kChainer> {
+    : public MakeTensorExp<OneHotEncodeExp<IndexExp, DType, IDType>, IndexExp, 2, DType> {
   const IndexExp& index_;
-  index_t num_choices_;
-  OneHotEncodeExp(const IndexExp& index, index_t num_choices)
-      : index_(index), num_choices_(num_choices) {}
+  OneHotEncodeExp(const IndexExp& index, index_t num_choices) : index_(index) {
+    CHECK_GE(num_choices, 0) << "one_hot_encode: num_choices must not be negative";
+    this->shape_ = Shape2(ShapeCheck<1, IndexExp>::Check(index)[0], num_choices);
+  }
 };
 
 template <typename DType = default_real_t, typename IndexExp, typename IDType, int e1>
 inline OneHotEncodeExp<IndexExp, DType, IDType> one_hot_encode(
     const Exp<IndexExp, IDType, e1>& index, index_t num_choices) {
   static_assert(ExpInfo<IndexExp>::kDim == 1, "one_hot_encode: the indices must be 1-D");
-  CHECK_GE(num_choices, 0) << "one_hot_encode: num_choices must not be negative";
   return OneHotEncodeExp<IndexExp, DType, IDType>(index.self(), num_choices);
 }
 
@@ -37,7 +36,7 @@ template <typename IndexExp, typename DType, typename IDType>
 class Plan<OneHotEncodeExp<IndexExp, DType, IDType>, DType> {
  public:
   explicit Plan(const OneHotEncodeExp<IndexExp, DType, IDType>& e)
-      : index_(MakePlan(e.index_)), num_choices_(e.num_choices_) {}
+      : index_(MakePlan(e.index_)), num_choices_(e.shape_[1]) {}
   MSHADOW_XINLINE DType Eval(index_t y, index_t x) const {
     return DType(IndexInRange(index_.Eval(0, y), num_choices_) == x ? 1 : 0);
   }
@@ -45,26 +44,6 @@ class Plan<OneHotEncodeExp<IndexExp, DType, IDType>, DType> {
  private:
   Plan<IndexExp, IDType> index_;
   index_t num_choices_;
-};
-
-template <typename IndexExp, typename DType, typename IDType>
-inline Plan<OneHotEncodeExp<IndexExp, DType, IDType>, DType> MakePlan(
-    const OneHotEncodeExp<IndexExp, DType, IDType>& e) {
-  return Plan<OneHotEncodeExp<IndexExp, DType, IDType>, DType>(e);
-}
-
-template <int dim, typename IndexExp, typename DType, typename IDType>
-struct ShapeCheck<dim, OneHotEncodeExp<IndexExp, DType, IDType>> {
-  static Shape<dim> Check(const OneHotEncodeExp<IndexExp, DType, IDType>& t) {
-    static_assert(dim == 2, "one_hot_encode gives a 2-D result");
-    return Shape2(ShapeCheck<1, IndexExp>::Check(t.index_)[0], t.num_choices_);
-  }
-};
-
-template <typename IndexExp, typename DType, typename IDType>
-struct ExpInfo<OneHotEncodeExp<IndexExp, DType, IDType>> {
-  static constexpr int kDim = 2;
-  static constexpr int kDevMask = ExpInfo<IndexExp>::kDevMask;
 };
 
 }  // namespace expr

@@ -41,28 +41,19 @@ struct PoolingExp
         ksize_x_(ksize_x),
         kstride_y_(kstride_y),
         kstride_x_(kstride_x) {
-    Init();
+    this->shape_ = ShapeCheck<srcdim, SrcExp>::Check(src);
+    src_height_ = this->shape_[srcdim - 2];
+    src_width_ = this->shape_[srcdim - 1];
+    CheckPoolWindow("pool", src_height_, src_width_, ksize_y, ksize_x, kstride_y, kstride_x);
     this->shape_[srcdim - 2] = (src_height_ - ksize_y) / kstride_y + 1;
     this->shape_[srcdim - 1] = (src_width_ - ksize_x) / kstride_x + 1;
   }
+  // The same windows with the output size given (pshape may keep windows cut at the edge).
   PoolingExp(const SrcExp& src, Shape<2> pshape, index_t ksize_y, index_t ksize_x,
              index_t kstride_y, index_t kstride_x)
-      : src_(src),
-        ksize_y_(ksize_y),
-        ksize_x_(ksize_x),
-        kstride_y_(kstride_y),
-        kstride_x_(kstride_x) {
-    Init();
+      : PoolingExp(src, ksize_y, ksize_x, kstride_y, kstride_x) {
     this->shape_[srcdim - 2] = pshape[0];
     this->shape_[srcdim - 1] = pshape[1];
-  }
-
- private:
-  void Init() {
-    this->shape_ = ShapeCheck<srcdim, SrcExp>::Check(src_);
-    src_height_ = this->shape_[srcdim - 2];
-    src_width_ = this->shape_[srcdim - 1];
-    CheckPoolWindow("pool", src_height_, src_width_, ksize_y_, ksize_x_, kstride_y_, kstride_x_);
   }
 };
 

@@ -13,10 +13,9 @@
 
 #include <algorithm>
 
-#include "mshadow/expr/exp_base.h"
+#include "mshadow/expr/make_tensor.h"
 #include "mshadow/extension/index.h"
 #include "mshadow/parallel.h"
-#include "mshadow/shape.h"
 #include "mshadow/tensor_core.h"
 #include "mshadow/tensor_cpu-inl.h"
 
@@ -25,12 +24,21 @@ namespace expr {
 
 template <typename IndexExp, typename SrcExp, typename DType, typename IDType>
 struct TakeGradExp
-    : public Exp<TakeGradExp<IndexExp, SrcExp, DType, IDType>, DType, type::kChainer> {
+    : public MakeTensorExp<TakeGradExp<IndexExp, SrcExp, DType, IDType>, SrcExp, 2, DType> {
   const IndexExp& index_;
   const SrcExp& src_;
-  index_t input_dim_;
+  index_t batch_;
   TakeGradExp(const IndexExp& index, const SrcExp& src, index_t input_dim)
-      : index_(index), src_(src), input_dim_(input_dim) {}
+      : index_(index), src_(src) {
+    CHECK_GE(input_dim, 0) << "take_grad: input_dim must not be negative";
+    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(index);
+    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(src);
+    CHECK_EQ(index_shape[0], src_shape[0])
+        << "take_grad: " << index_shape << " indices for a gradient " << src_shape
+        << "; one per row is needed";
+    batch_ = index_shape[0];
+    this->shape_ = Shape2(input_dim, src_shape[1]);
+  }
 };
 
 // out[y][x] = sum over i with index[i] == y of src[i][x]; out has input_dim rows.
@@ -39,7 +47,7 @@ inline TakeGradExp<IndexExp, SrcExp, DType, IDType> take_grad(
     const Exp<IndexExp, IDType, e1>& index, const Exp<SrcExp, DType, e2>& src, index_t input_dim) {
   static_assert(ExpInfo<IndexExp>::kDim == 1 && ExpInfo<SrcExp>::kDim == 2,
                 "take_grad(index, src, input_dim): index is 1-D, src 2-D");
-  CHECK_GE(input_dim, 0) << "take_grad: input_dim must not be negative";
+  static_assert(SameDevice<SrcExp, IndexExp>(), "take_grad: both operands on one device");
   return TakeGradExp<IndexExp, SrcExp, DType, IDType>(index.self(), src.self(), input_dim);
 }
 
@@ -49,8 +57,8 @@ class Plan<TakeGradExp<IndexExp, SrcExp, DType, IDType>, DType> {
   explicit Plan(const TakeGradExp<IndexExp, SrcExp, DType, IDType>& e)
       : index_(MakePlan(e.index_)),
         src_(MakePlan(e.src_)),
-        batch_(ShapeCheck<1, IndexExp>::Check(e.index_)[0]),
-        input_dim_(e.input_dim_) {}
+        batch_(e.batch_),
+        input_dim_(e.shape_[0]) {}
   MSHADOW_XINLINE DType Eval(index_t y, index_t x) const {
     DType sum = DType(0);
     for (index_t i = 0; i < batch_; ++i) {
@@ -63,31 +71,6 @@ class Plan<TakeGradExp<IndexExp, SrcExp, DType, IDType>, DType> {
   Plan<IndexExp, IDType> index_;
   Plan<SrcExp, DType> src_;
   index_t batch_, input_dim_;
-};
-
-template <typename IndexExp, typename SrcExp, typename DType, typename IDType>
-inline Plan<TakeGradExp<IndexExp, SrcExp, DType, IDType>, DType> MakePlan(
-    const TakeGradExp<IndexExp, SrcExp, DType, IDType>& e) {
-  return Plan<TakeGradExp<IndexExp, SrcExp, DType, IDType>, DType>(e);
-}
-
-template <int dim, typename IndexExp, typename SrcExp, typename DType, typename IDType>
-struct ShapeCheck<dim, TakeGradExp<IndexExp, SrcExp, DType, IDType>> {
-  static Shape<dim> Check(const TakeGradExp<IndexExp, SrcExp, DType, IDType>& t) {
-    static_assert(dim == 2, "take_grad gives a 2-D result");
-    const Shape<1> index_shape = ShapeCheck<1, IndexExp>::Check(t.index_);
-    const Shape<2> src_shape = ShapeCheck<2, SrcExp>::Check(t.src_);
-    CHECK_EQ(index_shape[0], src_shape[0])
-        << "take_grad: " << index_shape << " indices for a gradient " << src_shape
-        << "; one per row is needed";
-    return Shape2(t.input_dim_, src_shape[1]);
-  }
-};
-
-template <typename IndexExp, typename SrcExp, typename DType, typename IDType>
-struct ExpInfo<TakeGradExp<IndexExp, SrcExp, DType, IDType>> {
-  static constexpr int kDim = 2;
-  static constexpr int kDevMask = ExpInfo<IndexExp>::kDevMask & ExpInfo<SrcExp>::kDevMask;
 };
 
 }  // namespace expr

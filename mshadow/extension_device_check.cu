@@ -1,6 +1,7 @@
 // Compile-only check that every extension's Plan evaluates in CUDA device code, so the CUDA
-// backend can run them unchanged. Built by .ci/run with nvcc (no GPU needed, nothing runs);
-// the Bazel CUDA rules of the CUDA backend issue will make it a regular target.
+// backend can run them unchanged: `./tools/bazel build --config=cuda
+// //mshadow:extension_device_check` (nvcc, warnings as errors, so a host-only call in a Plan
+// fails it; no GPU needed, nothing runs). CI builds it.
 #include "mshadow/extension.h"
 
 namespace mshadow {

@@ -86,14 +86,12 @@ class Random<cpu, DType> {
   // The same draws as expressions over an internal buffer, valid until the next call.
   template <int dim>
   expr::ReshapeExp<Tensor<cpu, 1, DType>, DType, dim, 1> uniform(Shape<dim> shape) {
-    Tensor<cpu, 1, DType> buffer = Buffer(shape.Size());
-    SampleUniform(&buffer);
+    SampleUniform(Buffer(shape.Size()));
     return expr::reshape(buffer_view_, shape);
   }
   template <int dim>
   expr::ReshapeExp<Tensor<cpu, 1, DType>, DType, dim, 1> gaussian(Shape<dim> shape) {
-    Tensor<cpu, 1, DType> buffer = Buffer(shape.Size());
-    SampleGaussian(&buffer);
+    SampleGaussian(Buffer(shape.Size()));
     return expr::reshape(buffer_view_, shape);
   }
 
@@ -122,10 +120,11 @@ class Random<cpu, DType> {
     next_ += static_cast<uint64_t>(height * width);
   }
 
-  Tensor<cpu, 1, DType> Buffer(index_t size) {
+  // The first `size` elements of the buffer (grown as needed), which the expressions read.
+  Tensor<cpu, 1, DType>* Buffer(index_t size) {
     if (buffer_.shape_[0] < size) buffer_.Resize(Shape1(size));
     buffer_view_ = Tensor<cpu, 1, DType>(buffer_.dptr_, Shape1(size));
-    return buffer_view_;
+    return &buffer_view_;
   }
 
   PhiloxKey key_{};

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "ops/backward.h"
+
 namespace ops {
 namespace {
 
@@ -98,12 +100,28 @@ void AssignOutputType(std::vector<int>* types, int index, int type_flag) {
   Assign(types, false, index, type_flag, -1, TypeText);
 }
 
+namespace {
+
+// A backward operator without inference of its own infers through its forward operator.
+template <typename Fn>
+const Fn* InferenceOf(const Op& op, const Fn* own, const Fn& through_forward) {
+  return own != nullptr || !op.HasAttr("TIsBackward") ? own : &through_forward;
+}
+
+}  // namespace
+
 void InferShapes(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  RunInference("shape", attrs, attrs.op->infer_shape(), in, out, TShape(), ShapeText);
+  CHECK(attrs.op != nullptr) << "InferShapes: the attributes have no operator (ops::ParseAttrs sets it)";
+  static const FInferShape through_forward = BackwardInferShape;
+  RunInference("shape", attrs, InferenceOf(*attrs.op, attrs.op->infer_shape(), through_forward),
+               in, out, TShape(), ShapeText);
 }
 
 void InferTypes(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-  RunInference("type", attrs, attrs.op->infer_type(), in, out, -1, TypeText);
+  CHECK(attrs.op != nullptr) << "InferTypes: the attributes have no operator (ops::ParseAttrs sets it)";
+  static const FInferType through_forward = BackwardInferType;
+  RunInference("type", attrs, InferenceOf(*attrs.op, attrs.op->infer_type(), through_forward),
+               in, out, -1, TypeText);
 }
 
 }  // namespace ops

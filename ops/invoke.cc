@@ -1,31 +1,134 @@
 #include "ops/invoke.h"
 
+#include <sstream>
+
+#include "ops/infer.h"
+
 namespace ops {
+namespace {
+
+std::string Text(const TShape& shape) {
+  std::ostringstream os;
+  os << shape;
+  return os.str();
+}
+
+// "input 'weight'" or "output 0".
+std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index) {
+  if (!is_input) return "output " + std::to_string(index);
+  const std::vector<std::string> names = attrs.op->ListInputNames(attrs);
+  return "input '" + (index < names.size() ? names[index] : "arg" + std::to_string(index)) + "'";
+}
+
+// What every blob must be, whatever the operator: on the device, of a known type, with a
+// shape whose size fits in index_t, contiguous, and with data when it has elements.
+void CheckBlob(const NodeAttrs& attrs, bool is_input, size_t index, const TBlob& blob,
+               int dev_mask, const char* device_name) {
+  const std::string& op = attrs.op->name;
+  auto where = [&] { return op + ": " + ArgumentName(attrs, is_input, index); };
+  if (blob.dev_mask_ != dev_mask) {
+    throw dmlc::Error(where() + " is on " + mshadow::DevMaskName(blob.dev_mask_) +
+                      ", the operator runs on " + device_name);
+  }
+  try {
+    mshadow::TypeFlagSize(blob.type_flag_);
+  } catch (const dmlc::Error& e) {
+    throw dmlc::Error(where() + ": " + e.what());
+  }
+  index_t size = 1;
+  for (int d = 0; d < blob.shape_.ndim(); ++d) {
+    const index_t extent = blob.shape_[d];
+    if (extent < 0) {
+      throw dmlc::Error(where() + " has shape " + Text(blob.shape_) + " with negative axis " +
+                        std::to_string(d) + "; extents must be >= 0");
+    }
+    if (__builtin_mul_overflow(size, extent, &size)) {
+      throw dmlc::Error(where() + " has shape " + Text(blob.shape_) +
+                        ", whose element count overflows a 64-bit index");
+    }
+  }
+  // Rows of the lowest dimension must follow each other; a single row may have any stride.
+  const index_t row = blob.shape_.ndim() > 0 ? blob.shape_[blob.shape_.ndim() - 1] : 1;
+  if (row > 0 && size / row > 1 && blob.stride_ != row) {
+    throw dmlc::Error(where() + " is not contiguous (rows of " +
+                      std::to_string(blob.shape_[blob.shape_.ndim() - 1]) + " elements, " +
+                      std::to_string(blob.stride_) +
+                      " apart); operators take contiguous blobs");
+  }
+  if (size > 0 && blob.dptr_ == nullptr) {
+    throw dmlc::Error(where() + " has shape " + Text(blob.shape_) + " but no data (null pointer)");
+  }
+}
+
+// Runs inference with every given shape (or type) as known, then requires that inference
+// kept each of them: one it rejects is a conflict message from the driver, one it replaces
+// is reported here.
+template <typename T, typename Infer, typename Get, typename ToText>
+void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                           const std::vector<TBlob>& outputs, const char* what, Infer infer,
+                           Get get, ToText to_text) {
+  std::vector<T> in, out;
+  for (const TBlob& blob : inputs) in.push_back(get(blob));
+  for (const TBlob& blob : outputs) out.push_back(get(blob));
+  infer(attrs, &in, &out);
+  auto require = [&](bool is_input, size_t i, const T& given, const T& inferred) {
+    if (given == inferred) return;
+    throw dmlc::Error(attrs.op->name + ": " + what + " of " + ArgumentName(attrs, is_input, i) +
+                      " is " + to_text(given) + " but " + to_text(inferred) + " is required");
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) require(true, i, get(inputs[i]), in[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) require(false, i, get(outputs[i]), out[i]);
+}
+
+}  // namespace
+
+void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
+  CHECK(attrs.op != nullptr) << "the attributes have no operator (ops::ParseAttrs sets it)";
+  const Op& op = *attrs.op;
+  if (inputs.size() != op.num_inputs(attrs)) {
+    throw dmlc::Error(op.name + ": takes " + std::to_string(op.num_inputs(attrs)) +
+                      " inputs, given " + std::to_string(inputs.size()));
+  }
+  if (outputs.size() != op.num_outputs(attrs)) {
+    throw dmlc::Error(op.name + ": has " + std::to_string(op.num_outputs(attrs)) +
+                      " outputs, given " + std::to_string(outputs.size()));
+  }
+  if (req.size() != outputs.size()) {
+    throw dmlc::Error(op.name + ": one OpReqType per output is needed: given " +
+                      std::to_string(req.size()) + " for " + std::to_string(outputs.size()) +
+                      " outputs");
+  }
+}
 
 void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
                      const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
                      const std::vector<TBlob>& outputs, int dev_mask, const char* device_name) {
+  CheckCounts(attrs, inputs, req, outputs);
   const Op& op = *attrs.op;
-  CHECK_EQ(inputs.size(), op.num_inputs(attrs)) << op.name << ": wrong number of inputs";
-  CHECK_EQ(outputs.size(), op.num_outputs(attrs)) << op.name << ": wrong number of outputs";
-  CHECK_EQ(req.size(), outputs.size()) << op.name << ": one OpReqType per output is needed";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    CHECK(inputs[i].dev_mask_ == dev_mask)
-        << op.name << ": input " << i << " is on " << mshadow::DevMaskName(inputs[i].dev_mask_)
-        << ", the operator runs on " << device_name;
+  for (size_t i = 0; i < req.size(); ++i) {
+    const int value = static_cast<int>(req[i]);
+    if (value < kNullOp || value > kAddTo) {
+      throw dmlc::Error(op.name + ": invalid OpReqType " + std::to_string(value) + " for output " +
+                        std::to_string(i) + "; valid: 0 (null), 1 (write), 2 (in place), 3 (add)");
+    }
   }
+  for (size_t i = 0; i < inputs.size(); ++i) CheckBlob(attrs, true, i, inputs[i], dev_mask, device_name);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    CHECK(outputs[i].dev_mask_ == dev_mask)
-        << op.name << ": output " << i << " is on "
-        << mshadow::DevMaskName(outputs[i].dev_mask_) << ", the operator runs on "
-        << device_name;
-    CHECK(req[i] >= kNullOp && req[i] <= kAddTo)
-        << op.name << ": invalid OpReqType " << static_cast<int>(req[i]) << " for output " << i;
+    CheckBlob(attrs, false, i, outputs[i], dev_mask, device_name);
   }
+  CheckAgainstInference<int>(attrs, inputs, outputs, "type", InferTypes,
+                             [](const TBlob& b) { return b.type_flag_; },
+                             [](int t) { return mshadow::TypeFlagName(t); });
+  CheckAgainstInference<TShape>(attrs, inputs, outputs, "shape", InferShapes,
+                                [](const TBlob& b) { return b.shape_; }, Text);
   if (const auto* request = op.resource_request()) {
-    CHECK_EQ(ctx.requested.size(), (*request)(attrs).size())
-        << op.name << " requests resources (FResourceRequest); the host must provide them in "
-                      "OpContext::requested";
+    const size_t needed = (*request)(attrs).size();
+    if (ctx.requested.size() != needed) {
+      throw dmlc::Error(op.name + " requests " + std::to_string(needed) +
+                        " resources (FResourceRequest) but the host provided " +
+                        std::to_string(ctx.requested.size()) + " in OpContext::requested");
+    }
   }
 }
 

@@ -8,9 +8,16 @@
 //   ... allocate ...
 //   ops::Invoke<mshadow::cpu>(attrs, ctx, inputs, {ops::kWriteTo}, outputs);
 //
-// Invoke checks what is cheap to check on every call (arity, devices, requests, resources)
-// and leaves shapes to inference: calling with shapes inference did not produce is an error
-// of the host.
+// Invoke checks the call against the operator before anything reads a blob: the number of
+// inputs, outputs and requests, each request's value, each blob's device, type, shape (against
+// shape and type inference from the inputs), contiguity and data pointer, and the resources.
+// A mismatch is a dmlc::Error naming the operator, the argument and both shapes:
+//
+//   FullyConnected: shape of input 'weight' is (64,100) but (64,128) is required (...)
+//
+// InvokeUnchecked is the fast path for a host that has already inferred these exact shapes
+// and types (a graph executor calling the same node repeatedly): it checks only the counts.
+// The C ABI, Python and opctl use Invoke.
 #ifndef OPS_INVOKE_H_
 #define OPS_INVOKE_H_
 
@@ -45,24 +52,39 @@ const char* ComputeAttrName() {
   return Device::kDevCPU ? "FCompute<cpu>" : "FCompute<gpu>";
 }
 
-// Checks arity, devices, requests and resources, then runs the operator's FCompute<Device>.
+// Every check Invoke makes (see above); a dmlc::Error for the first that fails.
 void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
                      const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
                      const std::vector<TBlob>& outputs, int dev_mask, const char* device_name);
 
+// Only the counts, which the call itself would index past.
+void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs);
+
+// Runs the operator's FCompute<Device> after the counts are checked; errors it raises
+// name the operator.
 template <typename Device>
-void Invoke(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
-            const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
+void InvokeUnchecked(const NodeAttrs& attrs, const OpContext& ctx,
+                     const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
+                     const std::vector<TBlob>& outputs) {
+  CheckCounts(attrs, inputs, req, outputs);
   const FCompute* compute = attrs.op->compute(Device::kDevCPU);
   CHECK(compute != nullptr) << attrs.op->name << " has no " << ComputeAttrName<Device>()
                             << " implementation";
-  CheckInvocation(attrs, ctx, inputs, req, outputs, Device::kDevMask,
-                  Device::kDevCPU ? "cpu" : "gpu");
   try {
     (*compute)(attrs, ctx, inputs, req, outputs);
   } catch (const dmlc::Error& e) {
     throw dmlc::Error(attrs.op->name + ": " + e.what());  // which operator failed
   }
+}
+
+// Checks the whole call (CheckInvocation), then runs it.
+template <typename Device>
+void Invoke(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
+            const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
+  CheckInvocation(attrs, ctx, inputs, req, outputs, Device::kDevMask,
+                  Device::kDevCPU ? "cpu" : "gpu");
+  InvokeUnchecked<Device>(attrs, ctx, inputs, req, outputs);
 }
 
 }  // namespace ops

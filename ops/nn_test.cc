@@ -269,8 +269,8 @@ TEST(ResourceTest, AnOperatorThatRequestsSpaceFailsClearlyWithoutIt) {
                 Invoke<mshadow::cpu>(attrs, OpContext(), {data.blob(), label.blob()}, {kWriteTo},
                                      {out.blob()});
               }),
-              HasSubstr("softmax_cross_entropy requests resources (FResourceRequest); the host "
-                        "must provide them in OpContext::requested"));
+              HasSubstr("softmax_cross_entropy requests 1 resources (FResourceRequest) but the "
+                        "host provided 0 in OpContext::requested"));
 }
 
 }  // namespace

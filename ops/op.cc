@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "dmlc/suggest.h"
+#include "ops/backward.h"
 
 namespace dmlc {
 DMLC_REGISTRY_ENABLE(::ops::Op);
@@ -81,6 +82,7 @@ void Op::RememberCallAttr(const std::string& attr_name, const std::any& value) {
   }
   if (attr_name == "FCompute<cpu>") compute_cpu_ = typed(static_cast<FCompute*>(nullptr));
   if (attr_name == "FCompute<gpu>") compute_gpu_ = typed(static_cast<FCompute*>(nullptr));
+  if (attr_name == "FGradient") RecordGradient(*this, *typed(static_cast<FGradient*>(nullptr)));
 }
 
 void Op::ParseAttrs(NodeAttrs* attrs) const {
@@ -101,6 +103,14 @@ std::vector<std::string> Op::ListInputNames(const NodeAttrs& attrs) const {
     if (argument.type.rfind("NDArray-or-Symbol", 0) == 0) names.push_back(argument.name);
   }
   if (names.size() == n) return names;
+  if (HasAttr("TIsBackward")) {
+    // Names only make messages clearer: a backward operator shared by several forward
+    // operators (ForwardOpOf throws) falls back to numbered names.
+    try {
+      if (ForwardOpOf(*this) != nullptr) return BackwardInputNames(attrs);
+    } catch (const dmlc::Error&) {
+    }
+  }
   if (n == 1) return {"data"};
   names.clear();
   for (uint32_t i = 0; i < n; ++i) names.push_back("arg" + std::to_string(i));

@@ -146,12 +146,33 @@ OPS_REGISTER_OP(Flatten)
     .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
+namespace {
+
+// _backward_copy serves Reshape and Flatten, so it cannot infer through one forward
+// operator; what holds for both is that the gradient keeps its element count.
+bool SameSizeShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& grad = in->at(0);
+  const TShape& input_grad = out->at(0);
+  if (!ShapeIsKnown(grad) || !ShapeIsKnown(input_grad)) return false;
+  if (grad.Size() != input_grad.Size()) {
+    std::ostringstream os;
+    os << "the output gradient " << grad << " has " << grad.Size()
+       << " elements but the input gradient " << input_grad << " has " << input_grad.Size();
+    throw dmlc::Error(os.str());
+  }
+  return true;
+}
+
+}  // namespace
+
 OPS_REGISTER_OP(_backward_copy)
     .describe("Gradient of operators that only reshape: the output gradient, copied into the "
               "input's shape.")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .set_attr<bool>("TIsBackward", true)
+    .set_attr<FInferShape>("FInferShape", SameSizeShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FCompute>("FCompute<cpu>", CopyCompute);
 
 }  // namespace ops

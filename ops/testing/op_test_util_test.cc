@@ -6,6 +6,7 @@
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "ops/infer.h"
+#include "ops/kernel_util.h"
 
 namespace ops {
 namespace {
@@ -57,7 +58,8 @@ const bool kRegistered = [] {
       .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
       .set_attr<FCompute>("FCompute<cpu>", TripleCompute)
       .set_attr<FGradient>("FGradient", FGradient{"_test_wrong_gradient_backward", false, false});
-  RegisterOp("_test_wrong_gradient_backward").set_attr<FCompute>("FCompute<cpu>", WrongTripleBackward);
+  RegisterBackwardOp("_test_wrong_gradient_backward", 1, 1)
+      .set_attr<FCompute>("FCompute<cpu>", WrongTripleBackward);
   RegisterOp("_test_ignores_req")
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
       .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)

@@ -261,17 +261,5 @@ TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
             "softmax_cross_entropy: data must be 2-d (batch, classes), got (4,)");
 }
 
-TEST(ResourceTest, AnOperatorThatRequestsSpaceFailsClearlyWithoutIt) {
-  const NodeAttrs attrs = ParseAttrs(Op::Get("softmax_cross_entropy"), {});
-  CpuTensor data(TShape{2, 3}, mshadow::kFloat32), label(TShape{2}, mshadow::kFloat32),
-      out(TShape{1}, mshadow::kFloat32);
-  EXPECT_THAT(testing::ErrorOf([&] {
-                Invoke<mshadow::cpu>(attrs, OpContext(), {data.blob(), label.blob()}, {kWriteTo},
-                                     {out.blob()});
-              }),
-              HasSubstr("softmax_cross_entropy requests 1 resources (FResourceRequest) but the "
-                        "host provided 0 in OpContext::requested"));
-}
-
 }  // namespace
 }  // namespace ops

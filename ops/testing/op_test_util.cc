@@ -73,8 +73,11 @@ std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed)
   for (const InputSpec& spec : c.inputs) {
     inputs.emplace_back(spec.shape, type_flag);
     const size_t n = static_cast<size_t>(spec.shape.Size());
-    SetValues(inputs.back().blob(),
-              spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values);
+    Values values = spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values;
+    if (spec.integer) {
+      for (double& v : values) v = std::min(std::floor(v), spec.hi - 1);
+    }
+    SetValues(inputs.back().blob(), values);
   }
   return inputs;
 }

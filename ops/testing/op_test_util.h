@@ -38,6 +38,8 @@ struct InputSpec {
   double hi;
   // Whether to check this input's gradient (false for labels, indices).
   bool differentiable = true;
+  // Whole numbers in [lo, hi) (labels, indices) instead of reals in [lo, hi].
+  bool integer = false;
   std::vector<double> values;
 };
 

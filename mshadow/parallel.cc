@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <mutex>
 #include <thread>
 
@@ -215,4 +216,22 @@ void ParallelForImpl(index_t items, int threads, void (*body)(void* context, ind
 }
 
 }  // namespace detail
+void* ThreadScratch(size_t bytes) {
+  struct Scratch {
+    void* memory = nullptr;
+    size_t bytes = 0;
+    ~Scratch() { std::free(memory); }
+  };
+  thread_local Scratch scratch;
+  if (bytes > scratch.bytes) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    void* memory = std::aligned_alloc(64, rounded);
+    if (memory == nullptr) throw std::bad_alloc();
+    std::free(scratch.memory);
+    scratch.memory = memory;
+    scratch.bytes = rounded;
+  }
+  return scratch.memory;
+}
+
 }  // namespace mshadow

@@ -13,6 +13,7 @@
 #ifndef MSHADOW_PARALLEL_H_
 #define MSHADOW_PARALLEL_H_
 
+#include <cstddef>
 #include <type_traits>
 
 #include "mshadow/macros.h"
@@ -45,6 +46,12 @@ void ParallelFor(index_t items, int threads, Fn&& fn) {
       },
       &fn);
 }
+
+// Scratch memory of the calling thread, at least `bytes` long and 64-byte aligned; it only
+// grows, so a kernel called repeatedly allocates once. The workers of a ParallelFor may
+// share the caller's scratch, each using its own part. Defined out of line so that a shared
+// library built from this code exports no per-template thread-local symbols.
+void* ThreadScratch(size_t bytes);
 
 }  // namespace mshadow
 

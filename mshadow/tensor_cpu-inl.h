@@ -122,11 +122,8 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
   // Accumulators (blocks rows of width) in a per-thread buffer that only grows: no
   // allocation per call. (Plans are pure, so no reduction runs inside another on the same
   // thread.) Worker threads share the calling thread's buffer, each its own part.
-  thread_local std::vector<DType> accumulators;
-  if (static_cast<index_t>(accumulators.size()) < blocks * width) {
-    accumulators.resize(blocks * width);
-  }
-  DType* const acc = accumulators.data();
+  DType* const acc = static_cast<DType*>(
+      ThreadScratch(static_cast<size_t>(blocks) * static_cast<size_t>(width) * sizeof(DType)));
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
   using P = packet::Packet<DType, kArch>;
   constexpr bool kPacketReduce =

@@ -1,0 +1,261 @@
+"""mshadow_ops: the operator library from Python, over its C ABI (libmshadow_ops.so).
+
+One function per registered operator, with MXNet's names and keyword parameters; arrays go
+in and out through DLPack (NumPy zero-copy on the CPU; any object with ``__dlpack__``):
+
+    >>> import numpy as np, mshadow_ops as mo
+    >>> x = np.ones((4, 8), np.float32)
+    >>> w = np.ones((16, 8), np.float32); b = np.zeros(16, np.float32)
+    >>> mo.FullyConnected(x, w, b, num_hidden=16).shape
+    (4, 16)
+    >>> dx, dw, db = mo.grad("FullyConnected", [x, w, b], [np.ones((4, 16), np.float32)],
+    ...                      num_hidden=16)
+
+Errors from the library are ``MShadowOpsError`` with the library's message.
+"""
+import ctypes
+import json
+
+from . import _capi
+from ._capi import LIB
+
+__all__ = ["MShadowOpsError", "abi_version", "version", "list_operators", "operator_info",
+           "invoke", "grad"]
+
+
+class MShadowOpsError(RuntimeError):
+    """An operator call or lookup failed; the message is the library's."""
+
+
+def _check(status):
+    if status != 0:
+        raise MShadowOpsError(LIB.MXOpsGetLastError().decode())
+
+
+def _versions():
+    abi, text = ctypes.c_int(), ctypes.c_char_p()
+    _check(LIB.MXOpsGetVersion(ctypes.byref(abi), ctypes.byref(text)))
+    return abi.value, text.value.decode()
+
+
+abi_version, version = _versions()
+if abi_version != _capi.ABI_VERSION:
+    raise ImportError(f"libmshadow_ops.so has ABI version {abi_version}; this package needs "
+                      f"{_capi.ABI_VERSION}")
+
+
+def list_operators():
+    """Every registered operator name and alias, sorted."""
+    count, names = ctypes.c_int(), ctypes.POINTER(ctypes.c_char_p)()
+    _check(LIB.MXOpsListOperators(ctypes.byref(count), ctypes.byref(names)))
+    return [names[i].decode() for i in range(count.value)]
+
+
+def operator_info(name):
+    """The operator's catalogue entry (name, description, inputs, params, backward)."""
+    text = ctypes.c_char_p()
+    _check(LIB.MXOpsGetOperatorInfo(name.encode(), ctypes.byref(text)))
+    return json.loads(text.value.decode())
+
+
+def _param_text(value):
+    """Python values as the library's parameter strings: True, (2,3), None, 0.5."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+class _Attrs:
+    """Parsed attributes (an MXOpsAttrsHandle), freed with the object."""
+
+    def __init__(self, op_name, params):
+        keys = [k.encode() for k in params]
+        values = [_param_text(v).encode() for v in params.values()]
+        self.handle = ctypes.c_void_p()
+        _check(LIB.MXOpsCreateAttrs(op_name.encode(), len(keys), (ctypes.c_char_p * len(keys))(*keys),
+                                    (ctypes.c_char_p * len(values))(*values),
+                                    ctypes.byref(self.handle)))
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            LIB.MXOpsFreeAttrs(self.handle)
+
+    def infer(self, shapes, types):
+        """Output shapes and TypeFlags from the inputs'."""
+        n = len(shapes)
+        ndims = (ctypes.c_int * n)(*[len(s) for s in shapes])
+        flat = [d for s in shapes for d in s]
+        dims = (ctypes.c_int64 * max(len(flat), 1))(*flat)
+        in_ndims, in_dims = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int64)()
+        num_out = ctypes.c_int()
+        out_ndims, out_dims = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int64)()
+        _check(LIB.MXOpsInferShape(self.handle, n, ndims, dims, ctypes.byref(in_ndims),
+                                   ctypes.byref(in_dims), ctypes.byref(num_out),
+                                   ctypes.byref(out_ndims), ctypes.byref(out_dims)))
+        out_shapes, at = [], 0
+        for i in range(num_out.value):
+            out_shapes.append(tuple(out_dims[at + k] for k in range(out_ndims[i])))
+            at += out_ndims[i]
+        in_types = (ctypes.c_int * n)(*types)
+        inferred, out_types = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int)()
+        _check(LIB.MXOpsInferType(self.handle, n, in_types, ctypes.byref(inferred),
+                                  ctypes.byref(num_out), ctypes.byref(out_types)))
+        return out_shapes, [out_types[i] for i in range(num_out.value)]
+
+
+# TypeFlags (mshadow/type_flag.h) and DLPack (code, bits).
+_FLAG_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
+               6: "int64"}
+_DLPACK_FLAGS = {(2, 32): 0, (2, 64): 1, (2, 16): 2, (1, 8): 3, (0, 32): 4, (0, 8): 5,
+                 (0, 64): 6}
+_REQ = {"null": 0, "write": 1, "inplace": 2, "add": 3}
+
+
+class _Tensor:
+    """A DLPack view of an array, kept alive with the array for the length of a call."""
+
+    _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    _get_pointer.restype = ctypes.c_void_p
+    _get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+    def __init__(self, array, writable=False):
+        array = _as_dlpack_array(array, writable)
+        self.array = array
+        self.capsule = array.__dlpack__()
+        managed = ctypes.cast(self._get_pointer(self.capsule, b"dltensor"),
+                              ctypes.POINTER(_capi.DLManagedTensor))
+        self.dl = managed.contents.dl_tensor
+        dtype = (self.dl.dtype.code, self.dl.dtype.bits)
+        if dtype not in _DLPACK_FLAGS or self.dl.dtype.lanes != 1:
+            raise MShadowOpsError(f"unsupported element type {array.dtype}; valid: "
+                                  + ", ".join(_FLAG_NAMES.values()))
+        self.type_flag = _DLPACK_FLAGS[dtype]
+        self.shape = tuple(self.dl.shape[i] for i in range(self.dl.ndim))
+
+
+def _is_torch(array):
+    return type(array).__module__.startswith("torch")
+
+
+def _as_dlpack_array(array, writable):
+    """Arrays pass as they are when compact; anything else becomes a NumPy array."""
+    if _is_torch(array):
+        if not array.is_contiguous():
+            if writable:
+                raise MShadowOpsError("out= tensors must be contiguous")
+            array = array.contiguous()
+        return array
+    import numpy as np
+    if isinstance(array, np.ndarray):
+        if writable:
+            if not (array.flags.c_contiguous and array.flags.writeable):
+                raise MShadowOpsError("out= arrays must be C-contiguous and writeable")
+            return array
+        # NumPy exports only writeable arrays through DLPack.
+        if array.flags.c_contiguous and array.flags.writeable:
+            return array
+        return np.array(array, order="C", copy=True)
+    if hasattr(array, "__dlpack__"):
+        return array
+    return np.array(array, order="C", copy=True)
+
+
+def _empty_like_framework(like, shape, type_flag):
+    """An output allocated by the framework of the first input (NumPy by default)."""
+    if like is not None and _is_torch(like.array):
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, _FLAG_NAMES[type_flag]),
+                           device=like.array.device)
+    import numpy as np
+    return np.empty(shape, dtype=_FLAG_NAMES[type_flag])
+
+
+def _dl_array(tensors):
+    return (_capi.DLTensor * max(len(tensors), 1))(*[t.dl for t in tensors])
+
+
+def _requests(req, count):
+    names = [req] * count if isinstance(req, str) else list(req)
+    try:
+        return (ctypes.c_int * max(count, 1))(*[_REQ[r] for r in names])
+    except KeyError as e:
+        raise MShadowOpsError(f"unknown req {e.args[0]!r}; valid: {', '.join(_REQ)}") from None
+
+
+def _outputs(like, shapes, types, out):
+    if out is None:
+        return [_empty_like_framework(like, s, t) for s, t in zip(shapes, types)]
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
+    """Runs operator `op_name` on `inputs` with keyword `params`; returns its output (or a
+    tuple of outputs). `out`: arrays to write instead of new ones; `req`: "write", "add",
+    "null" or "inplace", one string or one per output."""
+    attrs = _Attrs(op_name, params)
+    tensors = [_Tensor(x) for x in inputs]
+    shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
+    outputs = _outputs(tensors[0] if tensors else None, shapes, types, out)
+    out_tensors = [_Tensor(y, writable=True) for y in outputs]
+    _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
+                           _dl_array(out_tensors), _requests(req, len(out_tensors)),
+                           int(bool(is_train)), None, None, 0))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def grad(op_name, inputs, head_grads, req="write", **params):
+    """The gradients of every input of `op_name(*inputs, **params)` given the gradients of
+    its outputs (`head_grads`, one per output), through the operator's FGradient."""
+    attrs = _Attrs(op_name, params)
+    tensors = [_Tensor(x) for x in inputs]
+    shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
+    outputs = [_Tensor(y, writable=True) for y in _outputs(tensors[0], shapes, types, None)]
+    forward_req = _requests("write", len(outputs))
+    _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(outputs),
+                           _dl_array(outputs), forward_req, 1, None, None, 0))
+    heads = [_Tensor(g) for g in head_grads]
+    grads = [_empty_like_framework(t, t.shape, t.type_flag) for t in tensors]
+    if req != "write":
+        import numpy as np
+        for g in grads:
+            g[...] = 0 if not _is_torch(g) else g.zero_()
+    grad_tensors = [_Tensor(g, writable=True) for g in grads]
+    _check(LIB.MXOpsInvokeBackward(attrs.handle, len(heads), _dl_array(heads), len(tensors),
+                                   _dl_array(tensors), len(outputs), _dl_array(outputs),
+                                   len(grad_tensors), _dl_array(grad_tensors),
+                                   _requests(req, len(grad_tensors)), None, None, 0))
+    return grads
+
+
+def _make_function(entry):
+    name, input_names = entry["name"], entry["inputs"]
+    param_names = {p["name"] for p in entry["params"]}
+
+    def function(*args, out=None, req="write", is_train=False, **kwargs):
+        inputs = list(args) + [kwargs.pop(n) for n in input_names if n in kwargs]
+        if "num_args" in param_names and "num_args" not in kwargs:
+            kwargs["num_args"] = len(inputs)  # as MXNet fills it for Concat(*arrays)
+        return invoke(name, inputs, out=out, req=req, is_train=is_train, **kwargs)
+
+    params_doc = "\n".join(f"    {p['name']} : {p['type_info_str']}\n        {p['description']}"
+                           for p in entry["params"])
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f"{entry['description']}\n\nInputs: {', '.join(input_names) or 'data'}"
+                        f"\n\nParameters\n----------\n{params_doc or '    (none)'}\n")
+    return function
+
+
+def _define_operators():
+    for name in list_operators():
+        entry = operator_info(name)
+        if entry["is_backward"]:
+            continue
+        function = _make_function(entry)
+        globals()[name] = function
+        if entry["name"] == name:
+            __all__.append(name)
+
+
+_define_operators()

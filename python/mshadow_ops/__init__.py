@@ -13,6 +13,7 @@ in and out through DLPack (NumPy zero-copy on the CPU; any object with ``__dlpac
 
 Errors from the library are ``MShadowOpsError`` with the library's message.
 """
+import builtins
 import ctypes
 import json
 
@@ -87,7 +88,7 @@ class _Attrs:
         n = len(shapes)
         ndims = (ctypes.c_int * n)(*[len(s) for s in shapes])
         flat = [d for s in shapes for d in s]
-        dims = (ctypes.c_int64 * max(len(flat), 1))(*flat)
+        dims = (ctypes.c_int64 * builtins.max(len(flat), 1))(*flat)
         in_ndims, in_dims = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int64)()
         num_out = ctypes.c_int()
         out_ndims, out_dims = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int64)()
@@ -173,13 +174,13 @@ def _empty_like_framework(like, shape, type_flag):
 
 
 def _dl_array(tensors):
-    return (_capi.DLTensor * max(len(tensors), 1))(*[t.dl for t in tensors])
+    return (_capi.DLTensor * builtins.max(len(tensors), 1))(*[t.dl for t in tensors])
 
 
 def _requests(req, count):
     names = [req] * count if isinstance(req, str) else list(req)
     try:
-        return (ctypes.c_int * max(count, 1))(*[_REQ[r] for r in names])
+        return (ctypes.c_int * builtins.max(count, 1))(*[_REQ[r] for r in names])
     except KeyError as e:
         raise MShadowOpsError(f"unknown req {e.args[0]!r}; valid: {', '.join(_REQ)}") from None
 
@@ -248,6 +249,8 @@ def _make_function(entry):
 
 
 def _define_operators():
+    # Operators named like builtins (max, min, abs, sum) become module attributes; the code
+    # above calls builtins explicitly.
     for name in list_operators():
         entry = operator_info(name)
         if entry["is_backward"]:

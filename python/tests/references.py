@@ -1,0 +1,171 @@
+"""NumPy references of the forward operators, in float64, MXNet's semantics."""
+import ast
+
+import numpy as np
+
+
+def _f32(text):
+    """A parameter declared `float` (float32), as the operator holds it."""
+    return float(np.float32(float(text)))
+
+
+def _tuple(text):
+    value = ast.literal_eval(text)
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _flag(params, key, default=False):
+    return params.get(key, str(default)).lower() in ("true", "1")
+
+
+def _softmax(x, params, log):
+    axis = int(params.get("axis", -1))
+    t = params.get("temperature", "None")
+    x = x / (1.0 if t == "None" else float(t))
+    shifted = x - x.max(axis=axis, keepdims=True)
+    log_sum = np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted - log_sum if log else np.exp(shifted - log_sum)
+
+
+def _reduce(fn):
+    def reduce(x, params):
+        axis = params.get("axis", "None")
+        axes = tuple(range(x.ndim)) if axis in ("None", "()") else tuple(
+            a % x.ndim for a in _tuple(axis))
+        if _flag(params, "exclude"):
+            axes = tuple(a for a in range(x.ndim) if a not in axes)
+        y = fn(x, axis=axes, keepdims=_flag(params, "keepdims"))
+        return np.reshape(y, (1,)) if np.ndim(y) == 0 else y
+    return reduce
+
+
+def _reshape(x, params):
+    out, src, spec = [], 0, _tuple(params["shape"])
+    i = 0
+    while i < len(spec):  # the special values the case table uses: 0, -1, -3
+        p = spec[i]
+        if p == 0:
+            out.append(x.shape[src]); src += 1
+        elif p == -3:
+            out.append(x.shape[src] * x.shape[src + 1]); src += 2
+        else:
+            out.append(p); src += 1
+        i += 1
+    return x.reshape(out)
+
+
+def _fully_connected(x, w, b=None, params=None):
+    if _flag(params, "flatten", True):
+        x = x.reshape(x.shape[0], -1)
+    y = x @ w.T
+    return y + b if b is not None else y
+
+
+def _dot(a, b, params, batch):
+    if _flag(params, "transpose_a"):
+        a = np.swapaxes(a, -1, -2)
+    if _flag(params, "transpose_b"):
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b) if batch else np.dot(a, b)
+
+
+def _slice_axis(x, params):
+    axis = int(params["axis"]) % x.ndim
+    end = params["end"]
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(int(params["begin"]), None if end == "None" else int(end))
+    return x[tuple(index)]
+
+
+def _sgd(weight, grad, params, mom=None):
+    lr, wd = _f32(params["lr"]), _f32(params.get("wd", 0))
+    g = grad * _f32(params.get("rescale_grad", 1))
+    clip = _f32(params.get("clip_gradient", -1))
+    if clip >= 0:
+        g = np.clip(g, -clip, clip)
+    if mom is None:
+        return weight - lr * (g + wd * weight)
+    mom = _f32(params.get("momentum", 0)) * mom - lr * (g + wd * weight)
+    return weight + mom
+
+
+def _softmax_cross_entropy(x, label, params):
+    log_p = _softmax(x, {}, log=True)
+    return np.array([-log_p[np.arange(len(label)), label.astype(int)].sum()])
+
+
+_ACTIVATIONS = {
+    "relu": lambda x: np.maximum(x, 0),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "softrelu": lambda x: np.log1p(np.exp(x)),
+    "softsign": lambda x: x / (1 + np.abs(x)),
+    "tanh": np.tanh,
+}
+
+
+def _leaky_relu(x, params):
+    slope = _f32(params.get("slope", 0.25))
+    if params.get("act_type", "leaky") == "elu":
+        return np.where(x > 0, x, slope * (np.exp(x) - 1))
+    return np.where(x > 0, x, slope * x)
+
+
+def _unary(fn):
+    return lambda x, params: fn(x)
+
+
+def _scalar(fn):
+    return lambda x, params: fn(x, float(params["scalar"]))
+
+
+def _binary(fn):
+    return lambda a, b, params: fn(a, b)
+
+
+FORWARD = {
+    "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
+    "Cast": lambda x, p: x.astype(p["dtype"]),
+    "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
+    "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
+    "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
+    "LeakyReLU": _leaky_relu,
+    "Reshape": _reshape,
+    "_div_scalar": _scalar(lambda x, s: x / s),
+    "_minus_scalar": _scalar(lambda x, s: x - s),
+    "_mul_scalar": _scalar(lambda x, s: x * s),
+    "_plus_scalar": _scalar(lambda x, s: x + s),
+    "_rdiv_scalar": _scalar(lambda x, s: s / x),
+    "_rminus_scalar": _scalar(lambda x, s: s - x),
+    "abs": _unary(np.abs),
+    "batch_dot": lambda a, b, p: _dot(a, b, p, batch=True),
+    "broadcast_add": _binary(np.add),
+    "broadcast_div": _binary(np.divide),
+    "broadcast_mul": _binary(np.multiply),
+    "broadcast_sub": _binary(np.subtract),
+    "clip": lambda x, p: np.minimum(np.maximum(x, float(p["a_min"])), float(p["a_max"])),
+    "dot": lambda a, b, p: _dot(a, b, p, batch=False),
+    "elemwise_add": _binary(np.add),
+    "elemwise_div": _binary(np.divide),
+    "elemwise_mul": _binary(np.multiply),
+    "elemwise_sub": _binary(np.subtract),
+    "exp": _unary(np.exp),
+    "hard_sigmoid": lambda x, p: np.clip(_f32(p.get("alpha", 0.2)) * x + _f32(p.get("beta", 0.5)), 0, 1),
+    "log": _unary(np.log),
+    "log_softmax": lambda x, p: _softmax(x, p, log=True),
+    "max": _reduce(np.max),
+    "mean": _reduce(np.mean),
+    "min": _reduce(np.min),
+    "negative": _unary(np.negative),
+    "relu": _unary(_ACTIVATIONS["relu"]),
+    "sgd_mom_update": lambda w, g, m, p: _sgd(w, g, p, mom=m),
+    "sgd_update": lambda w, g, p: _sgd(w, g, p),
+    "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),
+    "slice_axis": _slice_axis,
+    "softmax": lambda x, p: _softmax(x, p, log=False),
+    "softmax_cross_entropy": _softmax_cross_entropy,
+    "sqrt": _unary(np.sqrt),
+    "square": _unary(np.square),
+    "sum": _reduce(np.sum),
+    "tanh": _unary(np.tanh),
+    "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
+}

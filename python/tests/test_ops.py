@@ -1,0 +1,125 @@
+"""The Python package against NumPy references and against MXNet 1.9.1 on every case of
+ops/testing/op_cases.txt: forward outputs and, through FGradient, input gradients."""
+import numpy as np
+import pytest
+
+import mshadow_ops as mo
+from conftest import MXNET_ERRORS
+from op_cases import load
+from references import FORWARD
+
+CASES = load()
+IDS = [c.name for c in CASES]
+
+try:
+    import mxnet as mx
+except ImportError:  # the MXNet comparison runs where MXNet is installed (tools/python)
+    mx = None
+
+
+def test_every_forward_operator_is_a_function_with_a_case():
+    forward = [n for n in mo.list_operators() if not mo.operator_info(n)["is_backward"]]
+    covered = {c.op for c in CASES}
+    for name in forward:
+        assert callable(getattr(mo, name)), name
+        assert getattr(mo, name).__doc__, name
+        assert mo.operator_info(name)["name"] in covered, f"{name} has no case"
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_forward_matches_numpy(case):
+    for dtype, tol in ((np.float64, 1e-10), (np.float32, 2e-5)):
+        inputs = case.arrays(dtype)
+        # Copies: optimizer updates write their state inputs in place, as MXNet's do.
+        out = mo.invoke(case.op, [x.copy() for x in inputs], **case.params)
+        expected = FORWARD[case.op](*[x.astype(np.float64) for x in inputs], case.params)
+        assert out.shape == expected.shape, case.name
+        np.testing.assert_allclose(out.astype(np.float64), expected, rtol=tol, atol=tol,
+                                   err_msg=case.name)
+
+
+def _mxnet_function(op):
+    if hasattr(mx.nd, op):
+        return getattr(mx.nd, op)
+    return getattr(mx.nd._internal, op)
+
+
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_against_mxnet(case):
+    inputs = case.arrays(np.float32)
+    ours = mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params)
+    nd_inputs = [mx.nd.array(x, dtype=np.float32) for x in inputs]
+    has_gradient = mo.operator_info(case.op)["backward"] is not None
+    differentiable = case.differentiable()
+    if has_gradient:
+        for x, d in zip(nd_inputs, differentiable):
+            if d:
+                x.attach_grad()
+    with mx.autograd.record():
+        theirs = _mxnet_function(case.op)(*nd_inputs, **case.params)
+    error = float(np.max(np.abs(ours.astype(np.float64) - theirs.asnumpy().astype(np.float64)),
+                         initial=0))
+    record = MXNET_ERRORS[case.op]
+    record["cases"] += 1
+    record["forward"] = max(record["forward"], error)
+    np.testing.assert_allclose(ours, theirs.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
+    if not has_gradient:
+        return
+    head = np.random.default_rng(1).uniform(-1, 1, size=ours.shape).astype(ours.dtype)
+    theirs.backward(mx.nd.array(head, dtype=theirs.dtype))
+    grads = mo.grad(case.op, inputs, [head], **case.params)
+    for i, (g, x, d) in enumerate(zip(grads, nd_inputs, differentiable)):
+        if not d:
+            continue
+        error = float(np.max(np.abs(g.astype(np.float64) - x.grad.asnumpy()), initial=0))
+        record["gradient"] = max(record["gradient"], error)
+        np.testing.assert_allclose(g, x.grad.asnumpy(), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{case.name}: gradient of input {i}")
+
+
+def test_out_and_req():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = np.ones((2, 3), np.float32)
+    result = mo.relu(x - 2, out=out)
+    assert result is out
+    np.testing.assert_array_equal(out, np.maximum(x - 2, 0))
+    mo.relu(x, out=out, req="add")
+    np.testing.assert_array_equal(out, np.maximum(x - 2, 0) + x)
+    with pytest.raises(mo.MShadowOpsError, match="unknown req 'sometimes'"):
+        mo.relu(x, out=out, req="sometimes")
+
+
+def test_inputs_by_name_and_non_contiguous_arrays():
+    x = np.random.default_rng(0).uniform(size=(3, 4))
+    np.testing.assert_allclose(mo.exp(data=x.T), np.exp(x.T))  # a transposed view is copied
+
+
+def test_errors_carry_the_library_message():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(mo.MShadowOpsError, match="shape of input 'rhs' is \\(3,2\\) but "
+                                                 "\\(2,3\\) is required"):
+        mo.elemwise_add(x, np.ones((3, 2), np.float32))
+    with pytest.raises(mo.MShadowOpsError, match="Invalid parameter of operator softmax"):
+        mo.softmax(x, axis="sideways")
+    with pytest.raises(mo.MShadowOpsError, match="is not registered"):
+        mo.operator_info("softmaxx")
+    with pytest.raises(mo.MShadowOpsError, match="out= arrays must be C-contiguous"):
+        mo.relu(x, out=np.ones((3, 2), np.float32).T)
+    with pytest.raises(mo.MShadowOpsError, match="shape of output 0 is \\(3,\\) but"):
+        mo.relu(x, out=np.ones(3, np.float32))
+
+
+def test_grad_matches_central_differences():
+    rng = np.random.default_rng(3)
+    x, w = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (5, 4))
+    head = rng.uniform(-1, 1, (3, 5))
+    dx, dw = mo.grad("FullyConnected", [x, w], [head], num_hidden=5, no_bias=True)
+    loss = lambda x_: float((mo.FullyConnected(x_, w, num_hidden=5, no_bias=True) * head).sum())
+    eps = 1e-6
+    for index in [(0, 0), (2, 3), (1, 2)]:
+        bump = np.zeros_like(x)
+        bump[index] = eps
+        numeric = (loss(x + bump) - loss(x - bump)) / (2 * eps)
+        assert abs(numeric - dx[index]) < 1e-6
+    np.testing.assert_allclose(dw, head.T @ x, rtol=1e-12)

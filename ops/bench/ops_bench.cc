@@ -79,6 +79,30 @@ void BM_DispatchPreParsed_Project(benchmark::State& state) {
   if (y.data<float>()[0] != 2.0f) state.SkipWithError("wrong result");
 }
 
+// What Invoke's checks cost: the same pre-parsed call through the checked Invoke (which runs
+// inference itself) and through InvokeUnchecked (the host has inferred already).
+template <bool kChecked>
+void InvokeOnly(benchmark::State& state) {
+  CpuTensor x(TShape{1}, mshadow::kFloat32), y(TShape{1}, mshadow::kFloat32);
+  x.data<float>()[0] = 3.0f;
+  const ops::NodeAttrs attrs =
+      ops::ParseAttrs(ops::Op::Get("clip"), {{"a_min", "-1.5"}, {"a_max", "2"}});
+  const std::vector<ops::TBlob> inputs = {x.blob()}, outputs = {y.blob()};
+  const std::vector<ops::OpReqType> req = {ops::kWriteTo};
+  const ops::OpContext ctx;
+  for (auto _ : state) {
+    if (kChecked) {
+      ops::Invoke<mshadow::cpu>(attrs, ctx, inputs, req, outputs);
+    } else {
+      ops::InvokeUnchecked<mshadow::cpu>(attrs, ctx, inputs, req, outputs);
+    }
+    benchmark::DoNotOptimize(y.data<float>()[0]);
+  }
+  if (y.data<float>()[0] != 2.0f) state.SkipWithError("wrong result");
+}
+void BM_InvokeChecked_Project(benchmark::State& state) { InvokeOnly<true>(state); }
+void BM_InvokeUnchecked_Project(benchmark::State& state) { InvokeOnly<false>(state); }
+
 struct FullyConnectedBuffers {
   static constexpr int kBatch = 256, kIn = 1024, kOut = 1024;
   CpuTensor data{TShape{kBatch, kIn}, mshadow::kFloat32};
@@ -138,6 +162,8 @@ void BM_FullyConnected_BaselineSgemm(benchmark::State& state) {
 BENCHMARK(BM_Dispatch_BaselineInlineClamp);
 BENCHMARK(BM_Dispatch_Project);
 BENCHMARK(BM_DispatchPreParsed_Project);
+BENCHMARK(BM_InvokeUnchecked_Project);
+BENCHMARK(BM_InvokeChecked_Project);
 // Interleaved so that both see the same machine state.
 BENCHMARK(BM_FullyConnected_BaselineSgemm)->UseRealTime();
 BENCHMARK(BM_FullyConnected_Project)->UseRealTime();

@@ -1,7 +1,6 @@
 #include "ops/backward.h"
 
 #include <mutex>
-#include <sstream>
 #include <unordered_map>
 
 #include "ops/infer.h"
@@ -57,14 +56,8 @@ Layout LayoutOf(const NodeAttrs& attrs) {
   return layout;
 }
 
-std::string Text(const TShape& shape) {
-  std::ostringstream os;
-  os << shape;
-  return os.str();
-}
-std::string Text(int type_flag) {
-  return type_flag == -1 ? "unknown" : mshadow::TypeFlagName(type_flag);
-}
+std::string Text(const TShape& shape) { return ShapeText(shape); }
+std::string Text(int type_flag) { return TypeText(type_flag); }
 
 // What differs between shape and type inference.
 struct ShapeTraits {

@@ -25,6 +25,12 @@ CpuTensor::CpuTensor(const TShape& shape, int type_flag) {
   blob_ = TBlob(storage_.get(), shape, mshadow::cpu::kDevMask, type_flag);
 }
 
+std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
+  std::vector<TBlob> blobs;
+  for (const CpuTensor& t : tensors) blobs.push_back(t.blob());
+  return blobs;
+}
+
 void* CpuTempSpace::Get(size_t bytes) {
   if (bytes > capacity_) {
     storage_ = AlignedZeroed(bytes);

@@ -37,6 +37,9 @@ class CpuTensor {
   TBlob blob_;
 };
 
+// The views of owned tensors, for Invoke.
+std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors);
+
 // Temporary space that grows to the largest request; one per thread.
 class CpuTempSpace : public TempSpace {
  public:

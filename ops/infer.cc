@@ -5,13 +5,17 @@
 #include "ops/backward.h"
 
 namespace ops {
-namespace {
-
 std::string ShapeText(const TShape& shape) {
   std::ostringstream os;
   os << shape;
   return os.str();
 }
+
+std::string TypeText(int type_flag) {
+  return type_flag == -1 ? "unknown" : mshadow::TypeFlagName(type_flag);
+}
+
+namespace {
 
 template <typename T, typename ToText>
 void Assign(std::vector<T>* values, bool is_input, int index, const T& value, const T& unknown,
@@ -36,10 +40,6 @@ std::string Listing(const std::vector<std::string>& names, const std::vector<T>&
     text += (i < names.size() ? names[i] : "arg" + std::to_string(i)) + "=" + to_text(values[i]);
   }
   return text;
-}
-
-std::string TypeText(int type_flag) {
-  return type_flag == -1 ? "unknown" : mshadow::TypeFlagName(type_flag);
 }
 
 // Runs one inference function with the checks and messages both drivers share.

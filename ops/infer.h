@@ -40,6 +40,10 @@ void AssignOutputType(std::vector<int>* types, int index, int type_flag);
 
 inline bool ShapeIsKnown(const TShape& shape) { return shape.ndim() != 0; }
 
+// "(2,3)" and "float32" ("unknown" for -1), as messages print them.
+std::string ShapeText(const TShape& shape);
+std::string TypeText(int type_flag);
+
 // Every input and output has one shape; the first one known (inputs first) gives it to
 // the others, and any other that differs is the conflict reported.
 template <int kNumInputs, int kNumOutputs>

@@ -1,17 +1,9 @@
 #include "ops/invoke.h"
 
-#include <sstream>
-
 #include "ops/infer.h"
 
 namespace ops {
 namespace {
-
-std::string Text(const TShape& shape) {
-  std::ostringstream os;
-  os << shape;
-  return os.str();
-}
 
 // "input 'weight'" or "output 0".
 std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index) {
@@ -39,11 +31,11 @@ void CheckBlob(const NodeAttrs& attrs, bool is_input, size_t index, const TBlob&
   for (int d = 0; d < blob.shape_.ndim(); ++d) {
     const index_t extent = blob.shape_[d];
     if (extent < 0) {
-      throw dmlc::Error(where() + " has shape " + Text(blob.shape_) + " with negative axis " +
+      throw dmlc::Error(where() + " has shape " + ShapeText(blob.shape_) + " with negative axis " +
                         std::to_string(d) + "; extents must be >= 0");
     }
     if (__builtin_mul_overflow(size, extent, &size)) {
-      throw dmlc::Error(where() + " has shape " + Text(blob.shape_) +
+      throw dmlc::Error(where() + " has shape " + ShapeText(blob.shape_) +
                         ", whose element count overflows a 64-bit index");
     }
   }
@@ -56,7 +48,7 @@ void CheckBlob(const NodeAttrs& attrs, bool is_input, size_t index, const TBlob&
                       " apart); operators take contiguous blobs");
   }
   if (size > 0 && blob.dptr_ == nullptr) {
-    throw dmlc::Error(where() + " has shape " + Text(blob.shape_) + " but no data (null pointer)");
+    throw dmlc::Error(where() + " has shape " + ShapeText(blob.shape_) + " but no data (null pointer)");
   }
 }
 
@@ -119,9 +111,9 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
   }
   CheckAgainstInference<int>(attrs, inputs, outputs, "type", InferTypes,
                              [](const TBlob& b) { return b.type_flag_; },
-                             [](int t) { return mshadow::TypeFlagName(t); });
+                             TypeText);
   CheckAgainstInference<TShape>(attrs, inputs, outputs, "shape", InferShapes,
-                                [](const TBlob& b) { return b.shape_; }, Text);
+                                [](const TBlob& b) { return b.shape_; }, ShapeText);
   if (const auto* request = op.resource_request()) {
     const size_t needed = (*request)(attrs).size();
     if (ctx.requested.size() != needed) {

@@ -61,13 +61,12 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
 void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs);
 
-// Runs the operator's FCompute<Device> after the counts are checked; errors it raises
-// name the operator.
+namespace detail {
+
+// Runs the operator's FCompute<Device>; errors it raises name the operator.
 template <typename Device>
-void InvokeUnchecked(const NodeAttrs& attrs, const OpContext& ctx,
-                     const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
-                     const std::vector<TBlob>& outputs) {
-  CheckCounts(attrs, inputs, req, outputs);
+void RunCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
   const FCompute* compute = attrs.op->compute(Device::kDevCPU);
   CHECK(compute != nullptr) << attrs.op->name << " has no " << ComputeAttrName<Device>()
                             << " implementation";
@@ -78,13 +77,24 @@ void InvokeUnchecked(const NodeAttrs& attrs, const OpContext& ctx,
   }
 }
 
+}  // namespace detail
+
+// Checks only the counts (CheckCounts), then runs the operator.
+template <typename Device>
+void InvokeUnchecked(const NodeAttrs& attrs, const OpContext& ctx,
+                     const std::vector<TBlob>& inputs, const std::vector<OpReqType>& req,
+                     const std::vector<TBlob>& outputs) {
+  CheckCounts(attrs, inputs, req, outputs);
+  detail::RunCompute<Device>(attrs, ctx, inputs, req, outputs);
+}
+
 // Checks the whole call (CheckInvocation), then runs it.
 template <typename Device>
 void Invoke(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
             const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
   CheckInvocation(attrs, ctx, inputs, req, outputs, Device::kDevMask,
                   Device::kDevCPU ? "cpu" : "gpu");
-  InvokeUnchecked<Device>(attrs, ctx, inputs, req, outputs);
+  detail::RunCompute<Device>(attrs, ctx, inputs, req, outputs);
 }
 
 }  // namespace ops

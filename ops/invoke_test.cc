@@ -31,12 +31,6 @@ struct Call {
   bool is_backward = false;
 };
 
-std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
-  std::vector<TBlob> blobs;
-  for (const CpuTensor& t : tensors) blobs.push_back(t.blob());
-  return blobs;
-}
-
 std::vector<CpuTensor> Like(const std::vector<CpuTensor>& tensors) {
   std::vector<CpuTensor> like;
   for (const CpuTensor& t : tensors) like.emplace_back(t.shape(), t.type_flag());

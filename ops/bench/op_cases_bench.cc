@@ -77,12 +77,6 @@ CpuTensor RandomTensor(const TShape& shape, std::mt19937* rng) {
   return t;
 }
 
-std::vector<ops::TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
-  std::vector<ops::TBlob> blobs;
-  for (const CpuTensor& t : tensors) blobs.push_back(t.blob());
-  return blobs;
-}
-
 // The operator call of one case, with everything it reads and writes allocated.
 struct PreparedCall {
   ops::NodeAttrs attrs;
@@ -94,7 +88,7 @@ PreparedCall Prepare(const Case& c) {
   const ops::NodeAttrs attrs = ops::ParseAttrs(ops::Op::Get(c.op), c.params);
   std::vector<CpuTensor> inputs;
   for (const TShape& shape : c.shapes) inputs.push_back(RandomTensor(shape, &rng));
-  const std::vector<CpuTensor> outputs = ops::RunCpu(attrs, Blobs(inputs), true);
+  const std::vector<CpuTensor> outputs = ops::RunCpu(attrs, ops::Blobs(inputs), true);
   if (c.direction == "forward") return {attrs, inputs, outputs};
   const ops::FGradient* gradient = attrs.op->GetAttr<ops::FGradient>("FGradient");
   if (gradient == nullptr) throw std::runtime_error(c.op + " has no FGradient");
@@ -110,7 +104,7 @@ PreparedCall Prepare(const Case& c) {
 
 void RunCase(benchmark::State& state, const Case& c) {
   const PreparedCall call = Prepare(c);
-  const std::vector<ops::TBlob> inputs = Blobs(call.inputs), outputs = Blobs(call.outputs);
+  const std::vector<ops::TBlob> inputs = ops::Blobs(call.inputs), outputs = ops::Blobs(call.outputs);
   const std::vector<ops::OpReqType> req(outputs.size(), ops::kWriteTo);
   const ops::OpContext ctx = ops::MakeCpuContext(call.attrs, true);
   for (auto _ : state) {

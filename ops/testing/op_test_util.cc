@@ -5,6 +5,7 @@
 #include <random>
 
 #include "dmlc/testing/error_message.h"
+#include "ops/backward.h"
 #include "gtest/gtest.h"
 
 namespace ops {
@@ -27,12 +28,6 @@ CpuTensor TensorLike(const TBlob& like, const Values& values) {
   CpuTensor t(like.shape_, like.type_flag_);
   SetValues(t.blob(), values);
   return t;
-}
-
-std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
-  std::vector<TBlob> blobs;
-  for (const CpuTensor& t : tensors) blobs.push_back(t.blob());
-  return blobs;
 }
 
 void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
@@ -150,7 +145,7 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
   const FGradient* gradient = op->GetAttr<FGradient>("FGradient");
   ASSERT_NE(gradient, nullptr) << c.op << " has no FGradient";
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
-  const NodeAttrs backward_attrs = AttrsOf(gradient->backward_op, c.kwargs);
+  const NodeAttrs backward_attrs = BackwardAttrs(attrs);
 
   std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> outputs = Forward(c, inputs);
@@ -171,13 +166,8 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
     return sum;
   };
 
-  std::vector<TBlob> backward_inputs = Blobs(weights);
-  if (gradient->uses_inputs) {
-    for (const CpuTensor& t : inputs) backward_inputs.push_back(t.blob());
-  }
-  if (gradient->uses_outputs) {
-    for (const CpuTensor& t : outputs) backward_inputs.push_back(t.blob());
-  }
+  const std::vector<TBlob> backward_inputs =
+      BackwardInputs(attrs, Blobs(weights), Blobs(inputs), Blobs(outputs));
   auto run_backward = [&](OpReqType req, const std::vector<Values>& initial) {
     std::vector<CpuTensor> grads;
     for (size_t i = 0; i < inputs.size(); ++i) grads.push_back(TensorLike(inputs[i].blob(), initial[i]));

@@ -163,14 +163,15 @@ def _as_dlpack_array(array, writable):
     return np.array(array, order="C", copy=True)
 
 
-def _empty_like_framework(like, shape, type_flag):
-    """An output allocated by the framework of the first input (NumPy by default)."""
+def _new_like_framework(like, shape, type_flag, zeros=False):
+    """An output allocated by the framework of the first input (NumPy by default); zeroed
+    when it will be accumulated into."""
     if like is not None and _is_torch(like.array):
         import torch
-        return torch.empty(shape, dtype=getattr(torch, _FLAG_NAMES[type_flag]),
-                           device=like.array.device)
+        new = torch.zeros if zeros else torch.empty
+        return new(shape, dtype=getattr(torch, _FLAG_NAMES[type_flag]), device=like.array.device)
     import numpy as np
-    return np.empty(shape, dtype=_FLAG_NAMES[type_flag])
+    return (np.zeros if zeros else np.empty)(shape, dtype=_FLAG_NAMES[type_flag])
 
 
 def _dl_array(tensors):
@@ -187,7 +188,7 @@ def _requests(req, count):
 
 def _outputs(like, shapes, types, out):
     if out is None:
-        return [_empty_like_framework(like, s, t) for s, t in zip(shapes, types)]
+        return [_new_like_framework(like, s, t) for s, t in zip(shapes, types)]
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
@@ -217,11 +218,7 @@ def grad(op_name, inputs, head_grads, req="write", **params):
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(outputs),
                            _dl_array(outputs), forward_req, 1, None, None, 0))
     heads = [_Tensor(g) for g in head_grads]
-    grads = [_empty_like_framework(t, t.shape, t.type_flag) for t in tensors]
-    if req != "write":
-        import numpy as np
-        for g in grads:
-            g[...] = 0 if not _is_torch(g) else g.zero_()
+    grads = [_new_like_framework(t, t.shape, t.type_flag, zeros=req != "write") for t in tensors]
     grad_tensors = [_Tensor(g, writable=True) for g in grads]
     _check(LIB.MXOpsInvokeBackward(attrs.handle, len(heads), _dl_array(heads), len(tensors),
                                    _dl_array(tensors), len(outputs), _dl_array(outputs),

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "ops/backward.h"
 #include "ops/imperative.h"
 #include "tools/opctl/commands.h"
 
@@ -100,12 +101,6 @@ Invocation Prepare(const Args& args, bool allow_iterations) {
   return call;
 }
 
-std::vector<ops::TBlob> Blobs(const std::vector<ops::CpuTensor>& tensors) {
-  std::vector<ops::TBlob> blobs;
-  for (const auto& t : tensors) blobs.push_back(t.blob());
-  return blobs;
-}
-
 double Sum(const ops::CpuTensor& t) {
   double sum = 0;
   MSHADOW_TYPE_SWITCH(t.type_flag(), DType, {
@@ -137,7 +132,7 @@ int Run(const Args& args) {
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     std::cout << "input " << call.input_names[i] << ": shape " << call.inputs[i].shape() << '\n';
   }
-  const std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, Blobs(call.inputs));
+  const std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, ops::Blobs(call.inputs));
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::cout << "output " << i << ": shape " << outputs[i].shape() << " sum "
               << std::setprecision(6) << Sum(outputs[i]) << '\n';
@@ -148,9 +143,9 @@ int Run(const Args& args) {
 int Bench(const Args& args) {
   const Invocation call = Prepare(args, /*allow_iterations=*/true);
   const ops::Op& op = *call.attrs.op;
-  const std::vector<ops::TBlob> inputs = Blobs(call.inputs);
+  const std::vector<ops::TBlob> inputs = ops::Blobs(call.inputs);
   const std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, inputs);
-  const std::vector<ops::TBlob> output_blobs = Blobs(outputs);
+  const std::vector<ops::TBlob> output_blobs = ops::Blobs(outputs);
   const ops::OpContext ctx = ops::MakeCpuContext(call.attrs, true);
   const std::vector<ops::OpReqType> write(outputs.size(), ops::kWriteTo);
   const double forward = MedianMicros(call.iterations, [&] {
@@ -161,23 +156,19 @@ int Bench(const Args& args) {
   const auto* gradient = op.GetAttr<ops::FGradient>("FGradient");
   if (gradient == nullptr) return 0;
   // Backward with output gradients of ones, reading what FGradient says it reads.
-  const ops::NodeAttrs backward = ops::ParseAttrs(ops::Op::Get(gradient->backward_op), call.attrs.dict);
+  const ops::NodeAttrs backward = ops::BackwardAttrs(call.attrs);
   std::vector<ops::CpuTensor> ones;
-  std::vector<ops::TBlob> backward_inputs;
   for (const auto& out : outputs) {
     ones.emplace_back(out.shape(), out.type_flag());
     MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag(), DType, {
       std::fill_n(ones.back().data<DType>(), out.shape().Size(), DType(1));
     });
-    backward_inputs.push_back(ones.back().blob());
   }
-  if (gradient->uses_inputs) backward_inputs.insert(backward_inputs.end(), inputs.begin(), inputs.end());
-  if (gradient->uses_outputs) {
-    backward_inputs.insert(backward_inputs.end(), output_blobs.begin(), output_blobs.end());
-  }
+  const std::vector<ops::TBlob> backward_inputs =
+      ops::BackwardInputs(call.attrs, ops::Blobs(ones), inputs, output_blobs);
   std::vector<ops::CpuTensor> grads;
   for (const auto& in : call.inputs) grads.emplace_back(in.shape(), in.type_flag());
-  const std::vector<ops::TBlob> grad_blobs = Blobs(grads);
+  const std::vector<ops::TBlob> grad_blobs = ops::Blobs(grads);
   const ops::OpContext backward_ctx = ops::MakeCpuContext(backward, true);
   const std::vector<ops::OpReqType> grad_write(grads.size(), ops::kWriteTo);
   const double backward_time = MedianMicros(call.iterations, [&] {

@@ -15,9 +15,11 @@
 #define MSHADOW_PACKET_INL_H_
 
 #include <cstddef>
-#include <cstdlib>
+#include <cstdint>
+#include <string>
 
 #include "dmlc/logging.h"
+#include "mshadow/host_memory.h"
 #include "mshadow/operators.h"
 #include "mshadow/packet/arch.h"
 #include "mshadow/packet/avx2.h"
@@ -33,17 +35,19 @@ namespace packet {
 // when out of memory.
 inline void* AlignedMallocPitch(size_t* out_pitch, size_t lspace, size_t num_line) {
   const size_t alignment = size_t{1} << AlignBytes<MSHADOW_DEFAULT_PACKET>::value;
+  CHECK_LE(lspace, SIZE_MAX - alignment) << "AlignedMallocPitch: rows of " << lspace << " bytes";
   const size_t pitch = (lspace + alignment - 1) / alignment * alignment;
   *out_pitch = pitch;
-  void* ptr = nullptr;
-  const int status = posix_memalign(&ptr, alignment, pitch * num_line == 0 ? alignment : pitch * num_line);
-  CHECK(status == 0 && ptr != nullptr)
-      << "AlignedMallocPitch: out of memory allocating " << num_line << " rows of " << pitch
-      << " bytes";
-  return ptr;
+  const auto what = [&] {
+    return std::to_string(num_line) + " rows of " + std::to_string(pitch) + " bytes";
+  };
+  size_t bytes = 0;
+  CHECK(!__builtin_mul_overflow(pitch, num_line, &bytes))
+      << "AlignedMallocPitch: " << what() << " overflow the address space";
+  return AllocHost(bytes, alignment, what);
 }
 
-inline void AlignedFree(void* ptr) { std::free(ptr); }
+inline void AlignedFree(void* ptr) { FreeHost(ptr); }
 
 // Whether a byte count (a pitch) or an address is a multiple of the arch's alignment.
 template <PacketArch Arch>

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "mshadow/host_memory.h"
 #include "mshadow/streaming_stores.h"
 
 #if defined(__SSE2__)
@@ -220,14 +221,13 @@ void* ThreadScratch(size_t bytes) {
   struct Scratch {
     void* memory = nullptr;
     size_t bytes = 0;
-    ~Scratch() { std::free(memory); }
+    ~Scratch() { FreeHost(memory); }
   };
   thread_local Scratch scratch;
   if (bytes > scratch.bytes) {
     const size_t rounded = (bytes + 63) / 64 * 64;
-    void* memory = std::aligned_alloc(64, rounded);
-    if (memory == nullptr) throw std::bad_alloc();
-    std::free(scratch.memory);
+    void* memory = AllocHost(rounded, 64, "a thread's scratch space");
+    FreeHost(scratch.memory);
     scratch.memory = memory;
     scratch.bytes = rounded;
   }

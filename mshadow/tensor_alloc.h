@@ -9,9 +9,10 @@
 #ifndef MSHADOW_TENSOR_ALLOC_H_
 #define MSHADOW_TENSOR_ALLOC_H_
 
-#include <cstdlib>
 #include <cstring>
+#include <sstream>
 
+#include "mshadow/host_memory.h"
 #include "mshadow/tensor_core.h"
 
 namespace mshadow {
@@ -56,21 +57,23 @@ inline index_t AllocStride(index_t width, index_t rows, bool pad) {
 // memory cannot be had; the tensor is then left unchanged.
 template <int dim, typename DType>
 inline void AllocSpace(Tensor<cpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PAD) {
-  const Shape<2> rows_cols = obj->shape_.FlatTo2D();
+  const auto what = [obj] {
+    std::ostringstream os;
+    os << "a tensor of shape " << obj->shape_;
+    return os.str();
+  };
   for (int i = 0; i < dim; ++i) {
-    CHECK_GE(obj->shape_[i], 0) << "AllocSpace: negative extent in shape " << obj->shape_;
+    CHECK_GE(obj->shape_[i], 0) << "AllocSpace: negative extent in " << what();
   }
-  const index_t stride = detail::AllocStride<DType>(rows_cols[1], rows_cols[0], pad);
-  const index_t elements = rows_cols[0] * stride;
-  CHECK_LE(elements, static_cast<index_t>(SIZE_MAX / sizeof(DType)))
-      << "AllocSpace: shape " << obj->shape_ << " is too large to address";
-  // aligned_alloc needs a size that is a multiple of the alignment (and non-zero).
-  size_t bytes = static_cast<size_t>(elements) * sizeof(DType);
-  bytes = (bytes + kAllocAlignBytes - 1) / kAllocAlignBytes * kAllocAlignBytes;
-  if (bytes == 0) bytes = kAllocAlignBytes;
-  void* ptr = std::aligned_alloc(kAllocAlignBytes, bytes);
-  CHECK(ptr != nullptr) << "AllocSpace: out of memory allocating " << bytes
-                        << " bytes for a tensor of shape " << obj->shape_;
+  // Rows and elements multiplied with overflow checks (FlatTo2D would wrap silently).
+  index_t rows = 1, elements = 0;
+  bool overflow = false;
+  for (int i = 0; i + 1 < dim; ++i) overflow |= __builtin_mul_overflow(rows, obj->shape_[i], &rows);
+  const index_t stride = detail::AllocStride<DType>(obj->shape_[dim - 1], rows, pad);
+  overflow |= __builtin_mul_overflow(rows, stride, &elements);
+  CHECK(!overflow) << "AllocSpace: " << what() << " has more elements than index_t holds";
+  const size_t bytes = BytesFor(elements, sizeof(DType), what);
+  void* ptr = AllocHost(bytes, kAllocAlignBytes, what);
   obj->dptr_ = static_cast<DType*>(ptr);
   obj->stride_ = stride;
 }
@@ -78,7 +81,7 @@ inline void AllocSpace(Tensor<cpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PA
 // Frees memory from AllocSpace/NewTensor; dptr_ becomes null (freeing twice is harmless).
 template <int dim, typename DType>
 inline void FreeSpace(Tensor<cpu, dim, DType>* obj) {
-  std::free(obj->dptr_);
+  FreeHost(obj->dptr_);
   obj->dptr_ = nullptr;
 }
 

@@ -1,27 +1,31 @@
 #include "ops/imperative.h"
 
-#include <cstdlib>
 #include <cstring>
+
+#include "mshadow/host_memory.h"
 
 namespace ops {
 namespace {
 
 constexpr size_t kAlignment = 64;
 
-std::shared_ptr<void> AlignedZeroed(size_t bytes) {
-  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* ptr = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  CHECK(ptr != nullptr) << "out of memory allocating " << bytes << " bytes";
-  std::memset(ptr, 0, rounded);
-  return std::shared_ptr<void>(ptr, std::free);
+std::shared_ptr<void> AlignedZeroed(size_t bytes, const mshadow::AllocationPurpose& what) {
+  void* ptr = mshadow::AllocHost(bytes, kAlignment, what);
+  std::memset(ptr, 0, bytes);
+  return std::shared_ptr<void>(ptr, mshadow::FreeHost);
 }
 
 }  // namespace
 
 CpuTensor::CpuTensor(const TShape& shape, int type_flag) {
-  const size_t bytes = static_cast<size_t>(shape.Size()) *
-                       static_cast<size_t>(mshadow::TypeFlagSize(type_flag));
-  storage_ = AlignedZeroed(bytes);
+  const auto what = [&shape, type_flag] {
+    return "a " + TypeText(type_flag) + " tensor of shape " + ShapeText(shape);
+  };
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (shape[i] < 0) throw dmlc::Error("cannot allocate " + what() + ": negative extent");
+  }
+  const size_t bytes = mshadow::BytesFor(shape.Size(), mshadow::TypeFlagSize(type_flag), what);
+  storage_ = AlignedZeroed(bytes, what);
   blob_ = TBlob(storage_.get(), shape, mshadow::cpu::kDevMask, type_flag);
 }
 
@@ -33,7 +37,7 @@ std::vector<TBlob> Blobs(const std::vector<CpuTensor>& tensors) {
 
 void* CpuTempSpace::Get(size_t bytes) {
   if (bytes > capacity_) {
-    storage_ = AlignedZeroed(bytes);
+    storage_ = AlignedZeroed(bytes, [] { return std::string("temporary space"); });
     capacity_ = bytes;
   }
   return storage_.get();

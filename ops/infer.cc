@@ -11,6 +11,28 @@ std::string ShapeText(const TShape& shape) {
   return os.str();
 }
 
+std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index) {
+  if (!is_input) return "output " + std::to_string(index);
+  const std::vector<std::string> names = attrs.op->ListInputNames(attrs);
+  return "input '" + (index < names.size() ? names[index] : "arg" + std::to_string(index)) + "'";
+}
+
+index_t CheckedSize(const TShape& shape, const std::function<std::string()>& where) {
+  index_t size = 1;
+  for (int d = 0; d < shape.ndim(); ++d) {
+    const index_t extent = shape[d];
+    if (extent < 0) {
+      throw dmlc::Error(where() + " has shape " + ShapeText(shape) + " with negative axis " +
+                        std::to_string(d) + "; extents must be >= 0");
+    }
+    if (__builtin_mul_overflow(size, extent, &size)) {
+      throw dmlc::Error(where() + " has shape " + ShapeText(shape) +
+                        ", whose element count overflows a 64-bit index");
+    }
+  }
+  return size;
+}
+
 std::string TypeText(int type_flag) {
   return type_flag == -1 ? "unknown" : mshadow::TypeFlagName(type_flag);
 }
@@ -62,16 +84,10 @@ void RunInference(const char* what, const NodeAttrs& attrs, const Fn* infer, std
   try {
     complete = (*infer)(attrs, in, out);
   } catch (const InferConflict& conflict) {
-    const std::vector<std::string> input_names = names();
-    const std::string slot =
-        conflict.is_input
-            ? "input '" + (conflict.index < static_cast<int>(input_names.size())
-                               ? input_names[conflict.index]
-                               : "arg" + std::to_string(conflict.index)) + "'"
-            : "output " + std::to_string(conflict.index);
-    throw dmlc::Error(op.name + ": " + what + " of " + slot + " is " + conflict.given + " but " +
-                      conflict.required + " is required (inputs: " +
-                      Listing(input_names, *in, to_text) + ")");
+    throw dmlc::Error(op.name + ": " + what + " of " +
+                      ArgumentName(attrs, conflict.is_input, conflict.index) + " is " +
+                      conflict.given + " but " + conflict.required + " is required (inputs: " +
+                      Listing(names(), *in, to_text) + ")");
   } catch (const dmlc::Error& e) {
     throw dmlc::Error(op.name + ": " + e.what());
   }
@@ -113,8 +129,18 @@ const Fn* InferenceOf(const Op& op, const Fn* own, const Fn& through_forward) {
 void InferShapes(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   CHECK(attrs.op != nullptr) << "InferShapes: the attributes have no operator (ops::ParseAttrs sets it)";
   static const FInferShape through_forward = BackwardInferShape;
-  RunInference("shape", attrs, InferenceOf(*attrs.op, attrs.op->infer_shape(), through_forward),
-               in, out, TShape(), ShapeText);
+  const Op& op = *attrs.op;
+  auto check_all = [&](const std::vector<TShape>& shapes, bool is_input) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      CheckedSize(shapes[i], [&] { return op.name + ": " + ArgumentName(attrs, is_input, i); });
+    }
+  };
+  check_all(*in, true);
+  check_all(*out, false);
+  RunInference("shape", attrs, InferenceOf(op, op.infer_shape(), through_forward), in, out,
+               TShape(), ShapeText);
+  check_all(*in, true);
+  check_all(*out, false);
 }
 
 void InferTypes(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {

@@ -8,6 +8,7 @@
 #ifndef OPS_INFER_H_
 #define OPS_INFER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,14 @@ void AssignInputType(std::vector<int>* types, int index, int type_flag);
 void AssignOutputType(std::vector<int>* types, int index, int type_flag);
 
 inline bool ShapeIsKnown(const TShape& shape) { return shape.ndim() != 0; }
+
+// "input 'weight'" or "output 0", as messages name an argument.
+std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index);
+
+// The number of elements of `shape`. A negative extent, or a count beyond index_t, is a
+// dmlc::Error that begins with where(): "sum: input 'data' has shape (2,-3) with negative
+// axis 1; extents must be >= 0".
+index_t CheckedSize(const TShape& shape, const std::function<std::string()>& where);
 
 // "(2,3)" and "float32" ("unknown" for -1), as messages print them.
 std::string ShapeText(const TShape& shape);
@@ -79,7 +88,8 @@ bool ElemwiseType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out)
 
 // Runs the operator's FInferShape: `in` has one shape per input (rank 0 where unknown);
 // `out` is resized to the outputs. Afterwards every shape is known, or a dmlc::Error says
-// which is not, or which conflict was found.
+// which is not, or which conflict was found. A negative extent, given or inferred, is a
+// dmlc::Error too.
 void InferShapes(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out);
 // The same with FInferType; unknown types are -1.
 void InferTypes(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out);

@@ -3,14 +3,14 @@
 #include "ops/infer.h"
 
 namespace ops {
-namespace {
 
-// "input 'weight'" or "output 0".
-std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index) {
-  if (!is_input) return "output " + std::to_string(index);
-  const std::vector<std::string> names = attrs.op->ListInputNames(attrs);
-  return "input '" + (index < names.size() ? names[index] : "arg" + std::to_string(index)) + "'";
+void ThrowDuplicateKey(const Op& op, const std::string& key, const std::string& first,
+                       const std::string& second) {
+  throw dmlc::ParamError("Invalid parameter of operator " + op.name + ": '" + key +
+                         "' is given twice ('" + first + "' and '" + second + "')");
 }
+
+namespace {
 
 // What every blob must be, whatever the operator: on the device, of a known type, with a
 // shape whose size fits in index_t, contiguous, and with data when it has elements.
@@ -27,18 +27,7 @@ void CheckBlob(const NodeAttrs& attrs, bool is_input, size_t index, const TBlob&
   } catch (const dmlc::Error& e) {
     throw dmlc::Error(where() + ": " + e.what());
   }
-  index_t size = 1;
-  for (int d = 0; d < blob.shape_.ndim(); ++d) {
-    const index_t extent = blob.shape_[d];
-    if (extent < 0) {
-      throw dmlc::Error(where() + " has shape " + ShapeText(blob.shape_) + " with negative axis " +
-                        std::to_string(d) + "; extents must be >= 0");
-    }
-    if (__builtin_mul_overflow(size, extent, &size)) {
-      throw dmlc::Error(where() + " has shape " + ShapeText(blob.shape_) +
-                        ", whose element count overflows a 64-bit index");
-    }
-  }
+  const index_t size = CheckedSize(blob.shape_, where);
   // Rows of the lowest dimension must follow each other; a single row may have any stride.
   const index_t row = blob.shape_.ndim() > 0 ? blob.shape_[blob.shape_.ndim() - 1] : 1;
   if (row > 0 && size / row > 1 && blob.stride_ != row) {

@@ -31,13 +31,19 @@
 
 namespace ops {
 
+[[noreturn]] void ThrowDuplicateKey(const Op& op, const std::string& key, const std::string& first,
+                                    const std::string& second);
+
 // The attributes of `op` from keyword arguments (any container of string pairs); a bad
-// parameter is a dmlc::ParamError naming the operator.
+// parameter, or a key given twice, is a dmlc::ParamError naming the operator.
 template <typename Container>
 NodeAttrs ParseAttrs(const Op* op, const Container& kwargs) {
   NodeAttrs attrs;
   attrs.op = op;
-  attrs.dict.insert(kwargs.begin(), kwargs.end());
+  for (const auto& [key, value] : kwargs) {
+    const auto [at, inserted] = attrs.dict.emplace(key, value);
+    if (!inserted) ThrowDuplicateKey(*op, key, at->second, value);
+  }
   op->ParseAttrs(&attrs);
   return attrs;
 }

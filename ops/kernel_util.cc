@@ -13,13 +13,13 @@ void CheckRealType(int type_flag) {
   }
 }
 
-int NormalizeAxis(int axis, int ndim, const char* what) {
+int NormalizeAxis(int64_t axis, int64_t ndim, const char* what) {
   if (axis < -ndim || axis >= ndim) {
     throw dmlc::Error(std::string(what) + " " + std::to_string(axis) +
                       " is out of range for a " + std::to_string(ndim) + "-d input; valid: [" +
                       std::to_string(-ndim) + ", " + std::to_string(ndim) + ")");
   }
-  return axis < 0 ? axis + ndim : axis;
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
 std::vector<index_t> RowMajorStrides(const TShape& shape) {

@@ -3,6 +3,7 @@
 #ifndef OPS_KERNEL_UTIL_H_
 #define OPS_KERNEL_UTIL_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,8 +79,9 @@ bool ElemwiseRealType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<
   return true;
 }
 
-// `axis` in [-ndim, ndim) as an index in [0, ndim); anything else is a dmlc::Error.
-int NormalizeAxis(int axis, int ndim, const char* what = "axis");
+// `axis` in [-ndim, ndim) as an index in [0, ndim); anything else is a dmlc::Error. Takes
+// 64-bit axes (TShape tuples hold them) so that no value is truncated before it is checked.
+int NormalizeAxis(int64_t axis, int64_t ndim, const char* what = "axis");
 
 // Row-major strides of `shape`, in elements.
 std::vector<index_t> RowMajorStrides(const TShape& shape);

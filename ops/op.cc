@@ -85,13 +85,42 @@ void Op::RememberCallAttr(const std::string& attr_name, const std::any& value) {
   if (attr_name == "FGradient") RecordGradient(*this, *typed(static_cast<FGradient*>(nullptr)));
 }
 
+namespace {
+
+// `__name__` keys are a host's own annotations, which operators ignore (as dmlc::Parameter does).
+bool IsHiddenKey(const std::string& key) {
+  return key.size() > 4 && key.compare(0, 2, "__") == 0 && key.compare(key.size() - 2, 2, "__") == 0;
+}
+
+}  // namespace
+
 void Op::ParseAttrs(NodeAttrs* attrs) const {
   attrs->op = this;
-  if (!attr_parser_) return;
   try {
-    attr_parser_(attrs);
+    if (attr_parser_) {
+      attr_parser_(attrs);
+    } else if (!HasAttr("TIsBackward")) {
+      // Backward operators read their forward operator's keys; anything else with no parser
+      // takes no parameters, and a key given to it is a mistake the host should hear about.
+      for (const auto& [key, value] : attrs->dict) {
+        if (!IsHiddenKey(key)) {
+          throw dmlc::ParamError(name + " takes no parameters; got '" + key + "'");
+        }
+      }
+    }
+    if (has_variable_inputs() || has_variable_outputs()) CheckArity(*attrs);
   } catch (const dmlc::ParamError& e) {
     throw dmlc::ParamError("Invalid parameter of operator " + name + ": " + e.what());
+  }
+}
+
+void Op::CheckArity(const NodeAttrs& attrs) const {
+  for (const auto& [count, what] : {std::pair{num_inputs(attrs), "inputs"},
+                                    std::pair{num_outputs(attrs), "outputs"}}) {
+    if (count > kMaxArity) {
+      throw dmlc::ParamError("these parameters give " + std::to_string(count) + " " + what +
+                             "; at most " + std::to_string(kMaxArity) + " are supported");
+    }
   }
 }
 

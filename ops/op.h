@@ -93,7 +93,12 @@ class Op {
   const FResourceRequest* resource_request() const { return resource_request_; }
   const FCompute* compute(bool on_cpu) const { return on_cpu ? compute_cpu_ : compute_gpu_; }
 
-  // Runs the attribute parser (if any) on attrs->dict.
+  // The most inputs or outputs one call may have (a bound on what a host's parameters, e.g.
+  // Concat's num_args, can make the library allocate for names and checks).
+  static constexpr uint32_t kMaxArity = 1 << 16;
+
+  // Runs the attribute parser on attrs->dict; an operator without one accepts no keys but
+  // `__hidden__` ones. Bad values are a dmlc::ParamError naming the operator.
   void ParseAttrs(NodeAttrs* attrs) const;
   // The names of the inputs for these attributes.
   std::vector<std::string> ListInputNames(const NodeAttrs& attrs) const;
@@ -111,6 +116,8 @@ class Op {
   uint32_t num_outputs_ = 1;
   std::function<uint32_t(const NodeAttrs&)> get_num_inputs_;
   std::function<uint32_t(const NodeAttrs&)> get_num_outputs_;
+  // A variable arity above kMaxArity is a dmlc::ParamError.
+  void CheckArity(const NodeAttrs& attrs) const;
   // Keeps a typed pointer to the attributes every call uses (map nodes never move).
   void RememberCallAttr(const std::string& attr_name, const std::any& value);
 

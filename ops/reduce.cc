@@ -32,7 +32,7 @@ std::vector<bool> ReducedAxes(const ReduceParam& param, int ndim) {
   std::vector<bool> reduced(ndim, !param.axis.has_value());
   if (param.axis.has_value()) {
     for (const index_t axis : *param.axis) {
-      const int a = NormalizeAxis(static_cast<int>(axis), ndim);
+      const int a = NormalizeAxis(axis, ndim);
       if (reduced[a]) {
         std::ostringstream os;
         os << "axis " << axis << " appears twice in " << *param.axis;

@@ -25,6 +25,15 @@ struct ReshapeParam : public dmlc::Parameter<ReshapeParam> {
   throw dmlc::Error(os.str());
 }
 
+// a * b, or a ReshapeError when the product does not fit in index_t.
+index_t Multiply(index_t a, index_t b, const TShape& data, const TShape& spec) {
+  index_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    ReshapeError(data, spec, std::to_string(a) + " x " + std::to_string(b) + " overflows index_t");
+  }
+  return product;
+}
+
 // MXNet's reshape rules, applied to `data`.
 TShape InferTarget(const TShape& data, const TShape& spec) {
   std::vector<index_t> out;
@@ -50,7 +59,7 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
       while (src < data.ndim()) out.push_back(data[src++]);
     } else if (p == -3) {
       const index_t a = next_input_axis("-3");
-      out.push_back(a * next_input_axis("-3"));
+      out.push_back(Multiply(a, next_input_axis("-3"), data, spec));
     } else if (p == -4) {
       if (i + 2 >= spec.ndim()) ReshapeError(data, spec, "-4 needs two values after it");
       const index_t d0 = next_input_axis("-4");
@@ -59,7 +68,8 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
       if (d1 == -1 && d2 == -1) ReshapeError(data, spec, "-4 can infer only one of its two values");
       if (d1 == -1 && d2 > 0 && d0 % d2 == 0) d1 = d0 / d2;
       if (d2 == -1 && d1 > 0 && d0 % d1 == 0) d2 = d0 / d1;
-      if (d1 <= 0 || d2 <= 0 || d1 * d2 != d0) {
+      index_t product = 0;
+      if (d1 <= 0 || d2 <= 0 || __builtin_mul_overflow(d1, d2, &product) || product != d0) {
         std::ostringstream os;
         os << "-4 cannot split an axis of " << d0 << " into " << spec[i - 1] << " x " << spec[i];
         ReshapeError(data, spec, os.str());
@@ -75,7 +85,7 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
   if (inferred >= 0) {
     index_t known = 1;
     for (size_t i = 0; i < out.size(); ++i) {
-      if (static_cast<int>(i) != inferred) known *= out[i];
+      if (static_cast<int>(i) != inferred) known = Multiply(known, out[i], data, spec);
     }
     if (known == 0 || size % known != 0) {
       ReshapeError(data, spec, std::to_string(size) + " elements do not divide into " +
@@ -84,10 +94,12 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
     out[inferred] = size / known;
   }
   TShape target(out.begin(), out.end());
-  if (target.Size() != size) {
+  index_t target_size = 1;
+  for (const index_t extent : out) target_size = Multiply(target_size, extent, data, spec);
+  if (target_size != size) {
     std::ostringstream os;
     os << "the input has " << size << " elements, the target shape " << target << " has "
-       << target.Size();
+       << target_size;
     ReshapeError(data, spec, os.str());
   }
   return target;

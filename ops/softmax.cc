@@ -312,14 +312,15 @@ bool CrossEntropyShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TS
 template <typename DType>
 index_t LabelAt(const DType* label, index_t row, index_t classes) {
   const DType value = label[row];
-  const index_t c = static_cast<index_t>(value);
-  if (!(value >= 0 && value < classes) || static_cast<DType>(c) != value) {
+  // Range first: converting NaN, an infinity or a huge value to an integer is undefined.
+  if (!(value >= 0 && value < static_cast<DType>(classes)) ||
+      static_cast<DType>(static_cast<index_t>(value)) != value) {
     std::ostringstream os;
     os << "label " << value << " of row " << row << " is not a class index in [0, " << classes
        << ")";
     throw dmlc::Error(os.str());
   }
-  return c;
+  return static_cast<index_t>(value);
 }
 
 // log(sum(exp(row))), stably.

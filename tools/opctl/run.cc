@@ -58,10 +58,14 @@ Invocation Prepare(const Args& args, bool allow_iterations) {
     const std::string& flag = args[i];
     if (i + 1 == args.size()) throw dmlc::Error("flag " + flag + " needs a value");
     const std::string& value = args[++i];
-    if (flag == "--shape") {
-      shapes.insert(SplitAssignment(flag, value));
-    } else if (flag == "--param") {
-      params.insert(SplitAssignment(flag, value));
+    if (flag == "--shape" || flag == "--param") {
+      auto& assignments = flag == "--shape" ? shapes : params;
+      const auto [name, text] = SplitAssignment(flag, value);
+      const auto [at, inserted] = assignments.emplace(name, text);
+      if (!inserted) {
+        throw dmlc::Error(flag + " " + name + " is given twice ('" + at->second + "' and '" + text +
+                          "')");
+      }
     } else if (flag == "--dtype") {
       if (value != "float32" && value != "float64") {
         throw dmlc::Error("--dtype " + value + " is not supported; valid: float32, float64");

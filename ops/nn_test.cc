@@ -1,6 +1,7 @@
 // Activation, LeakyReLU, FullyConnected, softmax, log_softmax, softmax_cross_entropy.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -256,6 +257,20 @@ TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
               testing::Forward(bad, testing::MakeInputs(bad, mshadow::kFloat32));
             }),
             "softmax_cross_entropy: label 3 of row 1 is not a class index in [0, 3)");
+  // Non-finite and huge labels are rejected before any conversion to an integer (which would
+  // be undefined behaviour; UBSan in CI sees it).
+  const double kInf = std::numeric_limits<double>::infinity();
+  for (const double value : {-kInf, kInf, std::nan(""), 1e30, -1e30, 2.5}) {
+    InputSpec odd = label;
+    odd.values = {0, value, 1, 2};
+    const OpCase c_odd{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, odd}};
+    for (const int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      EXPECT_THAT(testing::ErrorOf([&] { testing::Forward(c_odd, testing::MakeInputs(c_odd, type)); }),
+                  ::testing::MatchesRegex("softmax_cross_entropy: label .* of row 1 is not a class "
+                                          "index in \\[0, 3\\)"))
+          << value;
+    }
+  }
   const OpCase wrong_rank{"softmax_cross_entropy", {}, {InputSpec{TShape{4}}, label}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_rank); }),
             "softmax_cross_entropy: data must be 2-d (batch, classes), got (4,)");

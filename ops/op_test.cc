@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/backward.h"
 #include "ops/imperative.h"
 #include "ops/testing/op_test_util.h"
 
@@ -78,6 +79,26 @@ TEST(OpRegistryTest, ParameterErrorsNameTheOperator) {
     EXPECT_THAT(e.what(), HasSubstr("Invalid parameter of operator LeakyReLU: Invalid Parameter "
                                     "format for slope expect float but value='steep'"));
   }
+}
+
+TEST(OpRegistryTest, DuplicateAndUnexpectedKeysAreErrors) {
+  // Once the first of two values silently won.
+  EXPECT_EQ(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("FullyConnected"), std::vector<std::pair<std::string, std::string>>{
+                                                        {"num_hidden", "4"}, {"num_hidden", "8"}});
+            }),
+            "Invalid parameter of operator FullyConnected: 'num_hidden' is given twice ('4' and "
+            "'8')");
+  // An operator without parameters once ignored every key.
+  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("relu"), {{"foo", "1"}}); }),
+            "Invalid parameter of operator relu: relu takes no parameters; got 'foo'");
+  // `__hidden__` keys are a host's own annotations: accepted by every operator, as dmlc does.
+  EXPECT_NO_THROW(ParseAttrs(Op::Get("relu"), {{"__ctx_group__", "a"}}));
+  EXPECT_NO_THROW(
+      ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "2"}, {"__lr_mult__", "2"}}));
+  // Backward operators read their forward operator's keys.
+  const NodeAttrs fc = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "2"}});
+  EXPECT_NO_THROW(BackwardAttrs(fc));
 }
 
 TEST(OpRegistryTest, InvocationChecksArityDevicesAndRequests) {

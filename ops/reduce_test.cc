@@ -161,6 +161,13 @@ TEST(ReduceTest, BadAxes) {
   const OpCase repeated{"sum", {{"axis", "(0,-2)"}}, {InputSpec{TShape{2, 3}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(repeated); }),
             "sum: axis -2 appears twice in (0,-2)");
+  // 64-bit axes are checked before any narrowing (2^63 - 1 once truncated to -1: the last axis).
+  for (const char* axis : {"(9223372036854775807,)", "(-9223372036854775807,)", "(4294967295,)"}) {
+    const OpCase huge{"sum", {{"axis", axis}}, {InputSpec{TShape{2, 3}}}};
+    EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes(huge); }),
+                ::testing::HasSubstr("is out of range for a 2-d input; valid: [-2, 2)"))
+        << axis;
+  }
   EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("sum"), {{"axis", "(0,x)"}}); }),
               ::testing::HasSubstr("Invalid Parameter format for axis expect Shape(tuple) or "
                                    "None but value='(0,x)'"));

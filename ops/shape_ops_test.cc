@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/backward.h"
 #include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
@@ -57,6 +58,16 @@ TEST(ReshapeTest, ErrorsSayWhy) {
             "x -1");
   EXPECT_EQ(error(TShape{6}, "(0,0)"),
             "Reshape: cannot reshape (6,) into (0,0): 0 runs past the input's axes");
+  // Products that overflow index_t are errors, never wrapped (signed overflow is undefined).
+  EXPECT_EQ(error(TShape{2, 3}, "(-4,4611686018427387904,2,-2)"),
+            "Reshape: cannot reshape (2,3) into (-4,4611686018427387904,2,-2): -4 cannot split "
+            "an axis of 2 into 4611686018427387904 x 2");
+  EXPECT_EQ(error(TShape{2, 3}, "(-3,4611686018427387904,2)"),
+            "Reshape: cannot reshape (2,3) into (-3,4611686018427387904,2): 6 x "
+            "4611686018427387904 overflows index_t");
+  EXPECT_EQ(error(TShape{2, 3}, "(4611686018427387904,4,-1)"),
+            "Reshape: cannot reshape (2,3) into (4611686018427387904,4,-1): 4611686018427387904 "
+            "x 4 overflows index_t");
 }
 
 TEST(ReshapeTest, ForwardGradientAndFlatten) {
@@ -183,6 +194,21 @@ TEST(ConcatTest, AlongEachAxis) {
   const OpCase wrong_count{"Concat", {{"num_args", "3"}}, {InputSpec{TShape{2}}, InputSpec{TShape{2}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_count); }),
             "Concat takes 3 inputs (arg0, arg1, arg2), given 2");
+}
+
+TEST(ConcatTest, ArityIsBounded) {
+  // 2e9 inputs once built 2e9 names before failing with std::bad_alloc.
+  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("Concat"), {{"num_args", "2000000000"}}); }),
+            "Invalid parameter of operator Concat: these parameters give 2000000000 inputs; at "
+            "most 65536 are supported");
+  EXPECT_EQ(testing::ErrorOf([] {
+              NodeAttrs attrs = ParseAttrs(Op::Get("Concat"), {{"num_args", "2000000000"}});
+              BackwardAttrs(attrs);
+            }),
+            "Invalid parameter of operator Concat: these parameters give 2000000000 inputs; at "
+            "most 65536 are supported");
+  const NodeAttrs widest = ParseAttrs(Op::Get("Concat"), {{"num_args", "65536"}});
+  EXPECT_EQ(widest.op->num_inputs(widest), 65536u);
 }
 
 TEST(SliceAxisTest, RangesForwardAndGradient) {

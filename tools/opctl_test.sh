@@ -54,11 +54,13 @@ grep -q 'shape (2,)' <<<"$("$opctl" run sum --shape 'data=(2,3)' --param 'axis=(
 grep -q 'relu backward' <<<"$("$opctl" bench relu --shape 'data=(1000,)' --iterations 10)" ||
   fail "bench"
 
-# Bad input: non-zero exit and a message that says what is wrong.
+# Bad input: exit status 1 (2 for usage errors), not a crash (an abort or a signal exits with
+# 134 and up), and a message that says what is wrong.
 expect_error() {
-  local pattern=$1
+  local pattern=$1 status=0
   shift
-  if "$opctl" "$@" >/dev/null 2>err.txt; then fail "no error for: $*"; fi
+  "$opctl" "$@" >/dev/null 2>err.txt || status=$?
+  ((status == 1 || status == 2)) || { cat err.txt >&2; fail "exit status $status for: $*"; }
   grep -q -- "$pattern" err.txt || { cat err.txt >&2; fail "wrong message for: $*"; }
 }
 expect_error "unknown command 'frobnicate'" frobnicate
@@ -70,4 +72,24 @@ expect_error "is not a shape such as" run relu --shape 'data=(4,a)'
 expect_error "relu has no input 'x'" run relu --shape 'x=(4,3)'
 expect_error "cannot infer every shape" run relu
 expect_error "valid: float32, float64" run relu --shape 'data=(2,)' --dtype int8
+
+# Hostile input found by review (each once crashed, wrapped or was silently accepted).
+expect_error "input 'data' has shape (-3,-4) with negative axis 0; extents must be >= 0" \
+  run FullyConnected --shape 'data=(-3,-4)' --param num_hidden=2
+expect_error "axis 9223372036854775807 is out of range for a 2-d input; valid: \[-2, 2)" \
+  run sum --shape 'data=(2,3)' --param 'axis=(9223372036854775807,)'
+expect_error "cannot split an axis of 2 into 4611686018427387904 x 2" \
+  run Reshape --shape 'data=(2,3)' --param 'shape=(-4,4611686018427387904,2,-2)'
+expect_error "6 x 4611686018427387904 overflows index_t" \
+  run Reshape --shape 'data=(2,3)' --param 'shape=(-3,4611686018427387904,2)'
+expect_error "these parameters give 2000000000 inputs; at most 65536 are supported" \
+  run Concat --shape 'arg0=(2,3)' --param num_args=2000000000
+expect_error "\-\-param num_hidden is given twice ('4' and '8')" \
+  run FullyConnected --shape 'data=(2,2)' --param num_hidden=4 --param num_hidden=8
+expect_error "\-\-shape data is given twice ('(2,2)' and '(3,3)')" \
+  run relu --shape 'data=(2,2)' --shape 'data=(3,3)'
+expect_error "relu takes no parameters; got 'foo'" run relu --shape 'data=(2,2)' --param foo=1
+# A weight of 8 PB: the allocation is refused with its size before anything is zero-filled.
+expect_error "cannot allocate 8589934588000000 bytes (.* GiB) for a float32 tensor of shape" \
+  run FullyConnected --shape 'data=(2,1000000)' --param num_hidden=2147483647
 echo "opctl_test: ok"

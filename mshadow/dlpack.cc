@@ -9,6 +9,15 @@ namespace {
 
 constexpr char kValidTypes[] = "float16, float32, float64, uint8, int8, int32, int64";
 
+// Errors a host sees when it hands over a tensor: plain messages, without the file:line
+// prefix CHECK adds.
+template <typename... Parts>
+[[noreturn]] void Fail(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  throw dmlc::Error(os.str());
+}
+
 std::string DLDataTypeName(DLDataType dtype) {
   std::ostringstream os;
   switch (dtype.code) {
@@ -73,9 +82,8 @@ int FromDLDataType(DLDataType dtype) {
         break;
     }
   }
-  LOG(FATAL) << "DLPack data type " << DLDataTypeName(dtype) << " is not supported; valid: "
-             << kValidTypes << " (one lane)";
-  return -1;
+  Fail("DLPack data type ", DLDataTypeName(dtype), " is not supported; valid: ", kValidTypes,
+       " (one lane)");
 }
 
 DLManagedTensor* ToDLPack(const TBlob& blob, int device_id, std::shared_ptr<void> owner) {
@@ -113,17 +121,18 @@ DLManagedTensor* ToDLPack(const TBlob& blob, int device_id, std::shared_ptr<void
 
 TBlob FromDLPack(const DLTensor& tensor) {
   const DLDeviceType device = tensor.device.device_type;
-  CHECK(device == kDLCPU || device == kDLCUDAHost || device == kDLCUDA)
-      << "DLPack device type " << static_cast<int>(device)
-      << " is not supported; valid: kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3)";
+  if (device != kDLCPU && device != kDLCUDAHost && device != kDLCUDA) {
+    Fail("DLPack device type ", static_cast<int>(device),
+         " is not supported; valid: kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3)");
+  }
   const int dev_mask = device == kDLCUDA ? gpu::kDevMask : cpu::kDevMask;
   const int type_flag = FromDLDataType(tensor.dtype);
-  CHECK_GE(tensor.ndim, 0) << "DLPack tensor with a negative rank";
-  CHECK(tensor.ndim == 0 || tensor.shape != nullptr) << "DLPack tensor without a shape";
+  if (tensor.ndim < 0) Fail("DLPack tensor with a negative rank ", tensor.ndim);
+  if (tensor.ndim > 0 && tensor.shape == nullptr) Fail("DLPack tensor without a shape");
   const int ndim = tensor.ndim;
   TShape shape(tensor.shape, tensor.shape + ndim);
   for (int i = 0; i < ndim; ++i) {
-    CHECK_GE(shape[i], 0) << "DLPack tensor of shape " << shape << " has a negative extent";
+    if (shape[i] < 0) Fail("DLPack tensor of shape ", shape, " has a negative extent");
   }
   char* data = static_cast<char*>(tensor.data) + tensor.byte_offset;
   TBlob blob(data, shape, dev_mask, type_flag);
@@ -140,7 +149,8 @@ TBlob FromDLPack(const DLTensor& tensor) {
   }
   index_t expected = pitch;
   for (int i = ndim - 3; i >= 0 && representable; --i) {
-    expected *= shape[i + 1];
+    // A product that overflows cannot be a stride of memory that exists.
+    if (__builtin_mul_overflow(expected, shape[i + 1], &expected)) representable = false;
     if (shape[i] > 1 && strides[i] != expected) representable = false;
   }
   if (!representable) {
@@ -148,9 +158,9 @@ TBlob FromDLPack(const DLTensor& tensor) {
     os << '(';
     for (int i = 0; i < ndim; ++i) os << (i ? "," : "") << strides[i];
     os << (ndim == 1 ? ",)" : ")");
-    LOG(FATAL) << "DLPack strides " << os.str() << " for shape " << shape
-               << " cannot be represented by a TBlob, which holds row-major tensors whose "
-                  "lowest-dimension rows may be padded; make the tensor contiguous first";
+    Fail("DLPack strides ", os.str(), " for shape ", shape,
+         " cannot be represented by a TBlob, which holds row-major tensors whose "
+         "lowest-dimension rows may be padded; make the tensor contiguous first");
   }
   blob.stride_ = pitch;
   return blob;

@@ -158,18 +158,20 @@ extern "C" {
 const char* MXOpsGetLastError(void) { return last_error.c_str(); }
 
 int MXOpsGetVersion(int* abi_version, const char** version) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    Require(abi_version, __func__, "abi_version");
-    Require(version, __func__, "version");
+    Require(abi_version, function, "abi_version");
+    Require(version, function, "version");
     *abi_version = MXOPS_ABI_VERSION;
     *version = "mshadow_ops 0.1";
   });
 }
 
 int MXOpsListOperators(int* count, const char* const** names) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    Require(count, __func__, "count");
-    Require(names, __func__, "names");
+    Require(count, function, "count");
+    Require(names, function, "names");
     // Registration ends before hosts call in; the list is built once.
     static const std::vector<std::string>* all = new std::vector<std::string>(ops::Op::ListAllNames());
     static const std::vector<const char*>* pointers = [] {
@@ -183,9 +185,10 @@ int MXOpsListOperators(int* count, const char* const** names) {
 }
 
 int MXOpsGetOperatorInfo(const char* op_name, const char** json) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    Require(op_name, __func__, "op_name");
-    Require(json, __func__, "json");
+    Require(op_name, function, "op_name");
+    Require(json, function, "json");
     thread_local std::string entry;
     entry = ops::CatalogEntryJson(*ops::Op::Get(op_name));
     *json = entry.c_str();
@@ -194,20 +197,21 @@ int MXOpsGetOperatorInfo(const char* op_name, const char** json) {
 
 int MXOpsCreateAttrs(const char* op_name, int num_params, const char* const* keys,
                      const char* const* values, MXOpsAttrsHandle* out) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    Require(op_name, __func__, "op_name");
-    Require(out, __func__, "out");
+    Require(op_name, function, "op_name");
+    Require(out, function, "out");
     *out = nullptr;
-    RequireCount(num_params, __func__, "num_params");
+    RequireCount(num_params, function, "num_params");
     if (num_params > 0) {
-      Require(keys, __func__, "keys");
-      Require(values, __func__, "values");
+      Require(keys, function, "keys");
+      Require(values, function, "values");
     }
     const ops::Op* op = ops::Op::Get(op_name);
     std::vector<std::pair<std::string, std::string>> kwargs;
     for (int i = 0; i < num_params; ++i) {
       if (keys[i] == nullptr || values[i] == nullptr) {
-        throw dmlc::Error(std::string(__func__) + ": parameter " + std::to_string(i) +
+        throw dmlc::Error(std::string(function) + ": parameter " + std::to_string(i) +
                           " has a NULL key or value");
       }
       kwargs.emplace_back(keys[i], values[i]);
@@ -220,27 +224,30 @@ int MXOpsCreateAttrs(const char* op_name, int num_params, const char* const* key
 }
 
 int MXOpsFreeAttrs(MXOpsAttrsHandle attrs) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    Require(attrs, __func__, "attrs");
+    Require(attrs, function, "attrs");
     delete attrs;
   });
 }
 
 int MXOpsGetArity(MXOpsAttrsHandle handle, int* num_inputs, int* num_outputs) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& attrs = AttrsOf(handle, __func__);
-    Require(num_inputs, __func__, "num_inputs");
-    Require(num_outputs, __func__, "num_outputs");
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    Require(num_inputs, function, "num_inputs");
+    Require(num_outputs, function, "num_outputs");
     *num_inputs = static_cast<int>(attrs.op->num_inputs(attrs));
     *num_outputs = static_cast<int>(attrs.op->num_outputs(attrs));
   });
 }
 
 int MXOpsGetInputNames(MXOpsAttrsHandle handle, int* num_inputs, const char* const** names) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& attrs = AttrsOf(handle, __func__);
-    Require(num_inputs, __func__, "num_inputs");
-    Require(names, __func__, "names");
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    Require(num_inputs, function, "num_inputs");
+    Require(names, function, "names");
     thread_local std::vector<std::string> strings;
     thread_local std::vector<const char*> pointers;
     strings = attrs.op->ListInputNames(attrs);
@@ -255,15 +262,16 @@ int MXOpsInferShape(MXOpsAttrsHandle handle, int num_inputs, const int* in_ndims
                     const int64_t* in_dims, const int** inferred_in_ndims,
                     const int64_t** inferred_in_dims, int* num_outputs, const int** out_ndims,
                     const int64_t** out_dims) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& attrs = AttrsOf(handle, __func__);
-    RequireCount(num_inputs, __func__, "num_inputs");
-    if (num_inputs > 0) Require(in_ndims, __func__, "in_ndims");
-    Require(inferred_in_ndims, __func__, "inferred_in_ndims");
-    Require(inferred_in_dims, __func__, "inferred_in_dims");
-    Require(num_outputs, __func__, "num_outputs");
-    Require(out_ndims, __func__, "out_ndims");
-    Require(out_dims, __func__, "out_dims");
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    RequireCount(num_inputs, function, "num_inputs");
+    if (num_inputs > 0) Require(in_ndims, function, "in_ndims");
+    Require(inferred_in_ndims, function, "inferred_in_ndims");
+    Require(inferred_in_dims, function, "inferred_in_dims");
+    Require(num_outputs, function, "num_outputs");
+    Require(out_ndims, function, "out_ndims");
+    Require(out_dims, function, "out_dims");
     std::vector<mshadow::TShape> in, out;
     size_t at = 0;
     for (int i = 0; i < num_inputs; ++i) {
@@ -271,7 +279,7 @@ int MXOpsInferShape(MXOpsAttrsHandle handle, int num_inputs, const int* in_ndims
         throw dmlc::Error(attrs.op->name + ": input " + std::to_string(i) + " has ndim " +
                           std::to_string(in_ndims[i]) + "; valid: 0 (unknown) to 32");
       }
-      if (in_ndims[i] > 0) Require(in_dims, __func__, "in_dims");
+      if (in_ndims[i] > 0) Require(in_dims, function, "in_dims");
       in.emplace_back(in_dims + at, in_dims + at + in_ndims[i]);
       at += static_cast<size_t>(in_ndims[i]);
     }
@@ -289,13 +297,14 @@ int MXOpsInferShape(MXOpsAttrsHandle handle, int num_inputs, const int* in_ndims
 
 int MXOpsInferType(MXOpsAttrsHandle handle, int num_inputs, const int* in_types,
                    const int** inferred_in_types, int* num_outputs, const int** out_types) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& attrs = AttrsOf(handle, __func__);
-    RequireCount(num_inputs, __func__, "num_inputs");
-    if (num_inputs > 0) Require(in_types, __func__, "in_types");
-    Require(inferred_in_types, __func__, "inferred_in_types");
-    Require(num_outputs, __func__, "num_outputs");
-    Require(out_types, __func__, "out_types");
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    RequireCount(num_inputs, function, "num_inputs");
+    if (num_inputs > 0) Require(in_types, function, "in_types");
+    Require(inferred_in_types, function, "inferred_in_types");
+    Require(num_outputs, function, "num_outputs");
+    Require(out_types, function, "out_types");
     thread_local std::vector<int> in, out;
     in.assign(in_types, in_types + num_inputs);
     out.clear();
@@ -312,10 +321,11 @@ int MXOpsInferType(MXOpsAttrsHandle handle, int num_inputs, const int* in_types,
 int MXOpsInvoke(MXOpsAttrsHandle handle, int num_inputs, const DLTensor* inputs, int num_outputs,
                 const DLTensor* outputs, const int* req, int is_train, void* stream,
                 void* workspace, size_t workspace_size) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& attrs = AttrsOf(handle, __func__);
-    const std::vector<mshadow::TBlob> in = BlobsOf(num_inputs, inputs, __func__, "inputs");
-    const std::vector<mshadow::TBlob> out = BlobsOf(num_outputs, outputs, __func__, "outputs");
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    const std::vector<mshadow::TBlob> in = BlobsOf(num_inputs, inputs, function, "inputs");
+    const std::vector<mshadow::TBlob> out = BlobsOf(num_outputs, outputs, function, "outputs");
     InvokeOnDevice(attrs, in, RequestsOf(req, out.size()), out, is_train != 0, stream,
                    workspace, workspace_size);
   });
@@ -325,8 +335,9 @@ int MXOpsInvokeBackward(MXOpsAttrsHandle handle, int num_out_grads, const DLTens
                         int num_inputs, const DLTensor* inputs, int num_outputs,
                         const DLTensor* outputs, int num_in_grads, const DLTensor* in_grads,
                         const int* req, void* stream, void* workspace, size_t workspace_size) {
+  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
   return Guarded([&] {
-    const ops::NodeAttrs& forward = AttrsOf(handle, __func__);
+    const ops::NodeAttrs& forward = AttrsOf(handle, function);
     const std::string& name = forward.op->name;
     const size_t forward_inputs = forward.op->num_inputs(forward);
     const size_t forward_outputs = forward.op->num_outputs(forward);
@@ -336,11 +347,11 @@ int MXOpsInvokeBackward(MXOpsAttrsHandle handle, int num_out_grads, const DLTens
     RequireArity(num_in_grads, forward_inputs, name, "in_grads (one per forward input)");
     ops::GradientOf(*forward.op);  // an operator without a gradient fails here, by name
     const std::vector<mshadow::TBlob> grads_out =
-        BlobsOf(num_in_grads, in_grads, __func__, "in_grads");
+        BlobsOf(num_in_grads, in_grads, function, "in_grads");
     InvokeOnDevice(handle->backward,
-                   ops::BackwardInputs(forward, BlobsOf(num_out_grads, out_grads, __func__, "out_grads"),
-                                       BlobsOf(num_inputs, inputs, __func__, "inputs"),
-                                       BlobsOf(num_outputs, outputs, __func__, "outputs")),
+                   ops::BackwardInputs(forward, BlobsOf(num_out_grads, out_grads, function, "out_grads"),
+                                       BlobsOf(num_inputs, inputs, function, "inputs"),
+                                       BlobsOf(num_outputs, outputs, function, "outputs")),
                    RequestsOf(req, grads_out.size()), grads_out, /*is_train=*/true, stream,
                    workspace, workspace_size);
   });

@@ -180,7 +180,7 @@ static void TestFullyConnected(void) {
   FAILS_WITH(MXOpsInvoke(fc, 3, inputs, 1, wrong_output, NULL, 0, NULL, NULL, 0),
              "shape of output 0 is (2,2) but (2,3) is required");
   FAILS_WITH(MXOpsInvoke(fc, 2, inputs, 1, outputs, NULL, 0, NULL, NULL, 0),
-             "takes 3 inputs, given 2");
+             "takes 3 inputs (data, weight, bias), given 2");
   FAILS_WITH(MXOpsInvoke(fc, 3, NULL, 1, outputs, NULL, 0, NULL, NULL, 0),
              "argument 'inputs' is NULL");
   DLTensor null_data[3] = {Tensor(NULL, 2, x_shape), inputs[1], inputs[2]};

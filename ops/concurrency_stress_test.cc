@@ -7,8 +7,8 @@
 //
 // Built with --config=tsan it is ThreadSanitizer's workload (CI's tsan stage); in the plain
 // build it still checks the results.
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -54,9 +54,8 @@ CaseResult RunCase(const OpCase& c) {
   std::vector<CpuTensor> ones;
   for (const CpuTensor& out : outputs) {
     ones.emplace_back(out.shape(), out.type_flag());
-    MSHADOW_TYPE_SWITCH(out.type_flag(), DType, {
-      std::fill_n(ones.back().data<DType>(), out.shape().Size(), DType(1));
-    });
+    MSHADOW_TYPE_SWITCH(out.type_flag(), DType,
+                        { std::fill_n(ones.back().data<DType>(), out.shape().Size(), DType(1)); });
   }
   const NodeAttrs backward = BackwardAttrs(attrs);
   const std::vector<TBlob> backward_inputs =

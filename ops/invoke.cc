@@ -65,11 +65,17 @@ void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inp
 
 void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
-  CHECK(attrs.op != nullptr) << "the attributes have no operator (ops::ParseAttrs sets it)";
+  if (attrs.op == nullptr) {
+    throw dmlc::Error("Invoke: the attributes have no operator (ops::ParseAttrs sets it)");
+  }
   const Op& op = *attrs.op;
   if (inputs.size() != op.num_inputs(attrs)) {
-    throw dmlc::Error(op.name + ": takes " + std::to_string(op.num_inputs(attrs)) +
-                      " inputs, given " + std::to_string(inputs.size()));
+    std::string names;
+    for (const std::string& name : op.ListInputNames(attrs)) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    throw dmlc::Error(op.name + " takes " + std::to_string(op.num_inputs(attrs)) + " inputs (" +
+                      names + "), given " + std::to_string(inputs.size()));
   }
   if (outputs.size() != op.num_outputs(attrs)) {
     throw dmlc::Error(op.name + ": has " + std::to_string(op.num_outputs(attrs)) +

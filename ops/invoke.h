@@ -74,8 +74,9 @@ template <typename Device>
 void RunCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
   const FCompute* compute = attrs.op->compute(Device::kDevCPU);
-  CHECK(compute != nullptr) << attrs.op->name << " has no " << ComputeAttrName<Device>()
-                            << " implementation";
+  if (compute == nullptr) {
+    throw dmlc::Error(attrs.op->name + " has no " + ComputeAttrName<Device>() + " implementation");
+  }
   try {
     (*compute)(attrs, ctx, inputs, req, outputs);
   } catch (const dmlc::Error& e) {

@@ -67,13 +67,27 @@ const std::vector<const ops::Op*>& ForwardOps() {
 }
 
 // Values hosts type, valid for some parameter or other, and values no parameter takes.
-const char* const kInvalid[] = {"",     "-1",   "1e400", "nan",   "-inf", "(",     "(1,,2)",
-                                "None", "9223372036854775807", "(9223372036854775807,)",
-                                "(-9223372036854775808,)", "2147483648", "0x10", "true1",
-                                "(0,0,0,0,0,0,0,0,0,0,0)", "-4", "(-4,-1,-1)", "1e-50"};
-const char* const kTuples[] = {"()",     "(0,)",  "(1,)",   "(-1,)",   "(0,1)",  "(1,0)",
-                               "(2,-1)", "(-1,2)", "(0,-1)", "(-2,)",  "(-3,-2)", "(-4,2,-1,-2)",
-                               "(2,2)",  "(1,2,0)"};
+const char* const kInvalid[] = {"",
+                                "-1",
+                                "1e400",
+                                "nan",
+                                "-inf",
+                                "(",
+                                "(1,,2)",
+                                "None",
+                                "9223372036854775807",
+                                "(9223372036854775807,)",
+                                "(-9223372036854775808,)",
+                                "2147483648",
+                                "0x10",
+                                "true1",
+                                "(0,0,0,0,0,0,0,0,0,0,0)",
+                                "-4",
+                                "(-4,-1,-1)",
+                                "1e-50"};
+const char* const kTuples[] = {"()",      "(0,)",         "(1,)",   "(-1,)",  "(0,1)",
+                               "(1,0)",   "(2,-1)",       "(-1,2)", "(0,-1)", "(-2,)",
+                               "(-3,-2)", "(-4,2,-1,-2)", "(2,2)",  "(1,2,0)"};
 
 // A value for a parameter of the declared type `type` ("int, required", "{'relu', 'tanh'}",
 // "Shape(tuple) or None, optional, default=None", ...).
@@ -120,7 +134,7 @@ std::map<std::string, std::string> Parameters(const ops::Op& op, Bytes* in) {
 std::vector<TShape> InputShapes(size_t count, Bytes* in) {
   auto random_shape = [in] {
     const int ndim = static_cast<int>(in->Pick(4)) + 1;
-    TShape shape(ndim, 1);
+    TShape shape(ndim);
     for (int d = 0; d < ndim; ++d) {
       const size_t roll = in->Pick(32);
       shape[d] = roll == 31 ? -1 : roll == 30 ? 0 : static_cast<int64_t>(roll % 5) + 1;
@@ -158,8 +172,8 @@ void Fill(const TBlob& blob, Bytes* in) {
 
 bool SameBytes(const std::vector<CpuTensor>& a, const std::vector<CpuTensor>& b) {
   for (size_t i = 0; i < a.size(); ++i) {
-    const size_t n = static_cast<size_t>(a[i].shape().Size()) *
-                     mshadow::TypeFlagSize(a[i].type_flag());
+    const size_t n =
+        static_cast<size_t>(a[i].shape().Size()) * mshadow::TypeFlagSize(a[i].type_flag());
     if (std::memcmp(a[i].blob().dptr_, b[i].blob().dptr_, n) != 0) return false;
   }
   return true;
@@ -169,6 +183,17 @@ std::vector<CpuTensor> Allocate(const std::vector<TShape>& shapes, const std::ve
   std::vector<CpuTensor> tensors;
   for (size_t i = 0; i < shapes.size(); ++i) tensors.emplace_back(shapes[i], types[i]);
   return tensors;
+}
+
+// Fresh tensors holding the same values (operators such as sgd_mom_update update an input).
+std::vector<CpuTensor> Copies(const std::vector<CpuTensor>& tensors) {
+  std::vector<CpuTensor> copies;
+  for (const CpuTensor& t : tensors) {
+    copies.emplace_back(t.shape(), t.type_flag());
+    std::memcpy(copies.back().blob().dptr_, t.blob().dptr_,
+                static_cast<size_t>(t.shape().Size()) * mshadow::TypeFlagSize(t.type_flag()));
+  }
+  return copies;
 }
 
 std::vector<DLTensor> DlTensors(const std::vector<CpuTensor>& tensors) {
@@ -206,8 +231,8 @@ void CheckCApiAgrees(const ops::Op& op, const std::map<std::string, std::string>
   const std::vector<int> c_req(req.begin(), req.end());
   const std::vector<DLTensor> in_dl = DlTensors(inputs), out_dl = DlTensors(c_outputs);
   const int status = MXOpsInvoke(attrs, static_cast<int>(in_dl.size()), in_dl.data(),
-                                 static_cast<int>(out_dl.size()), out_dl.data(), c_req.data(),
-                                 1, nullptr, nullptr, 0);
+                                 static_cast<int>(out_dl.size()), out_dl.data(), c_req.data(), 1,
+                                 nullptr, nullptr, 0);
   MXOpsFreeAttrs(attrs);
   if (status != 0) {
     std::fprintf(stderr, "C ABI failed a call the C++ API ran: %s\n", MXOpsGetLastError());
@@ -263,10 +288,11 @@ void FuzzOne(Bytes* in) {
     const size_t r = in->Pick(8);
     req.push_back(r == 6 ? ops::kAddTo : r == 7 ? ops::kNullOp : ops::kWriteTo);
   }
+  const std::vector<CpuTensor> inputs_before = through_c_api ? Copies(inputs) : inputs;
   ops::Invoke<mshadow::cpu>(attrs, ops::MakeCpuContext(attrs, true), ops::Blobs(inputs), req,
                             ops::Blobs(outputs));
   if (trust_given_shapes) return;  // valid only by chance; the checks are what was fuzzed
-  if (through_c_api) CheckCApiAgrees(op, kwargs, inputs, req, outputs);
+  if (through_c_api) CheckCApiAgrees(op, kwargs, inputs_before, req, outputs);
 
   if (!op.HasAttr("FGradient")) return;
   const NodeAttrs backward = ops::BackwardAttrs(attrs);

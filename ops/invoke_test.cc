@@ -256,7 +256,7 @@ TEST_F(InvocationRuleTest, AttributesWithoutAnOperator) {
 
 TEST_F(InvocationRuleTest, NumberOfInputsOutputsAndRequests) {
   EXPECT_THAT(ErrorWith(attrs, {a.blob()}, {kWriteTo}, {y.blob()}),
-              HasSubstr("elemwise_add: takes 2 inputs, given 1"));
+              HasSubstr("elemwise_add takes 2 inputs (lhs, rhs), given 1"));
   EXPECT_THAT(ErrorWith(attrs, {a.blob(), b.blob()}, {kWriteTo}, {}),
               HasSubstr("elemwise_add: has 1 outputs, given 0"));
   EXPECT_THAT(ErrorWith(attrs, {a.blob(), b.blob()}, {kWriteTo, kWriteTo}, {y.blob()}),

@@ -107,7 +107,7 @@ TEST(OpRegistryTest, InvocationChecksArityDevicesAndRequests) {
   EXPECT_THAT(testing::ErrorOf([&] {
                 Invoke<mshadow::cpu>(attrs, OpContext(), {x.blob(), x.blob()}, {kWriteTo}, {y.blob()});
               }),
-              HasSubstr("relu: takes 1 inputs, given 2"));
+              HasSubstr("relu takes 1 inputs (data), given 2"));
   EXPECT_THAT(testing::ErrorOf([&] {
                 Invoke<mshadow::cpu>(attrs, OpContext(), {x.blob()}, {}, {y.blob()});
               }),

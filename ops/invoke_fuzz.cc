@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/dlpack.h"
@@ -161,10 +162,15 @@ void Fill(const TBlob& blob, Bytes* in) {
     const uint8_t style = in->Next();
     for (mshadow::index_t i = 0; i < blob.Size(); ++i) {
       double v = static_cast<double>((i * 2654435761u + style) % 9) / 2.0 - 2.0;
-      if (style % 4 == 1) v = static_cast<double>((i + style) % 3);
-      if (style % 16 == 3 && i == 0) v = NAN;
-      if (style % 16 == 7 && i == 0) v = -INFINITY;
-      if (style % 16 == 11 && i == 0) v = 1e30;
+      // Whole numbers in [0, 3) for labels and indices, and for every integer type (a negative
+      // value converted to an unsigned one is UB).
+      if (style % 4 == 1 || std::is_integral<DType>::value) v = static_cast<double>((i + style) % 3);
+      // Special values only where the type has them (converting NaN to an integer is UB).
+      if (std::is_floating_point<DType>::value && i == 0) {
+        if (style % 16 == 3) v = NAN;
+        if (style % 16 == 7) v = -INFINITY;
+        if (style % 16 == 11) v = 1e30;
+      }
       data[i] = static_cast<DType>(v);
     }
   });

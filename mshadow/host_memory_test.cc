@@ -7,24 +7,15 @@
 #include <string>
 
 #include "dmlc/logging.h"
+#include "dmlc/testing/error_message.h"
 #include "mshadow/tensor.h"
 
 namespace mshadow {
 namespace {
 
+using dmlc::testing::ErrorMessageOf;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
-
-// The message of the dmlc::Error `fn` throws ("" when it throws none).
-template <typename Fn>
-std::string ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const dmlc::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Restores the default limit however a test ends.
 struct LimitGuard {
@@ -46,7 +37,7 @@ TEST(HostMemoryTest, AllocatesAlignedAndRoundsZeroUp) {
 TEST(HostMemoryTest, RequestAboveAvailableMemoryIsAnErrorNamingTheSize) {
   const size_t huge = 400 * kGiB;  // more than this machine, or any CI machine, has free
   ASSERT_LT(AvailableHostMemory(), huge);
-  EXPECT_THAT(ErrorOf([&] { AllocHost(huge, 64, "a test buffer"); }),
+  EXPECT_THAT(ErrorMessageOf([&] { AllocHost(huge, 64, "a test buffer"); }),
               MatchesRegex("cannot allocate 429496729600 bytes \\(400\\.0 GiB\\) for a test "
                            "buffer: only [0-9]+ bytes \\([0-9.]+ GiB\\) of memory is available"));
 }
@@ -55,7 +46,7 @@ TEST(HostMemoryTest, LimitIsEnforcedAndNamed) {
   LimitGuard guard;
   SetHostAllocationLimit(1 << 20);
   EXPECT_EQ(HostAllocationLimit(), size_t{1} << 20);
-  EXPECT_EQ(ErrorOf([] { AllocHost((1 << 20) + 1, 64, "a test buffer"); }),
+  EXPECT_EQ(ErrorMessageOf([] { AllocHost((1 << 20) + 1, 64, "a test buffer"); }),
             "cannot allocate 1048577 bytes (1.0 MiB) for a test buffer: the host allocation "
             "limit is 1048576 bytes (1.0 MiB)");
   void* at_limit = AllocHost(1 << 20, 64, "a test buffer");
@@ -63,34 +54,35 @@ TEST(HostMemoryTest, LimitIsEnforcedAndNamed) {
 }
 
 TEST(HostMemoryTest, SizesThatOverflowAreErrors) {
-  EXPECT_EQ(ErrorOf([] { BytesFor(INT64_MAX, 4, [] { return std::string("a big tensor"); }); }),
-            "cannot allocate a big tensor: 9223372036854775807 elements of 4 bytes overflow the "
-            "address space");
-  EXPECT_EQ(ErrorOf([] { BytesFor(-3, 4, [] { return std::string("a tensor"); }); }),
+  EXPECT_EQ(
+      ErrorMessageOf([] { BytesFor(INT64_MAX, 4, [] { return std::string("a big tensor"); }); }),
+      "cannot allocate a big tensor: 9223372036854775807 elements of 4 bytes overflow the "
+      "address space");
+  EXPECT_EQ(ErrorMessageOf([] { BytesFor(-3, 4, [] { return std::string("a tensor"); }); }),
             "cannot allocate a tensor: -3 elements of 4 bytes is a negative size");
   EXPECT_EQ(BytesFor(6, 8, [] { return std::string("unused"); }), 48u);
-  EXPECT_THAT(ErrorOf([] { AllocHost(SIZE_MAX - 10, 64, "a test buffer"); }),
+  EXPECT_THAT(ErrorMessageOf([] { AllocHost(SIZE_MAX - 10, 64, "a test buffer"); }),
               HasSubstr("it overflows the address space"));
 }
 
 TEST(HostMemoryTest, TensorAllocationFailsCleanlyAndLeavesTheTensorUnchanged) {
   // (2^20, 2^20) floats: 4 TiB, more than any machine has available.
   Tensor<cpu, 2, float> big(Shape2(index_t{1} << 20, index_t{1} << 20));
-  EXPECT_THAT(ErrorOf([&] { AllocSpace(&big); }),
+  EXPECT_THAT(ErrorMessageOf([&] { AllocSpace(&big); }),
               HasSubstr("cannot allocate 4398046511104 bytes (4096.0 GiB) for a tensor of shape "
                         "(1048576,1048576): only "));
   EXPECT_EQ(big.dptr_, nullptr);
   // Rows times columns beyond index_t: the product is checked, not wrapped.
   Tensor<cpu, 3, float> wraps(Shape3(index_t{1} << 40, index_t{1} << 40, 2));
-  EXPECT_THAT(ErrorOf([&] { AllocSpace(&wraps); }),
+  EXPECT_THAT(ErrorMessageOf([&] { AllocSpace(&wraps); }),
               HasSubstr("has more elements than index_t holds"));
   Tensor<cpu, 1, float> negative(Shape1(-5));
-  EXPECT_THAT(ErrorOf([&] { AllocSpace(&negative); }), HasSubstr("negative extent"));
+  EXPECT_THAT(ErrorMessageOf([&] { AllocSpace(&negative); }), HasSubstr("negative extent"));
 }
 
 TEST(HostMemoryTest, PacketBuffersUseTheSameChecks) {
   size_t pitch = 0;
-  EXPECT_THAT(ErrorOf([&] { packet::AlignedMallocPitch(&pitch, size_t{1} << 40, 400); }),
+  EXPECT_THAT(ErrorMessageOf([&] { packet::AlignedMallocPitch(&pitch, size_t{1} << 40, 400); }),
               HasSubstr("cannot allocate "));
   void* rows = packet::AlignedMallocPitch(&pitch, 10, 3);
   EXPECT_GE(pitch, 10u);

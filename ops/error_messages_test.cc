@@ -54,6 +54,16 @@ void CApi(int status) {
   if (status != 0) throw dmlc::Error(MXOpsGetLastError());
 }
 
+// Calls `invoke` with attributes of `op` (no parameters), then frees them; a failed call
+// throws its message.
+void WithAttrs(const char* op, const std::function<int(MXOpsAttrsHandle)>& invoke) {
+  MXOpsAttrsHandle attrs = nullptr;
+  CApi(MXOpsCreateAttrs(op, 0, nullptr, nullptr, &attrs));
+  const int status = invoke(attrs);
+  MXOpsFreeAttrs(attrs);
+  CApi(status);
+}
+
 DLTensor Dl(float* data, int64_t* shape, int ndim) {
   DLTensor t{};
   t.data = data;
@@ -286,42 +296,36 @@ const std::vector<Entry>& Catalogue() {
        "MXOpsCreateAttrs: parameter 0 has a NULL key or value"},
       {"C ABI: tensor count that differs from the operator's",
        [] {
-         MXOpsAttrsHandle attrs = nullptr;
-         CApi(MXOpsCreateAttrs("relu", 0, nullptr, nullptr, &attrs));
          float x[6] = {};
          int64_t shape[] = {2, 3};
          const DLTensor in[] = {Dl(x, shape, 2), Dl(x, shape, 2)};
-         const int status = MXOpsInvoke(attrs, 2, in, 1, in, nullptr, 0, nullptr, nullptr, 0);
-         MXOpsFreeAttrs(attrs);
-         CApi(status);
+         WithAttrs("relu", [&](MXOpsAttrsHandle attrs) {
+           return MXOpsInvoke(attrs, 2, in, 1, in, nullptr, 0, nullptr, nullptr, 0);
+         });
        },
        "relu takes 1 inputs (data), given 2"},
       {"C ABI: tensor of an unsupported DLPack type",
        [] {
-         MXOpsAttrsHandle attrs = nullptr;
-         CApi(MXOpsCreateAttrs("relu", 0, nullptr, nullptr, &attrs));
          float x[6] = {};
          int64_t shape[] = {2, 3};
          DLTensor in = Dl(x, shape, 2);
          in.dtype = {kDLComplex, 64, 1};
-         const int status = MXOpsInvoke(attrs, 1, &in, 1, &in, nullptr, 0, nullptr, nullptr, 0);
-         MXOpsFreeAttrs(attrs);
-         CApi(status);
+         WithAttrs("relu", [&](MXOpsAttrsHandle attrs) {
+           return MXOpsInvoke(attrs, 1, &in, 1, &in, nullptr, 0, nullptr, nullptr, 0);
+         });
        },
        "MXOpsInvoke: inputs[0]: DLPack data type complex64 is not supported; valid: float16, "
        "float32, float64, uint8, int8, int32, int64 (one lane)"},
       {"C ABI: workspace that is too small",
        [] {
-         MXOpsAttrsHandle attrs = nullptr;
-         CApi(MXOpsCreateAttrs("softmax_cross_entropy", 0, nullptr, nullptr, &attrs));
          float data[6] = {}, label[2] = {}, loss[1] = {};
          int64_t data_shape[] = {2, 3}, label_shape[] = {2}, loss_shape[] = {1};
          const DLTensor in[] = {Dl(data, data_shape, 2), Dl(label, label_shape, 1)};
          const DLTensor out = Dl(loss, loss_shape, 1);
          alignas(64) static char workspace[64];
-         const int status = MXOpsInvoke(attrs, 2, in, 1, &out, nullptr, 0, nullptr, workspace, 4);
-         MXOpsFreeAttrs(attrs);
-         CApi(status);
+         WithAttrs("softmax_cross_entropy", [&](MXOpsAttrsHandle attrs) {
+           return MXOpsInvoke(attrs, 2, in, 1, &out, nullptr, 0, nullptr, workspace, 4);
+         });
        },
        "softmax_cross_entropy: the operator needs 8 bytes of workspace; the host gave 4"},
   };

@@ -4,6 +4,7 @@
 #include "ops/c_api.h"
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -89,8 +90,10 @@ std::vector<mshadow::TBlob> BlobsOf(int count, const DLTensor* tensors, const ch
 std::vector<ops::OpReqType> RequestsOf(const int* req, size_t count) {
   std::vector<ops::OpReqType> requests(count, ops::kWriteTo);
   for (size_t i = 0; req != nullptr && i < count; ++i) {
-    // Invoke rejects values outside the enum before any use; the cast keeps the value.
-    requests[i] = static_cast<ops::OpReqType>(req[i]);
+    // Stored through its underlying integer, never converted: Invoke rejects values outside
+    // the enumerators with its message before any use.
+    static_assert(sizeof(ops::OpReqType) == sizeof(int), "OpReqType values are stored as ints");
+    std::memcpy(&requests[i], &req[i], sizeof(int));
   }
   return requests;
 }

@@ -1,5 +1,7 @@
 #include "ops/invoke.h"
 
+#include <cstring>
+
 #include "ops/infer.h"
 
 namespace ops {
@@ -94,7 +96,11 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
   CheckCounts(attrs, inputs, req, outputs);
   const Op& op = *attrs.op;
   for (size_t i = 0; i < req.size(); ++i) {
-    const int value = static_cast<int>(req[i]);
+    // Copied out as its underlying integer: loading an enum that holds a value outside its
+    // enumerators (a host's garbage) is undefined behaviour.
+    static_assert(sizeof(OpReqType) == sizeof(int), "OpReqType values are read as ints");
+    int value;
+    std::memcpy(&value, &req[i], sizeof(value));
     if (value < kNullOp || value > kAddTo) {
       throw dmlc::Error(op.name + ": invalid OpReqType " + std::to_string(value) + " for output " +
                         std::to_string(i) + "; valid: 0 (null), 1 (write), 2 (in place), 3 (add)");

@@ -28,10 +28,13 @@ namespace {
 
 thread_local std::string last_error;
 
+// Runs body(function) and turns any exception into -1 and MXOpsGetLastError's message.
+// `function` is the C entry point's name for messages (inside the lambda, __func__ would
+// read "operator()").
 template <typename Body>
-int Guarded(Body body) {
+int Guarded(const char* function, Body body) {
   try {
-    body();
+    body(function);
     return 0;
   } catch (const std::bad_alloc&) {
     last_error = "out of memory";
@@ -161,8 +164,7 @@ extern "C" {
 const char* MXOpsGetLastError(void) { return last_error.c_str(); }
 
 int MXOpsGetVersion(int* abi_version, const char** version) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     Require(abi_version, function, "abi_version");
     Require(version, function, "version");
     *abi_version = MXOPS_ABI_VERSION;
@@ -171,8 +173,7 @@ int MXOpsGetVersion(int* abi_version, const char** version) {
 }
 
 int MXOpsListOperators(int* count, const char* const** names) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     Require(count, function, "count");
     Require(names, function, "names");
     // Registration ends before hosts call in; the list is built once.
@@ -188,8 +189,7 @@ int MXOpsListOperators(int* count, const char* const** names) {
 }
 
 int MXOpsGetOperatorInfo(const char* op_name, const char** json) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     Require(op_name, function, "op_name");
     Require(json, function, "json");
     thread_local std::string entry;
@@ -200,8 +200,7 @@ int MXOpsGetOperatorInfo(const char* op_name, const char** json) {
 
 int MXOpsCreateAttrs(const char* op_name, int num_params, const char* const* keys,
                      const char* const* values, MXOpsAttrsHandle* out) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     Require(op_name, function, "op_name");
     Require(out, function, "out");
     *out = nullptr;
@@ -227,16 +226,14 @@ int MXOpsCreateAttrs(const char* op_name, int num_params, const char* const* key
 }
 
 int MXOpsFreeAttrs(MXOpsAttrsHandle attrs) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     Require(attrs, function, "attrs");
     delete attrs;
   });
 }
 
 int MXOpsGetArity(MXOpsAttrsHandle handle, int* num_inputs, int* num_outputs) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);
     Require(num_inputs, function, "num_inputs");
     Require(num_outputs, function, "num_outputs");
@@ -246,8 +243,7 @@ int MXOpsGetArity(MXOpsAttrsHandle handle, int* num_inputs, int* num_outputs) {
 }
 
 int MXOpsGetInputNames(MXOpsAttrsHandle handle, int* num_inputs, const char* const** names) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);
     Require(num_inputs, function, "num_inputs");
     Require(names, function, "names");
@@ -265,8 +261,7 @@ int MXOpsInferShape(MXOpsAttrsHandle handle, int num_inputs, const int* in_ndims
                     const int64_t* in_dims, const int** inferred_in_ndims,
                     const int64_t** inferred_in_dims, int* num_outputs, const int** out_ndims,
                     const int64_t** out_dims) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);
     RequireCount(num_inputs, function, "num_inputs");
     if (num_inputs > 0) Require(in_ndims, function, "in_ndims");
@@ -300,8 +295,7 @@ int MXOpsInferShape(MXOpsAttrsHandle handle, int num_inputs, const int* in_ndims
 
 int MXOpsInferType(MXOpsAttrsHandle handle, int num_inputs, const int* in_types,
                    const int** inferred_in_types, int* num_outputs, const int** out_types) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);
     RequireCount(num_inputs, function, "num_inputs");
     if (num_inputs > 0) Require(in_types, function, "in_types");
@@ -324,8 +318,7 @@ int MXOpsInferType(MXOpsAttrsHandle handle, int num_inputs, const int* in_types,
 int MXOpsInvoke(MXOpsAttrsHandle handle, int num_inputs, const DLTensor* inputs, int num_outputs,
                 const DLTensor* outputs, const int* req, int is_train, void* stream,
                 void* workspace, size_t workspace_size) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);
     const std::vector<mshadow::TBlob> in = BlobsOf(num_inputs, inputs, function, "inputs");
     const std::vector<mshadow::TBlob> out = BlobsOf(num_outputs, outputs, function, "outputs");
@@ -338,8 +331,7 @@ int MXOpsInvokeBackward(MXOpsAttrsHandle handle, int num_out_grads, const DLTens
                         int num_inputs, const DLTensor* inputs, int num_outputs,
                         const DLTensor* outputs, int num_in_grads, const DLTensor* in_grads,
                         const int* req, void* stream, void* workspace, size_t workspace_size) {
-  const char* const function = __func__;  // inside the lambda __func__ is "operator()"
-  return Guarded([&] {
+  return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& forward = AttrsOf(handle, function);
     const std::string& name = forward.op->name;
     const size_t forward_inputs = forward.op->num_inputs(forward);

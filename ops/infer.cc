@@ -17,6 +17,18 @@ std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index) {
   return "input '" + (index < names.size() ? names[index] : "arg" + std::to_string(index)) + "'";
 }
 
+void CheckInputCount(const NodeAttrs& attrs, size_t given) {
+  const Op& op = *attrs.op;
+  const uint32_t expected = op.num_inputs(attrs);
+  if (given == expected) return;
+  std::string names;
+  for (const std::string& name : op.ListInputNames(attrs)) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  throw dmlc::Error(op.name + " takes " + std::to_string(expected) + " inputs (" + names +
+                    "), given " + std::to_string(given));
+}
+
 index_t CheckedSize(const TShape& shape, const std::function<std::string()>& where) {
   index_t size = 1;
   for (int d = 0; d < shape.ndim(); ++d) {
@@ -71,13 +83,7 @@ void RunInference(const char* what, const NodeAttrs& attrs, const Fn* infer, std
   const Op& op = *attrs.op;
   // Input names only on the error paths: listing them allocates.
   auto names = [&] { return op.ListInputNames(attrs); };
-  const uint32_t num_inputs = op.num_inputs(attrs);
-  if (in->size() != num_inputs) {
-    std::string expected;
-    for (const std::string& name : names()) expected += (expected.empty() ? "" : ", ") + name;
-    throw dmlc::Error(op.name + " takes " + std::to_string(num_inputs) + " inputs (" + expected +
-                      "), given " + std::to_string(in->size()));
-  }
+  CheckInputCount(attrs, in->size());
   out->resize(op.num_outputs(attrs), unknown);
   CHECK(infer != nullptr) << op.name << " has no " << what << " inference function";
   bool complete;

@@ -44,6 +44,10 @@ inline bool ShapeIsKnown(const TShape& shape) { return shape.ndim() != 0; }
 // "input 'weight'" or "output 0", as messages name an argument.
 std::string ArgumentName(const NodeAttrs& attrs, bool is_input, size_t index);
 
+// That the operator takes `given` inputs; otherwise a dmlc::Error naming them:
+// "elemwise_add takes 2 inputs (lhs, rhs), given 1".
+void CheckInputCount(const NodeAttrs& attrs, size_t given);
+
 // The number of elements of `shape`. A negative extent, or a count beyond index_t, is a
 // dmlc::Error that begins with where(): "sum: input 'data' has shape (2,-3) with negative
 // axis 1; extents must be >= 0".

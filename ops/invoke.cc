@@ -71,14 +71,7 @@ void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
     throw dmlc::Error("Invoke: the attributes have no operator (ops::ParseAttrs sets it)");
   }
   const Op& op = *attrs.op;
-  if (inputs.size() != op.num_inputs(attrs)) {
-    std::string names;
-    for (const std::string& name : op.ListInputNames(attrs)) {
-      names += (names.empty() ? "" : ", ") + name;
-    }
-    throw dmlc::Error(op.name + " takes " + std::to_string(op.num_inputs(attrs)) + " inputs (" +
-                      names + "), given " + std::to_string(inputs.size()));
-  }
+  CheckInputCount(attrs, inputs.size());
   if (outputs.size() != op.num_outputs(attrs)) {
     throw dmlc::Error(op.name + ": has " + std::to_string(op.num_outputs(attrs)) +
                       " outputs, given " + std::to_string(outputs.size()));

@@ -1,6 +1,9 @@
 #include "ops/testing/op_cases.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "dmlc/logging.h"
@@ -23,30 +26,104 @@ std::vector<std::string> Split(const std::string& s, char separator) {
   return parts;
 }
 
-// "(4,5)", "(3,4)[0.5,2]" or "(4){0,5}".
-InputSpec ParseInput(const std::string& text) {
+[[noreturn]] void Fail(const std::string& message) { throw dmlc::Error(message); }
+
+double ParseBound(const std::string& text, const std::string& range) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) {
+    Fail("bad bound '" + text + "' in value range '" + range + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  Values values(n);
+  for (double& v : values) v = dist(*rng);
+  return values;
+}
+
+Values ToValues(const TBlob& blob) {
+  Values values(static_cast<size_t>(blob.Size()));
+  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+    const DType* data = blob.dptr<DType>();
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(data[i]);
+  });
+  return values;
+}
+
+void SetValues(const TBlob& blob, const Values& values) {
+  CHECK_EQ(values.size(), static_cast<size_t>(blob.Size())) << "values for a tensor of another size";
+  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+    DType* data = blob.dptr<DType>();
+    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<DType>(values[i]);
+  });
+}
+
+std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<CpuTensor> inputs;
+  for (const InputSpec& spec : c.inputs) {
+    inputs.emplace_back(spec.shape, type_flag);
+    const size_t n = static_cast<size_t>(spec.shape.Size());
+    Values values = spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values;
+    if (spec.integer) {
+      for (double& v : values) v = std::min(std::floor(v), spec.hi - 1);
+    }
+    SetValues(inputs.back().blob(), values);
+  }
+  return inputs;
+}
+
+InputSpec ParseInputSpec(const std::string& text) {
   const size_t close = text.find(')');
-  CHECK(text.front() == '(' && close != std::string::npos) << "bad input shape '" << text << "'";
+  if (text.empty() || text.front() != '(' || close == std::string::npos) {
+    Fail("bad input shape '" + text + "'");
+  }
   std::istringstream shape_text(text.substr(0, close + 1));
   TShape shape;
   shape_text >> shape;
-  CHECK(!shape_text.fail()) << "bad input shape '" << text << "'";
+  if (shape_text.fail()) Fail("bad input shape '" + text + "'");
   InputSpec spec(shape);
   const std::string range = text.substr(close + 1);
   if (range.empty()) return spec;
   const char open = range.front(), end = range.back();
-  CHECK((open == '[' && end == ']') || (open == '{' && end == '}'))
-      << "bad value range '" << range << "'; valid: [lo,hi] or {lo,hi}";
+  if ((open != '[' || end != ']') && (open != '{' || end != '}')) {
+    Fail("bad value range '" + range + "'; valid: [lo,hi] or {lo,hi}");
+  }
   const std::vector<std::string> bounds = Split(range.substr(1, range.size() - 2), ',');
-  CHECK_EQ(bounds.size(), 2U) << "bad value range '" << range << "'";
-  spec.lo = std::stod(bounds[0]);
-  spec.hi = std::stod(bounds[1]);
+  if (bounds.size() != 2) Fail("bad value range '" + range + "'; valid: [lo,hi] or {lo,hi}");
+  spec.lo = ParseBound(bounds[0], range);
+  spec.hi = ParseBound(bounds[1], range);
   spec.integer = open == '{';
   spec.differentiable = !spec.integer;
   return spec;
 }
 
-}  // namespace
+
+OpCase ParseOpCase(const std::string& line) {
+  const std::vector<std::string> fields = Split(line, '|');
+  if (fields.size() != 2 && fields.size() != 3) Fail("expected 'operator | inputs | parameters'");
+  OpCase c;
+  c.op = Trim(fields[0]);
+  std::istringstream inputs(fields[1]);
+  for (std::string input; inputs >> input;) c.inputs.push_back(ParseInputSpec(input));
+  std::istringstream params(fields.size() == 3 ? fields[2] : "");
+  for (std::string param; params >> param;) {
+    const size_t eq = param.find('=');
+    if (eq == std::string::npos) Fail("parameter '" + param + "' is not key=value");
+    c.kwargs[param.substr(0, eq)] = param.substr(eq + 1);
+  }
+  return c;
+}
 
 std::vector<OpCase> ParseOpCases(std::istream& in) {
   std::vector<OpCase> cases;
@@ -55,20 +132,7 @@ std::vector<OpCase> ParseOpCases(std::istream& in) {
     line = Trim(line);
     if (line.empty() || line[0] == '#') continue;
     try {
-      const std::vector<std::string> fields = Split(line, '|');
-      CHECK(fields.size() == 2 || fields.size() == 3)
-          << "expected 'operator | inputs | parameters'";
-      OpCase c;
-      c.op = Trim(fields[0]);
-      std::istringstream inputs(fields[1]);
-      for (std::string input; inputs >> input;) c.inputs.push_back(ParseInput(input));
-      std::istringstream params(fields.size() == 3 ? fields[2] : "");
-      for (std::string param; params >> param;) {
-        const size_t eq = param.find('=');
-        CHECK(eq != std::string::npos) << "parameter '" << param << "' is not key=value";
-        c.kwargs[param.substr(0, eq)] = param.substr(eq + 1);
-      }
-      cases.push_back(std::move(c));
+      cases.push_back(ParseOpCase(line));
     } catch (const dmlc::Error& e) {
       throw dmlc::Error("op cases line " + std::to_string(number) + ": " + e.what());
     }
@@ -78,7 +142,7 @@ std::vector<OpCase> ParseOpCases(std::istream& in) {
 
 std::vector<OpCase> LoadOpCases(const std::string& path) {
   std::ifstream in(path);
-  CHECK(in) << "cannot open the op case table " << path;
+  if (!in) Fail("cannot open the op case table " + path);
   return ParseOpCases(in);
 }
 

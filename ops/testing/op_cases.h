@@ -1,20 +1,76 @@
-// ops/testing/op_cases.h: the case table (ops/testing/op_cases.txt), a valid call of every
-// registered forward operator, as OpCases.
+// ops/testing/op_cases.h: operator calls described as data: an operator, its inputs (shape and
+// value range) and its keyword arguments. The case table (ops/testing/op_cases.txt) holds a
+// valid call of every registered forward operator; the operator tests, the C ABI test, the
+// Python suite and the benchmark harness (//ops/bench:op_bench) read it.
 //
-//   for (const OpCase& c : LoadOpCases("ops/testing/op_cases.txt")) ...
+//   for (const OpCase& c : LoadOpCases("ops/testing/op_cases.txt")) {
+//     std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat32);
+//     ...
+//   }
 #ifndef OPS_TESTING_OP_CASES_H_
 #define OPS_TESTING_OP_CASES_H_
 
+#include <cstdint>
 #include <istream>
+#include <map>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "ops/testing/op_test_util.h"
+#include "ops/imperative.h"
 
 namespace ops {
 namespace testing {
 
-// One case per non-comment line; a malformed line is a dmlc::Error naming its number.
+struct InputSpec {
+  InputSpec(TShape shape, double lo = -1.0, double hi = 1.0)  // NOLINT(runtime/explicit)
+      : shape(std::move(shape)), lo(lo), hi(hi) {}
+  // Explicit values instead of random ones.
+  static InputSpec WithValues(TShape shape, std::vector<double> values) {
+    InputSpec spec(std::move(shape));
+    spec.values = std::move(values);
+    return spec;
+  }
+
+  TShape shape;
+  // The range of the uniform random values.
+  double lo;
+  double hi;
+  // Whether to check this input's gradient (false for labels, indices).
+  bool differentiable = true;
+  // Whole numbers in [lo, hi) (labels, indices) instead of reals in [lo, hi].
+  bool integer = false;
+  std::vector<double> values;
+};
+
+struct OpCase {
+  std::string op;
+  std::map<std::string, std::string> kwargs;
+  std::vector<InputSpec> inputs;
+};
+
+// One tensor's values, row-major, as doubles.
+using Values = std::vector<double>;
+
+// The case's inputs as tensors of `type_flag`, filled with fixed-seed uniform values in each
+// InputSpec's range (or its given values).
+std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed = 42);
+// n uniform values in [lo, hi].
+Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng);
+Values ToValues(const TBlob& blob);
+// A dmlc::Error if the counts differ.
+void SetValues(const TBlob& blob, const Values& values);
+
+// One input as the table writes it: "(4,5)", "(3,4)[0.5,2]" (reals in [0.5, 2]) or
+// "(4){0,5}" (whole numbers in [0, 5)); a dmlc::Error for anything else.
+InputSpec ParseInputSpec(const std::string& text);
+
+// One line of the table: "operator | inputs | parameters"; a dmlc::Error if malformed.
+OpCase ParseOpCase(const std::string& line);
+
+// The table: "operator | inputs | parameters" per non-comment line; a malformed line is a
+// dmlc::Error naming its number.
 std::vector<OpCase> ParseOpCases(std::istream& in);
 std::vector<OpCase> LoadOpCases(const std::string& path);
 

@@ -16,13 +16,6 @@ NodeAttrs AttrsOf(const std::string& op_name, const std::map<std::string, std::s
   return ParseAttrs(Op::Get(op_name), kwargs);
 }
 
-Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Values values(n);
-  for (double& v : values) v = dist(*rng);
-  return values;
-}
-
 // Same shape, same type, filled with the given values.
 CpuTensor TensorLike(const TBlob& like, const Values& values) {
   CpuTensor t(like.shape_, like.type_flag_);
@@ -44,38 +37,6 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
 }
 
 }  // namespace
-
-Values ToValues(const TBlob& blob) {
-  Values values(static_cast<size_t>(blob.Size()));
-  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
-    const DType* data = blob.dptr<DType>();
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(data[i]);
-  });
-  return values;
-}
-
-void SetValues(const TBlob& blob, const Values& values) {
-  ASSERT_EQ(values.size(), static_cast<size_t>(blob.Size()));
-  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
-    DType* data = blob.dptr<DType>();
-    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<DType>(values[i]);
-  });
-}
-
-std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<CpuTensor> inputs;
-  for (const InputSpec& spec : c.inputs) {
-    inputs.emplace_back(spec.shape, type_flag);
-    const size_t n = static_cast<size_t>(spec.shape.Size());
-    Values values = spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values;
-    if (spec.integer) {
-      for (double& v : values) v = std::min(std::floor(v), spec.hi - 1);
-    }
-    SetValues(inputs.back().blob(), values);
-  }
-  return inputs;
-}
 
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs) {
   return RunCpu(AttrsOf(c.op, c.kwargs), Blobs(inputs), /*is_train=*/true);

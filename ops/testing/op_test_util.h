@@ -18,43 +18,10 @@
 #include <vector>
 
 #include "ops/imperative.h"
+#include "ops/testing/op_cases.h"
 
 namespace ops {
 namespace testing {
-
-struct InputSpec {
-  InputSpec(TShape shape, double lo = -1.0, double hi = 1.0)  // NOLINT(runtime/explicit)
-      : shape(std::move(shape)), lo(lo), hi(hi) {}
-  // Explicit values instead of random ones.
-  static InputSpec WithValues(TShape shape, std::vector<double> values) {
-    InputSpec spec(std::move(shape));
-    spec.values = std::move(values);
-    return spec;
-  }
-
-  TShape shape;
-  // The range of the uniform random values.
-  double lo;
-  double hi;
-  // Whether to check this input's gradient (false for labels, indices).
-  bool differentiable = true;
-  // Whole numbers in [lo, hi) (labels, indices) instead of reals in [lo, hi].
-  bool integer = false;
-  std::vector<double> values;
-};
-
-struct OpCase {
-  std::string op;
-  std::map<std::string, std::string> kwargs;
-  std::vector<InputSpec> inputs;
-};
-
-// One tensor's values, row-major, as doubles.
-using Values = std::vector<double>;
-
-std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed = 42);
-Values ToValues(const TBlob& blob);
-void SetValues(const TBlob& blob, const Values& values);
 
 // Runs the forward operator on the CPU (outputs allocated, kWriteTo).
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs);

@@ -4,14 +4,17 @@
     python3 tools/bench/mxnet_compare.py                 # 1 and 2 threads, 3 paired rounds
     python3 tools/bench/mxnet_compare.py --rounds 5 --threads 1
 
-The cases are ops/bench/mxnet_cases.txt. Each round runs, for each thread count, the project's
-//ops/bench:op_cases_bench and an MXNet worker (this script, in a virtualenv with
+The cases are those of ops/bench/op_bench.txt tagged `mxnet`. Each round runs, for each thread
+count, the project's //ops/bench:op_bench (--suite=mxnet) and an MXNet worker (this script, in a virtualenv with
 mxnet==1.9.1, made on first use under ~/.cache/mshadow_ops) one after the other, in
 alternating order; both get OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. MXNet runs with its
 NaiveEngine (synchronous), so a call's time is its Python overhead plus the operator;
 the overhead, measured on a one-element call, is reported and subtracted. Each side's
 time is the median of repetitions; the ratio MXNet time / project time (above 1: the
 project is faster) is computed per round, and its median and range over rounds printed.
+
+tools/bench/bench.py imports this module to add MXNet's times to a results file
+(mxnet_entries), as benchmarks named "mxnet:<case>/<direction>/float32".
 """
 import argparse
 import json
@@ -22,36 +25,50 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_CASES = os.path.join(ROOT, "ops", "bench", "mxnet_cases.txt")
+DEFAULT_CASES = os.path.join(ROOT, "ops", "bench", "op_bench.txt")
 DEFAULT_VENV = os.path.join(os.path.expanduser("~"), ".cache", "mshadow_ops", "mxnet-1.9.1")
-BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_cases_bench")
+BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
-def read_cases(path):
+def parse_input(text):
+    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer)."""
+    shape_text, _, rest = text.partition(")")
+    shape = tuple(int(d) for d in shape_text.strip("(").split(",") if d)
+    lo, hi, integer = -1.0, 1.0, False
+    if rest:
+        integer = rest[0] == "{"
+        lo, hi = (float(x) for x in rest[1:-1].split(","))
+    return shape, lo, hi, integer
+
+
+def read_cases(path, suite="mxnet"):
+    """The cases of op_bench.txt tagged mxnet (and `suite`, unless it is full or mxnet)."""
     cases = []
     with open(path) as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             fields = [x.strip() for x in line.split("|")]
-            params = {}
-            if len(fields) > 4:
-                for kv in fields[4].split():
-                    key, _, value = kv.partition("=")
-                    params[key] = value
-            shapes = [tuple(int(d) for d in s.strip("()").split(",") if d)
-                      for s in fields[3].split()]
-            cases.append({"name": fields[0], "op": fields[1], "direction": fields[2],
-                          "shapes": shapes, "params": params,
-                          "key": fields[0] + "/" + fields[2]})
+            options = fields[4].split() if len(fields) > 4 else []
+            if "mxnet" not in options or (suite not in ("full", "mxnet") and suite not in options):
+                continue
+            directions = [d for d in ("forward", "backward") if d in options]
+            if not directions:
+                sys.exit(f"{path}:{number}: an mxnet case names its directions")
+            params = dict(kv.partition("=")[::2] for kv in fields[3].split())
+            inputs = [parse_input(x) for x in fields[2].split()]
+            for direction in directions:
+                cases.append({"name": fields[0], "op": fields[1], "direction": direction,
+                              "inputs": inputs, "params": params,
+                              "key": fields[0] + "/" + direction})
     return cases
 
 
 # ---- The MXNet worker (runs inside the virtualenv).
 
 def time_calls(call, waitall, min_time, repetitions):
-    """Median seconds per call over `repetitions` batches of about min_time each."""
+    """Seconds per call in each of `repetitions` batches of about min_time each."""
     call()
     waitall()
     n, elapsed = 1, 0.0
@@ -72,27 +89,27 @@ def time_calls(call, waitall, min_time, repetitions):
             call()
         waitall()
         samples.append((time.perf_counter() - start) / n)
-    return statistics.median(samples)
+    return samples
 
 
 def mxnet_worker(args):
     import mxnet as mx
     mx.random.seed(1234)
-    cases = read_cases(args.cases)
+    cases = read_cases(args.cases, args.suite)
     waitall = mx.nd.waitall
     results = {"mxnet": mx.__version__,
                "onednn": bool(mx.runtime.Features().is_enabled("MKLDNN")), "cases": {}}
 
     # Per-call overhead: a one-element call of each kind.
     a, b, c = mx.nd.ones((1,)), mx.nd.ones((1,)), mx.nd.zeros((1,))
-    forward_overhead = time_calls(lambda: mx.nd.elemwise_add(a, b, out=c), waitall,
-                                  args.min_time, args.repetitions)
+    forward_overhead = statistics.median(time_calls(
+        lambda: mx.nd.elemwise_add(a, b, out=c), waitall, args.min_time, args.repetitions))
     a.attach_grad()
     with mx.autograd.record():
         y1 = a * 2
     og1 = mx.nd.ones((1,))
-    backward_overhead = time_calls(lambda: y1.backward(og1, retain_graph=True), waitall,
-                                   args.min_time, args.repetitions)
+    backward_overhead = statistics.median(time_calls(
+        lambda: y1.backward(og1, retain_graph=True), waitall, args.min_time, args.repetitions))
     results["overhead_us"] = {"forward": forward_overhead * 1e6,
                               "backward": backward_overhead * 1e6}
 
@@ -101,7 +118,9 @@ def mxnet_worker(args):
         params = dict(case["params"])
         if case["op"] == "Concat":
             params.pop("num_args", None)  # MXNet counts the inputs itself
-        inputs = [mx.nd.random.uniform(-1, 1, shape=s) for s in case["shapes"]]
+        inputs = [mx.nd.random.randint(int(lo), int(hi), shape=shape).astype("float32")
+                  if integer else mx.nd.random.uniform(lo, hi, shape=shape)
+                  for shape, lo, hi, integer in case["inputs"]]
         if case["direction"] == "forward":
             if case["op"] == "sgd_mom_update":
                 out = inputs[0]
@@ -117,9 +136,11 @@ def mxnet_worker(args):
             og = mx.nd.random.uniform(-1, 1, shape=y.shape)
             call = lambda: y.backward(og, retain_graph=True)  # noqa: E731
             overhead = backward_overhead
-        seconds = time_calls(call, waitall, args.min_time, args.repetitions)
-        results["cases"][case["key"]] = {"raw_us": seconds * 1e6,
-                                         "us": max(seconds - overhead, 1e-9) * 1e6}
+        samples = time_calls(call, waitall, args.min_time, args.repetitions)
+        samples_us = [max(x - overhead, 1e-9) * 1e6 for x in samples]
+        results["cases"][case["key"]] = {"raw_us": statistics.median(samples) * 1e6,
+                                         "samples_us": samples_us,
+                                         "us": statistics.median(samples_us)}
     json.dump(results, sys.stdout)
 
 
@@ -147,7 +168,7 @@ def thread_env(threads):
 
 def run_project(args, threads):
     out = subprocess.run(
-        [args.bench, f"--cases={args.cases}", "--benchmark_format=json",
+        [args.bench, "--suite=mxnet", f"--cases={args.cases}", "--benchmark_format=json",
          f"--benchmark_min_time={args.min_time}",
          f"--benchmark_repetitions={args.repetitions}",
          "--benchmark_report_aggregates_only=true"],
@@ -155,7 +176,7 @@ def run_project(args, threads):
     times = {}
     for b in json.loads(out)["benchmarks"]:
         if b.get("aggregate_name") == "median":
-            key = b["run_name"].rsplit("/real_time", 1)[0]
+            key = b["run_name"].rsplit("/float32/real_time", 1)[0]
             times[key] = b["real_time"]  # microseconds (the benchmark's unit)
     return times
 
@@ -163,16 +184,39 @@ def run_project(args, threads):
 def run_mxnet(args, python, threads):
     out = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", f"--cases={args.cases}",
-         f"--min-time={args.min_time}", f"--repetitions={args.repetitions}"],
+         f"--suite={args.suite}", f"--min-time={args.min_time}",
+         f"--repetitions={args.repetitions}"],
         env=thread_env(threads), capture_output=True, text=True, check=True).stdout
     return json.loads(out)
+
+
+def mxnet_entries(suite, repetitions, min_time, python, cases=DEFAULT_CASES):
+    """MXNet's times of the suite's mxnet cases, as a results file's context and entries
+    (one "iteration" entry per repetition, named like op_bench's with binary "mxnet"), on
+    the threads of the caller's environment. `python`: ensure_venv's interpreter."""
+    args = argparse.Namespace(cases=cases, suite=suite, min_time=min_time,
+                              repetitions=repetitions)
+    env_threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
+    worker = run_mxnet(args, python, env_threads)
+    entries = []
+    for key, case in worker["cases"].items():
+        for index, sample in enumerate(case["samples_us"]):
+            entries.append({"name": f"mxnet:{key}/float32", "run_name": f"mxnet:{key}/float32",
+                            "run_type": "iteration", "repetitions": repetitions,
+                            "repetition_index": index, "iterations": 1, "real_time": sample,
+                            "cpu_time": sample, "time_unit": "us"})
+    context = {"mxnet": worker["mxnet"], "onednn": worker["onednn"],
+               "engine": "NaiveEngine", "threads": env_threads,
+               "overhead_us_subtracted": worker["overhead_us"]}
+    return context, entries
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", default=DEFAULT_CASES)
-    parser.add_argument("--bench", default=BENCH, help="the op_cases_bench binary")
+    parser.add_argument("--suite", default="mxnet", help=argparse.SUPPRESS)
+    parser.add_argument("--bench", default=BENCH, help="the op_bench binary")
     parser.add_argument("--venv", default=DEFAULT_VENV)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
@@ -187,9 +231,9 @@ def main():
 
     if not os.access(args.bench, os.X_OK):
         sys.exit(f"mxnet_compare: {args.bench} is missing; build it first: "
-                 "./tools/bazel build //ops/bench:op_cases_bench")
+                 "./tools/bazel build //ops/bench:op_bench")
     python = ensure_venv(args.venv)
-    cases = read_cases(args.cases)
+    cases = read_cases(args.cases, args.suite)
     thread_counts = [int(t) for t in args.threads.split(",")]
     record = {"rounds": []}
     for r in range(args.rounds):

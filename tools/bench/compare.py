@@ -1,0 +1,89 @@
+"""Two results files -> the change of every benchmark they share, with its significance.
+
+For each benchmark: the medians of its repetitions in both files, their ratio (new / base:
+above 1 is slower), the noise band of each side (the spread of its repetitions around the
+median, as a percentage), and the p-value of Google Benchmark's own U-test
+(gbench.report, from Debian's libbenchmark-tools: the Mann-Whitney U test over the
+repetitions' real times). A change is a regression when it is significant (p below alpha)
+and larger than the threshold; small or insignificant changes are noise.
+"""
+import statistics
+import sys
+
+import results
+
+sys.path.insert(0, "/usr/share/benchmark")  # Debian's libbenchmark-tools
+from gbench import report as gbench_report  # noqa: E402
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_THRESHOLD = 1.25  # a regression is at least 25% slower
+
+
+def noise_percent(samples):
+    """Half the spread of the middle of the samples, relative to their median."""
+    if len(samples) < 2:
+        return None
+    ordered = sorted(samples)
+    trim = len(ordered) // 5  # drop the outer fifths, as an interquintile range
+    middle = ordered[trim:len(ordered) - trim] or ordered
+    return 50.0 * (middle[-1] - middle[0]) / statistics.median(ordered)
+
+
+def utest_pvalue(base_samples, new_samples):
+    """Google Benchmark's U-test p-value over real times (None with too few repetitions)."""
+    _, _, time_pvalue = gbench_report.calc_utest([base_samples, new_samples],
+                                                 [base_samples, new_samples])
+    return time_pvalue
+
+
+def compare(base, new, alpha=DEFAULT_ALPHA, threshold=DEFAULT_THRESHOLD):
+    """One row per benchmark in both files, in the new file's order."""
+    base_names = set(results.names(base))
+    rows = []
+    for name in results.names(new):
+        if name not in base_names:
+            continue
+        base_samples, new_samples = results.samples_ns(base, name), results.samples_ns(new, name)
+        ratio = statistics.median(new_samples) / statistics.median(base_samples)
+        pvalue = utest_pvalue(base_samples, new_samples)
+        significant = pvalue is not None and pvalue < alpha
+        if significant and ratio >= threshold:
+            verdict = "REGRESSION"
+        elif significant and ratio <= 1 / threshold:
+            verdict = "faster"
+        else:
+            verdict = ""
+        rows.append({"name": name, "base_ns": statistics.median(base_samples),
+                     "new_ns": statistics.median(new_samples), "ratio": ratio,
+                     "base_noise": noise_percent(base_samples),
+                     "new_noise": noise_percent(new_samples), "pvalue": pvalue,
+                     "verdict": verdict})
+    return rows
+
+
+def regressions(rows):
+    return [row for row in rows if row["verdict"] == "REGRESSION"]
+
+
+def format_time(ns):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _percent(value):
+    return "-" if value is None else f"±{value:.0f}%"
+
+
+def markdown(rows, base_label="base", new_label="new"):
+    lines = [f"| benchmark | {base_label} | {new_label} | {new_label} / {base_label} "
+             "| noise (base, new) | U-test p | |",
+             "| --- | ---: | ---: | ---: | --- | ---: | --- |"]
+    for row in rows:
+        pvalue = "-" if row["pvalue"] is None else f"{row['pvalue']:.3f}"
+        lines.append(f"| `{row['name']}` | {format_time(row['base_ns'])} | "
+                     f"{format_time(row['new_ns'])} | {row['ratio']:.2f} | "
+                     f"{_percent(row['base_noise'])}, {_percent(row['new_noise'])} | {pvalue} | "
+                     f"{'**' + row['verdict'] + '**' if row['verdict'] == 'REGRESSION' else row['verdict']} |")
+    return "\n".join(lines)

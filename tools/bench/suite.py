@@ -1,0 +1,130 @@
+"""Runs a named benchmark suite (tools/bench/suites.json) into one results file.
+
+Every binary is built with ./tools/bazel, run from the repository root with Google
+Benchmark's JSON output, repetitions in random interleaving, and its entries merged under the
+binary's name (results.py). MXNet's times of the suite's mxnet cases are added when the suite
+lists them and MXNet can be installed; when it cannot, the results say why.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import mxnet_compare
+import results
+
+SUITES = os.path.join(results.ROOT, "tools", "bench", "suites.json")
+
+
+def load_suites(path=SUITES):
+    with open(path) as f:
+        suites = json.load(f)
+    return {name: suite for name, suite in suites.items() if not name.startswith("_")}
+
+
+def suite_named(name, path=SUITES):
+    suites = load_suites(path)
+    if name not in suites:
+        raise SystemExit(f"bench: unknown suite '{name}'; valid: {', '.join(sorted(suites))}")
+    return suites[name]
+
+
+def binary_path(target):
+    package, _, name = target.lstrip("/").partition(":")
+    return os.path.join(results.ROOT, "bazel-bin", package, name)
+
+
+def build(targets):
+    subprocess.run([os.path.join(results.ROOT, "tools", "bazel"), "build", *targets],
+                   cwd=results.ROOT, check=True)
+
+
+def run_binary(target, args, repetitions, min_time, extra_args=()):
+    """One binary's Google Benchmark JSON (its context and entries, names prefixed)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [binary_path(target), *args, f"--benchmark_out={out.name}",
+                   "--benchmark_out_format=json", f"--benchmark_repetitions={repetitions}",
+                   f"--benchmark_min_time={min_time}",
+                   "--benchmark_enable_random_interleaving=true",
+                   "--benchmark_display_aggregates_only=true", *extra_args]
+        print("bench: " + " ".join(command[:1] + list(args) + list(extra_args)), file=sys.stderr,
+              flush=True)
+        subprocess.run(command, cwd=results.ROOT, check=True, stdout=sys.stderr)
+        report = json.load(out)
+    binary = os.path.basename(target.partition(":")[2])
+    return binary, report.get("context", {}), results.prefixed(report["benchmarks"], binary)
+
+
+def run_suite(name, repetitions=None, min_time=None, only=None):
+    """The suite's results. `only`: run just these benchmark names (a retry)."""
+    suite = suite_named(name)
+    repetitions = repetitions or suite["repetitions"]
+    min_time = min_time or suite["min_time"]
+    targets = [run["target"] for run in suite["runs"] if "target" in run]
+    build(targets)
+    context = {"suite": name, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+               "repetitions": repetitions, "min_time": min_time,
+               "machine": results.machine_description(), "binaries": {}}
+    benchmarks = []
+    for run in suite["runs"]:
+        if "target" in run:
+            binary = os.path.basename(run["target"].partition(":")[2])
+            wanted = [n.partition(":")[2] for n in only or [] if n.startswith(binary + ":")]
+            if only is not None and not wanted:
+                continue
+            # A retry runs the named benchmarks alone (names are escaped as regex literals).
+            extra = [f"--benchmark_filter=^({'|'.join(_escape(w) for w in wanted)})(/real_time)?$"] \
+                if wanted else []
+            args = [a for a in run.get("args", []) if not (wanted and a.startswith("--benchmark_filter"))]
+            binary, binary_context, entries = run_binary(run["target"], args, repetitions,
+                                                         min_time, extra)
+            context["binaries"][binary] = binary_context
+            benchmarks += entries
+        elif "mxnet" in run:
+            if only is not None and not any(n.startswith("mxnet:") for n in only):
+                continue
+            try:
+                context["mxnet"], entries = run_paired_with_mxnet(run["mxnet"], repetitions,
+                                                                  min_time)
+            except (subprocess.CalledProcessError, OSError) as e:
+                context["mxnet"] = {"error": f"MXNet could not run: {e}"}
+                print(f"bench: MXNet could not run ({e}); its comparisons are left out",
+                      file=sys.stderr)
+                continue
+            if only is not None:
+                entries = [e for e in entries if e["name"] in only or
+                           "mxnet:" + e["name"].partition(":")[2] in only]
+            # These op_bench samples, paired with MXNet's, replace any of the op_bench run.
+            benchmarks = results.replace({"context": {}, "benchmarks": benchmarks},
+                                         {"benchmarks": entries})["benchmarks"]
+    return {"context": context, "benchmarks": benchmarks}
+
+
+def run_paired_with_mxnet(suite_name, repetitions, min_time):
+    """The suite's mxnet cases, timed by op_bench and by MXNet in alternating rounds of one
+    repetition each (the order switching every round), so that a slow spell of a shared
+    machine falls on both sides. Returns MXNet's context and both sides' entries."""
+    keys = [c["key"] + "/float32" for c in mxnet_compare.read_cases(mxnet_compare.DEFAULT_CASES,
+                                                                     suite_name)]
+    project_filter = f"--benchmark_filter=^({'|'.join(_escape(k) for k in keys)})/real_time$"
+    python = mxnet_compare.ensure_venv(mxnet_compare.DEFAULT_VENV)
+    context, entries = {}, []
+    for index in range(repetitions):
+        sides = ["project", "mxnet"] if index % 2 == 0 else ["mxnet", "project"]
+        for side in sides:
+            if side == "project":
+                _, _, round_entries = run_binary("//ops/bench:op_bench", ["--suite=mxnet"], 1,
+                                                 min_time, [project_filter])
+            else:
+                context, round_entries = mxnet_compare.mxnet_entries(suite_name, 1, min_time,
+                                                                     python)
+            for entry in round_entries:
+                entry.update(repetitions=repetitions, repetition_index=index)
+            entries += [e for e in round_entries if e.get("run_type") == "iteration"]
+    return context, entries
+
+
+def _escape(name):
+    return "".join("\\" + c if c in r".^$*+?()[]{}|\\" else c for c in name)

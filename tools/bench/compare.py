@@ -5,8 +5,11 @@ above 1 is slower), the noise band of each side (the spread of its repetitions a
 median, as a percentage), and the p-value of Google Benchmark's own U-test
 (gbench.report, from Debian's libbenchmark-tools: the Mann-Whitney U test over the
 repetitions' real times). A change is a regression when it is significant (p below alpha)
-and larger than the threshold; small or insignificant changes are noise.
+and larger than the threshold both as measured and relative to the drift of the whole run
+(the geometric mean of all ratios): a shared machine that is 30% slower today slows every
+benchmark alike, which is not a regression of any one of them.
 """
+import math
 import statistics
 import sys
 
@@ -36,6 +39,13 @@ def utest_pvalue(base_samples, new_samples):
     return time_pvalue
 
 
+def drift(rows):
+    """The geometric mean of the ratios: how much slower the whole run is."""
+    if not rows:
+        return 1.0
+    return math.exp(sum(math.log(row["ratio"]) for row in rows) / len(rows))
+
+
 def compare(base, new, alpha=DEFAULT_ALPHA, threshold=DEFAULT_THRESHOLD):
     """One row per benchmark in both files, in the new file's order."""
     base_names = set(results.names(base))
@@ -44,20 +54,22 @@ def compare(base, new, alpha=DEFAULT_ALPHA, threshold=DEFAULT_THRESHOLD):
         if name not in base_names:
             continue
         base_samples, new_samples = results.samples_ns(base, name), results.samples_ns(new, name)
-        ratio = statistics.median(new_samples) / statistics.median(base_samples)
-        pvalue = utest_pvalue(base_samples, new_samples)
-        significant = pvalue is not None and pvalue < alpha
-        if significant and ratio >= threshold:
-            verdict = "REGRESSION"
-        elif significant and ratio <= 1 / threshold:
-            verdict = "faster"
-        else:
-            verdict = ""
         rows.append({"name": name, "base_ns": statistics.median(base_samples),
-                     "new_ns": statistics.median(new_samples), "ratio": ratio,
+                     "new_ns": statistics.median(new_samples),
+                     "ratio": statistics.median(new_samples) / statistics.median(base_samples),
                      "base_noise": noise_percent(base_samples),
-                     "new_noise": noise_percent(new_samples), "pvalue": pvalue,
-                     "verdict": verdict})
+                     "new_noise": noise_percent(new_samples),
+                     "pvalue": utest_pvalue(base_samples, new_samples)})
+    run_drift = drift(rows)
+    for row in rows:
+        row["relative"] = row["ratio"] / run_drift
+        significant = row["pvalue"] is not None and row["pvalue"] < alpha
+        if significant and min(row["ratio"], row["relative"]) >= threshold:
+            row["verdict"] = "REGRESSION"
+        elif significant and max(row["ratio"], row["relative"]) <= 1 / threshold:
+            row["verdict"] = "faster"
+        else:
+            row["verdict"] = ""
     return rows
 
 
@@ -77,13 +89,15 @@ def _percent(value):
 
 
 def markdown(rows, base_label="base", new_label="new"):
-    lines = [f"| benchmark | {base_label} | {new_label} | {new_label} / {base_label} "
+    lines = [f"Run drift (geometric mean of all ratios): {drift(rows):.2f}; relative: a "
+             "ratio divided by it.", "",
+             f"| benchmark | {base_label} | {new_label} | {new_label} / {base_label} | relative "
              "| noise (base, new) | U-test p | |",
-             "| --- | ---: | ---: | ---: | --- | ---: | --- |"]
+             "| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |"]
     for row in rows:
         pvalue = "-" if row["pvalue"] is None else f"{row['pvalue']:.3f}"
         lines.append(f"| `{row['name']}` | {format_time(row['base_ns'])} | "
-                     f"{format_time(row['new_ns'])} | {row['ratio']:.2f} | "
+                     f"{format_time(row['new_ns'])} | {row['ratio']:.2f} | {row['relative']:.2f} | "
                      f"{_percent(row['base_noise'])}, {_percent(row['new_noise'])} | {pvalue} | "
                      f"{'**' + row['verdict'] + '**' if row['verdict'] == 'REGRESSION' else row['verdict']} |")
     return "\n".join(lines)

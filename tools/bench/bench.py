@@ -59,8 +59,8 @@ def compact(measured):
     return {"context": measured["context"], "benchmarks": kept}
 
 
-def check(measured, base, gates):
-    rows = compare.compare(base, measured) if base else []
+def check(measured, base, gates, threshold=compare.DEFAULT_THRESHOLD):
+    rows = compare.compare(base, measured, threshold=threshold) if base else []
     gate_rows = gate.evaluate(gates, measured)
     return rows, gate_rows
 
@@ -125,7 +125,7 @@ def command_ci(args):
         print(f"bench: no baseline for this machine kind ({base_file}); regressions are not "
               "checked, gates are", file=sys.stderr)
     gates = gates_for(args.suite)
-    rows, gate_rows = check(measured, base, gates)
+    rows, gate_rows = check(measured, base, gates, args.threshold)
     retry = suspects(rows, gate_rows)
     if retry:
         print(f"bench: rerunning {len(retry)} benchmark(s) that look slow: {', '.join(retry)}",
@@ -133,7 +133,7 @@ def command_ci(args):
         again = suite.run_suite(args.suite, repetitions=2 * measured["context"]["repetitions"],
                                 only=retry)
         measured = results.replace(measured, again)
-        rows, gate_rows = check(measured, base, gates)
+        rows, gate_rows = check(measured, base, gates, args.threshold)
 
     os.makedirs(args.out, exist_ok=True)
     results.save(measured, os.path.join(args.out, f"results-{args.suite}.json"))
@@ -243,6 +243,8 @@ def main(argv=None):
     p.set_defaults(func=command_baseline)
     p = commands.add_parser("ci")
     p.add_argument("--suite", default="smoke")
+    p.add_argument("--threshold", type=float, default=compare.DEFAULT_THRESHOLD,
+                   help="the slowdown a regression must reach (default %(default)s)")
     p.add_argument("--out", default=OUT)
     p.set_defaults(func=command_ci)
     args = parser.parse_args(argv)

@@ -47,7 +47,7 @@ def gates_for(suite_name, path=GATES):
 def mxnet_rows(measured):
     """The project against MXNet on every case both measured, as gate rows (goal 1)."""
     pairs = [{"project": "op_bench:" + name.partition(":")[2], "baseline": name, "goal": 1.0,
-              "mode": "watch", "suite": ""}
+              "mode": "", "suite": ""}
              for name in results.names(measured) if name.startswith("mxnet:")]
     return gate.evaluate(pairs, measured)
 
@@ -145,14 +145,15 @@ def command_ci(args):
     report = os.path.join(args.out, "report.md")
     write_report(report, measured, rows, gate_rows, images, os.path.relpath(base_file, results.ROOT))
 
-    print(open(report).read())
-    failed = compare.regressions(rows), gate.failing(gate_rows)
+    with open(report) as f:
+        print(f.read())
+    regressed, missed = compare.regressions(rows), gate.failing(gate_rows)
     errors = results.errors(measured)
     print(f"bench ci: {len(rows)} benchmarks compared with the baseline, "
-          f"{len(failed[0])} significant regression(s); {len(gate_rows)} gates, "
-          f"{len(failed[1])} missed; {len(errors)} benchmark error(s); "
+          f"{len(regressed)} significant regression(s); {len(gate_rows)} gates, "
+          f"{len(missed)} missed; {len(errors)} benchmark error(s); "
           f"{time.time() - started:.0f} s; report: {os.path.relpath(report, results.ROOT)}")
-    return 1 if failed[0] or failed[1] or errors else 0
+    return 1 if regressed or missed or errors else 0
 
 
 def command_run(args):

@@ -128,19 +128,12 @@ const std::vector<std::string>& KnownSuites() {
 std::vector<BenchCase> ParseBenchCases(std::istream& in) {
   std::vector<BenchCase> cases;
   std::set<std::string> names;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    line = Trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    try {
-      cases.push_back(ParseLine(line));
-      if (!names.insert(cases.back().name).second) {
-        Fail("case name '" + cases.back().name + "' is used twice");
-      }
-    } catch (const dmlc::Error& e) {
-      throw dmlc::Error("benchmark cases line " + std::to_string(number) + ": " + e.what());
+  testing::ForEachTableLine(in, "benchmark cases", [&](const std::string& line) {
+    cases.push_back(ParseLine(line));
+    if (!names.insert(cases.back().name).second) {
+      Fail("case name '" + cases.back().name + "' is used twice");
     }
-  }
+  });
   return cases;
 }
 

@@ -125,18 +125,24 @@ OpCase ParseOpCase(const std::string& line) {
   return c;
 }
 
-std::vector<OpCase> ParseOpCases(std::istream& in) {
-  std::vector<OpCase> cases;
+void ForEachTableLine(std::istream& in, const std::string& table,
+                      const std::function<void(const std::string& line)>& parse) {
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     line = Trim(line);
     if (line.empty() || line[0] == '#') continue;
     try {
-      cases.push_back(ParseOpCase(line));
+      parse(line);
     } catch (const dmlc::Error& e) {
-      throw dmlc::Error("op cases line " + std::to_string(number) + ": " + e.what());
+      throw dmlc::Error(table + " line " + std::to_string(number) + ": " + e.what());
     }
   }
+}
+
+std::vector<OpCase> ParseOpCases(std::istream& in) {
+  std::vector<OpCase> cases;
+  ForEachTableLine(in, "op cases",
+                   [&](const std::string& line) { cases.push_back(ParseOpCase(line)); });
   return cases;
 }
 

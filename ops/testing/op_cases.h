@@ -11,6 +11,7 @@
 #define OPS_TESTING_OP_CASES_H_
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <map>
 #include <random>
@@ -65,6 +66,11 @@ void SetValues(const TBlob& blob, const Values& values);
 // One input as the table writes it: "(4,5)", "(3,4)[0.5,2]" (reals in [0.5, 2]) or
 // "(4){0,5}" (whole numbers in [0, 5)); a dmlc::Error for anything else.
 InputSpec ParseInputSpec(const std::string& text);
+
+// Calls `parse` on every line of a table that is neither blank nor a comment ('#'), trimmed;
+// a dmlc::Error it throws gains the prefix "<table> line <number>: ".
+void ForEachTableLine(std::istream& in, const std::string& table,
+                      const std::function<void(const std::string& line)>& parse);
 
 // One line of the table: "operator | inputs | parameters"; a dmlc::Error if malformed.
 OpCase ParseOpCase(const std::string& line);

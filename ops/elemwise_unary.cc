@@ -70,26 +70,29 @@ struct ClipParam : public dmlc::Parameter<ClipParam> {
   }
 };
 
-void ParseClip(NodeAttrs* attrs) {
-  ParamParser<ClipParam>(attrs);
-  const ClipParam& param = GetParam<ClipParam>(*attrs);
-  if (!(param.a_min <= param.a_max)) {
-    throw dmlc::ParamError("a_min (" + dmlc::NumberToString(param.a_min) +
-                           ") must not exceed a_max (" + dmlc::NumberToString(param.a_max) + ")");
-  }
-}
-
 void ClipCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const ClipParam& param = GetParam<ClipParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType lo = static_cast<DType>(param.a_min), hi = static_cast<DType>(param.a_max);
-    Assign(Flat<DType>(out[0]), req[0],
-           F<mshadow::op::minimum>(F<mshadow::op::maximum>(Flat<DType>(in[0]), lo), hi));
+    if (lo <= hi) {
+      Assign(Flat<DType>(out[0]), req[0],
+             F<mshadow::op::minimum>(F<mshadow::op::maximum>(Flat<DType>(in[0]), lo), hi));
+      return;
+    }
+    // a_min > a_max, as MXNet computes it (x > a_max ? a_max : x < a_min ? a_min : x): a_max
+    // above a_max, a_min elsewhere. NumPy would give a_max everywhere.
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    const index_t n = out[0].Size();
+    for (index_t i = 0; i < n; ++i) {
+      AssignValue(y + i, req[0], x[i] > hi ? hi : (x[i] < lo ? lo : x[i]));
+    }
   });
 }
 
-// Inputs: out_grad, x. The gradient flows where a_min <= x <= a_max.
+// Inputs: out_grad, x. The gradient flows where a_min <= x <= a_max (nowhere when
+// a_min > a_max, as in MXNet).
 void ClipBackwardCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const ClipParam& param = GetParam<ClipParam>(attrs);
@@ -127,12 +130,13 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(ClipParam);
 
 OPS_REGISTER_OP(clip)
-    .describe("Clips (limits) the values: min(max(x, a_min), a_max).")
+    .describe("Clips (limits) the values: min(max(x, a_min), a_max). As in MXNet, a_min > "
+              "a_max gives a_max where x > a_max and a_min elsewhere.")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")
     .add_arguments(ClipParam::__FIELDS__())
-    .set_attr_parser(ParseClip)
+    .set_attr_parser(ParamParser<ClipParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FCompute>("FCompute<cpu>", ClipCompute)
@@ -143,7 +147,7 @@ OPS_REGISTER_OP(_backward_clip)
     .set_num_inputs(2)
     .set_num_outputs(1)
     .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParseClip)
+    .set_attr_parser(ParamParser<ClipParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
     .set_attr<FCompute>("FCompute<cpu>", ClipBackwardCompute);

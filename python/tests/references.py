@@ -142,7 +142,9 @@ FORWARD = {
     "broadcast_div": _binary(np.divide),
     "broadcast_mul": _binary(np.multiply),
     "broadcast_sub": _binary(np.subtract),
-    "clip": lambda x, p: np.minimum(np.maximum(x, float(p["a_min"])), float(p["a_max"])),
+    # MXNet's clip, which differs from np.clip when a_min > a_max (a_min below a_max's cut).
+    "clip": lambda x, p: np.where(x > float(p["a_max"]), float(p["a_max"]),
+                                  np.where(x < float(p["a_min"]), float(p["a_min"]), x)),
     "dot": lambda a, b, p: _dot(a, b, p, batch=False),
     "elemwise_add": _binary(np.add),
     "elemwise_div": _binary(np.divide),

@@ -16,20 +16,6 @@ namespace {
 using testing::InputSpec;
 using testing::OpCase;
 
-std::string Trim(const std::string& s) {
-  const size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
-
-std::vector<std::string> SplitFields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; std::getline(in, field, '|');) fields.push_back(Trim(field));
-  if (!line.empty() && line.back() == '|') fields.push_back("");
-  return fields;
-}
-
 // Errors in the case file are plain dmlc::Errors: the message is for the file's author.
 [[noreturn]] void Fail(const std::string& message) { throw dmlc::Error(message); }
 
@@ -96,7 +82,7 @@ void FillDefaults(const Op& op, BenchCase* c) {
 }
 
 BenchCase ParseLine(const std::string& line) {
-  const std::vector<std::string> fields = SplitFields(line);
+  const std::vector<std::string> fields = testing::SplitTableFields(line);
   if (fields.size() != 4 && fields.size() != 5) {
     Fail("expected 'case name | operator | inputs | parameters | options'");
   }
@@ -108,7 +94,7 @@ BenchCase ParseLine(const std::string& line) {
   }
   const Op* op = Op::Find(fields[1]);
   if (op == nullptr) Fail("no operator named '" + fields[1] + "'");
-  c.call = testing::ParseOpCase(fields[1] + "|" + fields[2] + "|" + fields[3]);
+  c.call = testing::ParseOpCase(fields[1], fields[2], fields[3]);
   ParseAttrs(op, c.call.kwargs);  // a bad parameter is reported here, with the line
   if (fields.size() == 5) {
     std::istringstream options(fields[4]);

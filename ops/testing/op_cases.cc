@@ -61,7 +61,8 @@ Values ToValues(const TBlob& blob) {
 }
 
 void SetValues(const TBlob& blob, const Values& values) {
-  CHECK_EQ(values.size(), static_cast<size_t>(blob.Size())) << "values for a tensor of another size";
+  CHECK_EQ(values.size(), static_cast<size_t>(blob.Size()))
+      << "values for a tensor of another size";
   MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
     DType* data = blob.dptr<DType>();
     for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<DType>(values[i]);
@@ -81,6 +82,12 @@ std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed)
     SetValues(inputs.back().blob(), values);
   }
   return inputs;
+}
+
+std::vector<std::string> SplitTableFields(const std::string& line) {
+  std::vector<std::string> fields = Split(line, '|');
+  for (std::string& field : fields) field = Trim(field);
+  return fields;
 }
 
 InputSpec ParseInputSpec(const std::string& text) {
@@ -110,13 +117,18 @@ InputSpec ParseInputSpec(const std::string& text) {
 
 
 OpCase ParseOpCase(const std::string& line) {
-  const std::vector<std::string> fields = Split(line, '|');
+  const std::vector<std::string> fields = SplitTableFields(line);
   if (fields.size() != 2 && fields.size() != 3) Fail("expected 'operator | inputs | parameters'");
+  return ParseOpCase(fields[0], fields[1], fields.size() == 3 ? fields[2] : "");
+}
+
+OpCase ParseOpCase(const std::string& op, const std::string& inputs_text,
+                   const std::string& params_text) {
   OpCase c;
-  c.op = Trim(fields[0]);
-  std::istringstream inputs(fields[1]);
+  c.op = op;
+  std::istringstream inputs(inputs_text);
   for (std::string input; inputs >> input;) c.inputs.push_back(ParseInputSpec(input));
-  std::istringstream params(fields.size() == 3 ? fields[2] : "");
+  std::istringstream params(params_text);
   for (std::string param; params >> param;) {
     const size_t eq = param.find('=');
     if (eq == std::string::npos) Fail("parameter '" + param + "' is not key=value");

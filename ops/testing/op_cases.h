@@ -72,8 +72,13 @@ InputSpec ParseInputSpec(const std::string& text);
 void ForEachTableLine(std::istream& in, const std::string& table,
                       const std::function<void(const std::string& line)>& parse);
 
+// The '|'-separated fields of a table line, trimmed ("a | b |" has two).
+std::vector<std::string> SplitTableFields(const std::string& line);
+
 // One line of the table: "operator | inputs | parameters"; a dmlc::Error if malformed.
 OpCase ParseOpCase(const std::string& line);
+// The same from the line's three fields ("(4,5) (5)", "key=value ...").
+OpCase ParseOpCase(const std::string& op, const std::string& inputs, const std::string& params);
 
 // The table: "operator | inputs | parameters" per non-comment line; a malformed line is a
 // dmlc::Error naming its number.

@@ -44,6 +44,10 @@ def gates_for(suite_name, path=GATES):
     return [g for g in gate.load_gates(path) if suite_name == "full" or g["suite"] == suite_name]
 
 
+def suite_of(measured):
+    return measured["context"].get("suite", "full")
+
+
 def mxnet_rows(measured):
     """The project against MXNet on every case both measured, as gate rows (goal 1)."""
     pairs = [{"project": "op_bench:" + name.partition(":")[2], "baseline": name, "goal": 1.0,
@@ -143,7 +147,8 @@ def command_ci(args):
         HISTORY, f"{stamp}-{machine['commit'][:12] or 'nocommit'}-{args.suite}.json"))
     images = make_plots(measured, gate_rows, args.out, HISTORY)
     report = os.path.join(args.out, "report.md")
-    write_report(report, measured, rows, gate_rows, images, os.path.relpath(base_file, results.ROOT))
+    write_report(report, measured, rows, gate_rows, images,
+                 os.path.relpath(base_file, results.ROOT))
 
     with open(report) as f:
         print(f.read())
@@ -176,15 +181,14 @@ def command_compare(args):
 
 def command_gate(args):
     measured = results.load(args.results)
-    rows = gate.evaluate(gates_for(measured["context"].get("suite", "full"), args.gates),
-                         measured)
+    rows = gate.evaluate(gates_for(suite_of(measured), args.gates), measured)
     print(gate.markdown(rows))
     return 1 if gate.failing(rows) else 0
 
 
 def command_plot(args):
     measured = results.load(args.results)
-    rows = gate.evaluate(gates_for(measured["context"].get("suite", "full")), measured)
+    rows = gate.evaluate(gates_for(suite_of(measured)), measured)
     for image in make_plots(measured, rows, args.out, args.history):
         print(image)
     return 0
@@ -193,7 +197,7 @@ def command_plot(args):
 def command_report(args):
     measured = results.load(args.results)
     base = results.load(args.base) if args.base else None
-    rows, gate_rows = check(measured, base, gates_for(measured["context"].get("suite", "full")))
+    rows, gate_rows = check(measured, base, gates_for(suite_of(measured)))
     images = make_plots(measured, gate_rows, args.out, args.history)
     report = os.path.join(args.out, "report.md")
     write_report(report, measured, rows, gate_rows, images, args.base or "")

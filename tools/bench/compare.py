@@ -96,8 +96,10 @@ def markdown(rows, base_label="base", new_label="new"):
              "| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |"]
     for row in rows:
         pvalue = "-" if row["pvalue"] is None else f"{row['pvalue']:.3f}"
+        verdict = f"**{row['verdict']}**" if row["verdict"] == "REGRESSION" else row["verdict"]
         lines.append(f"| `{row['name']}` | {format_time(row['base_ns'])} | "
-                     f"{format_time(row['new_ns'])} | {row['ratio']:.2f} | {row['relative']:.2f} | "
+                     f"{format_time(row['new_ns'])} | {row['ratio']:.2f} | "
+                     f"{row['relative']:.2f} | "
                      f"{_percent(row['base_noise'])}, {_percent(row['new_noise'])} | {pvalue} | "
-                     f"{'**' + row['verdict'] + '**' if row['verdict'] == 'REGRESSION' else row['verdict']} |")
+                     f"{verdict} |")
     return "\n".join(lines)

@@ -94,19 +94,20 @@ def replace(results, fresh):
 # ---- The machine a results file was measured on.
 
 def _cpu_info():
-    model, flags = platform.processor() or "unknown", set()
+    """The first CPU's model name and flags from /proc/cpuinfo."""
+    model, flags = None, None
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 key, _, value = line.partition(":")
                 key = key.strip()
-                if key == "model name" and model in ("unknown", "", platform.machine()):
+                if key == "model name" and model is None:
                     model = value.strip()
-                elif key == "flags" and not flags:
+                elif key == "flags" and flags is None:
                     flags = set(value.split())
     except OSError:
         pass
-    return model, flags
+    return model or platform.processor() or "unknown", flags or set()
 
 
 def _command_output(command):

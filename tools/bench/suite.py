@@ -36,24 +36,35 @@ def binary_path(target):
     return os.path.join(results.ROOT, "bazel-bin", package, name)
 
 
+def binary_name(target):
+    """"op_bench" for //ops/bench:op_bench: the prefix of its benchmarks in a results file."""
+    return target.partition(":")[2]
+
+
+def exact_filter(names):
+    """--benchmark_filter for exactly these benchmarks (UseRealTime's suffix allowed)."""
+    escaped = "|".join("".join("\\" + c if c in r".^$*+?()[]{}|\\" else c for c in name)
+                       for name in names)
+    return f"--benchmark_filter=^({escaped})(/real_time)?$"
+
+
 def build(targets):
     subprocess.run([os.path.join(results.ROOT, "tools", "bazel"), "build", *targets],
                    cwd=results.ROOT, check=True)
 
 
-def run_binary(target, args, repetitions, min_time, extra_args=()):
+def run_binary(target, args, repetitions, min_time):
     """One binary's Google Benchmark JSON (its context and entries, names prefixed)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         command = [binary_path(target), *args, f"--benchmark_out={out.name}",
                    "--benchmark_out_format=json", f"--benchmark_repetitions={repetitions}",
                    f"--benchmark_min_time={min_time}",
                    "--benchmark_enable_random_interleaving=true",
-                   "--benchmark_display_aggregates_only=true", *extra_args]
-        print("bench: " + " ".join(command[:1] + list(args) + list(extra_args)), file=sys.stderr,
-              flush=True)
+                   "--benchmark_display_aggregates_only=true"]
+        print("bench: " + " ".join([command[0], *args]), file=sys.stderr, flush=True)
         subprocess.run(command, cwd=results.ROOT, check=True, stdout=sys.stderr)
         report = json.load(out)
-    binary = os.path.basename(target.partition(":")[2])
+    binary = binary_name(target)
     return binary, report.get("context", {}), results.prefixed(report["benchmarks"], binary)
 
 
@@ -70,16 +81,15 @@ def run_suite(name, repetitions=None, min_time=None, only=None):
     benchmarks = []
     for run in suite["runs"]:
         if "target" in run:
-            binary = os.path.basename(run["target"].partition(":")[2])
-            wanted = [n.partition(":")[2] for n in only or [] if n.startswith(binary + ":")]
-            if only is not None and not wanted:
-                continue
-            # A retry runs the named benchmarks alone (names are escaped as regex literals).
-            extra = [f"--benchmark_filter=^({'|'.join(_escape(w) for w in wanted)})(/real_time)?$"] \
-                if wanted else []
-            args = [a for a in run.get("args", []) if not (wanted and a.startswith("--benchmark_filter"))]
+            args = run.get("args", [])
+            if only is not None:  # a retry: the named benchmarks alone
+                wanted = retried_in_binary(only, binary_name(run["target"]))
+                if not wanted:
+                    continue
+                args = [a for a in args if not a.startswith("--benchmark_filter")]
+                args.append(exact_filter(wanted))
             binary, binary_context, entries = run_binary(run["target"], args, repetitions,
-                                                         min_time, extra)
+                                                         min_time)
             context["binaries"][binary] = binary_context
             benchmarks += entries
         elif "mxnet" in run:
@@ -102,21 +112,28 @@ def run_suite(name, repetitions=None, min_time=None, only=None):
     return {"context": context, "benchmarks": benchmarks}
 
 
+def retried_in_binary(only, binary):
+    """The names in `only` that `binary` measures, less the op_bench samples of an MXNet
+    pair: the paired run measures those again."""
+    return [name.partition(":")[2] for name in only if name.startswith(binary + ":")
+            and "mxnet:" + name.partition(":")[2] not in only]
+
+
 def run_paired_with_mxnet(suite_name, repetitions, min_time):
     """The suite's mxnet cases, timed by op_bench and by MXNet in alternating rounds of one
     repetition each (the order switching every round), so that a slow spell of a shared
     machine falls on both sides. Returns MXNet's context and both sides' entries."""
     keys = [c["key"] + "/float32" for c in mxnet_compare.read_cases(mxnet_compare.DEFAULT_CASES,
                                                                      suite_name)]
-    project_filter = f"--benchmark_filter=^({'|'.join(_escape(k) for k in keys)})/real_time$"
+    project_filter = exact_filter(keys)
     python = mxnet_compare.ensure_venv(mxnet_compare.DEFAULT_VENV)
     context, entries = {}, []
     for index in range(repetitions):
         sides = ["project", "mxnet"] if index % 2 == 0 else ["mxnet", "project"]
         for side in sides:
             if side == "project":
-                _, _, round_entries = run_binary("//ops/bench:op_bench", ["--suite=mxnet"], 1,
-                                                 min_time, [project_filter])
+                _, _, round_entries = run_binary("//ops/bench:op_bench",
+                                                 ["--suite=mxnet", project_filter], 1, min_time)
             else:
                 context, round_entries = mxnet_compare.mxnet_entries(suite_name, 1, min_time,
                                                                      python)
@@ -125,6 +142,3 @@ def run_paired_with_mxnet(suite_name, repetitions, min_time):
             entries += [e for e in round_entries if e.get("run_type") == "iteration"]
     return context, entries
 
-
-def _escape(name):
-    return "".join("\\" + c if c in r".^$*+?()[]{}|\\" else c for c in name)

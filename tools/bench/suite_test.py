@@ -57,7 +57,8 @@ class SuiteTest(unittest.TestCase):
     def test_unknown_suite(self):
         with self.assertRaises(SystemExit) as raised:
             suite.suite_named("nightly")
-        self.assertEqual(str(raised.exception), "bench: unknown suite 'nightly'; valid: full, smoke")
+        self.assertEqual(str(raised.exception),
+                         "bench: unknown suite 'nightly'; valid: full, smoke")
 
 
 class ResultsTest(unittest.TestCase):

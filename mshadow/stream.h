@@ -1,6 +1,7 @@
 // mshadow/stream.h: `Stream<Device>`, the execution context computations are issued on.
-// On the CPU work runs synchronously, so the stream is trivial; the GPU backend specializes
-// it with a CUDA stream and BLAS handle.
+// On the CPU work runs synchronously, so the stream is trivial; the GPU backend
+// (mshadow/cuda/stream.h) defines Stream<gpu> with a CUDA stream and cuBLAS handle. There is
+// no generic definition: a device without its own is a compile error, not a silent no-op.
 #ifndef MSHADOW_STREAM_H_
 #define MSHADOW_STREAM_H_
 
@@ -8,8 +9,8 @@
 
 namespace mshadow {
 
-template <typename Device>
-struct Stream {
+template <>
+struct Stream<cpu> {
   // Blocks until all work issued on the stream has finished.
   inline void Wait() {}
   // Whether all work issued on the stream has finished.

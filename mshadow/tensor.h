@@ -1,6 +1,7 @@
-// mshadow/tensor.h: everything a CPU user of mshadow had: Tensor, the expression engine,
-// the CPU backend, the BLAS dot engine, TensorContainer, the extensions (broadcast, pool,
-// take, unpack_patch2col, ...), Softmax/SoftmaxGrad and Random.
+// mshadow/tensor.h: everything a user of mshadow had: Tensor, the expression engine, the CPU
+// backend, the BLAS dot engine, TensorContainer, the extensions (broadcast, pool, take,
+// unpack_patch2col, ...), Softmax/SoftmaxGrad and Random; and, compiled by nvcc, the GPU
+// backend (mshadow/tensor_gpu-inl.h).
 //
 //   #include "mshadow/tensor.h"
 //   using namespace mshadow;
@@ -28,5 +29,10 @@
 #include "mshadow/tensor_core.h"
 #include "mshadow/tensor_cpu-inl.h"
 #include "mshadow/tensor_softmax_cpu-inl.h"
+
+// In CUDA translation units, the GPU backend too (its target: //mshadow:cuda).
+#if MSHADOW_USE_CUDA && defined(__CUDACC__)
+#include "mshadow/tensor_gpu-inl.h"
+#endif
 
 #endif  // MSHADOW_TENSOR_H_

@@ -53,13 +53,7 @@ inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>
 // one element at a time.
 template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
 inline void MapExp(TRValue<R, cpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
-  expr::TypeCheckPass<expr::TypeCheck<cpu, dim, DType, E>::kMapPass>::
-      Error_All_Tensor_in_Exp_Must_Have_Same_Type();
-  if (expr::ExpInfo<E>::kDim != 0) {
-    const Shape<dim> eshape = expr::ShapeCheck<dim, E>::Check(exp.self());
-    const Shape<dim> dshape = expr::ShapeCheck<dim, R>::Check(dst->self());
-    CHECK_EQ(eshape, dshape) << "Assignment: the expression's shape differs from the target's";
-  }
+  expr::CheckMapAssignment<cpu, dim, DType>(dst->self(), exp.self());
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
   if constexpr (expr::PacketCheck<E, kArch>::kPass &&
                 std::is_base_of_v<Tensor<cpu, dim, DType>, R>) {
@@ -107,13 +101,7 @@ struct PacketReducer<red::minimum> {
 template <typename Saver, typename Reducer, typename R, typename DType, typename E, int etype>
 inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
                                 const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
-  expr::TypeCheckPass<expr::TypeCheck<cpu, 1, DType, E>::kRedPass>::
-      Error_TypeCheck_Not_Pass_For_Reduce_Exp();
-  constexpr int kSrcDim = expr::ExpInfo<E>::kDim;
-  const Shape<2> eshape = expr::ShapeCheck<kSrcDim, E>::Check(exp.self()).FlatTo2D();
-  const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
-  CHECK_EQ(eshape[1], dshape[0]) << "MapReduceKeepLowest: the expression's lowest dimension "
-                                    "must equal the destination's length";
+  const Shape<2> eshape = expr::CheckReduceKeepLowest<cpu, DType>(dst->self(), exp.self());
   const index_t rows = eshape[0], width = eshape[1];
   // Row blocks: at most 64, of at least 16 rows and kMinElementsPerThread elements each, so
   // that the partial results stay under 1/16 of the input.
@@ -225,15 +213,9 @@ template <typename Saver, typename Reducer, int dimkeep, typename R, typename DT
           int etype>
 inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
                                  const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
-  expr::TypeCheckPass<expr::TypeCheck<cpu, dimkeep, DType, E>::kRedPass>::
-      Error_TypeCheck_Not_Pass_For_Reduce_Exp();
   constexpr int kSrcDim = expr::ExpInfo<E>::kDim;
-  static_assert(0 <= dimkeep && dimkeep < kSrcDim - 1,
-                "MapReduceKeepHighDim: dimkeep must be below the lowest dimension");
-  const Shape<kSrcDim> eshape = expr::ShapeCheck<kSrcDim, E>::Check(exp.self());
-  const Shape<1> dshape = expr::ShapeCheck<1, R>::Check(dst->self());
-  CHECK_EQ(eshape[dimkeep], dshape[0]) << "MapReduceKeepHighDim: dimension " << dimkeep
-                                       << " of the expression must equal the destination's length";
+  const Shape<kSrcDim> eshape =
+      expr::CheckReduceKeepHighDim<cpu, dimkeep, DType>(dst->self(), exp.self());
   // View the expression as (outer, kept, inner rows, width).
   const index_t outer = eshape.ProdShape(0, dimkeep);
   const index_t kept = eshape[dimkeep];

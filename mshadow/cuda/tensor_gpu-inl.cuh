@@ -1,0 +1,296 @@
+// mshadow/cuda/tensor_gpu-inl.cuh: evaluation of expressions on the GPU (CUDA translation
+// units only; included by mshadow/tensor_gpu-inl.h under nvcc): MapExp (one fused
+// grid-stride kernel per assignment) and the reductions MapReduceKeepLowest/KeepHighDim.
+//
+// Every kernel runs on the destination tensor's stream and returns without synchronizing.
+// Indices are 32-bit where the element count fits (integer division is several times
+// cheaper) and 64-bit above. Results do not depend on the launch configuration: each output
+// is reduced in a fixed order for a given shape.
+#ifndef MSHADOW_CUDA_TENSOR_GPU_INL_CUH_
+#define MSHADOW_CUDA_TENSOR_GPU_INL_CUH_
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+
+#include "mshadow/cuda/check.h"
+#include "mshadow/cuda/stream.h"
+#include "mshadow/tensor_core.h"
+
+namespace mshadow {
+namespace cuda {
+
+// Threads per block of the elementwise kernels.
+constexpr int kMapThreads = 256;
+
+// Streaming multiprocessors of the current device (queried once per device).
+inline int MultiprocessorCount() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cached[kMaxDevices] = {};
+  int device = 0;
+  MSHADOW_CUDA_CALL(cudaGetDevice(&device));
+  if (device < 0 || device >= kMaxDevices) device = 0;
+  int count = cached[device].load(std::memory_order_relaxed);
+  if (count == 0) {
+    MSHADOW_CUDA_CALL(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    cached[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
+}
+
+// Blocks for `items` work items of `threads` each: as many as the items need, at most
+// enough to keep every multiprocessor busy several blocks deep (grid-stride loops do the
+// rest, reusing each thread's setup).
+inline unsigned GridFor(index_t items, int threads) {
+  const index_t needed = (items + threads - 1) / threads;
+  const index_t full = static_cast<index_t>(MultiprocessorCount()) * 2048 / threads;
+  return static_cast<unsigned>(std::max<index_t>(1, std::min(needed, full)));
+}
+
+// dst[y][x] Saver= src[y][x] for the n = rows * width elements, flat, grid-stride.
+template <typename Saver, typename DType, typename Index, typename DstPlan, typename SrcPlan>
+__global__ void __launch_bounds__(kMapThreads)
+    MapPlanKernel(DstPlan dst, const SrcPlan src, const Index width, const Index n) {
+  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    const Index y = i / width;
+    const Index x = i - y * width;
+    Saver::template Save<DType>(dst.REval(y, x), src.Eval(y, x));
+  }
+}
+
+template <typename Saver, typename DType, typename DstPlan, typename SrcPlan>
+inline void MapPlan(const DstPlan& dst, const SrcPlan& src, Shape<2> shape, cudaStream_t stream) {
+  const index_t n = shape.Size();
+  if (n == 0) return;
+  const unsigned grid = GridFor(n, kMapThreads);
+  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - kMapThreads) {
+    MapPlanKernel<Saver, DType, uint32_t><<<grid, kMapThreads, 0, stream>>>(
+        dst, src, static_cast<uint32_t>(shape[1]), static_cast<uint32_t>(n));
+  } else {
+    MapPlanKernel<Saver, DType, uint64_t><<<grid, kMapThreads, 0, stream>>>(
+        dst, src, static_cast<uint64_t>(shape[1]), static_cast<uint64_t>(n));
+  }
+  MSHADOW_CUDA_CHECK_LAUNCH("MapPlanKernel");
+}
+
+// Reduces `value` over the block's threads (blockDim.x * blockDim.y, a power of two at
+// most 1024) in a fixed tree order; the result is valid in thread (0, 0).
+template <typename Reducer, typename DType>
+__device__ DType BlockReduce(DType value, DType* shared) {
+  const unsigned tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const unsigned size = blockDim.x * blockDim.y;
+  shared[tid] = value;
+  __syncthreads();
+  for (unsigned half = size / 2; half > 0; half /= 2) {
+    if (tid < half) Reducer::Reduce(shared[tid], shared[tid + half]);
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+// Column reduction (MapReduceKeepLowest): a block covers 32 columns and the rows
+// [chunk * rows_per_chunk, ...) of its blockIdx.y chunk; its 8 row lanes take every 8th
+// row, then fold together in shared memory. With one chunk, the block saves the result;
+// with several, it writes its partial row, reduced by ReducePartialsKernel.
+constexpr int kColumnTile = 32;
+constexpr int kRowLanes = 8;
+
+template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
+__global__ void __launch_bounds__(kColumnTile * kRowLanes)
+    ReduceColumnsKernel(DstPlan dst, const SrcPlan src, const index_t rows, const index_t width,
+                        const index_t rows_per_chunk, DType* partial, const DType scale) {
+  __shared__ DType shared[kColumnTile * kRowLanes];
+  const index_t x = static_cast<index_t>(blockIdx.x) * kColumnTile + threadIdx.x;
+  const index_t begin = static_cast<index_t>(blockIdx.y) * rows_per_chunk;
+  const index_t end = min(rows, begin + rows_per_chunk);
+  DType acc;
+  Reducer::SetInitValue(acc);
+  if (x < width) {
+    for (index_t y = begin + threadIdx.y; y < end; y += kRowLanes) {
+      Reducer::Reduce(acc, src.Eval(y, x));
+    }
+  }
+  shared[threadIdx.y * kColumnTile + threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || x >= width) return;
+  for (int lane = 1; lane < kRowLanes; ++lane) {
+    Reducer::Reduce(acc, shared[lane * kColumnTile + threadIdx.x]);
+  }
+  if (partial != nullptr) {
+    partial[static_cast<index_t>(blockIdx.y) * width + x] = acc;
+  } else {
+    Saver::template Save<DType>(dst.REval(0, x), acc * scale);
+  }
+}
+
+// dst[x] Saver= scale * Reduce over the `chunks` rows of partial[chunk][x].
+template <typename Saver, typename Reducer, typename DType, typename DstPlan>
+__global__ void ReducePartialsKernel(DstPlan dst, const DType* partial, const index_t chunks,
+                                     const index_t width, const DType scale) {
+  const index_t x = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x >= width) return;
+  DType acc;
+  Reducer::SetInitValue(acc);
+  for (index_t c = 0; c < chunks; ++c) Reducer::Reduce(acc, partial[c * width + x]);
+  Saver::template Save<DType>(dst.REval(0, x), acc * scale);
+}
+
+// Kept-index reduction (MapReduceKeepHighDim) over the expression viewed as (outer, kept,
+// inner rows, width): block (c, chunk) reduces the elements [chunk * per_chunk, ...) of the
+// outer * inner * width that map to kept index c.
+constexpr int kKeptThreads = 256;
+
+template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
+__global__ void __launch_bounds__(kKeptThreads)
+    ReduceKeptKernel(DstPlan dst, const SrcPlan src, const index_t kept, const index_t inner,
+                     const index_t width, const index_t total, const index_t per_chunk,
+                     DType* partial, const DType scale) {
+  __shared__ DType shared[kKeptThreads];
+  const index_t c = blockIdx.x;
+  const index_t begin = static_cast<index_t>(blockIdx.y) * per_chunk;
+  const index_t end = min(total, begin + per_chunk);
+  const index_t inner_size = inner * width;
+  DType acc;
+  Reducer::SetInitValue(acc);
+  for (index_t j = begin + threadIdx.x; j < end; j += kKeptThreads) {
+    const index_t n = j / inner_size;
+    const index_t rest = j - n * inner_size;
+    const index_t i = rest / width;
+    const index_t x = rest - i * width;
+    Reducer::Reduce(acc, src.Eval((n * kept + c) * inner + i, x));
+  }
+  acc = BlockReduce<Reducer>(acc, shared);
+  if (threadIdx.x != 0) return;
+  if (partial != nullptr) {
+    partial[c * gridDim.y + blockIdx.y] = acc;
+  } else {
+    Saver::template Save<DType>(dst.REval(0, c), acc * scale);
+  }
+}
+
+// dst[c] Saver= scale * Reduce over the `chunks` entries of partial[c][chunk].
+template <typename Saver, typename Reducer, typename DType, typename DstPlan>
+__global__ void ReduceKeptPartialsKernel(DstPlan dst, const DType* partial, const index_t chunks,
+                                         const index_t kept, const DType scale) {
+  const index_t c = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= kept) return;
+  DType acc;
+  Reducer::SetInitValue(acc);
+  for (index_t k = 0; k < chunks; ++k) Reducer::Reduce(acc, partial[c * chunks + k]);
+  Saver::template Save<DType>(dst.REval(0, c), acc * scale);
+}
+
+// Device memory for partial results, stream-ordered: allocated and freed on `stream`.
+template <typename DType>
+class StreamBuffer {
+ public:
+  StreamBuffer(index_t count, cudaStream_t stream) : stream_(stream) {
+    MSHADOW_CUDA_CALL(cudaMallocAsync(reinterpret_cast<void**>(&data_),
+                                      static_cast<size_t>(count) * sizeof(DType), stream));
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  ~StreamBuffer() { cudaFreeAsync(data_, stream_); }
+  DType* get() const { return data_; }
+
+ private:
+  DType* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+// Chunks to split `items` of work into, so that `blocks` blocks become about four waves
+// on the device, none under `min_items` items.
+inline index_t ChunksFor(index_t items, index_t blocks, index_t min_items) {
+  const index_t wanted = std::max<index_t>(1, 4 * MultiprocessorCount() / std::max<index_t>(blocks, 1));
+  return std::max<index_t>(1, std::min(wanted, items / min_items));
+}
+
+}  // namespace cuda
+
+// dst SV= exp on the GPU: the checks every device makes (mshadow/expr/type_check.h), then one
+// kernel on dst's stream.
+template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
+inline void MapExp(TRValue<R, gpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
+  const Shape<2> shape =
+      expr::CheckMapAssignment<gpu, dim, DType>(dst->self(), exp.self()).FlatTo2D();
+  using expr::MakePlan;  // unqualified: ADL finds the MakePlan of extensions declared later
+  cuda::MapPlan<Saver, DType>(MakePlan(dst->self()), MakePlan(exp.self()), shape,
+                              Stream<gpu>::GetStream(dst->self().stream_));
+}
+
+// dst[x] Saver= scale * Reduce_y exp[y][x] on the GPU.
+template <typename Saver, typename Reducer, typename R, typename DType, typename E, int etype>
+inline void MapReduceKeepLowest(TRValue<R, gpu, 1, DType>* dst,
+                                const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
+  const Shape<2> eshape = expr::CheckReduceKeepLowest<gpu, DType>(dst->self(), exp.self());
+  const index_t rows = eshape[0], width = eshape[1];
+  if (width == 0) return;
+  using expr::MakePlan;
+  const auto src = MakePlan(exp.self());
+  const auto out = MakePlan(dst->self());
+  const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
+  const index_t tiles = (width + cuda::kColumnTile - 1) / cuda::kColumnTile;
+  const index_t chunks = cuda::ChunksFor(rows, tiles, 64 * cuda::kRowLanes);
+  const index_t rows_per_chunk = (rows + chunks - 1) / chunks;
+  const dim3 block(cuda::kColumnTile, cuda::kRowLanes);
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks));
+  if (chunks == 1) {
+    cuda::ReduceColumnsKernel<Saver, Reducer, DType><<<grid, block, 0, stream>>>(
+        out, src, rows, width, rows_per_chunk, static_cast<DType*>(nullptr), scale);
+    MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
+    return;
+  }
+  cuda::StreamBuffer<DType> partial(chunks * width, stream);
+  cuda::ReduceColumnsKernel<Saver, Reducer, DType><<<grid, block, 0, stream>>>(
+      out, src, rows, width, rows_per_chunk, partial.get(), scale);
+  MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
+  cuda::ReducePartialsKernel<Saver, Reducer, DType>
+      <<<static_cast<unsigned>((width + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
+                                                                        width, scale);
+  MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
+}
+
+// dst[c] Saver= scale * Reduce over every index but dimension dimkeep of exp, on the GPU.
+template <typename Saver, typename Reducer, int dimkeep, typename R, typename DType, typename E,
+          int etype>
+inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
+                                 const expr::Exp<E, DType, etype>& exp, DType scale = 1) {
+  constexpr int kSrcDim = expr::ExpInfo<E>::kDim;
+  const Shape<kSrcDim> eshape =
+      expr::CheckReduceKeepHighDim<gpu, dimkeep, DType>(dst->self(), exp.self());
+  const index_t outer = eshape.ProdShape(0, dimkeep);
+  const index_t kept = eshape[dimkeep];
+  const index_t inner = eshape.ProdShape(dimkeep + 1, kSrcDim - 1);
+  const index_t width = eshape[kSrcDim - 1];
+  if (kept == 0) return;
+  using expr::MakePlan;
+  const auto src = MakePlan(exp.self());
+  const auto out = MakePlan(dst->self());
+  const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
+  const index_t total = outer * inner * width;
+  const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads);
+  const index_t per_chunk = (total + chunks - 1) / chunks;
+  const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
+  if (chunks == 1) {
+    cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
+        out, src, kept, inner, width, total, per_chunk, static_cast<DType*>(nullptr), scale);
+    MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
+    return;
+  }
+  cuda::StreamBuffer<DType> partial(chunks * kept, stream);
+  cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
+      out, src, kept, inner, width, total, per_chunk, partial.get(), scale);
+  MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
+  cuda::ReduceKeptPartialsKernel<Saver, Reducer, DType>
+      <<<static_cast<unsigned>((kept + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
+                                                                       kept, scale);
+  MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptPartialsKernel");
+}
+
+}  // namespace mshadow
+
+#endif  // MSHADOW_CUDA_TENSOR_GPU_INL_CUH_

@@ -1,0 +1,272 @@
+// The GPU backend against the CPU backend on the same data: each test builds its inputs on
+// the host, evaluates the same expression on both devices and compares. Skips without a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "dmlc/testing/error_message.h"
+#include "mshadow/tensor.h"
+#include "tools/cuda/gpu_test.h"
+
+namespace mshadow {
+namespace {
+
+using expr::F;
+using ::testing::HasSubstr;
+
+class TensorGpuTest : public gpu_testing::GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    InitTensorEngine<gpu>(0);
+    stream_ = NewStream<gpu>();
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) DeleteStream(stream_);
+  }
+
+  // A host tensor of `shape` with values in [-1, 1), fixed by `seed`.
+  template <int dim, typename DType = float>
+  TensorContainer<cpu, dim, DType> RandomTensor(Shape<dim> shape, unsigned seed) {
+    TensorContainer<cpu, dim, DType> t(shape);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Tensor<cpu, 2, DType> rows = t.FlatTo2D();
+    for (index_t y = 0; y < rows.size(0); ++y) {
+      for (index_t x = 0; x < rows.size(1); ++x) rows[y][x] = static_cast<DType>(dist(gen));
+    }
+    return t;
+  }
+
+  // A device copy of a host tensor (rows pitched).
+  template <int dim, typename DType>
+  Tensor<gpu, dim, DType> ToGpu(const Tensor<cpu, dim, DType>& host) {
+    Tensor<gpu, dim, DType> t(host.shape_);
+    t.set_stream(stream_);
+    AllocSpace(&t);
+    owned_.push_back([t]() mutable { FreeSpace(&t); });
+    Copy(t, host, stream_);
+    return t;
+  }
+
+  // The device tensor's values on the host (after the stream's work finished).
+  template <int dim, typename DType>
+  TensorContainer<cpu, dim, DType> ToCpu(const Tensor<gpu, dim, DType>& dev) {
+    TensorContainer<cpu, dim, DType> host(dev.shape_);
+    Copy(static_cast<Tensor<cpu, dim, DType>&>(host), dev, stream_);
+    stream_->Wait();
+    return host;
+  }
+
+  template <int dim, typename DType>
+  static void ExpectNear(const Tensor<cpu, dim, DType>& expected,
+                         const Tensor<cpu, dim, DType>& actual, double tolerance) {
+    ASSERT_EQ(expected.shape_, actual.shape_);
+    const Tensor<cpu, 2, DType> e = expected.FlatTo2D(), a = actual.FlatTo2D();
+    for (index_t y = 0; y < e.size(0); ++y) {
+      for (index_t x = 0; x < e.size(1); ++x) {
+        ASSERT_NEAR(e[y][x], a[y][x], tolerance * (1.0 + std::fabs(e[y][x])))
+            << "at (" << y << ", " << x << ")";
+      }
+    }
+  }
+
+  ~TensorGpuTest() override {
+    for (auto& free_it : owned_) free_it();
+  }
+
+  Stream<gpu>* stream_ = nullptr;
+  std::vector<std::function<void()>> owned_;
+};
+
+TEST_F(TensorGpuTest, AllocationPitchesRowsAndCopiesRoundTrip) {
+  const auto host = RandomTensor(Shape3(3, 37, 101), 1);
+  Tensor<gpu, 3> dev = ToGpu(static_cast<const Tensor<cpu, 3>&>(host));
+  EXPECT_GE(dev.stride_, 101);
+  EXPECT_EQ(dev.stride_ * sizeof(float) % 256, 0u) << "rows start on the device's pitch";
+  ExpectNear<3, float>(host, ToCpu(dev), 0.0);
+
+  Tensor<gpu, 3> copy(host.shape_);
+  copy.set_stream(stream_);
+  AllocSpace(&copy, false);
+  EXPECT_EQ(copy.stride_, 101);
+  Copy(copy, dev, stream_);  // device to device, pitched to packed
+  ExpectNear<3, float>(host, ToCpu(copy), 0.0);
+  FreeSpace(&copy);
+  EXPECT_EQ(copy.dptr_, nullptr);
+}
+
+TEST_F(TensorGpuTest, ElementwiseExpressionsMatchTheCpu) {
+  const auto a = RandomTensor(Shape2(129, 257), 2), b = RandomTensor(Shape2(129, 257), 3);
+  Tensor<gpu, 2> ga = ToGpu<2, float>(a), gb = ToGpu<2, float>(b);
+  TensorContainer<cpu, 2> expected(a.shape_);
+  Tensor<gpu, 2> gout = ToGpu<2, float>(expected);
+
+  expected = a * 2.0f + b;
+  gout = ga * 2.0f + gb;
+  ExpectNear<2, float>(expected, ToCpu(gout), 1e-6);
+
+  expected += F<op::exp>(a) / (b * b + 1.0f);
+  gout += F<op::exp>(ga) / (gb * gb + 1.0f);
+  ExpectNear<2, float>(expected, ToCpu(gout), 1e-5);
+
+  expected -= F<op::tanh>(a) - F<op::sigmoid>(b);
+  gout -= F<op::tanh>(ga) - F<op::sigmoid>(gb);
+  ExpectNear<2, float>(expected, ToCpu(gout), 1e-5);
+
+  expected = 0.25f;
+  gout = 0.25f;
+  ExpectNear<2, float>(expected, ToCpu(gout), 0.0);
+}
+
+TEST_F(TensorGpuTest, TransposeCastBroadcastAndSlicesMatchTheCpu) {
+  const auto a = RandomTensor(Shape2(70, 45), 4);
+  Tensor<gpu, 2> ga = ToGpu<2, float>(a);
+  TensorContainer<cpu, 2> t(Shape2(45, 70));
+  Tensor<gpu, 2> gt = ToGpu<2, float>(t);
+  t = a.T() * 3.0f;
+  gt = ga.T() * 3.0f;
+  ExpectNear<2, float>(t, ToCpu(gt), 1e-6);
+
+  TensorContainer<cpu, 2, double> d(a.shape_);
+  Tensor<gpu, 2, double> gd = ToGpu<2, double>(d);
+  d = expr::tcast<double>(a) + 1.0;
+  gd = expr::tcast<double>(ga) + 1.0;
+  ExpectNear<2, double>(d, ToCpu(gd), 0.0);
+
+  const auto v = RandomTensor(Shape1(45), 5);
+  Tensor<gpu, 1> gv = ToGpu<1, float>(v);
+  TensorContainer<cpu, 2> rep(a.shape_);
+  Tensor<gpu, 2> grep = ToGpu<2, float>(rep);
+  rep = a + expr::repmat(v, 70);
+  grep = ga + expr::repmat(gv, 70);
+  ExpectNear<2, float>(rep, ToCpu(grep), 1e-6);
+
+  // A column range of rows (strided source and destination).
+  Tensor<gpu, 2> gslice = grep.Slice(10, 20);
+  gslice = ga.Slice(0, 10) * -1.0f;
+  rep.Slice(10, 20) = a.Slice(0, 10) * -1.0f;
+  ExpectNear<2, float>(rep, ToCpu(grep), 1e-6);
+}
+
+TEST_F(TensorGpuTest, ReductionsMatchTheCpu) {
+  for (const Shape<2> shape : {Shape2(1000, 77), Shape2(200000, 3), Shape2(5, 4099)}) {
+    SCOPED_TRACE(shape);
+    const auto a = RandomTensor(shape, 6);
+    Tensor<gpu, 2> ga = ToGpu<2, float>(a);
+    TensorContainer<cpu, 1> sums(Shape1(shape[1]));
+    Tensor<gpu, 1> gsums = ToGpu<1, float>(sums);
+    sums = expr::sum_rows(a) * 0.5f;
+    gsums = expr::sum_rows(ga) * 0.5f;
+    ExpectNear<1, float>(sums, ToCpu(gsums), 1e-4);
+    sums += expr::reduce_except_dim<1, red::maximum>(a);
+    gsums += expr::reduce_except_dim<1, red::maximum>(ga);
+    ExpectNear<1, float>(sums, ToCpu(gsums), 1e-4);
+  }
+  const auto t = RandomTensor(Shape4(8, 16, 33, 35), 7);
+  Tensor<gpu, 4> gt = ToGpu<4, float>(t);
+  TensorContainer<cpu, 1> channel(Shape1(16));
+  Tensor<gpu, 1> gchannel = ToGpu<1, float>(channel);
+  channel = expr::sumall_except_dim<1>(t);
+  gchannel = expr::sumall_except_dim<1>(gt);
+  ExpectNear<1, float>(channel, ToCpu(gchannel), 1e-4);
+  channel = expr::reduce_except_dim<1, red::minimum>(F<op::square>(t));
+  gchannel = expr::reduce_except_dim<1, red::minimum>(F<op::square>(gt));
+  ExpectNear<1, float>(channel, ToCpu(gchannel), 1e-6);
+}
+
+template <typename DType>
+class TensorGpuDotTest : public TensorGpuTest {};
+using DotTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TensorGpuDotTest, DotTypes);
+
+TYPED_TEST(TensorGpuDotTest, EveryProductMatchesTheCpu) {
+  using DType = TypeParam;
+  const double tol = sizeof(DType) == 4 ? 1e-4 : 1e-12;
+  const auto a = this->template RandomTensor<2, DType>(Shape2(33, 65), 8);
+  const auto b = this->template RandomTensor<2, DType>(Shape2(65, 17), 9);
+  const auto bt = this->template RandomTensor<2, DType>(Shape2(17, 65), 10);
+  const auto at = this->template RandomTensor<2, DType>(Shape2(65, 33), 11);
+  auto ga = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(a));
+  auto gb = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(b));
+  auto gbt = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(bt));
+  auto gat = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(at));
+  TensorContainer<cpu, 2, DType> c(Shape2(33, 17), DType(1));
+  auto gc = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(c));
+  c = expr::dot(a, b);
+  gc = expr::dot(ga, gb);
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(c), this->ToCpu(gc), tol);
+  c += expr::dot(a, bt.T()) * DType(2);
+  gc += expr::dot(ga, gbt.T()) * DType(2);
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(c), this->ToCpu(gc), tol);
+  c -= expr::dot(at.T(), b);
+  gc -= expr::dot(gat.T(), gb);
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(c), this->ToCpu(gc), tol);
+  c = expr::dot(at.T(), bt.T());
+  gc = expr::dot(gat.T(), gbt.T());
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(c), this->ToCpu(gc), tol);
+
+  // One row (gemv), vector x matrix, outer product (ger).
+  TensorContainer<cpu, 2, DType> row(Shape2(1, 17));
+  auto grow = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(row));
+  row = expr::dot(a.Slice(3, 4), b);
+  grow = expr::dot(ga.Slice(3, 4), gb);
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(row), this->ToCpu(grow), tol);
+  TensorContainer<cpu, 1, DType> v(Shape1(17));
+  auto gv = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(v));
+  v = expr::dot(a[5], b);
+  gv = expr::dot(ga[5], gb);
+  this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(v), this->ToCpu(gv), tol);
+  TensorContainer<cpu, 2, DType> outer(Shape2(65, 17));
+  auto gouter = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(outer));
+  outer = expr::dot(a[0].T(), bt[1]);
+  gouter = expr::dot(ga[0].T(), gbt[1]);
+  this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(outer), this->ToCpu(gouter), tol);
+
+  // Batches, one strided-batched call.
+  const auto x = this->template RandomTensor<3, DType>(Shape3(7, 12, 9), 12);
+  const auto y = this->template RandomTensor<3, DType>(Shape3(7, 9, 5), 13);
+  auto gx = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(x));
+  auto gy = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(y));
+  TensorContainer<cpu, 3, DType> z(Shape3(7, 12, 5));
+  auto gz = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(z));
+  z = expr::batch_dot<false, false>(x, y);
+  gz = expr::batch_dot<false, false>(gx, gy);
+  this->ExpectNear(static_cast<const Tensor<cpu, 3, DType>&>(z), this->ToCpu(gz), tol);
+
+  TensorContainer<cpu, 1, DType> d(Shape1(1));
+  auto gd = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(d));
+  VectorDot(static_cast<Tensor<cpu, 1, DType>&>(d), a[2], a[4]);
+  VectorDot(gd, ga[2], ga[4]);  // the result stays in device memory
+  this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(d), this->ToCpu(gd), tol);
+}
+
+TEST_F(TensorGpuTest, FailuresAreErrorsAndLeaveTheStreamUsable) {
+  Tensor<gpu, 2> huge(Shape2(index_t{1} << 30, index_t{1} << 10));
+  huge.set_stream(stream_);
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { AllocSpace(&huge); }),
+              HasSubstr("cudaMalloc of 4398046511104 bytes for a tensor of shape (1073741824,1024)"));
+  EXPECT_EQ(huge.dptr_, nullptr);
+
+  const auto a = RandomTensor(Shape2(4, 5), 14);
+  Tensor<gpu, 2> ga = ToGpu<2, float>(a);
+  TensorContainer<cpu, 2> wrong(Shape2(5, 4));
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { Copy(ga, static_cast<Tensor<cpu, 2>&>(wrong), stream_); }),
+              HasSubstr("Copy: source and destination shapes differ"));
+  Tensor<gpu, 2> gb = ToGpu<2, float>(a);
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { ga = gb.T(); }),
+              HasSubstr("the expression's shape differs from the target's"));
+
+  TensorContainer<cpu, 2> expected(a.shape_);
+  expected = a + 1.0f;
+  ga = gb + 1.0f;  // the stream still works
+  ExpectNear<2, float>(expected, ToCpu(ga), 0.0);
+}
+
+}  // namespace
+}  // namespace mshadow

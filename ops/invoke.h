@@ -73,7 +73,7 @@ namespace detail {
 template <typename Device>
 void RunCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& inputs,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
-  const FCompute* compute = attrs.op->compute(Device::kDevCPU);
+  const FCompute* compute = attrs.op->template compute<Device>();
   if (compute == nullptr) {
     throw dmlc::Error(attrs.op->name + " has no " + ComputeAttrName<Device>() + " implementation");
   }

@@ -53,6 +53,12 @@ Tensor<cpu, 1, DType> Flat(const TBlob& blob) {
   return blob.get_with_shape<cpu, 1, DType>(Shape1(blob.Size()));
 }
 
+// Every element of a contiguous blob, as a 1-D tensor on Device issued on `stream`.
+template <typename Device, typename DType>
+Tensor<Device, 1, DType> Flat(const TBlob& blob, mshadow::Stream<Device>* stream) {
+  return blob.get_with_shape<Device, 1, DType>(Shape1(blob.Size()), stream);
+}
+
 // Prepares an output for accumulation: zero for kWriteTo, kept for kAddTo. Returns false
 // for kNullOp (nothing to compute).
 template <typename DType>

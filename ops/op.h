@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 
@@ -91,7 +92,13 @@ class Op {
   const FInferShape* infer_shape() const { return infer_shape_; }
   const FInferType* infer_type() const { return infer_type_; }
   const FResourceRequest* resource_request() const { return resource_request_; }
-  const FCompute* compute(bool on_cpu) const { return on_cpu ? compute_cpu_ : compute_gpu_; }
+  // FCompute<Device> (Device: mshadow::cpu or mshadow::gpu), or nullptr.
+  template <typename Device>
+  const FCompute* compute() const {
+    static_assert(std::is_same_v<Device, mshadow::cpu> || std::is_same_v<Device, mshadow::gpu>,
+                  "operators compute on mshadow::cpu or mshadow::gpu");
+    return std::is_same_v<Device, mshadow::cpu> ? compute_cpu_ : compute_gpu_;
+  }
 
   // The most inputs or outputs one call may have (a bound on what a host's parameters, e.g.
   // Concat's num_args, can make the library allocate for names and checks).

@@ -1,0 +1,155 @@
+// ops/elemwise_unary-inl.h: the unary elementwise operators (relu, sigmoid, tanh, exp, log,
+// sqrt, square, abs, negative, clip) and their backward operators, written once for every
+// device. elemwise_unary.cc registers them with FCompute<cpu>, elemwise_unary.cu adds
+// FCompute<gpu>; both take the list of operators from ForEachUnary.
+#ifndef OPS_ELEMWISE_UNARY_INL_H_
+#define OPS_ELEMWISE_UNARY_INL_H_
+
+#include <string>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/grad_functors.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace unary {
+
+using mshadow::expr::F;
+
+// Where a derivative is computed from (see grad_functors.h).
+enum class GradFrom { kOutputGradOnly, kInput, kOutput };
+
+template <typename T>
+struct Type {
+  using type = T;
+};
+
+// Calls fn(Type<Forward>(), Type<Grad>(), name, description, from) for every operator of the
+// family: forward functor, derivative functor (see grad_functors.h), what the derivative reads.
+template <typename Fn>
+void ForEachUnary(Fn&& fn) {
+  namespace op = mshadow::op;
+  fn(Type<op::relu>(), Type<fn::relu_grad>(), "relu", "Rectified linear unit: max(x, 0).",
+     GradFrom::kOutput);
+  fn(Type<op::sigmoid>(), Type<fn::sigmoid_grad>(), "sigmoid",
+     "Logistic sigmoid: 1 / (1 + exp(-x)).", GradFrom::kOutput);
+  fn(Type<op::tanh>(), Type<fn::tanh_grad>(), "tanh", "Hyperbolic tangent.", GradFrom::kOutput);
+  fn(Type<op::exp>(), Type<op::identity>(), "exp", "Exponential: e^x.", GradFrom::kOutput);
+  fn(Type<op::log>(), Type<fn::log_grad>(), "log", "Natural logarithm.", GradFrom::kInput);
+  fn(Type<op::sqrt>(), Type<fn::sqrt_grad>(), "sqrt", "Square root.", GradFrom::kOutput);
+  fn(Type<op::square>(), Type<fn::square_grad>(), "square", "Square: x * x.", GradFrom::kInput);
+  fn(Type<op::abs>(), Type<fn::abs_grad>(), "abs", "Absolute value.", GradFrom::kInput);
+  fn(Type<op::negation>(), Type<op::negation>(), "negative", "Negation: -x.",
+     GradFrom::kOutputGradOnly);
+}
+
+template <typename xpu, typename Forward>
+void UnaryCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    Assign(Flat<xpu, DType>(out[0], s), req[0], F<Forward>(Flat<xpu, DType>(in[0], s)));
+  });
+}
+
+// in_grad = out_grad * Grad(x or y), or Grad(out_grad) when nothing else is read.
+template <typename xpu, typename Grad>
+void UnaryBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (in.size() == 1) {
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<Grad>(Flat<xpu, DType>(in[0], s)));
+    } else {
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             Flat<xpu, DType>(in[0], s) * F<Grad>(Flat<xpu, DType>(in[1], s)));
+    }
+  });
+}
+
+// ---- clip: a_min <= x <= a_max.
+
+struct ClipParam : public dmlc::Parameter<ClipParam> {
+  double a_min;
+  double a_max;
+  DMLC_DECLARE_PARAMETER(ClipParam) {
+    DMLC_DECLARE_FIELD(a_min).describe("Minimum value.");
+    DMLC_DECLARE_FIELD(a_max).describe("Maximum value.");
+  }
+};
+
+// MXNet's clip, for any bounds: a_max above a_max, a_min below a_min (with a_min > a_max: a_min
+// everywhere else). NumPy would give a_max everywhere for a_min > a_max.
+struct clip_any_bounds {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType x, DType lo, DType hi) {
+    return x > hi ? hi : (x < lo ? lo : x);
+  }
+};
+
+// The gradient flows where a_min <= x <= a_max (nowhere when a_min > a_max, as in MXNet).
+struct clip_grad {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType out_grad, DType x, DType lo, DType hi) {
+    return (x >= lo && x <= hi) ? out_grad : DType(0);
+  }
+};
+
+template <typename xpu>
+void ClipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ClipParam& param = GetParam<ClipParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType lo = static_cast<DType>(param.a_min), hi = static_cast<DType>(param.a_max);
+    if (lo <= hi) {  // through the engine: vectorized on the CPU
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             F<mshadow::op::minimum>(F<mshadow::op::maximum>(Flat<xpu, DType>(in[0], s), lo), hi));
+      return;
+    }
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<op_with_req<clip_any_bounds, Req>, xpu>::Launch(
+          s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), lo, hi);
+    });
+  });
+}
+
+// Inputs: out_grad, x.
+template <typename xpu>
+void ClipBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const ClipParam& param = GetParam<ClipParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType lo = static_cast<DType>(param.a_min), hi = static_cast<DType>(param.a_max);
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<op_with_req<clip_grad, Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                       in[0].dptr<DType>(), in[1].dptr<DType>(),
+                                                       lo, hi);
+    });
+  });
+}
+
+// Adds FCompute<xpu> to every operator of the family and its backward operator.
+template <typename xpu>
+void SetUnaryCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  ForEachUnary([attr_name](auto forward, auto grad, const char* name, const char*, GradFrom) {
+    using Forward = typename decltype(forward)::type;
+    using Grad = typename decltype(grad)::type;
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(UnaryCompute<xpu, Forward>));
+    RegisterOp(std::string("_backward_") + name)
+        .set_attr<FCompute>(attr_name, FCompute(UnaryBackwardCompute<xpu, Grad>));
+  });
+  RegisterOp("clip").set_attr<FCompute>(attr_name, FCompute(ClipCompute<xpu>));
+  RegisterOp("_backward_clip").set_attr<FCompute>(attr_name, FCompute(ClipBackwardCompute<xpu>));
+}
+
+}  // namespace unary
+}  // namespace ops
+
+#endif  // OPS_ELEMWISE_UNARY_INL_H_

@@ -1,0 +1,198 @@
+// Every operator with an FCompute<gpu>, run on the GPU against its CPU result on the same
+// inputs: each case of ops/testing/op_cases.txt, float32 and float64, written (kWriteTo) and
+// accumulated (kAddTo), forward and backward. Skips without a GPU ("no CUDA device").
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mshadow/cuda/stream.h"
+#include "mshadow/tensor_gpu-inl.h"
+#include "ops/backward.h"
+#include "ops/imperative.h"
+#include "ops/invoke.h"
+#include "ops/testing/op_cases.h"
+#include "tools/cuda/gpu_test.h"
+
+namespace ops {
+namespace {
+
+using mshadow::gpu;
+using testing::OpCase;
+using testing::Values;
+
+// Device memory holding a copy of a CPU tensor's shape and type.
+class GpuTensor {
+ public:
+  GpuTensor(const TShape& shape, int type_flag)
+      : bytes_(static_cast<size_t>(shape.Size()) * static_cast<size_t>(mshadow::TypeFlagSize(type_flag))) {
+    void* ptr = nullptr;
+    MSHADOW_CUDA_CALL(cudaMalloc(&ptr, std::max<size_t>(bytes_, 1)));
+    storage_.reset(ptr, [](void* p) { cudaFree(p); });
+    blob_ = TBlob(ptr, shape, gpu::kDevMask, type_flag);
+  }
+  static GpuTensor CopyOf(const TBlob& host) {
+    GpuTensor t(host.shape_, host.type_flag_);
+    MSHADOW_CUDA_CALL(cudaMemcpy(t.blob_.dptr_, host.dptr_, t.bytes_, cudaMemcpyHostToDevice));
+    return t;
+  }
+  CpuTensor ToCpu() const {
+    CpuTensor host(blob_.shape_, blob_.type_flag_);
+    MSHADOW_CUDA_CALL(cudaMemcpy(host.blob().dptr_, blob_.dptr_, bytes_, cudaMemcpyDeviceToHost));
+    return host;
+  }
+  const TBlob& blob() const { return blob_; }
+
+ private:
+  size_t bytes_;
+  std::shared_ptr<void> storage_;
+  TBlob blob_;
+};
+
+std::vector<GpuTensor> CopiesOf(const std::vector<TBlob>& host) {
+  std::vector<GpuTensor> out;
+  for (const TBlob& b : host) out.push_back(GpuTensor::CopyOf(b));
+  return out;
+}
+
+std::vector<TBlob> Blobs(const std::vector<GpuTensor>& tensors) {
+  std::vector<TBlob> out;
+  for (const GpuTensor& t : tensors) out.push_back(t.blob());
+  return out;
+}
+
+// Temporary space in device memory, grown to the largest request.
+class GpuTempSpace : public TempSpace {
+ public:
+  void* Get(size_t bytes) override {
+    if (bytes > capacity_) {
+      void* ptr = nullptr;
+      MSHADOW_CUDA_CALL(cudaMalloc(&ptr, bytes));
+      storage_.reset(ptr, [](void* p) { cudaFree(p); });
+      capacity_ = bytes;
+    }
+    return storage_.get();
+  }
+
+ private:
+  std::shared_ptr<void> storage_;
+  size_t capacity_ = 0;
+};
+
+class GpuOperatorTest : public gpu_testing::GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    stream_ = mshadow::NewStream<gpu>();
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) mshadow::DeleteStream(stream_);
+  }
+
+  // Runs `attrs` on the GPU on copies of `inputs` into outputs holding `initial` (as `req`
+  // says) and returns the outputs on the host.
+  std::vector<CpuTensor> RunGpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                                const std::vector<CpuTensor>& initial, OpReqType req) {
+    const std::vector<GpuTensor> in = CopiesOf(inputs);
+    std::vector<TBlob> initial_blobs = ops::Blobs(initial);
+    const std::vector<GpuTensor> out = CopiesOf(initial_blobs);
+    OpContext ctx;
+    ctx.stream = stream_;
+    if (const FResourceRequest* requests = attrs.op->resource_request()) {
+      for (const ResourceRequest& r : (*requests)(attrs)) {
+        Resource resource;
+        resource.type = r.type;
+        resource.space = &temp_space_;
+        ctx.requested.push_back(resource);
+      }
+    }
+    Invoke<gpu>(attrs, ctx, Blobs(in), std::vector<OpReqType>(out.size(), req), Blobs(out));
+    stream_->Wait();
+    std::vector<CpuTensor> result;
+    for (const GpuTensor& t : out) result.push_back(t.ToCpu());
+    return result;
+  }
+
+  // The GPU's results against the CPU's, written and accumulated onto ones.
+  void ExpectGpuMatchesCpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                           const std::string& what) {
+    const std::vector<CpuTensor> expected = RunCpu(attrs, inputs);
+    std::vector<CpuTensor> ones;
+    for (const CpuTensor& e : expected) {
+      ones.emplace_back(e.shape(), e.type_flag());
+      testing::SetValues(ones.back().blob(), Values(e.shape().Size(), 1.0));
+    }
+    const bool single = expected.empty() || expected[0].type_flag() == mshadow::kFloat32;
+    const double tolerance = single ? 2e-5 : 1e-11;
+    for (const OpReqType req : {kWriteTo, kAddTo}) {
+      const std::vector<CpuTensor> actual = RunGpu(attrs, inputs, ones, req);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const Values want = testing::ToValues(expected[i].blob());
+        const Values got = testing::ToValues(actual[i].blob());
+        ASSERT_EQ(want.size(), got.size());
+        const double offset = req == kAddTo ? 1.0 : 0.0;
+        for (size_t k = 0; k < want.size(); ++k) {
+          const double w = want[k] + offset;
+          if (std::isnan(w)) {
+            EXPECT_TRUE(std::isnan(got[k])) << what << " output " << i << " element " << k;
+            continue;
+          }
+          ASSERT_NEAR(w, got[k], tolerance * (1.0 + std::fabs(w)))
+              << what << (req == kAddTo ? " (kAddTo)" : "") << " output " << i << " element "
+              << k;
+        }
+      }
+    }
+  }
+
+  mshadow::Stream<gpu>* stream_ = nullptr;
+  GpuTempSpace temp_space_;
+};
+
+TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
+  int compared = 0;
+  std::vector<std::string> cpu_only;
+  for (const OpCase& c : testing::LoadOpCases("ops/testing/op_cases.txt")) {
+    const Op* op = Op::Get(c.op);
+    if (op->compute<gpu>() == nullptr) {
+      cpu_only.push_back(c.op);
+      continue;
+    }
+    for (const int type_flag : {mshadow::kFloat32, mshadow::kFloat64}) {
+      const std::string what = testing::CaseName(c) + (type_flag == mshadow::kFloat32 ? " float32"
+                                                                                       : " float64");
+      SCOPED_TRACE(what);
+      const NodeAttrs attrs = ParseAttrs(op, c.kwargs);
+      const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
+      ExpectGpuMatchesCpu(attrs, ops::Blobs(inputs), what);
+      ++compared;
+      if (!op->HasAttr("FGradient")) continue;
+      const NodeAttrs backward = BackwardAttrs(attrs);
+      if (backward.op->compute<gpu>() == nullptr) {
+        cpu_only.push_back(backward.op->name);
+        continue;
+      }
+      const std::vector<CpuTensor> outputs = RunCpu(attrs, ops::Blobs(inputs));
+      std::vector<CpuTensor> out_grads;
+      for (const CpuTensor& o : outputs) {
+        out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {o.shape()}}, type_flag, 7)[0]);
+      }
+      ExpectGpuMatchesCpu(backward,
+                          BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs),
+                                         ops::Blobs(outputs)),
+                          what + " backward");
+    }
+  }
+  EXPECT_GT(compared, 0) << "no operator has an FCompute<gpu>";
+  std::string list;
+  for (const std::string& name : cpu_only) list += " " + name;
+  RecordProperty("cpu_only", list);
+  std::printf("compared %d operator cases on the GPU; CPU only:%s\n", compared, list.c_str());
+}
+
+}  // namespace
+}  // namespace ops

@@ -1,0 +1,113 @@
+// ops/kernel_launch.h: operators' elementwise kernels, written once for every device.
+//
+// An operator writes its element function as a functor with a static Map over a flat index,
+// and launches it over n indices on a device's stream; the CPU runs it on the library's
+// threads, the GPU as a grid-stride CUDA kernel (ops/kernel_launch_gpu.cuh). The write mode
+// (OpReqType) is a template argument of the functor (`op_with_req`), so the loop has no
+// branch on it.
+//
+//   struct clip_inverted {  // MXNet's clip with a_min > a_max
+//     template <typename DType>
+//     MSHADOW_XINLINE static DType Map(DType x, DType lo, DType hi) {
+//       return x > hi ? hi : (x < lo ? lo : x);
+//     }
+//   };
+//   OPS_REQ_SWITCH(req[0], Req, {
+//     Kernel<op_with_req<clip_inverted, Req>, xpu>::Launch(
+//         stream, n, out.dptr<DType>(), in.dptr<DType>(), lo, hi);
+//   });
+//
+// This is MXNet's mxnet_op::Kernel<OP, xpu>::Launch; the same functor compiles for both
+// devices because MSHADOW_XINLINE is __host__ __device__ under nvcc.
+#ifndef OPS_KERNEL_LAUNCH_H_
+#define OPS_KERNEL_LAUNCH_H_
+
+#include <algorithm>
+
+#include "mshadow/base.h"
+#include "mshadow/expr/packet_plan.h"
+#include "mshadow/parallel.h"
+#include "mshadow/stream.h"
+#include "ops/op_types.h"
+
+namespace ops {
+
+using mshadow::cpu;
+using mshadow::gpu;
+
+// *out = value (kWriteTo, kWriteInplace) or *out += value (kAddTo); kNullOp writes nothing.
+template <int kReq, typename DType>
+MSHADOW_XINLINE void AssignReq(DType* out, DType value) {
+  if constexpr (kReq == kAddTo) {
+    *out += value;
+  } else if constexpr (kReq != kNullOp) {
+    *out = value;
+  }
+}
+
+// out[i] (written as kReq says) = OP::Map(in[i]..., scalars...): an elementwise functor
+// lifted to a kernel functor. Arguments that are pointers are read at i; the others are
+// passed as they are (scalars).
+template <typename OP, int kReq>
+struct op_with_req {
+  template <typename DType, typename... Args>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const Args&... args) {
+    AssignReq<kReq>(out + i, static_cast<DType>(OP::Map(At(args, i)...)));
+  }
+
+ private:
+  template <typename T>
+  MSHADOW_XINLINE static const T& At(const T* p, index_t i) { return p[i]; }
+  template <typename T>
+  MSHADOW_XINLINE static const T& At(T* p, index_t i) { return p[i]; }
+  template <typename T>
+  MSHADOW_XINLINE static const T& At(const T& value, index_t) { return value; }
+};
+
+// Runs OP::Map(i, args...) for i in [0, n) on Device; declared here, defined per device.
+// A device without a definition is a compile error.
+template <typename OP, typename Device>
+struct Kernel;
+
+// The CPU: consecutive ranges of indices on the library's threads, as many as the work pays
+// for (mshadow's minimum elements per thread). Each index runs once, so results do not
+// depend on the thread count.
+template <typename OP>
+struct Kernel<OP, cpu> {
+  template <typename... Args>
+  static void Launch(mshadow::Stream<cpu>* /*stream*/, index_t n, Args... args) {
+    const int threads = static_cast<int>(std::min<index_t>(
+        mshadow::GetNumThreads(), n / mshadow::expr::kMinElementsPerThread));
+    if (threads <= 1) {
+      for (index_t i = 0; i < n; ++i) OP::Map(i, args...);
+      return;
+    }
+    mshadow::ParallelFor(threads, threads, [&](index_t part) {
+      const index_t end = n * (part + 1) / threads;
+      for (index_t i = n * part / threads; i < end; ++i) OP::Map(i, args...);
+    });
+  }
+};
+
+}  // namespace ops
+
+// Runs `...` with `Req` a compile-time copy of the run-time write mode `req` (kNullOp runs
+// nothing): one instantiation of the kernel per mode.
+#define OPS_REQ_SWITCH(req, Req, ...)              \
+  switch (req) {                                   \
+    case ::ops::kNullOp:                           \
+      break;                                       \
+    case ::ops::kWriteTo:                          \
+    case ::ops::kWriteInplace: {                   \
+      constexpr int Req = ::ops::kWriteTo;         \
+      __VA_ARGS__                                  \
+    } break;                                       \
+    case ::ops::kAddTo: {                          \
+      constexpr int Req = ::ops::kAddTo;           \
+      __VA_ARGS__                                  \
+    } break;                                       \
+    default:                                       \
+      LOG(FATAL) << "invalid OpReqType " << static_cast<int>(req); \
+  }
+
+#endif  // OPS_KERNEL_LAUNCH_H_

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds every GPU test (Bazel targets tagged "gpu") into one folder that runs on a machine
+# with a GPU and CUDA 13 but no Bazel and none of this machine's libraries:
+#
+#   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/
+#   FOLDER/run_all.sh [RESULTS]              # there: every binary, results (XML, logs) in RESULTS
+#
+# The project's own code is linked statically (--dynamic_mode=off); the third-party shared
+# libraries a bare CUDA machine lacks (OpenBLAS, SLEEF, the Fortran runtime) are copied into
+# FOLDER/lib; the CUDA runtime and cuBLAS come from the toolkit there. Host code is built for
+# x86-64-v3 (AVX2, FMA), which any machine with an H100/H200 has, not for this CPU.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+out=${1:-gpu-bundle}
+flags=(--config=cuda --dynamic_mode=off --copt=-march=x86-64-v3)
+
+mapfile -t targets < <(./tools/bazel query 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
+echo "GPU tests: ${targets[*]}"
+./tools/bazel build "${flags[@]}" "${targets[@]}"
+bin=$(./tools/bazel info "${flags[@]}" bazel-bin 2>/dev/null)
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib" "$out/data/ops/testing"
+for target in "${targets[@]}"; do
+  path=${target#//}
+  cp "$bin/${path/://}" "$out/bin/"
+done
+# Data files the tests read, at their workspace paths (the tests run from data/).
+cp ops/testing/op_cases.txt "$out/data/ops/testing/"
+
+# Third-party shared libraries outside the C runtime and the CUDA toolkit.
+for binary in "$out"/bin/*; do
+  ldd "$binary" | awk '/=> \// { print $3 }'
+done | sort -u | while read -r lib; do
+  case $(basename "$lib") in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*) ;;
+    libcuda*|libcublas*|libcudart*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+
+cat > "$out/run_all.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs every GPU test binary of this bundle; exits non-zero if any fails. Results (gtest XML
+# and each binary's output) go to $1 (default: ./results).
+here=$(cd "$(dirname "$0")" && pwd)
+results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
+export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+status=0
+cd "$here/data"
+for test in "$here"/bin/*; do
+  name=$(basename "$test")
+  start=$(date +%s%N)
+  if "$test" --gtest_output="xml:$results/$name.xml" > "$results/$name.log" 2>&1; then
+    verdict=PASSED
+  else
+    verdict=FAILED status=1
+  fi
+  printf '%-28s %s (%d ms)\n' "$name" "$verdict" $((($(date +%s%N) - start) / 1000000))
+  grep -E '^\[  (SKIPPED|FAILED) \]|^compared' "$results/$name.log" | sort -u | head -20
+done
+exit $status
+RUN
+chmod +x "$out/run_all.sh"
+du -sh "$out"

@@ -51,28 +51,48 @@ inline index_t AllocStride(index_t width, index_t rows, bool pad) {
   return (padded - width) * MSHADOW_MIN_PAD_RATIO <= width ? padded : width;
 }
 
+// "a tensor of shape (2,3)", for allocation messages.
+template <int dim>
+inline AllocationPurpose TensorOfShape(const Shape<dim>& shape) {
+  return [shape] {
+    std::ostringstream os;
+    os << "a tensor of shape " << shape;
+    return os.str();
+  };
+}
+
+// The rows (the product of every dimension but the last) of a tensor of `shape` to allocate,
+// on any device. A negative extent or a product beyond index_t is a dmlc::Error naming the
+// shape (FlatTo2D would wrap silently).
+template <int dim>
+inline index_t AllocRows(const Shape<dim>& shape, const AllocationPurpose& what) {
+  for (int i = 0; i < dim; ++i) CHECK_GE(shape[i], 0) << "AllocSpace: negative extent in " << what();
+  index_t rows = 1;
+  bool overflow = false;
+  for (int i = 0; i + 1 < dim; ++i) overflow |= __builtin_mul_overflow(rows, shape[i], &rows);
+  CHECK(!overflow) << "AllocSpace: " << what() << " has more elements than index_t holds";
+  return rows;
+}
+
+// The bytes of `rows` rows of `stride` elements of DType; an overflow is a dmlc::Error.
+template <typename DType>
+inline size_t AllocBytes(index_t rows, index_t stride, const AllocationPurpose& what) {
+  index_t elements = 0;
+  CHECK(!__builtin_mul_overflow(rows, stride, &elements))
+      << "AllocSpace: " << what() << " has more elements than index_t holds";
+  return BytesFor(elements, sizeof(DType), what);
+}
+
 }  // namespace detail
 
 // Allocates memory for `obj->shape_` (and sets dptr_ and stride_). Throws dmlc::Error if the
 // memory cannot be had; the tensor is then left unchanged.
 template <int dim, typename DType>
 inline void AllocSpace(Tensor<cpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PAD) {
-  const auto what = [obj] {
-    std::ostringstream os;
-    os << "a tensor of shape " << obj->shape_;
-    return os.str();
-  };
-  for (int i = 0; i < dim; ++i) {
-    CHECK_GE(obj->shape_[i], 0) << "AllocSpace: negative extent in " << what();
-  }
-  // Rows and elements multiplied with overflow checks (FlatTo2D would wrap silently).
-  index_t rows = 1, elements = 0;
-  bool overflow = false;
-  for (int i = 0; i + 1 < dim; ++i) overflow |= __builtin_mul_overflow(rows, obj->shape_[i], &rows);
+  const AllocationPurpose what = detail::TensorOfShape(obj->shape_);
+  const index_t rows = detail::AllocRows(obj->shape_, what);
   const index_t stride = detail::AllocStride<DType>(obj->shape_[dim - 1], rows, pad);
-  overflow |= __builtin_mul_overflow(rows, stride, &elements);
-  CHECK(!overflow) << "AllocSpace: " << what() << " has more elements than index_t holds";
-  const size_t bytes = BytesFor(elements, sizeof(DType), what);
+  const size_t bytes = detail::AllocBytes<DType>(rows, stride, what);
   void* ptr = AllocHost(bytes, kAllocAlignBytes, what);
   obj->dptr_ = static_cast<DType*>(ptr);
   obj->stride_ = stride;

@@ -86,22 +86,10 @@ inline void DeleteStream<gpu>(Stream<gpu>* stream) {
 // is a dmlc::Error naming the size and the shape; the tensor is then left unchanged.
 template <int dim, typename DType>
 inline void AllocSpace(Tensor<gpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PAD) {
-  const auto what = [obj] {
-    std::ostringstream os;
-    os << "a tensor of shape " << obj->shape_;
-    return os.str();
-  };
-  for (int i = 0; i < dim; ++i) {
-    CHECK_GE(obj->shape_[i], 0) << "AllocSpace: negative extent in " << what();
-  }
-  index_t rows = 1;
-  bool overflow = false;
-  for (int i = 0; i + 1 < dim; ++i) overflow |= __builtin_mul_overflow(rows, obj->shape_[i], &rows);
+  const AllocationPurpose what = detail::TensorOfShape(obj->shape_);
+  const index_t rows = detail::AllocRows(obj->shape_, what);
   const index_t width = obj->shape_[dim - 1];
-  index_t elements = 0;
-  overflow |= __builtin_mul_overflow(rows, width, &elements);
-  CHECK(!overflow) << "AllocSpace: " << what() << " has more elements than index_t holds";
-  const size_t bytes = BytesFor(elements, sizeof(DType), what);
+  const size_t bytes = detail::AllocBytes<DType>(rows, width, what);
   void* ptr = nullptr;
   cudaError_t status = cudaSuccess;
   index_t stride = width;

@@ -127,7 +127,8 @@ __global__ void __launch_bounds__(kColumnTile * kRowLanes)
   }
 }
 
-// dst[x] Saver= scale * Reduce over the `chunks` rows of partial[chunk][x].
+// dst[x] Saver= scale * Reduce over the `chunks` rows of partial[chunk][x] (x: a column of
+// MapReduceKeepLowest or a kept index of MapReduceKeepHighDim).
 template <typename Saver, typename Reducer, typename DType, typename DstPlan>
 __global__ void ReducePartialsKernel(DstPlan dst, const DType* partial, const index_t chunks,
                                      const index_t width, const DType scale) {
@@ -166,22 +167,10 @@ __global__ void __launch_bounds__(kKeptThreads)
   acc = BlockReduce<Reducer>(acc, shared);
   if (threadIdx.x != 0) return;
   if (partial != nullptr) {
-    partial[c * gridDim.y + blockIdx.y] = acc;
+    partial[static_cast<index_t>(blockIdx.y) * kept + c] = acc;  // as ReducePartialsKernel reads
   } else {
     Saver::template Save<DType>(dst.REval(0, c), acc * scale);
   }
-}
-
-// dst[c] Saver= scale * Reduce over the `chunks` entries of partial[c][chunk].
-template <typename Saver, typename Reducer, typename DType, typename DstPlan>
-__global__ void ReduceKeptPartialsKernel(DstPlan dst, const DType* partial, const index_t chunks,
-                                         const index_t kept, const DType scale) {
-  const index_t c = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= kept) return;
-  DType acc;
-  Reducer::SetInitValue(acc);
-  for (index_t k = 0; k < chunks; ++k) Reducer::Reduce(acc, partial[c * chunks + k]);
-  Saver::template Save<DType>(dst.REval(0, c), acc * scale);
 }
 
 // Device memory for partial results, stream-ordered: allocated and freed on `stream`.
@@ -285,10 +274,10 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
       out, src, kept, inner, width, total, per_chunk, partial.get(), scale);
   MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
-  cuda::ReduceKeptPartialsKernel<Saver, Reducer, DType>
+  cuda::ReducePartialsKernel<Saver, Reducer, DType>
       <<<static_cast<unsigned>((kept + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
                                                                        kept, scale);
-  MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptPartialsKernel");
+  MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
 }
 
 }  // namespace mshadow

@@ -132,7 +132,7 @@ def machine_description():
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "all cores"),
         "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS", "all cores"),
         "gpu": gpus.splitlines() if gpus else [],
-        "cuda_backend": "not built: the library has no CUDA backend yet (issue #16)",
+        "cuda_backend": "not timed: the suites run the CPU build; GPU operators have no benchmarks yet (issue #16)",
         "kernel": platform.release(),
         "commit": commit + ("-dirty" if dirty and commit else ""),
     }

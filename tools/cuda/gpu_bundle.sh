@@ -47,7 +47,7 @@ cat > "$out/run_all.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
 export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 status=0
 cd "$here/data"
 for test in "$here"/bin/*; do
@@ -59,7 +59,7 @@ for test in "$here"/bin/*; do
     verdict=FAILED status=1
   fi
   printf '%-28s %s (%d ms)\n' "$name" "$verdict" $((($(date +%s%N) - start) / 1000000))
-  grep -E '^\[  (SKIPPED|FAILED) \]|^compared' "$results/$name.log" | sort -u | head -20
+  grep -E '^\[  (SKIPPED|FAILED) \] .*\(|^compared' "$results/$name.log" | head -20
 done
 exit $status
 RUN

@@ -112,9 +112,9 @@ struct BLASEngine<cpu, double> {
     *ret = cblas_ddot(n, X, incX, Y, incY);
   }
   static void batched_gemm(Stream<cpu>* stream, bool transa, bool transb, int m, int n, int k,
-                           double alpha, const double* A, int lda, index_t strideA, const double* B,
-                           int ldb, index_t strideB, double beta, double* C, int ldc, index_t strideC,
-                           int batch) {
+                           double alpha, const double* A, int lda, index_t strideA,
+                           const double* B, int ldb, index_t strideB, double beta, double* C,
+                           int ldc, index_t strideC, int batch) {
     detail::LoopedBatchedGemm<BLASEngine>(stream, transa, transb, m, n, k, alpha, A, lda,
                                           strideA, B, ldb, strideB, beta, C, ldc, strideC, batch);
   }
@@ -151,7 +151,7 @@ template <typename SV, typename Device, typename DType>
 inline void Gemv(Stream<Device>* stream, DType* dst, const DType* x, index_t incx,
                  const Tensor<Device, 2, DType>& rhs, bool rtrans, DType scale) {
   BLASEngine<Device, DType>::gemv(stream, rtrans, BlasInt(rhs.size(1), "rhs columns"),
-                               BlasInt(rhs.size(0), "rhs rows"), scale * DType(SV::kAlphaBeta),
+                                  BlasInt(rhs.size(0), "rhs rows"), scale * DType(SV::kAlphaBeta),
                                   rhs.dptr_, BlasInt(rhs.stride_, "rhs stride"), x,
                                   BlasInt(incx, "lhs stride"), DType(SV::kBetaVal), dst, 1);
 }
@@ -257,11 +257,9 @@ struct DotEngine<SV, Device, 3, 3, 3, ltrans, rtrans, DType> {
         << "batch_dot: batch sizes differ: dst " << p_dst->shape_ << ", lhs " << lhs.shape_
         << ", rhs " << rhs.shape_;
     if (batch == 0) return;
-    const Tensor<Device, 2, DType> dst0 = (*p_dst)[0];
-    if (!detail::CheckGemm<SV>(dst0, lhs[0], ltrans, rhs[0], rtrans, "batch_dot")) {
-      for (index_t i = 1; i < batch; ++i) {
-        detail::CheckGemm<SV>((*p_dst)[i], lhs[i], ltrans, rhs[i], rtrans, "batch_dot");
-      }
+    // Every entry has the same shapes: the first one's check holds for all.
+    if (!detail::CheckGemm<SV>((*p_dst)[0], lhs[0], ltrans, rhs[0], rtrans, "batch_dot")) {
+      if (SV::kBetaVal == 0.0f) *p_dst = DType(0);  // an empty inner dimension: zeros
       return;
     }
     using detail::BlasInt;
@@ -270,10 +268,12 @@ struct DotEngine<SV, Device, 3, 3, 3, ltrans, rtrans, DType> {
     // Column-major, as in Gemm: C^T = B^T A^T for every entry.
     BLASEngine<Device, DType>::batched_gemm(
         p_dst->stream_, rtrans, ltrans, BlasInt(b[1], "n"), BlasInt(a[0], "m"),
-        BlasInt(a[1], "k"), scale * DType(SV::kAlphaBeta), rhs.dptr_,
-        BlasInt(rhs.stride_, "rhs stride"), rhs.template MemSize<1>(), lhs.dptr_,
-        BlasInt(lhs.stride_, "lhs stride"), lhs.template MemSize<1>(), DType(SV::kBetaVal), p_dst->dptr_,
-        BlasInt(p_dst->stride_, "dst stride"), p_dst->template MemSize<1>(), BlasInt(batch, "batch"));
+        BlasInt(a[1], "k"), scale * DType(SV::kAlphaBeta),
+        rhs.dptr_, BlasInt(rhs.stride_, "rhs stride"), rhs.template MemSize<1>(),
+        lhs.dptr_, BlasInt(lhs.stride_, "lhs stride"), lhs.template MemSize<1>(),
+        DType(SV::kBetaVal),
+        p_dst->dptr_, BlasInt(p_dst->stride_, "dst stride"), p_dst->template MemSize<1>(),
+        BlasInt(batch, "batch"));
   }
 };
 

@@ -66,7 +66,9 @@ inline AllocationPurpose TensorOfShape(const Shape<dim>& shape) {
 // shape (FlatTo2D would wrap silently).
 template <int dim>
 inline index_t AllocRows(const Shape<dim>& shape, const AllocationPurpose& what) {
-  for (int i = 0; i < dim; ++i) CHECK_GE(shape[i], 0) << "AllocSpace: negative extent in " << what();
+  for (int i = 0; i < dim; ++i) {
+    CHECK_GE(shape[i], 0) << "AllocSpace: negative extent in " << what();
+  }
   index_t rows = 1;
   bool overflow = false;
   for (int i = 0; i + 1 < dim; ++i) overflow |= __builtin_mul_overflow(rows, shape[i], &rows);

@@ -22,8 +22,8 @@
 #include <sstream>
 #include <string>
 
-#include "mshadow/cuda/check.h"
 #include "mshadow/cuda/blas_engine.h"
+#include "mshadow/cuda/check.h"
 #include "mshadow/cuda/stream.h"
 #include "mshadow/host_memory.h"
 #include "mshadow/tensor_alloc.h"

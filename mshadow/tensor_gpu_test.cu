@@ -249,14 +249,16 @@ TYPED_TEST(TensorGpuDotTest, EveryProductMatchesTheCpu) {
 TEST_F(TensorGpuTest, FailuresAreErrorsAndLeaveTheStreamUsable) {
   Tensor<gpu, 2> huge(Shape2(index_t{1} << 30, index_t{1} << 10));
   huge.set_stream(stream_);
-  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { AllocSpace(&huge); }),
-              HasSubstr("cudaMalloc of 4398046511104 bytes for a tensor of shape (1073741824,1024)"));
+  EXPECT_THAT(
+      dmlc::testing::ErrorMessageOf([&] { AllocSpace(&huge); }),
+      HasSubstr("cudaMalloc of 4398046511104 bytes for a tensor of shape (1073741824,1024)"));
   EXPECT_EQ(huge.dptr_, nullptr);
 
   const auto a = RandomTensor(Shape2(4, 5), 14);
   Tensor<gpu, 2> ga = ToGpu<2, float>(a);
   TensorContainer<cpu, 2> wrong(Shape2(5, 4));
-  EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { Copy(ga, static_cast<Tensor<cpu, 2>&>(wrong), stream_); }),
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf(
+                  [&] { Copy(ga, static_cast<Tensor<cpu, 2>&>(wrong), stream_); }),
               HasSubstr("Copy: source and destination shapes differ"));
   Tensor<gpu, 2> gb = ToGpu<2, float>(a);
   EXPECT_THAT(dmlc::testing::ErrorMessageOf([&] { ga = gb.T(); }),

@@ -111,25 +111,23 @@ void ClipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
       return;
     }
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<op_with_req<clip_any_bounds, Req>, xpu>::Launch(
-          s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), lo, hi);
+      Kernel<op_with_req<clip_any_bounds, Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                             in[0].dptr<DType>(), lo, hi);
     });
   });
 }
 
 // Inputs: out_grad, x.
 template <typename xpu>
-void ClipBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void ClipBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const ClipParam& param = GetParam<ClipParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType lo = static_cast<DType>(param.a_min), hi = static_cast<DType>(param.a_max);
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<op_with_req<clip_grad, Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
-                                                       in[0].dptr<DType>(), in[1].dptr<DType>(),
-                                                       lo, hi);
+      Kernel<op_with_req<clip_grad, Req>, xpu>::Launch(
+          s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(), lo, hi);
     });
   });
 }

@@ -28,7 +28,8 @@ using testing::Values;
 class GpuTensor {
  public:
   GpuTensor(const TShape& shape, int type_flag)
-      : bytes_(static_cast<size_t>(shape.Size()) * static_cast<size_t>(mshadow::TypeFlagSize(type_flag))) {
+      : bytes_(static_cast<size_t>(shape.Size()) *
+               static_cast<size_t>(mshadow::TypeFlagSize(type_flag))) {
     void* ptr = nullptr;
     MSHADOW_CUDA_CALL(cudaMalloc(&ptr, std::max<size_t>(bytes_, 1)));
     storage_.reset(ptr, [](void* p) { cudaFree(p); });
@@ -142,8 +143,7 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
             continue;
           }
           ASSERT_NEAR(w, got[k], tolerance * (1.0 + std::fabs(w)))
-              << what << (req == kAddTo ? " (kAddTo)" : "") << " output " << i << " element "
-              << k;
+              << what << (req == kAddTo ? " (kAddTo)" : "") << " output " << i << " element " << k;
         }
       }
     }
@@ -163,8 +163,8 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
       continue;
     }
     for (const int type_flag : {mshadow::kFloat32, mshadow::kFloat64}) {
-      const std::string what = testing::CaseName(c) + (type_flag == mshadow::kFloat32 ? " float32"
-                                                                                       : " float64");
+      const std::string what =
+          testing::CaseName(c) + (type_flag == mshadow::kFloat32 ? " float32" : " float64");
       SCOPED_TRACE(what);
       const NodeAttrs attrs = ParseAttrs(op, c.kwargs);
       const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
@@ -181,10 +181,10 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
       for (const CpuTensor& o : outputs) {
         out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {o.shape()}}, type_flag, 7)[0]);
       }
-      ExpectGpuMatchesCpu(backward,
-                          BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs),
-                                         ops::Blobs(outputs)),
-                          what + " backward");
+      ExpectGpuMatchesCpu(
+          backward,
+          BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs), ops::Blobs(outputs)),
+          what + " backward");
     }
   }
   EXPECT_GT(compared, 0) << "no operator has an FCompute<gpu>";

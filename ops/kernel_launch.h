@@ -23,6 +23,7 @@
 #define OPS_KERNEL_LAUNCH_H_
 
 #include <algorithm>
+#include <type_traits>
 
 #include "mshadow/base.h"
 #include "mshadow/expr/packet_plan.h"
@@ -56,12 +57,15 @@ struct op_with_req {
   }
 
  private:
+  // A pointer argument's element i; any other argument itself.
   template <typename T>
-  MSHADOW_XINLINE static const T& At(const T* p, index_t i) { return p[i]; }
-  template <typename T>
-  MSHADOW_XINLINE static const T& At(T* p, index_t i) { return p[i]; }
-  template <typename T>
-  MSHADOW_XINLINE static const T& At(const T& value, index_t) { return value; }
+  MSHADOW_XINLINE static decltype(auto) At(const T& arg, index_t i) {
+    if constexpr (std::is_pointer_v<T>) {
+      return arg[i];
+    } else {
+      return arg;
+    }
+  }
 };
 
 // Runs OP::Map(i, args...) for i in [0, n) on Device; declared here, defined per device.
@@ -76,8 +80,8 @@ template <typename OP>
 struct Kernel<OP, cpu> {
   template <typename... Args>
   static void Launch(mshadow::Stream<cpu>* /*stream*/, index_t n, Args... args) {
-    const int threads = static_cast<int>(std::min<index_t>(
-        mshadow::GetNumThreads(), n / mshadow::expr::kMinElementsPerThread));
+    const int threads = static_cast<int>(
+        std::min<index_t>(mshadow::GetNumThreads(), n / mshadow::expr::kMinElementsPerThread));
     if (threads <= 1) {
       for (index_t i = 0; i < n; ++i) OP::Map(i, args...);
       return;
@@ -93,20 +97,20 @@ struct Kernel<OP, cpu> {
 
 // Runs `...` with `Req` a compile-time copy of the run-time write mode `req` (kNullOp runs
 // nothing): one instantiation of the kernel per mode.
-#define OPS_REQ_SWITCH(req, Req, ...)              \
-  switch (req) {                                   \
-    case ::ops::kNullOp:                           \
-      break;                                       \
-    case ::ops::kWriteTo:                          \
-    case ::ops::kWriteInplace: {                   \
-      constexpr int Req = ::ops::kWriteTo;         \
-      __VA_ARGS__                                  \
-    } break;                                       \
-    case ::ops::kAddTo: {                          \
-      constexpr int Req = ::ops::kAddTo;           \
-      __VA_ARGS__                                  \
-    } break;                                       \
-    default:                                       \
+#define OPS_REQ_SWITCH(req, Req, ...)                              \
+  switch (req) {                                                   \
+    case ::ops::kNullOp:                                           \
+      break;                                                       \
+    case ::ops::kWriteTo:                                          \
+    case ::ops::kWriteInplace: {                                   \
+      constexpr int Req = ::ops::kWriteTo;                         \
+      __VA_ARGS__                                                  \
+    } break;                                                       \
+    case ::ops::kAddTo: {                                          \
+      constexpr int Req = ::ops::kAddTo;                           \
+      __VA_ARGS__                                                  \
+    } break;                                                       \
+    default:                                                       \
       LOG(FATAL) << "invalid OpReqType " << static_cast<int>(req); \
   }
 

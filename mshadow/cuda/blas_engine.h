@@ -46,24 +46,24 @@ struct BLASEngine<gpu, DType> {
   static cublasHandle_t Handle(Stream<gpu>* stream) { return Stream<gpu>::GetBlasHandle(stream); }
 
   static void SetStream(Stream<gpu>* stream) { Handle(stream); }
-  static void gemm(Stream<gpu>* stream, bool transa, bool transb, int m, int n, int k,
-                   DType alpha, const DType* A, int lda, const DType* Bm, int ldb, DType beta,
-                   DType* C, int ldc) {
-    MSHADOW_CUBLAS_CALL(B::gemm(Handle(stream), cuda::BlasOp(transa), cuda::BlasOp(transb), m,
-                                n, k, &alpha, A, lda, Bm, ldb, &beta, C, ldc));
+  static void gemm(Stream<gpu>* stream, bool transa, bool transb, int m, int n, int k, DType alpha,
+                   const DType* A, int lda, const DType* Bm, int ldb, DType beta, DType* C,
+                   int ldc) {
+    MSHADOW_CUBLAS_CALL(B::gemm(Handle(stream), cuda::BlasOp(transa), cuda::BlasOp(transb), m, n, k,
+                                &alpha, A, lda, Bm, ldb, &beta, C, ldc));
   }
   static void gemv(Stream<gpu>* stream, bool trans, int m, int n, DType alpha, const DType* A,
                    int lda, const DType* X, int incX, DType beta, DType* Y, int incY) {
-    MSHADOW_CUBLAS_CALL(B::gemv(Handle(stream), cuda::BlasOp(trans), m, n, &alpha, A, lda, X,
-                                incX, &beta, Y, incY));
+    MSHADOW_CUBLAS_CALL(B::gemv(Handle(stream), cuda::BlasOp(trans), m, n, &alpha, A, lda, X, incX,
+                                &beta, Y, incY));
   }
   static void ger(Stream<gpu>* stream, int m, int n, DType alpha, const DType* X, int incX,
                   const DType* Y, int incY, DType* A, int lda) {
     MSHADOW_CUBLAS_CALL(B::ger(Handle(stream), m, n, &alpha, X, incX, Y, incY, A, lda));
   }
   // *ret (device memory) = X . Y.
-  static void dot(Stream<gpu>* stream, int n, const DType* X, int incX, const DType* Y,
-                  int incY, DType* ret) {
+  static void dot(Stream<gpu>* stream, int n, const DType* X, int incX, const DType* Y, int incY,
+                  DType* ret) {
     cublasHandle_t handle = Handle(stream);
     MSHADOW_CUBLAS_CALL(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE));
     const cublasStatus_t status = B::dot(handle, n, X, incX, Y, incY, ret);
@@ -71,9 +71,9 @@ struct BLASEngine<gpu, DType> {
     if (status != CUBLAS_STATUS_SUCCESS) cuda::ThrowBlasError(status, "cublas<T>dot");
   }
   static void batched_gemm(Stream<gpu>* stream, bool transa, bool transb, int m, int n, int k,
-                           DType alpha, const DType* A, int lda, index_t strideA,
-                           const DType* Bm, int ldb, index_t strideB, DType beta, DType* C,
-                           int ldc, index_t strideC, int batch) {
+                           DType alpha, const DType* A, int lda, index_t strideA, const DType* Bm,
+                           int ldb, index_t strideB, DType beta, DType* C, int ldc, index_t strideC,
+                           int batch) {
     MSHADOW_CUBLAS_CALL(B::gemm_strided_batched(
         Handle(stream), cuda::BlasOp(transa), cuda::BlasOp(transb), m, n, k, &alpha, A, lda,
         strideA, Bm, ldb, strideB, &beta, C, ldc, strideC, batch));

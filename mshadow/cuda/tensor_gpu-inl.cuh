@@ -100,7 +100,7 @@ constexpr int kColumnTile = 32;
 constexpr int kRowLanes = 8;
 
 template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
-__global__ void __launch_bounds__(kColumnTile * kRowLanes)
+__global__ void __launch_bounds__(kColumnTile* kRowLanes)
     ReduceColumnsKernel(DstPlan dst, const SrcPlan src, const index_t rows, const index_t width,
                         const index_t rows_per_chunk, DType* partial, const DType scale) {
   __shared__ DType shared[kColumnTile * kRowLanes];
@@ -194,8 +194,26 @@ class StreamBuffer {
 // Chunks to split `items` of work into, so that `blocks` blocks become about four waves
 // on the device, none under `min_items` items.
 inline index_t ChunksFor(index_t items, index_t blocks, index_t min_items) {
-  const index_t wanted = std::max<index_t>(1, 4 * MultiprocessorCount() / std::max<index_t>(blocks, 1));
-  return std::max<index_t>(1, std::min(wanted, items / min_items));
+  const index_t waves = 4 * MultiprocessorCount() / std::max<index_t>(blocks, 1);
+  return std::max<index_t>(1, std::min(std::max<index_t>(1, waves), items / min_items));
+}
+
+// A reduction into `outputs` results split into `chunks`: `reduce(partial)` launches the
+// reduction kernel, which saves the results itself when `partial` is null (one chunk) and
+// otherwise writes partial[chunk][output], then folded by ReducePartialsKernel.
+template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename Launch>
+inline void ReduceInChunks(const DstPlan& out, index_t outputs, index_t chunks, DType scale,
+                           cudaStream_t stream, Launch&& reduce) {
+  if (chunks == 1) {
+    reduce(static_cast<DType*>(nullptr));
+    return;
+  }
+  StreamBuffer<DType> partial(chunks * outputs, stream);
+  reduce(partial.get());
+  ReducePartialsKernel<Saver, Reducer, DType>
+      <<<static_cast<unsigned>((outputs + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
+                                                                         outputs, scale);
+  MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
 }
 
 }  // namespace cuda
@@ -227,20 +245,11 @@ inline void MapReduceKeepLowest(TRValue<R, gpu, 1, DType>* dst,
   const index_t rows_per_chunk = (rows + chunks - 1) / chunks;
   const dim3 block(cuda::kColumnTile, cuda::kRowLanes);
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks));
-  if (chunks == 1) {
-    cuda::ReduceColumnsKernel<Saver, Reducer, DType><<<grid, block, 0, stream>>>(
-        out, src, rows, width, rows_per_chunk, static_cast<DType*>(nullptr), scale);
+  cuda::ReduceInChunks<Saver, Reducer>(out, width, chunks, scale, stream, [&](DType* partial) {
+    cuda::ReduceColumnsKernel<Saver, Reducer, DType>
+        <<<grid, block, 0, stream>>>(out, src, rows, width, rows_per_chunk, partial, scale);
     MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
-    return;
-  }
-  cuda::StreamBuffer<DType> partial(chunks * width, stream);
-  cuda::ReduceColumnsKernel<Saver, Reducer, DType><<<grid, block, 0, stream>>>(
-      out, src, rows, width, rows_per_chunk, partial.get(), scale);
-  MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
-  cuda::ReducePartialsKernel<Saver, Reducer, DType>
-      <<<static_cast<unsigned>((width + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
-                                                                        width, scale);
-  MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
+  });
 }
 
 // dst[c] Saver= scale * Reduce over every index but dimension dimkeep of exp, on the GPU.
@@ -264,20 +273,11 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads);
   const index_t per_chunk = (total + chunks - 1) / chunks;
   const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
-  if (chunks == 1) {
+  cuda::ReduceInChunks<Saver, Reducer>(out, kept, chunks, scale, stream, [&](DType* partial) {
     cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
-        out, src, kept, inner, width, total, per_chunk, static_cast<DType*>(nullptr), scale);
+        out, src, kept, inner, width, total, per_chunk, partial, scale);
     MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
-    return;
-  }
-  cuda::StreamBuffer<DType> partial(chunks * kept, stream);
-  cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
-      out, src, kept, inner, width, total, per_chunk, partial.get(), scale);
-  MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
-  cuda::ReducePartialsKernel<Saver, Reducer, DType>
-      <<<static_cast<unsigned>((kept + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
-                                                                       kept, scale);
-  MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
+  });
 }
 
 }  // namespace mshadow

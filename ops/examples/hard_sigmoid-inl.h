@@ -43,9 +43,8 @@ struct hard_sigmoid_backward {
 // 3. The compute functions for any device: one kernel launch over every element, the
 // output's request (OpReqType) folded into the kernel.
 template <typename xpu>
-void HardSigmoidCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                        const std::vector<TBlob>& out) {
+void HardSigmoidCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const HardSigmoidParam& param = GetParam<HardSigmoidParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {

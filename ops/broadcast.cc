@@ -2,6 +2,7 @@
 // broadcast_div, and their backward operators, which sum gradients over broadcast axes.
 #include <string>
 
+#include "ops/arithmetic_functors.h"
 #include "ops/kernel_util.h"
 #include "ops/strided_loop.h"
 
@@ -29,27 +30,6 @@ bool BroadcastShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShap
   return true;
 }
 
-struct Add {
-  template <typename T> static T Forward(T a, T b) { return a + b; }
-  template <typename T> static T LhsGrad(T, T) { return T(1); }
-  template <typename T> static T RhsGrad(T, T) { return T(1); }
-};
-struct Sub {
-  template <typename T> static T Forward(T a, T b) { return a - b; }
-  template <typename T> static T LhsGrad(T, T) { return T(1); }
-  template <typename T> static T RhsGrad(T, T) { return T(-1); }
-};
-struct Mul {
-  template <typename T> static T Forward(T a, T b) { return a * b; }
-  template <typename T> static T LhsGrad(T, T b) { return b; }
-  template <typename T> static T RhsGrad(T a, T) { return a; }
-};
-struct Div {
-  template <typename T> static T Forward(T a, T b) { return a / b; }
-  template <typename T> static T LhsGrad(T, T b) { return T(1) / b; }
-  template <typename T> static T RhsGrad(T a, T b) { return -a / (b * b); }
-};
-
 template <typename OP>
 void BroadcastCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -63,7 +43,7 @@ void BroadcastCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlo
     DType* y = out[0].dptr<DType>();
     ForEachStrided<2>(shape, {lhs_strides.data(), rhs_strides.data()},
                       [&](index_t i, const std::array<index_t, 2>& at) {
-                        AssignValue(y + i, req[0], OP::Forward(lhs[at[0]], rhs[at[1]]));
+                        AssignValue(y + i, req[0], OP::forward::Map(lhs[at[0]], rhs[at[1]]));
                       });
   });
 }
@@ -87,8 +67,8 @@ void BroadcastBackwardCompute(const NodeAttrs&, const OpContext&, const std::vec
     ForEachStrided<2>(shape, {lhs_strides.data(), rhs_strides.data()},
                       [&](index_t i, const std::array<index_t, 2>& at) {
                         const DType a = lhs[at[0]], b = rhs[at[1]];
-                        if (want_lhs) lhs_grad[at[0]] += og[i] * OP::LhsGrad(a, b);
-                        if (want_rhs) rhs_grad[at[1]] += og[i] * OP::RhsGrad(a, b);
+                        if (want_lhs) lhs_grad[at[0]] += og[i] * OP::lhs_grad::Map(a, b);
+                        if (want_rhs) rhs_grad[at[1]] += og[i] * OP::rhs_grad::Map(a, b);
                       });
   });
 }
@@ -114,10 +94,10 @@ void DefineBroadcast(const std::string& name, const std::string& description) {
 }
 
 const bool kRegistered = [] {
-  DefineBroadcast<Add>("broadcast_add", "lhs + rhs with broadcasting.");
-  DefineBroadcast<Sub>("broadcast_sub", "lhs - rhs with broadcasting.");
-  DefineBroadcast<Mul>("broadcast_mul", "lhs * rhs with broadcasting.");
-  DefineBroadcast<Div>("broadcast_div", "lhs / rhs with broadcasting.");
+  DefineBroadcast<arith::add>("broadcast_add", "lhs + rhs with broadcasting.");
+  DefineBroadcast<arith::sub>("broadcast_sub", "lhs - rhs with broadcasting.");
+  DefineBroadcast<arith::mul>("broadcast_mul", "lhs * rhs with broadcasting.");
+  DefineBroadcast<arith::div>("broadcast_div", "lhs / rhs with broadcasting.");
   return true;
 }();
 

@@ -1,0 +1,82 @@
+// ops/cast-inl.h: Cast(dtype) and its backward operator (the same conversion, back to the
+// input's type), written once for every device. cast.cc registers them with FCompute<cpu>,
+// cast.cu adds FCompute<gpu>.
+#ifndef OPS_CAST_INL_H_
+#define OPS_CAST_INL_H_
+
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace cast {
+
+struct CastParam : public dmlc::Parameter<CastParam> {
+  int dtype;
+  DMLC_DECLARE_PARAMETER(CastParam) {
+    DMLC_DECLARE_FIELD(dtype)
+        .add_enum("float32", mshadow::kFloat32)
+        .add_enum("float64", mshadow::kFloat64)
+        .add_enum("float16", mshadow::kFloat16)
+        .add_enum("uint8", mshadow::kUint8)
+        .add_enum("int32", mshadow::kInt32)
+        .add_enum("int8", mshadow::kInt8)
+        .add_enum("int64", mshadow::kInt64)
+        .describe("The type to convert to.");
+  }
+};
+
+// One element converted to Dst. Floating point to integer saturates to the integer type's
+// range and maps NaN to 0, where C++ would leave the result undefined.
+template <typename Dst>
+struct convert_to {
+  template <typename Src>
+  MSHADOW_XINLINE static Dst Map(Src value) {
+    if constexpr (std::is_integral_v<Dst> && !std::is_integral_v<Src>) {
+      const double v = static_cast<double>(value);
+      if (v != v) return Dst(0);
+      if (v <= static_cast<double>(std::numeric_limits<Dst>::lowest())) {
+        return std::numeric_limits<Dst>::lowest();
+      }
+      if (v >= static_cast<double>(std::numeric_limits<Dst>::max())) {
+        return std::numeric_limits<Dst>::max();
+      }
+      return static_cast<Dst>(v);
+    } else {
+      return static_cast<Dst>(value);
+    }
+  }
+};
+
+// out[i] = in[i] converted to the output's type, for any pair of types.
+template <typename xpu>
+void CastCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_TYPE_SWITCH(in[0].type_flag_, SrcType, {
+    MSHADOW_TYPE_SWITCH(out[0].type_flag_, DstType, {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<op_with_req<convert_to<DstType>, Req>, xpu>::Launch(
+            s, out[0].Size(), out[0].dptr<DstType>(), in[0].dptr<SrcType>());
+      });
+    });
+  });
+}
+
+// Adds FCompute<xpu> to Cast and _backward_Cast.
+template <typename xpu>
+void SetCastCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("Cast").set_attr<FCompute>(attr_name, FCompute(CastCompute<xpu>));
+  RegisterOp("_backward_Cast").set_attr<FCompute>(attr_name, FCompute(CastCompute<xpu>));
+}
+
+}  // namespace cast
+}  // namespace ops
+
+#endif  // OPS_CAST_INL_H_

@@ -1,0 +1,162 @@
+// ops/elemwise_binary-inl.h: binary elementwise operators on equal shapes (elemwise_add,
+// _sub, _mul, _div) and with a scalar (_plus_scalar, _minus_scalar, _rminus_scalar,
+// _mul_scalar, _div_scalar, _rdiv_scalar) and their backward operators, written once for
+// every device from the functors of arithmetic_functors.h. elemwise_binary.cc registers them
+// with FCompute<cpu>, elemwise_binary.cu adds FCompute<gpu>.
+#ifndef OPS_ELEMWISE_BINARY_INL_H_
+#define OPS_ELEMWISE_BINARY_INL_H_
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/arithmetic_functors.h"
+#include "ops/invoke.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace binary {
+
+using mshadow::expr::F;
+
+template <typename T>
+struct Type {
+  using type = T;
+};
+
+// Calls fn(Type<OP>(), name, description) for each operator on two equal shapes.
+template <typename Fn>
+void ForEachElemwise(Fn&& fn) {
+  fn(Type<arith::add>(), "elemwise_add", "lhs + rhs, elementwise.");
+  fn(Type<arith::sub>(), "elemwise_sub", "lhs - rhs, elementwise.");
+  fn(Type<arith::mul>(), "elemwise_mul", "lhs * rhs, elementwise.");
+  fn(Type<arith::div>(), "elemwise_div", "lhs / rhs, elementwise.");
+}
+
+// Calls fn(Type<OP>(), reversed, reads_data, name, description) for each operator with a
+// scalar: data OP scalar, or scalar OP data when `reversed`; `reads_data` when the
+// derivative depends on the data (its backward operator then takes the data as an input).
+template <typename Fn>
+void ForEachScalar(Fn&& fn) {
+  using std::false_type;
+  using std::true_type;
+  fn(Type<arith::add>(), false_type(), false_type(), "_plus_scalar", "data + scalar.");
+  fn(Type<arith::sub>(), false_type(), false_type(), "_minus_scalar", "data - scalar.");
+  fn(Type<arith::sub>(), true_type(), false_type(), "_rminus_scalar", "scalar - data.");
+  fn(Type<arith::mul>(), false_type(), false_type(), "_mul_scalar", "data * scalar.");
+  fn(Type<arith::div>(), false_type(), false_type(), "_div_scalar", "data / scalar.");
+  fn(Type<arith::div>(), true_type(), true_type(), "_rdiv_scalar", "scalar / data.");
+}
+
+// ---- On equal shapes.
+
+template <typename xpu, typename OP>
+void ElemwiseCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    Assign(Flat<xpu, DType>(out[0], s), req[0],
+           F<typename OP::forward>(Flat<xpu, DType>(in[0], s), Flat<xpu, DType>(in[1], s)));
+  });
+}
+
+// Inputs: out_grad [, lhs, rhs when OP::kGradReadsOperands]; outputs: lhs_grad, rhs_grad.
+template <typename xpu, typename OP>
+void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    auto og = Flat<xpu, DType>(in[0], s);
+    if constexpr (OP::kGradReadsOperands) {
+      auto lhs = Flat<xpu, DType>(in[1], s);
+      auto rhs = Flat<xpu, DType>(in[2], s);
+      Assign(Flat<xpu, DType>(out[0], s), req[0], og * F<typename OP::lhs_grad>(lhs, rhs));
+      Assign(Flat<xpu, DType>(out[1], s), req[1], og * F<typename OP::rhs_grad>(lhs, rhs));
+    } else {  // constant derivatives
+      const DType zero(0);
+      Assign(Flat<xpu, DType>(out[0], s), req[0], og * OP::lhs_grad::Map(zero, zero));
+      Assign(Flat<xpu, DType>(out[1], s), req[1], og * OP::rhs_grad::Map(zero, zero));
+    }
+  });
+}
+
+// ---- With a scalar.
+
+struct ScalarParam : public dmlc::Parameter<ScalarParam> {
+  double scalar;
+  DMLC_DECLARE_PARAMETER(ScalarParam) {
+    DMLC_DECLARE_FIELD(scalar).describe("The scalar operand.");
+  }
+};
+
+template <typename xpu, typename OP, bool kReversed>
+void ScalarCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const double scalar = GetParam<ScalarParam>(attrs).scalar;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    auto x = Flat<xpu, DType>(in[0], s);
+    const DType c = static_cast<DType>(scalar);
+    if constexpr (kReversed) {
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<typename OP::forward>(c, x));
+    } else {
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<typename OP::forward>(x, c));
+    }
+  });
+}
+
+// Inputs: out_grad [, data when kReadsData]. The derivative with respect to the data is
+// OP's lhs_grad (or rhs_grad when reversed); without kReadsData it does not depend on the
+// data, so it is evaluated once.
+template <typename xpu, typename OP, bool kReversed, bool kReadsData>
+void ScalarBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                           const std::vector<TBlob>& out) {
+  using Grad = std::conditional_t<kReversed, typename OP::rhs_grad, typename OP::lhs_grad>;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const double scalar = GetParam<ScalarParam>(attrs).scalar;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    auto og = Flat<xpu, DType>(in[0], s);
+    auto in_grad = Flat<xpu, DType>(out[0], s);
+    const DType c = static_cast<DType>(scalar);
+    if constexpr (kReadsData) {
+      auto x = Flat<xpu, DType>(in[1], s);
+      if constexpr (kReversed) {
+        Assign(in_grad, req[0], og * F<Grad>(c, x));
+      } else {
+        Assign(in_grad, req[0], og * F<Grad>(x, c));
+      }
+    } else {
+      const DType any(0);
+      Assign(in_grad, req[0], og * (kReversed ? Grad::Map(c, any) : Grad::Map(any, c)));
+    }
+  });
+}
+
+// Adds FCompute<xpu> to every operator of the family and its backward operator.
+template <typename xpu>
+void SetBinaryCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  ForEachElemwise([attr_name](auto op, const char* name, const char*) {
+    using OP = typename decltype(op)::type;
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ElemwiseCompute<xpu, OP>));
+    RegisterOp(std::string("_backward_") + name)
+        .set_attr<FCompute>(attr_name, FCompute(ElemwiseBackwardCompute<xpu, OP>));
+  });
+  ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const char* name,
+                            const char*) {
+    using OP = typename decltype(op)::type;
+    constexpr bool kReversed = decltype(reversed)::value;
+    constexpr bool kReadsData = decltype(reads_data)::value;
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ScalarCompute<xpu, OP, kReversed>));
+    RegisterOp(std::string("_backward") + name)
+        .set_attr<FCompute>(attr_name,
+                            FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
+  });
+}
+
+}  // namespace binary
+}  // namespace ops
+
+#endif  // OPS_ELEMWISE_BINARY_INL_H_

@@ -1,0 +1,192 @@
+// ops/optimizer-inl.h: the optimizer updates sgd_update and sgd_mom_update, written once for
+// every device. optimizer.cc registers them with FCompute<cpu>, optimizer.cu adds
+// FCompute<gpu>.
+//
+// The step is one formula (SGDStep) evaluated on a DType (an element, on any device) or on
+// a CPU SIMD packet: the CPU runs it a packet at a time over ranges on the library's threads,
+// the GPU an element per CUDA thread through Kernel<OP, gpu>.
+#ifndef OPS_OPTIMIZER_INL_H_
+#define OPS_OPTIMIZER_INL_H_
+
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace optimizer {
+
+struct SGDParam : public dmlc::Parameter<SGDParam> {
+  float lr;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(SGDParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+  }
+};
+
+struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
+  float lr;
+  float momentum;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(SGDMomParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("Decay of the momentum.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+  }
+};
+
+// x as a V: itself for an element, a packet of copies for a packet.
+template <typename V, typename DType>
+MSHADOW_XINLINE V Splat(DType x) {
+  if constexpr (std::is_same_v<V, DType>) {
+    return x;
+  } else {
+    return V::Fill(x);
+  }
+}
+
+// lr * (clip(rescale_grad * grad) + wd * weight).
+template <typename DType>
+struct SGDStep {
+  DType lr, rescale, clip, wd;
+  template <typename V>
+  MSHADOW_XINLINE V operator()(const V& grad, const V& weight) const {
+    V g = Splat<V>(rescale) * grad;
+    if (clip >= DType(0)) {
+      if constexpr (std::is_same_v<V, DType>) {
+        g = g > clip ? clip : (g < -clip ? -clip : g);
+      } else {
+        g = mshadow::packet::Max(mshadow::packet::Min(g, V::Fill(clip)), V::Fill(-clip));
+      }
+    }
+    return Splat<V>(lr) * (g + Splat<V>(wd) * weight);
+  }
+};
+
+// weight_out[i] = weight[i] - step (weight_out may be weight).
+template <int kReq>
+struct sgd_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* g,
+                                  SGDStep<DType> step) {
+    const DType wi = w[i];
+    AssignReq<kReq>(w_out + i, wi - step(g[i], wi));
+  }
+};
+
+// mom[i] = momentum * mom[i] - step (always); weight_out[i] = weight[i] + mom[i] as kReq says.
+template <int kReq>
+struct sgd_mom_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* g,
+                                  DType* mom, DType momentum, SGDStep<DType> step) {
+    const DType wi = w[i];
+    const DType m = momentum * mom[i] - step(g[i], wi);
+    mom[i] = m;
+    AssignReq<kReq>(w_out + i, wi + m);
+  }
+};
+
+// The CPU's loop: fn(i, tag, add) over the n elements, a packet at a time, ranges of it on
+// the engine's threads; add is the weight output's write mode (kAddTo or not).
+template <typename DType, typename Fn>
+void ForEachElementCpu(index_t n, OpReqType req, Fn&& fn) {
+  vec::WithReq(req, [&](auto add) {
+    ParallelRows(n, 1, [&](index_t begin, index_t end) {
+      vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) { fn(begin + k, tag, add); });
+    });
+  });
+}
+
+// Inputs: weight, grad. weight_out = weight - step.
+template <typename xpu>
+void SGDUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SGDParam& p = GetParam<SGDParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    DType* w_out = out[0].dptr<DType>();
+    const SGDStep<DType> step{p.lr, p.rescale_grad, p.clip_gradient, p.wd};
+    const index_t n = out[0].Size();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      ForEachElementCpu<DType>(n, req[0], [&](index_t i, auto tag, auto add) {
+        using P = vec::PacketOf<decltype(tag)>;
+        const P wi = P::LoadUnAligned(w + i);
+        vec::Store<decltype(add)::value>(w_out + i, wi - step(P::LoadUnAligned(g + i), wi));
+      });
+    } else {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<sgd_kernel<Req>, xpu>::Launch(s, n, w_out, w, g, step);
+      });
+    }
+  });
+}
+
+// Inputs: weight, grad, mom. mom = momentum * mom - step (in place); weight_out = weight + mom.
+// The momentum is updated even when the weight's output is kNullOp.
+template <typename xpu>
+void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const SGDMomParam& p = GetParam<SGDMomParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    DType* mom = in[2].dptr<DType>();
+    DType* w_out = out[0].dptr<DType>();
+    const SGDStep<DType> step{p.lr, p.rescale_grad, p.clip_gradient, p.wd};
+    const DType momentum = p.momentum;
+    const index_t n = out[0].Size();
+    const bool write_weight = req[0] != kNullOp;
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      ForEachElementCpu<DType>(n, write_weight ? req[0] : kWriteTo,
+                               [&](index_t i, auto tag, auto add) {
+                                 using P = vec::PacketOf<decltype(tag)>;
+                                 const P wi = P::LoadUnAligned(w + i);
+                                 const P m = P::Fill(momentum) * P::LoadUnAligned(mom + i) -
+                                             step(P::LoadUnAligned(g + i), wi);
+                                 m.StoreUnAligned(mom + i);
+                                 if (write_weight) {
+                                   vec::Store<decltype(add)::value>(w_out + i, wi + m);
+                                 }
+                               });
+    } else if (!write_weight) {
+      Kernel<sgd_mom_kernel<kNullOp>, xpu>::Launch(s, n, w_out, w, g, mom, momentum, step);
+    } else {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<sgd_mom_kernel<Req>, xpu>::Launch(s, n, w_out, w, g, mom, momentum, step);
+      });
+    }
+  });
+}
+
+// Adds FCompute<xpu> to sgd_update and sgd_mom_update.
+template <typename xpu>
+void SetOptimizerCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("sgd_update").set_attr<FCompute>(attr_name, FCompute(SGDUpdateCompute<xpu>));
+  RegisterOp("sgd_mom_update").set_attr<FCompute>(attr_name, FCompute(SGDMomUpdateCompute<xpu>));
+}
+
+}  // namespace optimizer
+}  // namespace ops
+
+#endif  // OPS_OPTIMIZER_INL_H_

@@ -1,11 +1,13 @@
 // Reshape(shape) with MXNet's special values, and Flatten; both copy (or run in place) and
-// share one backward operator, a copy of the gradient back into the input's shape.
+// share one backward operator, a copy of the gradient back into the input's shape. Their
+// computation, for every device: reshape-inl.h; FCompute<gpu>: reshape.cu.
 #include <sstream>
 
 #include "mshadow/tensor_blob.h"
-#include "ops/kernel_util.h"
+#include "ops/reshape-inl.h"
 
 namespace ops {
+namespace reshape {
 namespace {
 
 struct ReshapeParam : public dmlc::Parameter<ReshapeParam> {
@@ -118,16 +120,10 @@ bool FlattenShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>
   return true;
 }
 
-// out = in, element for element, whatever the two shapes (same size).
-void CopyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kWriteInplace && in[0].dptr_ == out[0].dptr_) return;
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Assign(Flat<DType>(out[0]), req[0], mshadow::expr::F<mshadow::op::identity>(Flat<DType>(in[0])));
-  });
-}
-
-
+const bool kRegistered = [] {
+  SetCopyCompute<cpu>();
+  return true;
+}();
 }  // namespace
 
 DMLC_REGISTER_PARAMETER(ReshapeParam);
@@ -144,7 +140,6 @@ OPS_REGISTER_OP(Reshape)
     .set_attr<FInferShape>("FInferShape", ReshapeShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
-    .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 OPS_REGISTER_OP(Flatten)
@@ -155,7 +150,6 @@ OPS_REGISTER_OP(Flatten)
     .set_attr<FInferShape>("FInferShape", FlattenShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
-    .set_attr<FCompute>("FCompute<cpu>", CopyCompute)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 namespace {
@@ -184,7 +178,7 @@ OPS_REGISTER_OP(_backward_copy)
     .set_num_outputs(1)
     .set_attr<bool>("TIsBackward", true)
     .set_attr<FInferShape>("FInferShape", SameSizeShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-    .set_attr<FCompute>("FCompute<cpu>", CopyCompute);
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
 
+}  // namespace reshape
 }  // namespace ops

@@ -1,12 +1,14 @@
 // Binary operators with NumPy broadcasting: broadcast_add, broadcast_sub, broadcast_mul,
-// broadcast_div, and their backward operators, which sum gradients over broadcast axes.
+// broadcast_div, and their backward operators, which sum gradients over broadcast axes. The
+// CPU kernels are here; the GPU's are in broadcast.cu.
 #include <string>
 
-#include "ops/arithmetic_functors.h"
+#include "ops/broadcast-inl.h"
 #include "ops/kernel_util.h"
 #include "ops/strided_loop.h"
 
 namespace ops {
+namespace broadcast {
 namespace {
 
 // NumPy's rule: align from the right; each pair of extents equal, or one of them 1.
@@ -94,12 +96,12 @@ void DefineBroadcast(const std::string& name, const std::string& description) {
 }
 
 const bool kRegistered = [] {
-  DefineBroadcast<arith::add>("broadcast_add", "lhs + rhs with broadcasting.");
-  DefineBroadcast<arith::sub>("broadcast_sub", "lhs - rhs with broadcasting.");
-  DefineBroadcast<arith::mul>("broadcast_mul", "lhs * rhs with broadcasting.");
-  DefineBroadcast<arith::div>("broadcast_div", "lhs / rhs with broadcasting.");
+  ForEachBroadcast([](auto op, const char* name, const char* description) {
+    DefineBroadcast<typename decltype(op)::type>(name, description);
+  });
   return true;
 }();
 
 }  // namespace
+}  // namespace broadcast
 }  // namespace ops

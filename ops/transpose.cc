@@ -1,5 +1,5 @@
 // transpose(axes): permutes the axes (reverses them when axes is empty); and its backward
-// operator, the inverse permutation.
+// operator, the inverse permutation. The CPU kernels are here; the GPU's are in transpose.cu.
 #include <algorithm>
 #include <sstream>
 #include <utility>
@@ -7,42 +7,12 @@
 
 #include "mshadow/tensor_blob.h"
 #include "ops/kernel_util.h"
+#include "ops/transpose-inl.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
+namespace transpose {
 namespace {
-
-struct TransposeParam : public dmlc::Parameter<TransposeParam> {
-  TShape axes;
-  DMLC_DECLARE_PARAMETER(TransposeParam) {
-    DMLC_DECLARE_FIELD(axes).set_default(TShape()).describe(
-        "Output axis i is input axis axes[i]; () reverses the axes.");
-  }
-};
-
-// The permutation for a rank-`ndim` input; anything but a permutation is a dmlc::Error.
-std::vector<int> Permutation(const TShape& axes, int ndim) {
-  std::vector<int> perm(ndim);
-  if (axes.ndim() == 0) {
-    for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
-    return perm;
-  }
-  std::vector<bool> seen(ndim, false);
-  bool valid = axes.ndim() == ndim;
-  for (int i = 0; valid && i < ndim; ++i) {
-    valid = axes[i] >= 0 && axes[i] < ndim && !seen[axes[i]];
-    if (valid) {
-      perm[i] = static_cast<int>(axes[i]);
-      seen[axes[i]] = true;
-    }
-  }
-  if (!valid) {
-    std::ostringstream os;
-    os << "axes " << axes << " is not a permutation of the " << ndim << " axes of the input";
-    throw dmlc::Error(os.str());
-  }
-  return perm;
-}
 
 bool TransposeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& data = (*in)[0];
@@ -273,13 +243,7 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
 template <bool kBackward>
 void TransposeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const int ndim = in[0].ndim();
-  std::vector<int> perm = Permutation(GetParam<TransposeParam>(attrs).axes, ndim);
-  if (kBackward) {
-    std::vector<int> inverse(ndim);
-    for (int i = 0; i < ndim; ++i) inverse[perm[i]] = i;
-    perm = inverse;
-  }
+  const std::vector<int> perm = PermutationFor(attrs, in[0].ndim(), kBackward);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     vec::WithReq(req[0], [&](auto add) {
       PermuteAxes<decltype(add)::value>(in[0].dptr<DType>(), in[0].shape_, perm,
@@ -312,4 +276,5 @@ OPS_REGISTER_OP(_backward_transpose)
     .set_attr_parser(ParamParser<TransposeParam>)
     .set_attr<FCompute>("FCompute<cpu>", TransposeCompute<true>);
 
+}  // namespace transpose
 }  // namespace ops

@@ -1,0 +1,28 @@
+// ops/broadcast-inl.h: what the CPU (broadcast.cc) and GPU (broadcast.cu) kernels of the
+// broadcasting family share: its operators and their arithmetic functors.
+#ifndef OPS_BROADCAST_INL_H_
+#define OPS_BROADCAST_INL_H_
+
+#include "ops/arithmetic_functors.h"
+
+namespace ops {
+namespace broadcast {
+
+template <typename T>
+struct Type {
+  using type = T;
+};
+
+// Calls fn(Type<OP>(), name, description) for each operator of the family.
+template <typename Fn>
+void ForEachBroadcast(Fn&& fn) {
+  fn(Type<arith::add>(), "broadcast_add", "lhs + rhs with broadcasting.");
+  fn(Type<arith::sub>(), "broadcast_sub", "lhs - rhs with broadcasting.");
+  fn(Type<arith::mul>(), "broadcast_mul", "lhs * rhs with broadcasting.");
+  fn(Type<arith::div>(), "broadcast_div", "lhs / rhs with broadcasting.");
+}
+
+}  // namespace broadcast
+}  // namespace ops
+
+#endif  // OPS_BROADCAST_INL_H_

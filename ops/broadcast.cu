@@ -1,0 +1,121 @@
+// FCompute<gpu> of the broadcasting family (broadcast_add, ... and their backward operators):
+// the forward operator one thread per output element, each input's gradient one thread per
+// element of that input summing over the positions it was broadcast to.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/broadcast-inl.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_launch_gpu.cuh"
+#include "ops/kernel_util.h"
+#include "ops/strided_index.h"
+#include "ops/strided_loop.h"
+
+namespace ops {
+namespace broadcast {
+namespace {
+
+// y[i] = OP(lhs, rhs) at the offsets of output element i.
+template <typename OP, int kReq>
+struct broadcast_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* y, const DType* lhs, const DType* rhs,
+                                  StridedIndex<2> at) {
+    index_t off[2];
+    at.Offsets(i, off);
+    AssignReq<kReq>(y + i, OP::forward::Map(lhs[off[0]], rhs[off[1]]));
+  }
+};
+
+// grad[j] = sum over the output positions p that input element j was broadcast to of
+// og[p] * Grad(lhs, rhs at p). Arrays: 0 og, 1 lhs, 2 rhs; `kept` enumerates j, `summed` the
+// positions of one j.
+template <typename Grad, int kReq>
+struct broadcast_grad_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t j, DType* grad, const DType* og, const DType* lhs,
+                                  const DType* rhs, StridedIndex<3> kept,
+                                  StridedIndex<3> summed) {
+    index_t base[3], off[3];
+    kept.Offsets(j, base);
+    const index_t count = summed.Size();
+    DType acc(0);
+    for (index_t r = 0; r < count; ++r) {
+      summed.Offsets(r, off);
+      acc += og[base[0] + off[0]] * Grad::Map(lhs[base[1] + off[1]], rhs[base[2] + off[2]]);
+    }
+    AssignReq<kReq>(grad + j, acc);
+  }
+};
+
+template <typename OP>
+void BroadcastComputeGpu(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TShape& shape = out[0].shape_;
+  const std::vector<index_t> extents(shape.begin(), shape.end());
+  const auto at = StridedIndex<2>::Of(
+      extents, {BroadcastStrides(in[0].shape_, shape), BroadcastStrides(in[1].shape_, shape)});
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<broadcast_kernel<OP, Req>, gpu>::Launch(ctx.get_stream<gpu>(), out[0].Size(),
+                                                     out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                                     in[1].dptr<DType>(), at);
+    });
+  });
+}
+
+// Inputs: out_grad, lhs, rhs; outputs: lhs_grad, rhs_grad.
+template <typename OP>
+void BroadcastBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
+                                 const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                 const std::vector<TBlob>& out) {
+  const TShape& shape = in[0].shape_;
+  const std::array<std::vector<index_t>, 3> strides = {RowMajorStrides(shape),
+                                                       BroadcastStrides(in[1].shape_, shape),
+                                                       BroadcastStrides(in[2].shape_, shape)};
+  // Input `side`'s element j: the axes it has (kept) and those it was broadcast along.
+  auto side_index = [&](int side) {
+    std::vector<index_t> kept(shape.ndim()), summed(shape.ndim());
+    for (index_t d = 0; d < shape.ndim(); ++d) {
+      const bool broadcast = strides[1 + side][d] == 0;
+      kept[d] = broadcast ? 1 : shape[d];
+      summed[d] = broadcast ? shape[d] : 1;
+    }
+    return std::make_pair(StridedIndex<3>::Of(kept, strides), StridedIndex<3>::Of(summed, strides));
+  };
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* og = in[0].dptr<DType>();
+    const DType* lhs = in[1].dptr<DType>();
+    const DType* rhs = in[2].dptr<DType>();
+    const auto lhs_index = side_index(0);
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<broadcast_grad_kernel<typename OP::lhs_grad, Req>, gpu>::Launch(
+          s, out[0].Size(), out[0].dptr<DType>(), og, lhs, rhs, lhs_index.first,
+          lhs_index.second);
+    });
+    const auto rhs_index = side_index(1);
+    OPS_REQ_SWITCH(req[1], Req, {
+      Kernel<broadcast_grad_kernel<typename OP::rhs_grad, Req>, gpu>::Launch(
+          s, out[1].Size(), out[1].dptr<DType>(), og, lhs, rhs, rhs_index.first,
+          rhs_index.second);
+    });
+  });
+}
+
+const bool kRegistered = [] {
+  ForEachBroadcast([](auto op, const char* name, const char*) {
+    using OP = typename decltype(op)::type;
+    RegisterOp(name).set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastComputeGpu<OP>));
+    RegisterOp(std::string("_backward_") + name)
+        .set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastBackwardComputeGpu<OP>));
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace broadcast
+}  // namespace ops

@@ -1,0 +1,73 @@
+// ops/strided_index.h: an N-d index space whose flat index maps to an offset in each of K
+// strided arrays, passed by value into device kernels. It is how the GPU kernels of
+// broadcast, reduce and transpose find their operands (the CPU walks the same strides
+// incrementally, ForEachStrided in strided_loop.h).
+//
+//   // y[i] = a[offset 0] + b[offset 1] over the broadcast output shape:
+//   auto at = StridedIndex<2>::Of(out_shape, {BroadcastStrides(a_shape, out_shape),
+//                                             BroadcastStrides(b_shape, out_shape)});
+//   ... in a kernel: index_t off[2]; at.Offsets(i, off);
+#ifndef OPS_STRIDED_INDEX_H_
+#define OPS_STRIDED_INDEX_H_
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "dmlc/logging.h"
+#include "mshadow/base.h"
+#include "mshadow/tshape.h"
+
+namespace ops {
+
+using mshadow::index_t;
+
+// The most axes a kernel's index space holds, after axes of extent 1 are dropped.
+constexpr int kMaxKernelAxes = 8;
+
+template <int K>
+struct StridedIndex {
+  int ndim = 0;
+  index_t extent[kMaxKernelAxes] = {};
+  index_t stride[K][kMaxKernelAxes] = {};
+
+  // The index space `extents` (row-major), array k read with strides[k] (elements per step
+  // of each axis). More than kMaxKernelAxes axes of extent above 1: a dmlc::Error.
+  static StridedIndex Of(const std::vector<index_t>& extents,
+                         const std::array<std::vector<index_t>, K>& strides) {
+    StridedIndex index;
+    for (size_t d = 0; d < extents.size(); ++d) {
+      if (extents[d] == 1) continue;
+      if (index.ndim == kMaxKernelAxes) {
+        throw dmlc::Error("a GPU kernel's index space has at most " +
+                          std::to_string(kMaxKernelAxes) +
+                          " axes of extent above 1; this one has more");
+      }
+      index.extent[index.ndim] = extents[d];
+      for (int k = 0; k < K; ++k) index.stride[k][index.ndim] = strides[k][d];
+      ++index.ndim;
+    }
+    return index;
+  }
+
+  // Number of points in the space.
+  MSHADOW_XINLINE index_t Size() const {
+    index_t size = 1;
+    for (int d = 0; d < ndim; ++d) size *= extent[d];
+    return size;
+  }
+
+  // off[k] = the offset of flat index i in array k.
+  MSHADOW_XINLINE void Offsets(index_t i, index_t* off) const {
+    for (int k = 0; k < K; ++k) off[k] = 0;
+    for (int d = ndim - 1; d >= 0; --d) {
+      const index_t coordinate = i % extent[d];
+      i /= extent[d];
+      for (int k = 0; k < K; ++k) off[k] += coordinate * stride[k][d];
+    }
+  }
+};
+
+}  // namespace ops
+
+#endif  // OPS_STRIDED_INDEX_H_

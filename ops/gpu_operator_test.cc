@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,22 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
   for (const std::string& name : cpu_only) list += " " + name;
   RecordProperty("cpu_only", list);
   std::printf("compared %d operator cases on the GPU; CPU only:%s\n", compared, list.c_str());
+}
+
+// Needs no GPU: the registry alone says which operators have a GPU implementation.
+TEST(GpuOperatorCoverage, EveryOperatorButTheNamedOnesHasAnFComputeGpu) {
+  // softmax_cross_entropy checks its labels on the host as it reads them.
+  const std::set<std::string> cpu_only = {"softmax_cross_entropy",
+                                          "_backward_softmax_cross_entropy"};
+  const std::vector<std::string> names = Op::ListAllNames();
+  ASSERT_GT(names.size(), 40u) << "the operators are not linked in";
+  std::vector<std::string> missing;
+  for (const std::string& name : names) {
+    const bool has_gpu = Op::Get(name)->compute<gpu>() != nullptr;
+    if (has_gpu == (cpu_only.count(name) > 0)) missing.push_back(name);
+  }
+  EXPECT_TRUE(missing.empty()) << "operators whose GPU implementation is not what this test "
+                               << "expects: " << ::testing::PrintToString(missing);
 }
 
 }  // namespace

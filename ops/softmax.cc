@@ -1,27 +1,19 @@
 // softmax(axis, temperature), log_softmax(axis, temperature) and softmax_cross_entropy,
 // with backward operators. Each works on (outer, n, inner) views of the input, n being the
-// extent of the axis, and subtracts the maximum before exponentiating (no overflow).
+// extent of the axis, and subtracts the maximum before exponentiating (no overflow). The CPU
+// kernels are here; softmax.cu has the GPU's (softmax_cross_entropy is CPU-only).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "ops/kernel_util.h"
+#include "ops/softmax-inl.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
+namespace softmax {
 namespace {
-
-struct SoftmaxParam : public dmlc::Parameter<SoftmaxParam> {
-  int axis;
-  dmlc::optional<double> temperature;
-  DMLC_DECLARE_PARAMETER(SoftmaxParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(-1).describe("The axis to normalize along.");
-    DMLC_DECLARE_FIELD(temperature)
-        .set_default(dmlc::optional<double>())
-        .describe("Divides the input by this first; None means 1.");
-  }
-};
 
 void ParseSoftmax(NodeAttrs* attrs) {
   ParamParser<SoftmaxParam>(attrs);
@@ -29,16 +21,6 @@ void ParseSoftmax(NodeAttrs* attrs) {
   if (t.has_value() && !(*t > 0)) {
     throw dmlc::ParamError("temperature must be positive, got " + dmlc::NumberToString(*t));
   }
-}
-
-// The (outer, n, inner) view of `shape` around `axis`.
-struct AxisView {
-  index_t outer, n, inner;
-};
-AxisView ViewAround(const TShape& shape, int axis_param) {
-  const int axis = NormalizeAxis(axis_param, static_cast<int>(shape.ndim()));
-  const mshadow::Shape<3> s = shape.FlatTo3D(axis);
-  return {s[0], s[1], s[2]};
 }
 
 bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -410,4 +392,5 @@ OPS_REGISTER_OP(_backward_softmax_cross_entropy)
     .set_attr<bool>("TIsBackward", true)
     .set_attr<FCompute>("FCompute<cpu>", CrossEntropyBackwardCompute);
 
+}  // namespace softmax
 }  // namespace ops

@@ -1,0 +1,198 @@
+// FCompute<gpu> of softmax and log_softmax and their backward operators. Along the last axis
+// a block of threads normalizes each row (block-wide maximum and sum in shared memory, in a
+// fixed order); along another axis one thread normalizes each column of the (outer, n, inner)
+// view, adjacent threads reading adjacent columns.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mshadow/cuda/check.h"
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_launch_gpu.cuh"
+#include "ops/softmax-inl.h"
+
+namespace ops {
+namespace softmax {
+namespace {
+
+constexpr int kRowThreads = 256;
+
+// The larger of a and b; NaN if either is NaN (as the CPU's maximum).
+template <typename DType>
+MSHADOW_XINLINE DType MaxOrNaN(DType a, DType b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return b > a ? b : a;
+}
+
+// Every thread's `value` folded into one (sum, or max when kMax), returned to every thread.
+template <bool kMax, typename DType>
+__device__ DType BlockReduce(DType value, DType* shared) {
+  shared[threadIdx.x] = value;
+  __syncthreads();
+  for (int half = kRowThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const DType other = shared[threadIdx.x + half];
+      shared[threadIdx.x] =
+          kMax ? MaxOrNaN(shared[threadIdx.x], other) : shared[threadIdx.x] + other;
+    }
+    __syncthreads();
+  }
+  const DType result = shared[0];
+  __syncthreads();  // shared is reused by the next reduction
+  return result;
+}
+
+// y = softmax(x * inv_t) (or its log) of each contiguous row of n elements; a block per row.
+template <bool kLog, int kReq, typename DType>
+__global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_t n,
+                                  DType inv_t) {
+  __shared__ DType shared[kRowThreads];
+  for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const DType* row = x + r * n;
+    DType* out = y + r * n;
+    DType max = -std::numeric_limits<DType>::infinity();
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) max = MaxOrNaN(max, row[i]);
+    max = BlockReduce<true>(max, shared);
+    DType sum(0);
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) sum += exp((row[i] - max) * inv_t);
+    sum = BlockReduce<false>(sum, shared);
+    const DType log_sum = log(sum);
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) {
+      const DType shifted = (row[i] - max) * inv_t;
+      AssignReq<kReq>(out + i, kLog ? shifted - log_sum : exp(shifted) / sum);
+    }
+  }
+}
+
+// Inputs g, y: dx = y * (g - sum(g * y)) * inv_t, or (g - exp(y) * sum(g)) * inv_t for log.
+template <bool kLog, int kReq, typename DType>
+__global__ void SoftmaxGradRowsKernel(const DType* g, const DType* y, DType* dx, index_t rows,
+                                      index_t n, DType inv_t) {
+  __shared__ DType shared[kRowThreads];
+  for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const index_t at = r * n;
+    DType dot(0);
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) {
+      dot += kLog ? g[at + i] : g[at + i] * y[at + i];
+    }
+    dot = BlockReduce<false>(dot, shared);
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) {
+      const DType gi = g[at + i], yi = y[at + i];
+      AssignReq<kReq>(dx + at + i, (kLog ? gi - exp(yi) * dot : yi * (gi - dot)) * inv_t);
+    }
+  }
+}
+
+// Column c of the (outer, n, inner) view (c = o * inner + k), normalized down the axis.
+template <bool kLog, int kReq>
+struct softmax_columns {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, const DType* x, DType* y, index_t n, index_t inner,
+                                  DType inv_t) {
+    const index_t start = c / inner * n * inner + c % inner;
+    DType max = -std::numeric_limits<DType>::infinity();
+    for (index_t j = 0; j < n; ++j) max = MaxOrNaN(max, x[start + j * inner]);
+    DType sum(0);
+    for (index_t j = 0; j < n; ++j) sum += exp((x[start + j * inner] - max) * inv_t);
+    const DType log_sum = log(sum);
+    for (index_t j = 0; j < n; ++j) {
+      const DType shifted = (x[start + j * inner] - max) * inv_t;
+      AssignReq<kReq>(y + start + j * inner, kLog ? shifted - log_sum : exp(shifted) / sum);
+    }
+  }
+};
+
+template <bool kLog, int kReq>
+struct softmax_grad_columns {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, const DType* g, const DType* y, DType* dx, index_t n,
+                                  index_t inner, DType inv_t) {
+    const index_t start = c / inner * n * inner + c % inner;
+    DType dot(0);
+    for (index_t j = 0; j < n; ++j) {
+      const index_t at = start + j * inner;
+      dot += kLog ? g[at] : g[at] * y[at];
+    }
+    for (index_t j = 0; j < n; ++j) {
+      const index_t at = start + j * inner;
+      AssignReq<kReq>(dx + at, (kLog ? g[at] - exp(y[at]) * dot : y[at] * (g[at] - dot)) * inv_t);
+    }
+  }
+};
+
+// Blocks for `rows` rows: one each, up to a cap past which blocks take several rows.
+unsigned RowBlocks(index_t rows) {
+  return static_cast<unsigned>(std::min<index_t>(rows, index_t{1} << 20));
+}
+
+template <bool kLog>
+void SoftmaxComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
+  const AxisView v = ViewAround(in[0].shape_, param.axis);
+  if (in[0].Size() == 0) return;
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    OPS_REQ_SWITCH(req[0], Req, {
+      if (v.inner == 1) {
+        SoftmaxRowsKernel<kLog, Req><<<RowBlocks(v.outer), kRowThreads, 0,
+                                       mshadow::Stream<gpu>::GetStream(s)>>>(x, y, v.outer, v.n,
+                                                                              inv_t);
+        MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxRowsKernel");
+      } else {
+        Kernel<softmax_columns<kLog, Req>, gpu>::Launch(s, v.outer * v.inner, x, y, v.n, v.inner,
+                                                        inv_t);
+      }
+    });
+  });
+}
+
+// Inputs: out_grad, y.
+template <bool kLog>
+void SoftmaxBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
+                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                               const std::vector<TBlob>& out) {
+  const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
+  const AxisView v = ViewAround(in[0].shape_, param.axis);
+  if (in[0].Size() == 0) return;
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
+    const DType* g = in[0].dptr<DType>();
+    const DType* y = in[1].dptr<DType>();
+    DType* dx = out[0].dptr<DType>();
+    OPS_REQ_SWITCH(req[0], Req, {
+      if (v.inner == 1) {
+        SoftmaxGradRowsKernel<kLog, Req><<<RowBlocks(v.outer), kRowThreads, 0,
+                                           mshadow::Stream<gpu>::GetStream(s)>>>(
+            g, y, dx, v.outer, v.n, inv_t);
+        MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxGradRowsKernel");
+      } else {
+        Kernel<softmax_grad_columns<kLog, Req>, gpu>::Launch(s, v.outer * v.inner, g, y, dx, v.n,
+                                                             v.inner, inv_t);
+      }
+    });
+  });
+}
+
+const bool kRegistered = [] {
+  RegisterOp("softmax").set_attr<FCompute>("FCompute<gpu>", SoftmaxComputeGpu<false>);
+  RegisterOp("log_softmax").set_attr<FCompute>("FCompute<gpu>", SoftmaxComputeGpu<true>);
+  RegisterOp("_backward_softmax")
+      .set_attr<FCompute>("FCompute<gpu>", SoftmaxBackwardComputeGpu<false>);
+  RegisterOp("_backward_log_softmax")
+      .set_attr<FCompute>("FCompute<gpu>", SoftmaxBackwardComputeGpu<true>);
+  return true;
+}();
+
+}  // namespace
+}  // namespace softmax
+}  // namespace ops

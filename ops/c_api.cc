@@ -14,6 +14,9 @@
 #include "mshadow/dlpack.h"
 #include "ops/backward.h"
 #include "ops/catalog.h"
+#ifdef MSHADOW_OPS_WITH_CUDA
+#include "ops/gpu_context.h"
+#endif
 #include "ops/imperative.h"
 #include "ops/infer.h"
 #include "ops/invoke.h"
@@ -127,18 +130,26 @@ void InvokeOnDevice(const ops::NodeAttrs& attrs, const std::vector<mshadow::TBlo
     throw dmlc::Error(attrs.op->name + ": the workspace must be 64-byte aligned");
   }
   HostWorkspace host_workspace(workspace, workspace_size);
-  ops::OpContext ctx = ops::MakeCpuContext(attrs, is_train);
-  if (workspace != nullptr) {
-    for (ops::Resource& resource : ctx.requested) resource.space = &host_workspace;
-  }
   const bool on_gpu = !outputs.empty() ? outputs[0].dev_mask_ == mshadow::gpu::kDevMask
                                        : !inputs.empty() && inputs[0].dev_mask_ == mshadow::gpu::kDevMask;
-  if (on_gpu) {
-    ctx.stream = stream;
-    ops::Invoke<mshadow::gpu>(attrs, ctx, inputs, req, outputs);
-  } else {
+  if (!on_gpu) {
+    ops::OpContext ctx = ops::MakeCpuContext(attrs, is_train);
+    if (workspace != nullptr) ctx.requested = ops::RequestedResources(attrs, &host_workspace);
     ops::Invoke<mshadow::cpu>(attrs, ctx, inputs, req, outputs);
+    return;
   }
+#ifdef MSHADOW_OPS_WITH_CUDA
+  ops::GpuCall call(attrs, stream, is_train);
+  if (workspace != nullptr) {
+    call.context().requested = ops::RequestedResources(attrs, &host_workspace);
+  }
+  ops::Invoke<mshadow::gpu>(attrs, call.context(), inputs, req, outputs);
+#else
+  (void)stream;
+  throw dmlc::Error(attrs.op->name + ": the tensors are CUDA memory (kDLCUDA), but this library "
+                    "was built without CUDA; valid here: CPU tensors (kDLCPU), or a library "
+                    "built with --config=cuda");
+#endif
 }
 
 // Thread-local results: valid until the same function runs again on this thread.

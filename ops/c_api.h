@@ -81,9 +81,11 @@ int MXOpsInferType(MXOpsAttrsHandle attrs, int num_inputs, const int* in_types,
 /* Runs the operator's forward computation. Every tensor is checked against the operator's
  * shape and type inference, its device and its data pointer before anything reads it.
  * req: one MXOPS_REQ_* per output, or NULL for MXOPS_REQ_WRITE everywhere. stream: the CUDA
- * stream for CUDA tensors (NULL: the default stream); ignored on the CPU. workspace: the
- * temporary memory operators that request it use (64-byte aligned), or NULL to let the
- * library keep a per-thread buffer; one that is too small fails, naming the bytes needed. */
+ * stream (a cudaStream_t) for CUDA tensors, NULL for the default stream; ignored on the CPU.
+ * CUDA tensors need a library built with --config=cuda; the call returns once the work is
+ * issued on the stream. workspace: the temporary memory operators that request it use
+ * (64-byte aligned, on the tensors' device), or NULL to let the library allocate it (on the
+ * GPU in stream order); one that is too small fails, naming the bytes needed. */
 int MXOpsInvoke(MXOpsAttrsHandle attrs, int num_inputs, const DLTensor* inputs, int num_outputs,
                 const DLTensor* outputs, const int* req, int is_train, void* stream,
                 void* workspace, size_t workspace_size);

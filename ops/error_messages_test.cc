@@ -316,6 +316,20 @@ const std::vector<Entry>& Catalogue() {
        },
        "MXOpsInvoke: inputs[0]: DLPack data type complex64 is not supported; valid: float16, "
        "float32, float64, uint8, int8, int32, int64 (one lane)"},
+#ifndef MSHADOW_OPS_WITH_CUDA
+      {"C ABI: CUDA tensors given to a library built without CUDA",
+       [] {
+         float x[6] = {};
+         int64_t shape[] = {2, 3};
+         DLTensor in = Dl(x, shape, 2);
+         in.device = {kDLCUDA, 0};
+         WithAttrs("relu", [&](MXOpsAttrsHandle attrs) {
+           return MXOpsInvoke(attrs, 1, &in, 1, &in, nullptr, 0, nullptr, nullptr, 0);
+         });
+       },
+       "relu: the tensors are CUDA memory (kDLCUDA), but this library was built without CUDA; "
+       "valid here: CPU tensors (kDLCPU), or a library built with --config=cuda"},
+#endif
       {"C ABI: workspace that is too small",
        [] {
          float data[6] = {}, label[2] = {}, loss[1] = {};

@@ -104,14 +104,7 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     const std::vector<GpuTensor> out = CopiesOf(initial_blobs);
     OpContext ctx;
     ctx.stream = stream_;
-    if (const FResourceRequest* requests = attrs.op->resource_request()) {
-      for (const ResourceRequest& r : (*requests)(attrs)) {
-        Resource resource;
-        resource.type = r.type;
-        resource.space = &temp_space_;
-        ctx.requested.push_back(resource);
-      }
-    }
+    ctx.requested = RequestedResources(attrs, &temp_space_);
     Invoke<gpu>(attrs, ctx, Blobs(in), std::vector<OpReqType>(out.size(), req), Blobs(out));
     stream_->Wait();
     std::vector<CpuTensor> result;

@@ -47,14 +47,7 @@ OpContext MakeCpuContext(const NodeAttrs& attrs, bool is_train) {
   thread_local CpuTempSpace temp_space;
   OpContext ctx;
   ctx.is_train = is_train;
-  if (const auto* request = attrs.op->resource_request()) {
-    for (const ResourceRequest& r : (*request)(attrs)) {
-      Resource resource;
-      resource.type = r.type;
-      resource.space = &temp_space;
-      ctx.requested.push_back(resource);
-    }
-  }
+  ctx.requested = RequestedResources(attrs, &temp_space);
   return ctx;
 }
 

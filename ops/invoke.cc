@@ -65,6 +65,19 @@ void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inp
 
 }  // namespace
 
+std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space) {
+  std::vector<Resource> resources;
+  if (const FResourceRequest* requests = attrs.op->resource_request()) {
+    for (const ResourceRequest& request : (*requests)(attrs)) {
+      Resource resource;
+      resource.type = request.type;
+      resource.space = space;
+      resources.push_back(resource);
+    }
+  }
+  return resources;
+}
+
 void CheckCounts(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs) {
   if (attrs.op == nullptr) {

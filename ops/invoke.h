@@ -53,6 +53,10 @@ inline NodeAttrs ParseAttrs(const Op* op,
 }
 
 // The name of the compute attribute for a device: "FCompute<cpu>" or "FCompute<gpu>".
+// The resources `attrs`' operator requests (FResourceRequest), each backed by `space`: what
+// an OpContext's `requested` holds.
+std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space);
+
 template <typename Device>
 const char* ComputeAttrName() {
   return Device::kDevCPU ? "FCompute<cpu>" : "FCompute<gpu>";

@@ -88,6 +88,9 @@ def _cuda_library_impl(ctx):
         # The front end does not know `#pragma GCC unroll` (1675) but passes it on to the
         # host compiler, so the CPU loops compiled here are unrolled as in C++ targets.
         ["-diag-suppress=1675"] +
+        # Position-independent, so that the archive also links into shared libraries
+        # (libmshadow_ops.so); its thread-locals need the general TLS model there.
+        ["-Xcompiler", "-fPIC"] +
         _gencode_flags() + _optimization_flags(ctx) + _host_flags(ctx) +
         ["-I" + root for root in roots] + _include_flags(deps_compilation) +
         ["-D" + define for define in ctx.attr.defines] + ctx.attr.copts
@@ -126,6 +129,7 @@ def _cuda_library_impl(ctx):
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
         static_library = archive,
+        pic_static_library = archive,
         alwayslink = ctx.attr.alwayslink,
     )
     linker_input = cc_common.create_linker_input(

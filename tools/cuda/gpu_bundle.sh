@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds every GPU test (Bazel targets tagged "gpu") into one folder that runs on a machine
-# with a GPU and CUDA 13 but no Bazel and none of this machine's libraries:
+# Builds every GPU test (Bazel targets tagged "gpu") and GPU benchmark (tagged "gpu_bench")
+# into one folder that runs on a machine with a GPU and CUDA 13 but no Bazel and none of this
+# machine's libraries:
 #
 #   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/
-#   FOLDER/run_all.sh [RESULTS]              # there: every binary, results (XML, logs) in RESULTS
+#   FOLDER/run_all.sh [RESULTS]              # there: every test, results (XML, logs) in RESULTS
+#   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
 #
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
 # libraries a bare CUDA machine lacks (OpenBLAS, SLEEF, the Fortran runtime) are copied into
@@ -16,21 +18,27 @@ out=${1:-gpu-bundle}
 flags=(--config=cuda --dynamic_mode=off --copt=-march=x86-64-v3)
 
 mapfile -t targets < <(./tools/bazel query 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
+mapfile -t benchmarks < <(./tools/bazel query 'attr(tags, "\bgpu_bench\b", //...)' 2>/dev/null)
 echo "GPU tests: ${targets[*]}"
-./tools/bazel build "${flags[@]}" "${targets[@]}"
+echo "GPU benchmarks: ${benchmarks[*]}"
+./tools/bazel build "${flags[@]}" "${targets[@]}" "${benchmarks[@]}"
 bin=$(./tools/bazel info "${flags[@]}" bazel-bin 2>/dev/null)
 
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/data/ops/testing"
+mkdir -p "$out/bin" "$out/bench" "$out/lib" "$out/data/ops/testing"
 for target in "${targets[@]}"; do
   path=${target#//}
   cp "$bin/${path/://}" "$out/bin/"
+done
+for target in "${benchmarks[@]}"; do
+  path=${target#//}
+  cp "$bin/${path/://}" "$out/bench/"
 done
 # Data files the tests read, at their workspace paths (the tests run from data/).
 cp ops/testing/op_cases.txt "$out/data/ops/testing/"
 
 # Third-party shared libraries outside the C runtime and the CUDA toolkit.
-for binary in "$out"/bin/*; do
+for binary in "$out"/bin/* "$out"/bench/*; do
   ldd "$binary" | awk '/=> \// { print $3 }'
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
@@ -63,5 +71,21 @@ for test in "$here"/bin/*; do
 done
 exit $status
 RUN
-chmod +x "$out/run_all.sh"
+cat > "$out/run_benchmarks.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs every GPU benchmark of this bundle: Google Benchmark JSON and the console output with
+# the baseline/project ratios go to $1 (default: ./results). Extra arguments go to each one.
+here=$(cd "$(dirname "$0")" && pwd)
+results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
+shift || true
+export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+status=0
+for bench in "$here"/bench/*; do
+  name=$(basename "$bench")
+  "$bench" --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@" \
+    2>&1 | tee "$results/$name.log" || status=1
+done
+exit $status
+RUN
+chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh"
 du -sh "$out"

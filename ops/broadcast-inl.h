@@ -4,22 +4,18 @@
 #define OPS_BROADCAST_INL_H_
 
 #include "ops/arithmetic_functors.h"
+#include "ops/registration_util.h"
 
 namespace ops {
 namespace broadcast {
 
-template <typename T>
-struct Type {
-  using type = T;
-};
-
-// Calls fn(Type<OP>(), name, description) for each operator of the family.
+// Calls fn(TypeTag<OP>(), name, description) for each operator of the family.
 template <typename Fn>
 void ForEachBroadcast(Fn&& fn) {
-  fn(Type<arith::add>(), "broadcast_add", "lhs + rhs with broadcasting.");
-  fn(Type<arith::sub>(), "broadcast_sub", "lhs - rhs with broadcasting.");
-  fn(Type<arith::mul>(), "broadcast_mul", "lhs * rhs with broadcasting.");
-  fn(Type<arith::div>(), "broadcast_div", "lhs / rhs with broadcasting.");
+  fn(TypeTag<arith::add>(), "broadcast_add", "lhs + rhs with broadcasting.");
+  fn(TypeTag<arith::sub>(), "broadcast_sub", "lhs - rhs with broadcasting.");
+  fn(TypeTag<arith::mul>(), "broadcast_mul", "lhs * rhs with broadcasting.");
+  fn(TypeTag<arith::div>(), "broadcast_div", "lhs / rhs with broadcasting.");
 }
 
 }  // namespace broadcast

@@ -20,33 +20,28 @@ namespace binary {
 
 using mshadow::expr::F;
 
-template <typename T>
-struct Type {
-  using type = T;
-};
-
-// Calls fn(Type<OP>(), name, description) for each operator on two equal shapes.
+// Calls fn(TypeTag<OP>(), name, description) for each operator on two equal shapes.
 template <typename Fn>
 void ForEachElemwise(Fn&& fn) {
-  fn(Type<arith::add>(), "elemwise_add", "lhs + rhs, elementwise.");
-  fn(Type<arith::sub>(), "elemwise_sub", "lhs - rhs, elementwise.");
-  fn(Type<arith::mul>(), "elemwise_mul", "lhs * rhs, elementwise.");
-  fn(Type<arith::div>(), "elemwise_div", "lhs / rhs, elementwise.");
+  fn(TypeTag<arith::add>(), "elemwise_add", "lhs + rhs, elementwise.");
+  fn(TypeTag<arith::sub>(), "elemwise_sub", "lhs - rhs, elementwise.");
+  fn(TypeTag<arith::mul>(), "elemwise_mul", "lhs * rhs, elementwise.");
+  fn(TypeTag<arith::div>(), "elemwise_div", "lhs / rhs, elementwise.");
 }
 
-// Calls fn(Type<OP>(), reversed, reads_data, name, description) for each operator with a
+// Calls fn(TypeTag<OP>(), reversed, reads_data, name, description) for each operator with a
 // scalar: data OP scalar, or scalar OP data when `reversed`; `reads_data` when the
 // derivative depends on the data (its backward operator then takes the data as an input).
 template <typename Fn>
 void ForEachScalar(Fn&& fn) {
   using std::false_type;
   using std::true_type;
-  fn(Type<arith::add>(), false_type(), false_type(), "_plus_scalar", "data + scalar.");
-  fn(Type<arith::sub>(), false_type(), false_type(), "_minus_scalar", "data - scalar.");
-  fn(Type<arith::sub>(), true_type(), false_type(), "_rminus_scalar", "scalar - data.");
-  fn(Type<arith::mul>(), false_type(), false_type(), "_mul_scalar", "data * scalar.");
-  fn(Type<arith::div>(), false_type(), false_type(), "_div_scalar", "data / scalar.");
-  fn(Type<arith::div>(), true_type(), true_type(), "_rdiv_scalar", "scalar / data.");
+  fn(TypeTag<arith::add>(), false_type(), false_type(), "_plus_scalar", "data + scalar.");
+  fn(TypeTag<arith::sub>(), false_type(), false_type(), "_minus_scalar", "data - scalar.");
+  fn(TypeTag<arith::sub>(), true_type(), false_type(), "_rminus_scalar", "scalar - data.");
+  fn(TypeTag<arith::mul>(), false_type(), false_type(), "_mul_scalar", "data * scalar.");
+  fn(TypeTag<arith::div>(), false_type(), false_type(), "_div_scalar", "data / scalar.");
+  fn(TypeTag<arith::div>(), true_type(), true_type(), "_rdiv_scalar", "scalar / data.");
 }
 
 // ---- On equal shapes.

@@ -22,27 +22,22 @@ using mshadow::expr::F;
 // Where a derivative is computed from (see grad_functors.h).
 enum class GradFrom { kOutputGradOnly, kInput, kOutput };
 
-template <typename T>
-struct Type {
-  using type = T;
-};
-
-// Calls fn(Type<Forward>(), Type<Grad>(), name, description, from) for every operator of the
+// Calls fn(TypeTag<Forward>(), TypeTag<Grad>(), name, description, from) for every operator of the
 // family: forward functor, derivative functor (see grad_functors.h), what the derivative reads.
 template <typename Fn>
 void ForEachUnary(Fn&& fn) {
   namespace op = mshadow::op;
-  fn(Type<op::relu>(), Type<fn::relu_grad>(), "relu", "Rectified linear unit: max(x, 0).",
+  fn(TypeTag<op::relu>(), TypeTag<fn::relu_grad>(), "relu", "Rectified linear unit: max(x, 0).",
      GradFrom::kOutput);
-  fn(Type<op::sigmoid>(), Type<fn::sigmoid_grad>(), "sigmoid",
+  fn(TypeTag<op::sigmoid>(), TypeTag<fn::sigmoid_grad>(), "sigmoid",
      "Logistic sigmoid: 1 / (1 + exp(-x)).", GradFrom::kOutput);
-  fn(Type<op::tanh>(), Type<fn::tanh_grad>(), "tanh", "Hyperbolic tangent.", GradFrom::kOutput);
-  fn(Type<op::exp>(), Type<op::identity>(), "exp", "Exponential: e^x.", GradFrom::kOutput);
-  fn(Type<op::log>(), Type<fn::log_grad>(), "log", "Natural logarithm.", GradFrom::kInput);
-  fn(Type<op::sqrt>(), Type<fn::sqrt_grad>(), "sqrt", "Square root.", GradFrom::kOutput);
-  fn(Type<op::square>(), Type<fn::square_grad>(), "square", "Square: x * x.", GradFrom::kInput);
-  fn(Type<op::abs>(), Type<fn::abs_grad>(), "abs", "Absolute value.", GradFrom::kInput);
-  fn(Type<op::negation>(), Type<op::negation>(), "negative", "Negation: -x.",
+  fn(TypeTag<op::tanh>(), TypeTag<fn::tanh_grad>(), "tanh", "Hyperbolic tangent.", GradFrom::kOutput);
+  fn(TypeTag<op::exp>(), TypeTag<op::identity>(), "exp", "Exponential: e^x.", GradFrom::kOutput);
+  fn(TypeTag<op::log>(), TypeTag<fn::log_grad>(), "log", "Natural logarithm.", GradFrom::kInput);
+  fn(TypeTag<op::sqrt>(), TypeTag<fn::sqrt_grad>(), "sqrt", "Square root.", GradFrom::kOutput);
+  fn(TypeTag<op::square>(), TypeTag<fn::square_grad>(), "square", "Square: x * x.", GradFrom::kInput);
+  fn(TypeTag<op::abs>(), TypeTag<fn::abs_grad>(), "abs", "Absolute value.", GradFrom::kInput);
+  fn(TypeTag<op::negation>(), TypeTag<op::negation>(), "negative", "Negation: -x.",
      GradFrom::kOutputGradOnly);
 }
 

@@ -1,5 +1,6 @@
-// ops/kernel_util.h: small pieces every operator implementation uses: honouring OpReqType,
-// flat views of blobs, axes, strides, and the registration of gradients and backward ops.
+// ops/kernel_util.h: what operators' kernels use: honouring OpReqType (Assign), flat views of
+// blobs, strides. It includes the registration helpers (registration_util.h) and the
+// inference helpers (infer_util.h) too, since an operator's source uses all three.
 #ifndef OPS_KERNEL_UTIL_H_
 #define OPS_KERNEL_UTIL_H_
 
@@ -11,8 +12,10 @@
 #include "dmlc/logging.h"
 #include "mshadow/tensor.h"
 #include "ops/infer.h"
+#include "ops/infer_util.h"
 #include "ops/op.h"
 #include "ops/op_types.h"
+#include "ops/registration_util.h"
 
 namespace ops {
 
@@ -68,36 +71,8 @@ bool PrepareAccumulation(const TBlob& out, OpReqType req) {
   return true;
 }
 
-// FInplaceOption of operators whose first output may overwrite their first input.
-std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs& attrs);
-
-// FResourceRequest of operators that need one temporary buffer.
-std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs& attrs);
-
-// float32 or float64; anything else is a dmlc::Error naming the type.
-void CheckRealType(int type_flag);
-
-// ElemwiseType for operators computed in float32 and float64.
-template <int kNumInputs, int kNumOutputs>
-bool ElemwiseRealType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-  if (!ElemwiseType<kNumInputs, kNumOutputs>(attrs, in, out)) return false;
-  CheckRealType(out->at(0));
-  return true;
-}
-
-// `axis` in [-ndim, ndim) as an index in [0, ndim); anything else is a dmlc::Error. Takes
-// 64-bit axes (TShape tuples hold them) so that no value is truncated before it is checked.
-int NormalizeAxis(int64_t axis, int64_t ndim, const char* what = "axis");
-
 // Row-major strides of `shape`, in elements.
 std::vector<index_t> RowMajorStrides(const TShape& shape);
-
-// Declares that `op`'s gradients come from `backward_op` (see FGradient for its inputs).
-Op& SetGradient(Op& op, const std::string& backward_op, bool uses_inputs, bool uses_outputs);
-
-// Registers a backward operator (marked with the attribute TIsBackward) with its arity; the
-// caller adds its parser, inference and compute function.
-Op& RegisterBackwardOp(const std::string& name, uint32_t num_inputs, uint32_t num_outputs);
 
 }  // namespace ops
 

@@ -1,0 +1,26 @@
+#include "ops/infer_util.h"
+
+#include <string>
+
+#include "dmlc/logging.h"
+#include "mshadow/type_flag.h"
+
+namespace ops {
+
+void CheckRealType(int type_flag) {
+  if (type_flag != mshadow::kFloat32 && type_flag != mshadow::kFloat64) {
+    throw dmlc::Error("data type " + mshadow::TypeFlagName(type_flag) +
+                      " is not supported; valid: float32, float64");
+  }
+}
+
+int NormalizeAxis(int64_t axis, int64_t ndim, const char* what) {
+  if (axis < -ndim || axis >= ndim) {
+    throw dmlc::Error(std::string(what) + " " + std::to_string(axis) +
+                      " is out of range for a " + std::to_string(ndim) + "-d input; valid: [" +
+                      std::to_string(-ndim) + ", " + std::to_string(ndim) + ")");
+  }
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
+}
+
+}  // namespace ops

@@ -1,0 +1,31 @@
+// ops/infer_util.h: checks that operators' shape and type inference share: real types only,
+// axes in range.
+#ifndef OPS_INFER_UTIL_H_
+#define OPS_INFER_UTIL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ops/infer.h"
+#include "ops/op_types.h"
+
+namespace ops {
+
+// float32 or float64; anything else is a dmlc::Error naming the type.
+void CheckRealType(int type_flag);
+
+// ElemwiseType for operators computed in float32 and float64.
+template <int kNumInputs, int kNumOutputs>
+bool ElemwiseRealType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  if (!ElemwiseType<kNumInputs, kNumOutputs>(attrs, in, out)) return false;
+  CheckRealType(out->at(0));
+  return true;
+}
+
+// `axis` in [-ndim, ndim) as an index in [0, ndim); anything else is a dmlc::Error. Takes
+// 64-bit axes (TShape tuples hold them) so that no value is truncated before it is checked.
+int NormalizeAxis(int64_t axis, int64_t ndim, const char* what = "axis");
+
+}  // namespace ops
+
+#endif  // OPS_INFER_UTIL_H_

@@ -1,0 +1,38 @@
+// ops/registration_util.h: helpers for registering operators: in-place and resource
+// declarations, gradients and backward operators, and a type tag for operator lists.
+#ifndef OPS_REGISTRATION_UTIL_H_
+#define OPS_REGISTRATION_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/op.h"
+#include "ops/op_types.h"
+
+namespace ops {
+
+// A type passed as a value, for lists of operators that a generic lambda visits:
+// fn(TypeTag<arith::add>(), "elemwise_add", ...), then `typename decltype(tag)::type`.
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// FInplaceOption of operators whose first output may overwrite their first input.
+std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs& attrs);
+
+// FResourceRequest of operators that need one temporary buffer.
+std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs& attrs);
+
+// Declares that `op`'s gradients come from `backward_op` (see FGradient for its inputs).
+Op& SetGradient(Op& op, const std::string& backward_op, bool uses_inputs, bool uses_outputs);
+
+// Registers a backward operator (marked with the attribute TIsBackward) with its arity; the
+// caller adds its parser, inference and compute function.
+Op& RegisterBackwardOp(const std::string& name, uint32_t num_inputs, uint32_t num_outputs);
+
+}  // namespace ops
+
+#endif  // OPS_REGISTRATION_UTIL_H_

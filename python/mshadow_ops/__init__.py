@@ -192,6 +192,17 @@ def _outputs(like, shapes, types, out):
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
+def _cuda_stream(tensors):
+    """PyTorch's current stream on the device of the first CUDA tensor (work issued there is
+    ordered with the caller's); None (the default stream, or the CPU) otherwise. CUDA tensors
+    need a library built with --config=cuda."""
+    for t in tensors:
+        if t.dl.device.device_type == _capi.KDLCUDA and _is_torch(t.array):
+            import torch
+            return ctypes.c_void_p(torch.cuda.current_stream(t.array.device).cuda_stream)
+    return None
+
+
 def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     """Runs operator `op_name` on `inputs` with keyword `params`; returns its output (or a
     tuple of outputs). `out`: arrays to write instead of new ones; `req`: "write", "add",
@@ -203,7 +214,7 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     out_tensors = [_Tensor(y, writable=True) for y in outputs]
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
                            _dl_array(out_tensors), _requests(req, len(out_tensors)),
-                           int(bool(is_train)), None, None, 0))
+                           int(bool(is_train)), _cuda_stream(tensors + out_tensors), None, 0))
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -215,15 +226,16 @@ def grad(op_name, inputs, head_grads, req="write", **params):
     shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
     outputs = [_Tensor(y, writable=True) for y in _outputs(tensors[0], shapes, types, None)]
     forward_req = _requests("write", len(outputs))
+    stream = _cuda_stream(tensors)
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(outputs),
-                           _dl_array(outputs), forward_req, 1, None, None, 0))
+                           _dl_array(outputs), forward_req, 1, stream, None, 0))
     heads = [_Tensor(g) for g in head_grads]
     grads = [_new_like_framework(t, t.shape, t.type_flag, zeros=req != "write") for t in tensors]
     grad_tensors = [_Tensor(g, writable=True) for g in grads]
     _check(LIB.MXOpsInvokeBackward(attrs.handle, len(heads), _dl_array(heads), len(tensors),
                                    _dl_array(tensors), len(outputs), _dl_array(outputs),
                                    len(grad_tensors), _dl_array(grad_tensors),
-                                   _requests(req, len(grad_tensors)), None, None, 0))
+                                   _requests(req, len(grad_tensors)), stream, None, 0))
     return grads
 
 

@@ -5,6 +5,7 @@
 #
 #   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/
 #   FOLDER/run_all.sh [RESULTS]              # there: every test, results (XML, logs) in RESULTS
+#   SANITIZE=memcheck FOLDER/run_all.sh R    # the same under compute-sanitizer (any report fails)
 #   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
 #
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
@@ -51,17 +52,23 @@ done
 cat > "$out/run_all.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs every GPU test binary of this bundle; exits non-zero if any fails. Results (gtest XML
-# and each binary's output) go to $1 (default: ./results).
+# and each binary's output) go to $1 (default: ./results). SANITIZE=TOOL runs each under
+# compute-sanitizer --tool TOOL (memcheck, racecheck, initcheck, synccheck); a report fails it.
 here=$(cd "$(dirname "$0")" && pwd)
 results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
 export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 status=0
+wrapper=()
+if [[ -n "${SANITIZE:-}" ]]; then
+  wrapper=("${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" --tool "$SANITIZE" --error-exitcode 99)
+  echo "under compute-sanitizer --tool $SANITIZE"
+fi
 cd "$here/data"
 for test in "$here"/bin/*; do
   name=$(basename "$test")
   start=$(date +%s%N)
-  if "$test" --gtest_output="xml:$results/$name.xml" > "$results/$name.log" 2>&1; then
+  if "${wrapper[@]}" "$test" --gtest_output="xml:$results/$name.xml" > "$results/$name.log" 2>&1; then
     verdict=PASSED
   else
     verdict=FAILED status=1

@@ -3,7 +3,9 @@
 # into one folder that runs on a machine with a GPU and CUDA 13 but no Bazel and none of this
 # machine's libraries:
 #
-#   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/
+#   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/, and FOLDER.tar.gz
+#   tar -xzf FOLDER.tar.gz                   # there, if the archive was carried (it is a
+#                                            # fifth of the folder's size: device code compresses)
 #   FOLDER/run_all.sh [RESULTS]              # there: every test, results (XML, logs) in RESULTS
 #   SANITIZE=memcheck FOLDER/run_all.sh R    # the same under compute-sanitizer (any report fails)
 #   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
@@ -95,4 +97,5 @@ done
 exit $status
 RUN
 chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh"
-du -sh "$out"
+tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+du -sh "$out" "$out.tar.gz"

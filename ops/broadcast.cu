@@ -37,8 +37,7 @@ template <typename Grad, int kReq>
 struct broadcast_grad_kernel {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t j, DType* grad, const DType* og, const DType* lhs,
-                                  const DType* rhs, StridedIndex<3> kept,
-                                  StridedIndex<3> summed) {
+                                  const DType* rhs, StridedIndex<3> kept, StridedIndex<3> summed) {
     index_t base[3], off[3];
     kept.Offsets(j, base);
     const index_t count = summed.Size();
@@ -94,14 +93,12 @@ void BroadcastBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
     const auto lhs_index = side_index(0);
     OPS_REQ_SWITCH(req[0], Req, {
       Kernel<broadcast_grad_kernel<typename OP::lhs_grad, Req>, gpu>::Launch(
-          s, out[0].Size(), out[0].dptr<DType>(), og, lhs, rhs, lhs_index.first,
-          lhs_index.second);
+          s, out[0].Size(), out[0].dptr<DType>(), og, lhs, rhs, lhs_index.first, lhs_index.second);
     });
     const auto rhs_index = side_index(1);
     OPS_REQ_SWITCH(req[1], Req, {
       Kernel<broadcast_grad_kernel<typename OP::rhs_grad, Req>, gpu>::Launch(
-          s, out[1].Size(), out[1].dptr<DType>(), og, lhs, rhs, rhs_index.first,
-          rhs_index.second);
+          s, out[1].Size(), out[1].dptr<DType>(), og, lhs, rhs, rhs_index.first, rhs_index.second);
     });
   });
 }

@@ -73,8 +73,8 @@ class CApiGpuTest : public gpu_testing::GpuTest {
   MXOpsAttrsHandle Attrs(const char* op, std::vector<const char*> keys,
                          std::vector<const char*> values) {
     MXOpsAttrsHandle attrs = nullptr;
-    EXPECT_EQ(0, MXOpsCreateAttrs(op, static_cast<int>(keys.size()), keys.data(), values.data(),
-                                  &attrs))
+    EXPECT_EQ(
+        0, MXOpsCreateAttrs(op, static_cast<int>(keys.size()), keys.data(), values.data(), &attrs))
         << MXOpsGetLastError();
     return attrs;
   }

@@ -117,9 +117,8 @@ void ReduceComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       const auto kept_index = StridedIndex<1>::Of(kept, {strides});
       const auto summed_index = StridedIndex<1>::Of(summed, {strides});
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<reduce_kernel<Red, Req>, gpu>::Launch(s, out[0].Size(), dst.dptr_,
-                                                     in[0].dptr<DType>(), kept_index,
-                                                     summed_index, scale);
+        Kernel<reduce_kernel<Red, Req>, gpu>::Launch(
+            s, out[0].Size(), dst.dptr_, in[0].dptr<DType>(), kept_index, summed_index, scale);
       });
     }
   });
@@ -135,7 +134,8 @@ void ReduceBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   const std::vector<bool> reduced =
       ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
   const std::vector<index_t> extents(shape.begin(), shape.end());
-  const auto at = StridedIndex<1>::Of(extents, {BroadcastStrides(KeptShape(shape, reduced), shape)});
+  const auto at =
+      StridedIndex<1>::Of(extents, {BroadcastStrides(KeptShape(shape, reduced), shape)});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType scale =
         DType(1) / static_cast<DType>(shape.Size() / std::max<index_t>(1, in[0].Size()));

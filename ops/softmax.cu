@@ -49,8 +49,7 @@ __device__ DType BlockReduce(DType value, DType* shared) {
 
 // y = softmax(x * inv_t) (or its log) of each contiguous row of n elements; a block per row.
 template <bool kLog, int kReq, typename DType>
-__global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_t n,
-                                  DType inv_t) {
+__global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_t n, DType inv_t) {
   __shared__ DType shared[kRowThreads];
   for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const DType* row = x + r * n;
@@ -143,9 +142,9 @@ void SoftmaxComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::
     DType* y = out[0].dptr<DType>();
     OPS_REQ_SWITCH(req[0], Req, {
       if (v.inner == 1) {
-        SoftmaxRowsKernel<kLog, Req><<<RowBlocks(v.outer), kRowThreads, 0,
-                                       mshadow::Stream<gpu>::GetStream(s)>>>(x, y, v.outer, v.n,
-                                                                              inv_t);
+        SoftmaxRowsKernel<kLog, Req>
+            <<<RowBlocks(v.outer), kRowThreads, 0, mshadow::Stream<gpu>::GetStream(s)>>>(
+                x, y, v.outer, v.n, inv_t);
         MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxRowsKernel");
       } else {
         Kernel<softmax_columns<kLog, Req>, gpu>::Launch(s, v.outer * v.inner, x, y, v.n, v.inner,
@@ -171,9 +170,9 @@ void SoftmaxBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
     DType* dx = out[0].dptr<DType>();
     OPS_REQ_SWITCH(req[0], Req, {
       if (v.inner == 1) {
-        SoftmaxGradRowsKernel<kLog, Req><<<RowBlocks(v.outer), kRowThreads, 0,
-                                           mshadow::Stream<gpu>::GetStream(s)>>>(
-            g, y, dx, v.outer, v.n, inv_t);
+        SoftmaxGradRowsKernel<kLog, Req>
+            <<<RowBlocks(v.outer), kRowThreads, 0, mshadow::Stream<gpu>::GetStream(s)>>>(
+                g, y, dx, v.outer, v.n, inv_t);
         MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxGradRowsKernel");
       } else {
         Kernel<softmax_grad_columns<kLog, Req>, gpu>::Launch(s, v.outer * v.inner, g, y, dx, v.n,

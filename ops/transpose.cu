@@ -26,9 +26,8 @@ struct gather_kernel {
 
 // The forward operator permutes by perm; the backward operator, by its inverse.
 template <bool kBackward>
-void TransposeComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void TransposeComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const int ndim = in[0].ndim();
   const std::vector<int> perm = PermutationFor(attrs, ndim, kBackward);
   const std::vector<index_t> in_strides = RowMajorStrides(in[0].shape_);
@@ -48,8 +47,7 @@ void TransposeComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
 
 const bool kRegistered = [] {
   RegisterOp("transpose").set_attr<FCompute>("FCompute<gpu>", TransposeComputeGpu<false>);
-  RegisterOp("_backward_transpose")
-      .set_attr<FCompute>("FCompute<gpu>", TransposeComputeGpu<true>);
+  RegisterOp("_backward_transpose").set_attr<FCompute>("FCompute<gpu>", TransposeComputeGpu<true>);
   return true;
 }();
 

@@ -112,8 +112,8 @@ void DeviceCopy(benchmark::State& state, size_t bytes) {
   const index_t n = static_cast<index_t>(bytes / 2 / sizeof(float));
   DeviceTensor src(TShape{n}), dst(TShape{n});
   TimeOnGpu(state, [&] {
-    MSHADOW_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), src.Bytes(),
-                                      cudaMemcpyDeviceToDevice, BenchStream()));
+    MSHADOW_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), src.Bytes(), cudaMemcpyDeviceToDevice,
+                                      BenchStream()));
   });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * src.Bytes()));
 }

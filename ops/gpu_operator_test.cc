@@ -13,6 +13,7 @@
 #include "mshadow/cuda/stream.h"
 #include "mshadow/tensor_gpu-inl.h"
 #include "ops/backward.h"
+#include "ops/gpu_context.h"
 #include "ops/imperative.h"
 #include "ops/invoke.h"
 #include "ops/testing/op_cases.h"
@@ -66,24 +67,6 @@ std::vector<TBlob> Blobs(const std::vector<GpuTensor>& tensors) {
   return out;
 }
 
-// Temporary space in device memory, grown to the largest request.
-class GpuTempSpace : public TempSpace {
- public:
-  void* Get(size_t bytes) override {
-    if (bytes > capacity_) {
-      void* ptr = nullptr;
-      MSHADOW_CUDA_CALL(cudaMalloc(&ptr, bytes));
-      storage_.reset(ptr, [](void* p) { cudaFree(p); });
-      capacity_ = bytes;
-    }
-    return storage_.get();
-  }
-
- private:
-  std::shared_ptr<void> storage_;
-  size_t capacity_ = 0;
-};
-
 class GpuOperatorTest : public gpu_testing::GpuTest {
  protected:
   void SetUp() override {
@@ -102,10 +85,9 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     const std::vector<GpuTensor> in = CopiesOf(inputs);
     std::vector<TBlob> initial_blobs = ops::Blobs(initial);
     const std::vector<GpuTensor> out = CopiesOf(initial_blobs);
-    OpContext ctx;
-    ctx.stream = stream_;
-    ctx.requested = RequestedResources(attrs, &temp_space_);
-    Invoke<gpu>(attrs, ctx, Blobs(in), std::vector<OpReqType>(out.size(), req), Blobs(out));
+    GpuCall call(attrs, stream_->stream_);
+    Invoke<gpu>(attrs, call.context(), Blobs(in), std::vector<OpReqType>(out.size(), req),
+                Blobs(out));
     stream_->Wait();
     std::vector<CpuTensor> result;
     for (const GpuTensor& t : out) result.push_back(t.ToCpu());
@@ -144,7 +126,6 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
   }
 
   mshadow::Stream<gpu>* stream_ = nullptr;
-  GpuTempSpace temp_space_;
 };
 
 TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {

@@ -79,9 +79,18 @@ struct Kernel;
 template <typename OP>
 struct Kernel<OP, cpu> {
   template <typename... Args>
-  static void Launch(mshadow::Stream<cpu>* /*stream*/, index_t n, Args... args) {
-    const int threads = static_cast<int>(
-        std::min<index_t>(mshadow::GetNumThreads(), n / mshadow::expr::kMinElementsPerThread));
+  static void Launch(mshadow::Stream<cpu>* stream, index_t n, Args... args) {
+    LaunchItems(stream, n, 1, args...);
+  }
+
+  // The same for indices that each do about `work_per_item` elements' work (a row, a run of
+  // a convolution's columns): the thread count follows the total work, not n.
+  template <typename... Args>
+  static void LaunchItems(mshadow::Stream<cpu>* /*stream*/, index_t n, index_t work_per_item,
+                          Args... args) {
+    const int threads = static_cast<int>(std::min<index_t>(
+        std::min<index_t>(mshadow::GetNumThreads(), n),
+        n * std::max<index_t>(work_per_item, 1) / mshadow::expr::kMinElementsPerThread));
     if (threads <= 1) {
       for (index_t i = 0; i < n; ++i) OP::Map(i, args...);
       return;

@@ -41,6 +41,13 @@ struct Kernel<OP, gpu> {
     }
     MSHADOW_CUDA_CHECK_LAUNCH("ops::Kernel::Launch");
   }
+
+  // One thread per index whatever its work (see Kernel<OP, cpu>::LaunchItems).
+  template <typename... Args>
+  static void LaunchItems(mshadow::Stream<gpu>* stream, index_t n, index_t /*work_per_item*/,
+                          Args... args) {
+    Launch(stream, n, args...);
+  }
 };
 
 }  // namespace ops

@@ -1,0 +1,94 @@
+// ops/conv_geometry.h: the geometry of a convolution or pooling window over 1 to 3 spatial
+// axes (extents, kernel, stride, dilation, padding), as plain data that kernels on either
+// device take by value; and the checks that build it from an operator's parameters.
+#ifndef OPS_CONV_GEOMETRY_H_
+#define OPS_CONV_GEOMETRY_H_
+
+#include <sstream>
+#include <string>
+
+#include "dmlc/logging.h"
+#include "mshadow/base.h"
+#include "mshadow/tensor_blob.h"
+
+namespace ops {
+
+using mshadow::index_t;
+using mshadow::TShape;
+
+// The geometry of one convolution (or pooling window): spatial rank 1 to 3, and per spatial
+// axis the input and output extents, kernel, stride, dilation and padding. Plain data, passed
+// to kernels by value.
+struct ConvGeometry {
+  static constexpr int kMaxSpatial = 3;
+  int ndim = 0;
+  index_t channels = 0;
+  index_t in[kMaxSpatial] = {};
+  index_t out[kMaxSpatial] = {};
+  index_t kernel[kMaxSpatial] = {};
+  index_t stride[kMaxSpatial] = {};
+  index_t dilate[kMaxSpatial] = {};
+  index_t pad[kMaxSpatial] = {};
+
+  MSHADOW_XINLINE index_t InSize() const { return Product(in); }
+  MSHADOW_XINLINE index_t OutSize() const { return Product(out); }
+  MSHADOW_XINLINE index_t KernelSize() const { return Product(kernel); }
+  // Rows of the column matrix.
+  MSHADOW_XINLINE index_t ColRows() const { return channels * KernelSize(); }
+
+ private:
+  MSHADOW_XINLINE index_t Product(const index_t* extents) const {
+    index_t size = 1;
+    for (int a = 0; a < ndim; ++a) size *= extents[a];
+    return size;
+  }
+};
+
+// A per-axis parameter (stride, dilate, pad) for `ndim` spatial axes: () means `fill` on every
+// axis; otherwise it must have ndim entries, each at least `lower_bound`. A dmlc::Error names
+// the parameter and the value.
+inline void ExpandSpatial(const TShape& given, int ndim, index_t fill, index_t lower_bound,
+                          const char* name, index_t* values) {
+  if (given.ndim() != 0 && given.ndim() != ndim) {
+    std::ostringstream os;
+    os << name << " " << given << " has " << given.ndim() << " entries but the kernel has "
+       << ndim << " spatial axes";
+    throw dmlc::Error(os.str());
+  }
+  for (int a = 0; a < ndim; ++a) {
+    values[a] = given.ndim() == 0 ? fill : given[a];
+    if (values[a] < lower_bound) {
+      std::ostringstream os;
+      os << name << " " << given << " has entry " << values[a] << " on axis " << a
+         << "; each must be at least " << lower_bound;
+      throw dmlc::Error(os.str());
+    }
+  }
+}
+
+// Checks that `data` is (batch, channels, spatial...) for a kernel of `kernel.ndim()` (1 to 3)
+// spatial axes, and fills ndim, channels, in and kernel.
+inline void SetSpatialInput(const TShape& kernel, const TShape& data, const char* op,
+                            ConvGeometry* g) {
+  if (kernel.ndim() < 1 || kernel.ndim() > ConvGeometry::kMaxSpatial) {
+    std::ostringstream os;
+    os << op << " kernel " << kernel << " must have 1, 2 or 3 entries (width; height, width; "
+       << "depth, height, width)";
+    throw dmlc::Error(os.str());
+  }
+  g->ndim = kernel.ndim();
+  if (data.ndim() != g->ndim + 2) {
+    std::ostringstream os;
+    os << op << " with a " << g->ndim << "-d kernel " << kernel << " takes data of rank "
+       << g->ndim + 2 << " (batch, channel, " << (g->ndim == 1 ? "width" : g->ndim == 2 ? "height, width" : "depth, height, width")
+       << ") but the data is " << data;
+    throw dmlc::Error(os.str());
+  }
+  g->channels = data[1];
+  ExpandSpatial(kernel, g->ndim, 1, 1, "kernel", g->kernel);
+  for (int a = 0; a < g->ndim; ++a) g->in[a] = data[2 + a];
+}
+
+}  // namespace ops
+
+#endif  // OPS_CONV_GEOMETRY_H_

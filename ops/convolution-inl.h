@@ -1,0 +1,229 @@
+// ops/convolution-inl.h: Convolution (1-, 2- and 3-d, NCW/NCHW/NCDHW, grouped, dilated) and
+// its backward operator, written once for every device: per image, the column matrix
+// (ops/im2col.h) and one gemm per group (BLAS on the CPU, cuBLAS on the GPU). convolution.cc
+// registers them with FCompute<cpu> and shape inference, convolution.cu adds FCompute<gpu>.
+#ifndef OPS_CONVOLUTION_INL_H_
+#define OPS_CONVOLUTION_INL_H_
+
+#include <sstream>
+#include <vector>
+
+#include "mshadow/extension/broadcast.h"
+#include "mshadow/extension/reduceto1d.h"
+#include "mshadow/tensor.h"
+#include "ops/im2col.h"
+#include "ops/invoke.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace convolution {
+
+using mshadow::expr::dot;
+
+struct ConvolutionParam : public dmlc::Parameter<ConvolutionParam> {
+  TShape kernel;
+  TShape stride;
+  TShape dilate;
+  TShape pad;
+  uint32_t num_filter;
+  uint32_t num_group;
+  uint64_t workspace;
+  bool no_bias;
+  dmlc::optional<int> cudnn_tune;
+  bool cudnn_off;
+  dmlc::optional<int> layout;
+  DMLC_DECLARE_PARAMETER(ConvolutionParam) {
+    DMLC_DECLARE_FIELD(kernel).describe("Kernel size: (w,), (h, w) or (d, h, w).");
+    DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(
+        "Stride per spatial axis; () is 1 on every axis.");
+    DMLC_DECLARE_FIELD(dilate).set_default(TShape()).describe(
+        "Dilation per spatial axis; () is 1 on every axis.");
+    DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(
+        "Zero padding on both sides of each spatial axis; () is 0 on every axis.");
+    DMLC_DECLARE_FIELD(num_filter).set_lower_bound(1).describe("Number of output channels.");
+    DMLC_DECLARE_FIELD(num_group).set_default(1).set_lower_bound(1).describe(
+        "Number of groups: input and output channels are split into num_group groups, each "
+        "convolved on its own.");
+    DMLC_DECLARE_FIELD(workspace).set_default(1024).set_lower_bound(0).describe(
+        "Accepted for MXNet compatibility; the column matrix of one image is always used.");
+    DMLC_DECLARE_FIELD(no_bias).set_default(false).describe("Whether to leave out the bias.");
+    DMLC_DECLARE_FIELD(cudnn_tune)
+        .add_enum("off", 0)
+        .add_enum("limited_workspace", 1)
+        .add_enum("fastest", 2)
+        .set_default(dmlc::optional<int>())
+        .describe("Accepted for MXNet compatibility; ignored.");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe(
+        "Accepted for MXNet compatibility; ignored.");
+    DMLC_DECLARE_FIELD(layout)
+        .add_enum("NCW", 0)
+        .add_enum("NCHW", 1)
+        .add_enum("NCDHW", 2)
+        .add_enum("NHWC", 3)
+        .add_enum("NDHWC", 4)
+        .set_default(dmlc::optional<int>())
+        .describe("Data layout; only the channel-first layouts (NCW, NCHW, NCDHW) are "
+                  "supported. None: channel-first.");
+  }
+};
+
+// The geometry of a convolution of `data` (batch, channels, spatial...), output extents
+// included; a dmlc::Error for parameters that do not fit it (a dilated kernel larger than the
+// padded input, channels not divisible by the groups, a layout other than channel-first).
+inline ConvGeometry Geometry(const ConvolutionParam& param, const TShape& data) {
+  if (param.layout.has_value() && param.layout.value() > 2) {
+    throw dmlc::Error("Convolution supports the channel-first layouts NCW, NCHW and NCDHW only");
+  }
+  ConvGeometry g;
+  SetSpatialInput(param.kernel, data, "Convolution", &g);
+  ExpandSpatial(param.stride, g.ndim, 1, 1, "stride", g.stride);
+  ExpandSpatial(param.dilate, g.ndim, 1, 1, "dilate", g.dilate);
+  ExpandSpatial(param.pad, g.ndim, 0, 0, "pad", g.pad);
+  if (g.channels % param.num_group != 0 || param.num_filter % param.num_group != 0) {
+    std::ostringstream os;
+    os << "num_group " << param.num_group << " must divide both the input channels ("
+       << g.channels << ") and num_filter (" << param.num_filter << ")";
+    throw dmlc::Error(os.str());
+  }
+  for (int a = 0; a < g.ndim; ++a) {
+    const index_t span = g.dilate[a] * (g.kernel[a] - 1) + 1;
+    const index_t padded = g.in[a] + 2 * g.pad[a];
+    if (span > padded) {
+      std::ostringstream os;
+      os << "the kernel " << param.kernel << " (dilated extent " << span << " on spatial axis "
+         << a << ") is larger than the padded input (" << padded << ") of data " << data;
+      throw dmlc::Error(os.str());
+    }
+    g.out[a] = (padded - span) / g.stride[a] + 1;
+  }
+  return g;
+}
+
+// Number of groups and the per-group sizes of one image's gemm.
+struct GroupSizes {
+  index_t groups;
+  index_t filters;   // rows of the weight (and of the output) per group
+  index_t col_rows;  // rows of the column matrix per group
+};
+
+inline GroupSizes GroupsOf(const ConvolutionParam& param, const ConvGeometry& g) {
+  const index_t groups = param.num_group;
+  return {groups, static_cast<index_t>(param.num_filter) / groups, g.ColRows() / groups};
+}
+
+// The column matrix of one image, in the operator's temporary space.
+template <typename xpu, typename DType>
+Tensor<xpu, 2, DType> ColumnBuffer(const OpContext& ctx, const ConvGeometry& g,
+                                   mshadow::Stream<xpu>* stream) {
+  return ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(g.ColRows(), g.OutSize()),
+                                                          stream);
+}
+
+// Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
+// (N, F, output spatial...).
+template <typename xpu>
+void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const ConvolutionParam& param = GetParam<ConvolutionParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const ConvGeometry g = Geometry(param, in[0].shape_);
+  const GroupSizes gs = GroupsOf(param, g);
+  const index_t batch = in[0].shape_[0];
+  const index_t filters = param.num_filter;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    auto data = in[0].get_with_shape<xpu, 2, DType>(
+        mshadow::Shape2(batch, g.channels * g.InSize()), stream);
+    auto weight = in[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
+                                                      stream);
+    auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
+                                                  stream);
+    Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
+    for (index_t n = 0; n < batch; ++n) {
+      Im2Col(stream, g, data[n].dptr_, col.dptr_);
+      Tensor<xpu, 2, DType> yn = y[n];
+      // With a bias, its rows go in first and the products are accumulated onto them (gemm
+      // beta = 1), as in FullyConnected.
+      const bool bias_first = !param.no_bias && req[0] != kAddTo;
+      if (bias_first) {
+        yn = mshadow::expr::broadcast<0>(in[2].get<xpu, 1, DType>(stream), yn.shape_);
+      }
+      for (index_t grp = 0; grp < gs.groups; ++grp) {
+        auto yg = yn.Slice(grp * gs.filters, (grp + 1) * gs.filters);
+        auto wg = weight.Slice(grp * gs.filters, (grp + 1) * gs.filters);
+        auto cg = col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
+        Assign(yg, bias_first ? kAddTo : req[0], dot(wg, cg));
+      }
+      if (!param.no_bias && req[0] == kAddTo) {
+        yn += mshadow::expr::broadcast<0>(in[2].get<xpu, 1, DType>(stream), yn.shape_);
+      }
+    }
+  });
+}
+
+// Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
+template <typename xpu>
+void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                const std::vector<TBlob>& out) {
+  const ConvolutionParam& param = GetParam<ConvolutionParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const ConvGeometry g = Geometry(param, in[1].shape_);
+  const GroupSizes gs = GroupsOf(param, g);
+  const index_t batch = in[1].shape_[0];
+  const index_t filters = param.num_filter;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    auto og = in[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
+                                                  stream);
+    auto data = in[1].get_with_shape<xpu, 2, DType>(
+        mshadow::Shape2(batch, g.channels * g.InSize()), stream);
+    auto weight = in[2].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
+                                                      stream);
+    auto dx = out[0].get_with_shape<xpu, 2, DType>(
+        mshadow::Shape2(batch, g.channels * g.InSize()), stream);
+    auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
+                                                   stream);
+    Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
+    for (index_t n = 0; n < batch; ++n) {
+      Tensor<xpu, 2, DType> ogn = og[n];
+      // Weight gradient: og * col^T, summed over the batch (the first image writes).
+      if (req[1] != kNullOp) {
+        Im2Col(stream, g, data[n].dptr_, col.dptr_);
+        const OpReqType dw_req = n == 0 ? req[1] : kAddTo;
+        for (index_t grp = 0; grp < gs.groups; ++grp) {
+          Assign(dw.Slice(grp * gs.filters, (grp + 1) * gs.filters), dw_req,
+                 dot(ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters),
+                     col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows).T()));
+        }
+      }
+      // Data gradient: weight^T * og into the column matrix, folded back onto the image.
+      if (req[0] != kNullOp) {
+        for (index_t grp = 0; grp < gs.groups; ++grp) {
+          col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows) =
+              dot(weight.Slice(grp * gs.filters, (grp + 1) * gs.filters).T(),
+                  ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters));
+        }
+        Col2Im(stream, g, col.dptr_, dx[n].dptr_, req[0]);
+      }
+    }
+    if (!param.no_bias) {
+      Assign(out[2].get<xpu, 1, DType>(stream), req[2],
+             mshadow::expr::sumall_except_dim<1>(og));
+    }
+  });
+}
+
+// Adds FCompute<xpu> to Convolution and _backward_Convolution.
+template <typename xpu>
+void SetConvolutionCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("Convolution").set_attr<FCompute>(attr_name, FCompute(ConvolutionCompute<xpu>));
+  RegisterOp("_backward_Convolution")
+      .set_attr<FCompute>(attr_name, FCompute(ConvolutionBackwardCompute<xpu>));
+}
+
+}  // namespace convolution
+}  // namespace ops
+
+#endif  // OPS_CONVOLUTION_INL_H_

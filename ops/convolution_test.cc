@@ -1,0 +1,178 @@
+// Convolution against a direct loop over every output and kernel tap (any rank, stride,
+// dilation, padding, groups), its write modes and numerical gradients, and its errors.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+// Per spatial axis: kernel, stride, dilate, pad.
+struct Axis {
+  int kernel, stride, dilate, pad;
+};
+
+std::string TupleOf(const std::vector<Axis>& axes, int Axis::*field) {
+  std::string text = "(";
+  for (size_t a = 0; a < axes.size(); ++a) {
+    text += (a ? "," : "") + std::to_string(axes[a].*field);
+  }
+  return text + (axes.size() == 1 ? ",)" : ")");
+}
+
+// out[n][f][o...] = bias[f] + sum over c in f's group and kernel taps k of
+// data[n][c][o * stride - pad + k * dilate] * weight[f][c - group start][k].
+Values DirectConvolution(const TShape& data_shape, const Values& data, const Values& weight,
+                         const Values* bias, const std::vector<Axis>& axes, int filters,
+                         int groups, const TShape& out_shape) {
+  const int nd = static_cast<int>(axes.size());
+  const int batch = data_shape[0], channels = data_shape[1];
+  const int group_channels = channels / groups, group_filters = filters / groups;
+  std::vector<int> in(nd), out(nd);
+  int in_size = 1, out_size = 1, kernel_size = 1;
+  for (int a = 0; a < nd; ++a) {
+    in[a] = data_shape[2 + a];
+    out[a] = out_shape[2 + a];
+    in_size *= in[a];
+    out_size *= out[a];
+    kernel_size *= axes[a].kernel;
+  }
+  Values result(static_cast<size_t>(batch) * filters * out_size);
+  for (int n = 0; n < batch; ++n) {
+    for (int f = 0; f < filters; ++f) {
+      const int c0 = f / group_filters * group_channels;
+      for (int o = 0; o < out_size; ++o) {
+        double sum = bias ? (*bias)[f] : 0.0;
+        for (int c = 0; c < group_channels; ++c) {
+          for (int k = 0; k < kernel_size; ++k) {
+            int o_rest = o, k_rest = k, offset = 0;
+            bool inside = true;
+            for (int a = nd - 1, scale = 1; a >= 0; --a) {
+              const int oa = o_rest % out[a], ka = k_rest % axes[a].kernel;
+              o_rest /= out[a];
+              k_rest /= axes[a].kernel;
+              const int x = oa * axes[a].stride - axes[a].pad + ka * axes[a].dilate;
+              inside = inside && x >= 0 && x < in[a];
+              offset += x * scale;
+              scale *= in[a];
+            }
+            if (!inside) continue;
+            sum += data[(static_cast<size_t>(n) * channels + c0 + c) * in_size + offset] *
+                   weight[(static_cast<size_t>(f) * group_channels + c) * kernel_size + k];
+          }
+        }
+        result[(static_cast<size_t>(n) * filters + f) * out_size + o] = sum;
+      }
+    }
+  }
+  return result;
+}
+
+struct ConvCase {
+  std::string name;
+  TShape data;
+  std::vector<Axis> axes;
+  int filters;
+  int groups;
+  bool no_bias;
+};
+
+class ConvolutionTest : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvolutionTest, MatchesDirectLoopWithGradients) {
+  const ConvCase& cc = GetParam();
+  const int nd = static_cast<int>(cc.axes.size());
+  TShape weight(static_cast<index_t>(nd + 2));
+  weight[0] = cc.filters;
+  weight[1] = cc.data[1] / cc.groups;
+  for (int a = 0; a < nd; ++a) weight[2 + a] = cc.axes[a].kernel;
+  OpCase c{"Convolution",
+           {{"kernel", TupleOf(cc.axes, &Axis::kernel)},
+            {"stride", TupleOf(cc.axes, &Axis::stride)},
+            {"dilate", TupleOf(cc.axes, &Axis::dilate)},
+            {"pad", TupleOf(cc.axes, &Axis::pad)},
+            {"num_filter", std::to_string(cc.filters)},
+            {"num_group", std::to_string(cc.groups)},
+            {"no_bias", cc.no_bias ? "True" : "False"}},
+           {InputSpec{cc.data}, InputSpec{weight}}};
+  if (!cc.no_bias) c.inputs.push_back(InputSpec{TShape{cc.filters}});
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{DirectConvolution(cc.data, in[0], in[1],
+                                                 cc.no_bias ? nullptr : &in[2], cc.axes,
+                                                 cc.filters, cc.groups, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvolutionTest,
+    ::testing::Values(
+        ConvCase{"conv2d_3x3_pad1", TShape{2, 3, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 1, false},
+        ConvCase{"conv2d_stride2_no_bias", TShape{2, 2, 7, 6}, {{3, 2, 1, 0}, {2, 2, 1, 1}}, 3, 1,
+                 true},
+        ConvCase{"conv2d_dilated", TShape{1, 2, 7, 7}, {{3, 1, 2, 2}, {3, 1, 2, 1}}, 2, 1, false},
+        ConvCase{"conv2d_groups", TShape{2, 4, 5, 5}, {{3, 1, 1, 1}, {3, 2, 1, 0}}, 6, 2, false},
+        ConvCase{"conv2d_depthwise", TShape{1, 3, 4, 5}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 3, 3,
+                 false},
+        ConvCase{"conv2d_1x1", TShape{2, 5, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 1, false},
+        ConvCase{"conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1,
+                 false},
+        ConvCase{"conv1d", TShape{3, 2, 9}, {{3, 2, 1, 1}}, 4, 1, false},
+        ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
+        ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
+                 1, false}),
+    [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {
+  const OpCase c{"Convolution",
+                 {{"kernel", "(3,3)"}, {"num_filter", "2"}},
+                 {InputSpec{TShape{1, 1, 5, 6}}, InputSpec{TShape()}, InputSpec{TShape()}}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{1, 2, 3, 4}));
+}
+
+TEST(ConvolutionTest, BadParametersAndShapes) {
+  auto infer = [](std::map<std::string, std::string> kwargs, TShape data) {
+    return testing::ErrorOf([&] {
+      kwargs["no_bias"] = "True";
+      testing::InferOutputShapes(
+          OpCase{"Convolution", kwargs, {InputSpec{data}, InputSpec{TShape()}}});
+    });
+  };
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}}, TShape{1, 2, 5}),
+              HasSubstr("takes data of rank 4 (batch, channel, height, width) but the data is "
+                        "(1,2,5)"));
+  EXPECT_THAT(infer({{"kernel", "(5,5)"}, {"num_filter", "2"}}, TShape{1, 2, 4, 9}),
+              HasSubstr("the kernel (5,5) (dilated extent 5 on spatial axis 0) is larger than "
+                        "the padded input (4)"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "4"}, {"num_group", "2"}},
+                    TShape{1, 3, 5, 5}),
+              HasSubstr("num_group 2 must divide both the input channels (3) and num_filter (4)"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"stride", "(1,0)"}},
+                    TShape{1, 1, 5, 5}),
+              HasSubstr("stride (1,0) has entry 0 on axis 1; each must be at least 1"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1,1)"}},
+                    TShape{1, 1, 5, 5}),
+              HasSubstr("pad (1,1,1) has 3 entries but the kernel has 2 spatial axes"));
+  EXPECT_THAT(infer({{"kernel", "(1,1,1,1)"}, {"num_filter", "2"}}, TShape{1, 1, 5, 5, 5, 5}),
+              HasSubstr("kernel (1,1,1,1) must have 1, 2 or 3 entries"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"layout", "NHWC"}},
+                    TShape{1, 5, 5, 1}),
+              HasSubstr("channel-first layouts NCW, NCHW and NCDHW only"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("Convolution"), {{"kernel", "(3,3)"}, {"num_filter", "0"}});
+              }),
+              HasSubstr("num_filter"));
+}
+
+}  // namespace
+}  // namespace ops

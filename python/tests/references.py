@@ -61,6 +61,37 @@ def _fully_connected(x, w, b=None, params=None):
     return y + b if b is not None else y
 
 
+def _spatial(params, key, nd, fill):
+    return _tuple(params[key]) if params.get(key, "()") != "()" else (fill,) * nd
+
+
+def _convolution(x, w, b=None, params=None):
+    """Direct convolution: a sum over kernel taps of strided, dilated views of the padded
+    input, one einsum per tap and group."""
+    kernel = _tuple(params["kernel"])
+    nd = len(kernel)
+    stride, dilate = _spatial(params, "stride", nd, 1), _spatial(params, "dilate", nd, 1)
+    pad = _spatial(params, "pad", nd, 0)
+    groups = int(params.get("num_group", 1))
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    out = [(xp.shape[2 + a] - dilate[a] * (kernel[a] - 1) - 1) // stride[a] + 1
+           for a in range(nd)]
+    cg, fg = x.shape[1] // groups, w.shape[0] // groups
+    y = np.zeros((x.shape[0], w.shape[0]) + tuple(out))
+    for tap in np.ndindex(*kernel):
+        window = (slice(None), slice(None)) + tuple(
+            slice(tap[a] * dilate[a], tap[a] * dilate[a] + stride[a] * (out[a] - 1) + 1,
+                  stride[a]) for a in range(nd))
+        view = xp[window]
+        for g in range(groups):
+            y[:, g * fg:(g + 1) * fg] += np.einsum(
+                "nc...,fc->nf...", view[:, g * cg:(g + 1) * cg],
+                w[(slice(g * fg, (g + 1) * fg), slice(None)) + tap])
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
 def _dot(a, b, params, batch):
     if _flag(params, "transpose_a"):
         a = np.swapaxes(a, -1, -2)
@@ -125,6 +156,7 @@ def _binary(fn):
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "Cast": lambda x, p: x.astype(p["dtype"]),
+    "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),

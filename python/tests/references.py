@@ -92,6 +92,41 @@ def _convolution(x, w, b=None, params=None):
     return y
 
 
+def _pooling(x, params):
+    """Each window of the input padded with NaN: NaN counts towards avg's divisor only with
+    count_include_pad; windows end where the padded input ends (full convention)."""
+    nd = x.ndim - 2
+    pool_type = params.get("pool_type", "max")
+    if _flag(params, "global_pool"):
+        kernel, stride, pad = x.shape[2:], (1,) * nd, (0,) * nd
+    else:
+        kernel = _tuple(params["kernel"])
+        stride, pad = _spatial(params, "stride", nd, 1), _spatial(params, "pad", nd, 0)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(q, q) for q in pad], constant_values=np.nan)
+    full = params.get("pooling_convention", "valid") == "full"
+    out = [-(-(xp.shape[2 + a] - kernel[a]) // stride[a]) + 1 if full
+           else (xp.shape[2 + a] - kernel[a]) // stride[a] + 1 for a in range(nd)]
+    p = int(params.get("p_value", 0) if params.get("p_value", "None") != "None" else 0)
+    include_pad = _flag(params, "count_include_pad", True)
+    y = np.zeros(x.shape[:2] + tuple(out))
+    for o in np.ndindex(*out):
+        window = xp[(slice(None), slice(None)) + tuple(
+            slice(o[a] * stride[a], o[a] * stride[a] + kernel[a]) for a in range(nd))]
+        window = window.reshape(x.shape[:2] + (-1,))
+        if pool_type == "max":
+            v = np.nanmax(window, axis=-1)
+        elif pool_type == "avg":
+            count = window.shape[-1] if include_pad else np.sum(~np.isnan(window), axis=-1)
+            v = np.nansum(window, axis=-1) / count
+        elif pool_type == "sum":
+            v = np.nansum(window, axis=-1)
+        else:
+            v = np.cbrt(np.nansum(window ** 3, axis=-1)) if p == 3 else \
+                np.nansum(window ** p, axis=-1) ** (1.0 / p)
+        y[(slice(None), slice(None)) + o] = v
+    return y
+
+
 def _dot(a, b, params, batch):
     if _flag(params, "transpose_a"):
         a = np.swapaxes(a, -1, -2)
@@ -161,6 +196,7 @@ FORWARD = {
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
     "LeakyReLU": _leaky_relu,
+    "Pooling": _pooling,
     "Reshape": _reshape,
     "_div_scalar": _scalar(lambda x, s: x / s),
     "_minus_scalar": _scalar(lambda x, s: x - s),

@@ -1,0 +1,442 @@
+// ops/pooling-inl.h: Pooling (max, avg, sum, lp over 1, 2 or 3 spatial axes; global_pool;
+// valid and full conventions; count_include_pad) and its backward operator, written once for
+// every device. pooling.cc registers them with FCompute<cpu> and shape inference, pooling.cu
+// adds FCompute<gpu>.
+//
+// As in ops/im2col.h, the CPU's items are whole planes (one image's channel), walked without
+// divisions, and the gradient is scattered from each output onto its window; the GPU's are
+// single elements, and each input element gathers the gradient of the windows that hold it,
+// so no two threads write one element.
+#ifndef OPS_POOLING_INL_H_
+#define OPS_POOLING_INL_H_
+
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/conv_geometry.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace pooling {
+
+enum PoolType { kMax = 0, kAvg = 1, kSum = 2, kLp = 3 };
+enum Convention { kValid = 0, kFull = 1, kSame = 2 };
+
+struct PoolingParam : public dmlc::Parameter<PoolingParam> {
+  TShape kernel;
+  int pool_type;
+  bool global_pool;
+  bool cudnn_off;
+  int pooling_convention;
+  TShape stride;
+  TShape pad;
+  dmlc::optional<int> p_value;
+  dmlc::optional<bool> count_include_pad;
+  dmlc::optional<int> layout;
+  DMLC_DECLARE_PARAMETER(PoolingParam) {
+    DMLC_DECLARE_FIELD(kernel).set_default(TShape()).describe(
+        "Window size: (w,), (h, w) or (d, h, w); ignored with global_pool.");
+    DMLC_DECLARE_FIELD(pool_type)
+        .set_default(kMax)
+        .add_enum("max", kMax)
+        .add_enum("avg", kAvg)
+        .add_enum("sum", kSum)
+        .add_enum("lp", kLp)
+        .describe("Reduction over each window.");
+    DMLC_DECLARE_FIELD(global_pool).set_default(false).describe(
+        "Pool over every spatial position (kernel, stride and pad ignored).");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe(
+        "Accepted for MXNet compatibility; ignored.");
+    DMLC_DECLARE_FIELD(pooling_convention)
+        .set_default(kValid)
+        .add_enum("valid", kValid)
+        .add_enum("full", kFull)
+        .add_enum("same", kSame)
+        .describe("Output extent: valid floor((x + 2 * pad - kernel) / stride) + 1, full "
+                  "ceil(...) + 1. same is not supported (MXNet 1.9.1 fails on it too).");
+    DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(
+        "Stride per spatial axis; () is 1 on every axis.");
+    DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(
+        "Padding on both sides of each spatial axis; () is 0 on every axis.");
+    DMLC_DECLARE_FIELD(p_value).set_default(dmlc::optional<int>()).describe(
+        "p of lp pooling: 1, 2 or 3, (sum over the window of x^p)^(1/p).");
+    DMLC_DECLARE_FIELD(count_include_pad).set_default(dmlc::optional<bool>()).describe(
+        "Whether avg divides by the window size with its padding (None: true) or by the "
+        "number of input elements in it.");
+    DMLC_DECLARE_FIELD(layout)
+        .add_enum("NCW", 0)
+        .add_enum("NCHW", 1)
+        .add_enum("NCDHW", 2)
+        .add_enum("NWC", 3)
+        .add_enum("NHWC", 4)
+        .add_enum("NDHWC", 5)
+        .set_default(dmlc::optional<int>())
+        .describe("Data layout; only the channel-first layouts (NCW, NCHW, NCDHW) are "
+                  "supported. None: channel-first.");
+  }
+};
+
+// What a window reduction needs besides the geometry (plain data for kernels).
+struct PoolSpec {
+  int type;
+  int p;  // lp's p
+  bool count_include_pad;
+};
+
+inline PoolSpec SpecOf(const PoolingParam& param) {
+  return {param.pool_type, param.p_value.has_value() ? param.p_value.value() : 0,
+          !param.count_include_pad.has_value() || param.count_include_pad.value()};
+}
+
+// The geometry of pooling `data` (batch, channels, spatial...), output extents included; a
+// dmlc::Error for parameters that do not fit it.
+inline ConvGeometry Geometry(const PoolingParam& param, const TShape& data) {
+  if (param.layout.has_value() && param.layout.value() > 2) {
+    throw dmlc::Error("Pooling supports the channel-first layouts NCW, NCHW and NCDHW only");
+  }
+  if (param.pooling_convention == kSame) {
+    throw dmlc::Error("pooling_convention 'same' is not supported; valid: 'valid', 'full'");
+  }
+  if (param.pool_type == kLp) {
+    const int p = param.p_value.has_value() ? param.p_value.value() : 0;
+    if (p < 1 || p > 3) {
+      std::ostringstream os;
+      os << "lp pooling takes p_value 1, 2 or 3, given " << param.p_value;
+      throw dmlc::Error(os.str());
+    }
+  }
+  ConvGeometry g;
+  if (param.global_pool) {
+    if (data.ndim() < 3 || data.ndim() > 2 + ConvGeometry::kMaxSpatial) {
+      std::ostringstream os;
+      os << "global Pooling takes data of rank 3 to 5 (batch, channel, spatial...) but the "
+            "data is "
+         << data;
+      throw dmlc::Error(os.str());
+    }
+    g.ndim = data.ndim() - 2;
+    g.channels = data[1];
+    for (int a = 0; a < g.ndim; ++a) {
+      g.in[a] = g.kernel[a] = data[2 + a];
+      g.stride[a] = g.dilate[a] = g.out[a] = 1;
+    }
+    return g;
+  }
+  if (param.kernel.ndim() == 0) {
+    throw dmlc::Error("Pooling needs a kernel unless global_pool is true");
+  }
+  SetSpatialInput(param.kernel, data, "Pooling", &g);
+  ExpandSpatial(param.stride, g.ndim, 1, 1, "stride", g.stride);
+  ExpandSpatial(param.pad, g.ndim, 0, 0, "pad", g.pad);
+  for (int a = 0; a < g.ndim; ++a) {
+    g.dilate[a] = 1;
+    const index_t padded = g.in[a] + 2 * g.pad[a];
+    if (g.kernel[a] > padded) {
+      std::ostringstream os;
+      os << "the kernel " << param.kernel << " (" << g.kernel[a] << " on spatial axis " << a
+         << ") is larger than the padded input (" << padded << ") of data " << data;
+      throw dmlc::Error(os.str());
+    }
+    const index_t span = padded - g.kernel[a];
+    g.out[a] = (param.pooling_convention == kFull ? (span + g.stride[a] - 1) : span) /
+                   g.stride[a] +
+               1;
+  }
+  return g;
+}
+
+// The geometry with 3 spatial axes, unit axes in front of the real ones: the flat layout of
+// planes is unchanged, and the kernels below are plain loops over depth, height and width.
+inline ConvGeometry As3D(const ConvGeometry& g) {
+  ConvGeometry g3 = g;
+  const int shift = ConvGeometry::kMaxSpatial - g.ndim;
+  g3.ndim = ConvGeometry::kMaxSpatial;
+  for (int a = ConvGeometry::kMaxSpatial - 1; a >= 0; --a) {
+    const bool real = a >= shift;
+    g3.in[a] = real ? g.in[a - shift] : 1;
+    g3.out[a] = real ? g.out[a - shift] : 1;
+    g3.kernel[a] = real ? g.kernel[a - shift] : 1;
+    g3.stride[a] = real ? g.stride[a - shift] : 1;
+    g3.dilate[a] = 1;
+    g3.pad[a] = real ? g.pad[a - shift] : 0;
+  }
+  return g3;
+}
+
+// The window of output position o on one axis: input positions [begin, end), and its length
+// with the padding (cut where the padded input ends, for the full convention).
+struct AxisWindow {
+  index_t begin, end, padded;
+};
+
+MSHADOW_XINLINE AxisWindow WindowOn(const ConvGeometry& g, int a, index_t o) {
+  const index_t start = o * g.stride[a] - g.pad[a];
+  const index_t limit = g.in[a] + g.pad[a];
+  const index_t stop = start + g.kernel[a] < limit ? start + g.kernel[a] : limit;
+  return {start < 0 ? 0 : start, stop < g.in[a] ? stop : g.in[a], stop - start};
+}
+
+// A window over the three axes of a 3-D geometry.
+struct Window {
+  AxisWindow d, h, w;
+  // avg's divisor: the window's size with or without its padding.
+  MSHADOW_XINLINE index_t Divisor(bool count_include_pad) const {
+    return count_include_pad ? d.padded * h.padded * w.padded
+                             : (d.end - d.begin) * (h.end - h.begin) * (w.end - w.begin);
+  }
+};
+
+MSHADOW_XINLINE Window WindowAt(const ConvGeometry& g, index_t od, index_t oh, index_t ow) {
+  return {WindowOn(g, 0, od), WindowOn(g, 1, oh), WindowOn(g, 2, ow)};
+}
+
+// x^p for lp's p = 1, 2, 3, and its inverse.
+template <typename DType>
+MSHADOW_XINLINE DType PowerP(DType x, int p) {
+  return p == 1 ? x : (p == 2 ? x * x : x * x * x);
+}
+template <typename DType>
+MSHADOW_XINLINE DType RootP(DType x, int p) {
+  return p == 1 ? x : (p == 2 ? sqrt(x) : cbrt(x));
+}
+
+// The pooled value of one window of a plane (3-D geometry); with kArgmax (max only), also the
+// plane offset of its first maximum, as MXNet's backward takes the first element equal to the
+// output. Selects, not branches: on real data the comparisons are unpredictable.
+template <int kType, bool kArgmax = false, typename DType>
+MSHADOW_XINLINE DType PoolWindow(const ConvGeometry& g, const PoolSpec& spec, const Window& win,
+                                 const DType* plane, index_t* argmax = nullptr) {
+  const index_t height = g.in[1], width = g.in[2];
+  DType acc = kType == kMax ? mshadow::red::limits::MinValue<DType>() : DType(0);
+  index_t where = (win.d.begin * height + win.h.begin) * width + win.w.begin;
+  for (index_t d = win.d.begin; d < win.d.end; ++d) {
+    for (index_t h = win.h.begin; h < win.h.end; ++h) {
+      const index_t row = (d * height + h) * width;
+      for (index_t w = win.w.begin; w < win.w.end; ++w) {
+        const DType v = plane[row + w];
+        if constexpr (kType == kMax) {
+          if constexpr (kArgmax) where = v > acc ? row + w : where;
+          acc = v > acc ? v : acc;
+        } else if constexpr (kType == kLp) {
+          acc += PowerP(v, spec.p);
+        } else {
+          acc += v;
+        }
+      }
+    }
+  }
+  if constexpr (kArgmax) *argmax = where;
+  if constexpr (kType == kAvg) acc /= DType(win.Divisor(spec.count_include_pad));
+  if constexpr (kType == kLp) acc = RootP(acc, spec.p);
+  return acc;
+}
+
+// The gradient an input element x of a window with output y and output gradient og gets
+// (max: the caller gives og to the window's first maximum only).
+template <int kType, typename DType>
+MSHADOW_XINLINE DType ElementGradient(const PoolSpec& spec, const Window& win, DType og, DType y,
+                                      DType x) {
+  if constexpr (kType == kAvg) return og / DType(win.Divisor(spec.count_include_pad));
+  if constexpr (kType == kLp) {  // d/dx (sum x^p)^(1/p) = (x / y)^(p-1)
+    return spec.p == 1 ? og : (spec.p == 2 ? og * x / y : og * x * x / (y * y));
+  }
+  return og;
+}
+
+// Runs fn(std::integral_constant<int, type>) for the run-time pool type.
+template <typename Fn>
+void PoolTypeSwitch(int type, Fn&& fn) {
+  switch (type) {
+    case kMax:
+      return fn(std::integral_constant<int, kMax>());
+    case kAvg:
+      return fn(std::integral_constant<int, kAvg>());
+    case kSum:
+      return fn(std::integral_constant<int, kSum>());
+    default:
+      return fn(std::integral_constant<int, kLp>());
+  }
+}
+
+// CPU item: plane i (image, channel), every output position.
+template <int kType, int kReq>
+struct PoolPlaneForward {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* in,
+                  DType* out) {
+    const DType* plane = in + i * g.InSize();
+    DType* y = out + i * g.OutSize();
+    for (index_t od = 0; od < g.out[0]; ++od) {
+      for (index_t oh = 0; oh < g.out[1]; ++oh) {
+        for (index_t ow = 0; ow < g.out[2]; ++ow) {
+          AssignReq<kReq>(y++, PoolWindow<kType>(g, spec, WindowAt(g, od, oh, ow), plane));
+        }
+      }
+    }
+  }
+};
+
+// GPU item: output element i.
+template <int kType, int kReq>
+struct PoolElementForward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
+                                  const DType* in, DType* out) {
+    const index_t ow = i % g.out[2], oh = i / g.out[2] % g.out[1];
+    const index_t od = i / (g.out[2] * g.out[1]) % g.out[0], plane = i / g.OutSize();
+    AssignReq<kReq>(out + i, PoolWindow<kType>(g, spec, WindowAt(g, od, oh, ow),
+                                               in + plane * g.InSize()));
+  }
+};
+
+// CPU item: plane i of the input gradient, written (kReq) with every window's gradient
+// scattered onto it.
+template <int kType, int kReq>
+struct PoolPlaneBackward {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* og,
+                  const DType* in, const DType* out, DType* in_grad) {
+    const DType* plane = in + i * g.InSize();
+    DType* grad = in_grad + i * g.InSize();
+    if (kReq != kAddTo) {
+      for (index_t x = 0; x < g.InSize(); ++x) grad[x] = DType(0);
+    }
+    const index_t height = g.in[1], width = g.in[2];
+    index_t at = i * g.OutSize();
+    for (index_t od = 0; od < g.out[0]; ++od) {
+      for (index_t oh = 0; oh < g.out[1]; ++oh) {
+        for (index_t ow = 0; ow < g.out[2]; ++ow, ++at) {
+          const Window win = WindowAt(g, od, oh, ow);
+          if constexpr (kType == kMax) {
+            index_t argmax;
+            PoolWindow<kMax, true>(g, spec, win, plane, &argmax);
+            grad[argmax] += og[at];
+            continue;
+          }
+          for (index_t d = win.d.begin; d < win.d.end; ++d) {
+            for (index_t h = win.h.begin; h < win.h.end; ++h) {
+              const index_t row = (d * height + h) * width;
+              for (index_t w = win.w.begin; w < win.w.end; ++w) {
+                grad[row + w] += ElementGradient<kType>(spec, win, og[at], out[at], plane[row + w]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+};
+
+// The outputs on axis a whose windows hold input position x: [*first, *last).
+MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, index_t* first,
+                                    index_t* last) {
+  const index_t hi = x + g.pad[a];  // o * stride <= hi < o * stride + kernel
+  const index_t lo = hi - g.kernel[a] + 1;
+  *first = lo <= 0 ? 0 : (lo + g.stride[a] - 1) / g.stride[a];
+  *last = hi / g.stride[a] + 1 < g.out[a] ? hi / g.stride[a] + 1 : g.out[a];
+}
+
+// GPU item: input element i, the sum of the gradients of the windows that hold it.
+template <int kType, int kReq>
+struct PoolElementBackward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
+                                  const DType* og, const DType* in, const DType* out,
+                                  DType* in_grad) {
+    const index_t x = i % g.in[2], y = i / g.in[2] % g.in[1];
+    const index_t z = i / (g.in[2] * g.in[1]) % g.in[0], plane = i / g.InSize();
+    const index_t offset = i - plane * g.InSize();
+    const DType* data = in + plane * g.InSize();
+    index_t d0, d1, h0, h1, w0, w1;
+    OutputsHolding(g, 0, z, &d0, &d1);
+    OutputsHolding(g, 1, y, &h0, &h1);
+    OutputsHolding(g, 2, x, &w0, &w1);
+    DType sum = 0;
+    for (index_t od = d0; od < d1; ++od) {
+      for (index_t oh = h0; oh < h1; ++oh) {
+        for (index_t ow = w0; ow < w1; ++ow) {
+          const index_t at = plane * g.OutSize() + (od * g.out[1] + oh) * g.out[2] + ow;
+          const Window win = WindowAt(g, od, oh, ow);
+          if constexpr (kType == kMax) {
+            index_t argmax;
+            PoolWindow<kMax, true>(g, spec, win, data, &argmax);
+            if (argmax == offset) sum += og[at];
+          } else {
+            sum += ElementGradient<kType>(spec, win, og[at], out[at], data[offset]);
+          }
+        }
+      }
+    }
+    AssignReq<kReq>(in_grad + i, sum);
+  }
+};
+
+template <typename xpu>
+void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const PoolingParam& param = GetParam<PoolingParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const ConvGeometry g = As3D(Geometry(param, in[0].shape_));
+  const PoolSpec spec = SpecOf(param);
+  const index_t planes = in[0].shape_[0] * g.channels;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      PoolTypeSwitch(spec.type, [&](auto type) {
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<PoolPlaneForward<decltype(type)::value, Req>, cpu>::LaunchItems(
+              stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
+              out[0].dptr<DType>());
+        } else {
+          Kernel<PoolElementForward<decltype(type)::value, Req>, xpu>::Launch(
+              stream, planes * g.OutSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
+        }
+      });
+    });
+  });
+}
+
+// Inputs: out_grad, data, out. Output: data_grad.
+template <typename xpu>
+void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                            const std::vector<TBlob>& out) {
+  const PoolingParam& param = GetParam<PoolingParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const ConvGeometry g = As3D(Geometry(param, in[1].shape_));
+  const PoolSpec spec = SpecOf(param);
+  const index_t planes = in[1].shape_[0] * g.channels;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      PoolTypeSwitch(spec.type, [&](auto type) {
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<PoolPlaneBackward<decltype(type)::value, Req>, cpu>::LaunchItems(
+              stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
+              in[1].dptr<DType>(), in[2].dptr<DType>(), out[0].dptr<DType>());
+        } else {
+          Kernel<PoolElementBackward<decltype(type)::value, Req>, xpu>::Launch(
+              stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),
+              in[2].dptr<DType>(), out[0].dptr<DType>());
+        }
+      });
+    });
+  });
+}
+
+// Adds FCompute<xpu> to Pooling and _backward_Pooling.
+template <typename xpu>
+void SetPoolingCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("Pooling").set_attr<FCompute>(attr_name, FCompute(PoolingCompute<xpu>));
+  RegisterOp("_backward_Pooling")
+      .set_attr<FCompute>(attr_name, FCompute(PoolingBackwardCompute<xpu>));
+}
+
+}  // namespace pooling
+}  // namespace ops
+
+#endif  // OPS_POOLING_INL_H_

@@ -1,0 +1,226 @@
+// Pooling against a loop over a padded copy of each plane (every type, rank, convention and
+// count_include_pad), its write modes and numerical gradients, and its errors.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+std::vector<int> ParseTuple(const std::string& text) {
+  std::vector<int> values;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '-' || std::isdigit(static_cast<unsigned char>(text[i]))) {
+      size_t used;
+      values.push_back(std::stoi(text.substr(i), &used));
+      i += used;
+    } else {
+      ++i;
+    }
+  }
+  return values;
+}
+
+// Pools each plane of `data` by padding it with NaN (positions outside the input), then
+// reading each window of the padded plane: NaN entries count towards avg's divisor only with
+// count_include_pad, and a window is cut where the padded input ends (full convention).
+Values ReferencePooling(const TShape& shape, const Values& data, const OpCase& c,
+                        const TShape& out_shape) {
+  const std::map<std::string, std::string>& kw = c.kwargs;
+  const int nd = static_cast<int>(shape.ndim()) - 2;
+  const bool global = kw.count("global_pool") && kw.at("global_pool") == "True";
+  std::vector<int> kernel(nd), stride(nd, 1), pad(nd, 0), in(nd), out(nd);
+  for (int a = 0; a < nd; ++a) {
+    in[a] = shape[2 + a];
+    out[a] = out_shape[2 + a];
+  }
+  if (global) {
+    kernel = in;
+  } else {
+    kernel = ParseTuple(kw.at("kernel"));
+    if (kw.count("stride")) stride = ParseTuple(kw.at("stride"));
+    if (kw.count("pad")) pad = ParseTuple(kw.at("pad"));
+  }
+  const std::string type = kw.count("pool_type") ? kw.at("pool_type") : "max";
+  const int p = kw.count("p_value") ? std::stoi(kw.at("p_value")) : 0;
+  const bool include_pad = !kw.count("count_include_pad") || kw.at("count_include_pad") == "True";
+  std::vector<int> padded(nd);
+  int padded_size = 1, in_size = 1, out_size = 1;
+  for (int a = 0; a < nd; ++a) {
+    padded[a] = in[a] + 2 * pad[a];
+    padded_size *= padded[a];
+    in_size *= in[a];
+    out_size *= out[a];
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Values result;
+  for (size_t plane = 0; plane < data.size() / in_size; ++plane) {
+    Values padded_plane(padded_size, nan);
+    for (int x = 0; x < in_size; ++x) {
+      int rest = x, at = 0;
+      std::vector<int> coord(nd);
+      for (int a = nd - 1; a >= 0; --a) {
+        coord[a] = rest % in[a];
+        rest /= in[a];
+      }
+      for (int a = 0; a < nd; ++a) at = at * padded[a] + coord[a] + pad[a];
+      padded_plane[at] = data[plane * in_size + x];
+    }
+    for (int o = 0; o < out_size; ++o) {
+      std::vector<int> lo(nd), hi(nd);
+      int rest = o;
+      for (int a = nd - 1; a >= 0; --a) {
+        lo[a] = rest % out[a] * stride[a];
+        hi[a] = std::min(lo[a] + kernel[a], padded[a]);
+        rest /= out[a];
+      }
+      double best = -std::numeric_limits<double>::infinity(), sum = 0;
+      int count = 0, real = 0;
+      std::vector<int> at = lo;
+      while (true) {
+        int flat = 0;
+        for (int a = 0; a < nd; ++a) flat = flat * padded[a] + at[a];
+        const double v = padded_plane[flat];
+        ++count;
+        if (!std::isnan(v)) {
+          ++real;
+          best = std::max(best, v);
+          sum += type == "lp" ? std::pow(v, p) : v;
+        }
+        int a = nd - 1;
+        for (; a >= 0; --a) {
+          if (++at[a] < hi[a]) break;
+          at[a] = lo[a];
+        }
+        if (a < 0) break;
+      }
+      if (type == "max") result.push_back(best);
+      if (type == "sum") result.push_back(sum);
+      if (type == "avg") result.push_back(sum / (include_pad ? count : real));
+      if (type == "lp") result.push_back(p == 3 ? std::cbrt(sum) : std::pow(sum, 1.0 / p));
+    }
+  }
+  return result;
+}
+
+struct PoolCase {
+  std::string name;
+  TShape data;
+  std::map<std::string, std::string> kwargs;
+  TShape expected_out;
+  double lo = -1, hi = 1;
+};
+
+class PoolingTest : public ::testing::TestWithParam<PoolCase> {};
+
+TEST_P(PoolingTest, MatchesPaddedLoopWithGradients) {
+  const PoolCase& pc = GetParam();
+  InputSpec data{pc.data, pc.lo, pc.hi};
+  const OpCase c{"Pooling", pc.kwargs, {data}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  EXPECT_EQ(out_shape, pc.expected_out);
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{ReferencePooling(pc.data, in[0], c, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Windows, PoolingTest,
+    ::testing::Values(
+        PoolCase{"max_3x3_stride2_pad1", TShape{2, 3, 7, 8},
+                 {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}},
+                 TShape{2, 3, 4, 4}},
+        PoolCase{"max_2x2_default_stride", TShape{1, 2, 4, 5}, {{"kernel", "(2,2)"}},
+                 TShape{1, 2, 3, 4}},
+        PoolCase{"avg_include_pad", TShape{2, 2, 5, 5},
+                 {{"kernel", "(3,3)"}, {"pool_type", "avg"}, {"stride", "(2,2)"},
+                  {"pad", "(1,1)"}},
+                 TShape{2, 2, 3, 3}},
+        PoolCase{"avg_exclude_pad", TShape{2, 2, 5, 5},
+                 {{"kernel", "(3,3)"},
+                  {"pool_type", "avg"},
+                  {"stride", "(2,2)"},
+                  {"pad", "(1,1)"},
+                  {"count_include_pad", "False"}},
+                 TShape{2, 2, 3, 3}},
+        PoolCase{"avg_full_convention", TShape{1, 2, 6, 8},
+                 {{"kernel", "(3,3)"},
+                  {"pool_type", "avg"},
+                  {"stride", "(2,2)"},
+                  {"pooling_convention", "full"}},
+                 TShape{1, 2, 3, 4}},
+        PoolCase{"max_full_convention", TShape{1, 1, 6, 6},
+                 {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pooling_convention", "full"}},
+                 TShape{1, 1, 3, 3}},
+        PoolCase{"sum_1d", TShape{2, 3, 9},
+                 {{"kernel", "(3,)"}, {"pool_type", "sum"}, {"stride", "(2,)"}},
+                 TShape{2, 3, 4}},
+        PoolCase{"lp1", TShape{1, 2, 4, 4},
+                 {{"kernel", "(2,2)"}, {"pool_type", "lp"}, {"p_value", "1"}, {"stride", "(2,2)"}},
+                 TShape{1, 2, 2, 2}},
+        PoolCase{"lp2", TShape{1, 2, 4, 4},
+                 {{"kernel", "(2,2)"}, {"pool_type", "lp"}, {"p_value", "2"}, {"stride", "(2,2)"}},
+                 TShape{1, 2, 2, 2}},
+        PoolCase{"lp3_positive", TShape{1, 2, 5, 4},
+                 {{"kernel", "(3,2)"}, {"pool_type", "lp"}, {"p_value", "3"}, {"stride", "(1,2)"}},
+                 TShape{1, 2, 3, 2}, 0.5, 2},
+        PoolCase{"max_3d", TShape{1, 2, 4, 5, 4},
+                 {{"kernel", "(2,3,2)"}, {"stride", "(2,1,2)"}, {"pad", "(0,1,1)"}},
+                 TShape{1, 2, 2, 5, 3}},
+        PoolCase{"global_avg", TShape{2, 3, 4, 5},
+                 {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
+                 TShape{2, 3, 1, 1}},
+        PoolCase{"global_max_1d", TShape{2, 3, 6}, {{"global_pool", "True"}}, TShape{2, 3, 1}}),
+    [](const ::testing::TestParamInfo<PoolCase>& info) { return info.param.name; });
+
+TEST(PoolingTest, MaxGradientGoesToTheFirstMaximum) {
+  // Every element equal: each window's gradient lands on its first element only.
+  const OpCase c{"Pooling",
+                 {{"kernel", "(2,2)"}, {"stride", "(1,1)"}},
+                 {InputSpec::WithValues(TShape{1, 1, 3, 3}, Values(9, 1.0))}};
+  const auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const auto outputs = testing::Forward(c, inputs);
+  EXPECT_EQ(testing::ToValues(outputs[0].blob()), Values(4, 1.0));
+}
+
+TEST(PoolingTest, BadParametersAndShapes) {
+  auto infer = [](std::map<std::string, std::string> kwargs, TShape data) {
+    return testing::ErrorOf(
+        [&] { testing::InferOutputShapes(OpCase{"Pooling", kwargs, {InputSpec{data}}}); });
+  };
+  EXPECT_THAT(infer({{"kernel", "(5,5)"}}, TShape{1, 2, 4, 9}),
+              HasSubstr("the kernel (5,5) (5 on spatial axis 0) is larger than the padded input "
+                        "(4) of data (1,2,4,9)"));
+  EXPECT_THAT(infer({}, TShape{1, 2, 4, 4}), HasSubstr("needs a kernel unless global_pool"));
+  EXPECT_THAT(infer({{"kernel", "(2,2)"}}, TShape{1, 2, 4}),
+              HasSubstr("takes data of rank 4 (batch, channel, height, width) but the data is "
+                        "(1,2,4)"));
+  EXPECT_THAT(infer({{"kernel", "(2,)"}, {"pool_type", "lp"}, {"p_value", "4"}}, TShape{1, 2, 4}),
+              HasSubstr("lp pooling takes p_value 1, 2 or 3, given 4"));
+  EXPECT_THAT(infer({{"kernel", "(2,)"}, {"pool_type", "lp"}}, TShape{1, 2, 4}),
+              HasSubstr("lp pooling takes p_value 1, 2 or 3, given None"));
+  EXPECT_THAT(infer({{"kernel", "(2,)"}, {"pooling_convention", "same"}}, TShape{1, 2, 4}),
+              HasSubstr("pooling_convention 'same' is not supported"));
+  EXPECT_THAT(infer({{"kernel", "(2,2)"}, {"stride", "(0,1)"}}, TShape{1, 2, 4, 4}),
+              HasSubstr("stride (0,1) has entry 0 on axis 0; each must be at least 1"));
+  EXPECT_THAT(infer({{"global_pool", "True"}}, TShape{4, 5}),
+              HasSubstr("global Pooling takes data of rank 3 to 5"));
+  EXPECT_THAT(infer({{"kernel", "(2,2)"}, {"layout", "NHWC"}}, TShape{1, 4, 4, 2}),
+              HasSubstr("channel-first layouts NCW, NCHW and NCDHW only"));
+}
+
+}  // namespace
+}  // namespace ops

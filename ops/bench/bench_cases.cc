@@ -64,11 +64,13 @@ void ApplyOption(const std::string& option, const Op& op, BenchCase* c) {
     c->type_flags.push_back(mshadow::kFloat32);
   } else if (option == "float64") {
     c->type_flags.push_back(mshadow::kFloat64);
+  } else if (option == "inference") {
+    c->is_train = false;
   } else if (std::count(KnownSuites().begin(), KnownSuites().end(), option) != 0) {
     if (option != "full") c->suites.push_back(option);
   } else {
     Fail("unknown option '" + option +
-         "'; valid: forward, backward, float32, float64, full, smoke, mxnet");
+         "'; valid: forward, backward, float32, float64, inference, full, smoke, mxnet");
   }
 }
 
@@ -199,7 +201,8 @@ PreparedCall Prepare(const BenchCase& c, Direction direction, int type_flag) {
   PreparedCall call;
   const NodeAttrs forward = ParseAttrs(Op::Get(c.call.op), c.call.kwargs);
   std::vector<CpuTensor> inputs = testing::MakeInputs(c.call, type_flag);
-  std::vector<CpuTensor> outputs = RunCpu(forward, Blobs(inputs), /*is_train=*/true);
+  std::vector<CpuTensor> outputs = RunCpu(forward, Blobs(inputs), c.is_train);
+  call.is_train = c.is_train;
   if (direction == Direction::kForward) {
     call.attrs = forward;
     call.inputs = std::move(inputs);

@@ -11,6 +11,7 @@
 //   float32, float64   the input type (default float32)
 //   smoke, mxnet       suites the case belongs to besides `full` (smoke: CI's short run;
 //                      mxnet: the cases tools/bench/mxnet_compare.py times against MXNet)
+//   inference          run with is_train false (default: training, as MXNet under autograd)
 //
 // Every registered forward operator is in the `full` suite: one the file does not name gets a
 // default case from its first entry in the operator case table, scaled up (DefaultCase), so
@@ -37,6 +38,7 @@ struct BenchCase {
   std::vector<Direction> directions;
   std::vector<int> type_flags;
   std::vector<std::string> suites;  // besides "full"
+  bool is_train = true;             // false: the `inference` option
   // Where the case comes from: "config", or the default rule that made it.
   std::string origin = "config";
 };
@@ -73,6 +75,7 @@ struct PreparedCall {
   std::vector<CpuTensor> inputs, outputs;
   std::vector<TBlob> input_blobs, output_blobs;
   std::vector<OpReqType> req;
+  bool is_train = true;
   double bytes = 0;  // read and written by one call
 };
 PreparedCall Prepare(const BenchCase& c, Direction direction, int type_flag);

@@ -173,7 +173,7 @@ TEST(BenchCasesTest, BadLinesAreErrorsNamingTheLine) {
             "benchmark cases line 2: no operator named 'nosuchop'");
   EXPECT_EQ(ParseError("a | relu | (8) | | fast\n"),
             "benchmark cases line 1: unknown option 'fast'; valid: forward, backward, float32, "
-            "float64, full, smoke, mxnet");
+            "float64, inference, full, smoke, mxnet");
   EXPECT_EQ(ParseError("a | sgd_update | (8) (8) | lr=0.1 | backward\n"),
             "benchmark cases line 1: option 'backward': sgd_update has no gradient");
   EXPECT_EQ(ParseError("a | relu | (8) | |\na | relu | (9) | |\n"),

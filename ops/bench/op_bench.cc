@@ -61,7 +61,7 @@ void RunCase(benchmark::State& state, const BenchCase& c, Direction direction, i
     state.SkipWithError(e.what());
     return;
   }
-  const ops::OpContext ctx = ops::MakeCpuContext(call.attrs, /*is_train=*/true);
+  const ops::OpContext ctx = ops::MakeCpuContext(call.attrs, call.is_train);
   for (auto _ : state) {
     try {
       ops::InvokeUnchecked<mshadow::cpu>(call.attrs, ctx, call.input_blobs, call.req,

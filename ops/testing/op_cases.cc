@@ -84,13 +84,24 @@ std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed)
   return inputs;
 }
 
+InputSpec ParseValueSpec(const std::string& text);
+
 std::vector<std::string> SplitTableFields(const std::string& line) {
   std::vector<std::string> fields = Split(line, '|');
   for (std::string& field : fields) field = Trim(field);
   return fields;
 }
 
-InputSpec ParseInputSpec(const std::string& text) {
+InputSpec ParseInputSpec(const std::string& spec_text) {
+  // A trailing '~' marks a state input (e.g. BatchNorm's moving statistics): not differentiated.
+  const bool state = !spec_text.empty() && spec_text.back() == '~';
+  const std::string text = state ? spec_text.substr(0, spec_text.size() - 1) : spec_text;
+  InputSpec spec = ParseValueSpec(text);
+  if (state) spec.differentiable = false;
+  return spec;
+}
+
+InputSpec ParseValueSpec(const std::string& text) {
   const size_t close = text.find(')');
   if (text.empty() || text.front() != '(' || close == std::string::npos) {
     Fail("bad input shape '" + text + "'");

@@ -64,7 +64,8 @@ Values ToValues(const TBlob& blob);
 void SetValues(const TBlob& blob, const Values& values);
 
 // One input as the table writes it: "(4,5)", "(3,4)[0.5,2]" (reals in [0.5, 2]) or
-// "(4){0,5}" (whole numbers in [0, 5)); a dmlc::Error for anything else.
+// "(4){0,5}" (whole numbers in [0, 5)), any of them followed by '~' for a state input that is
+// not differentiated (BatchNorm's moving statistics); a dmlc::Error for anything else.
 InputSpec ParseInputSpec(const std::string& text);
 
 // Calls `parse` on every line of a table that is neither blank nor a comment ('#'), trimmed;

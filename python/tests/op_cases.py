@@ -15,7 +15,7 @@ class Case:
 
     @property
     def name(self):
-        shapes = " ".join(str(tuple(s)) for s, _, _, _ in self.inputs)
+        shapes = " ".join(str(tuple(s)) for s, _, _, _, _ in self.inputs)
         params = " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.op} {shapes} {params}".strip()
 
@@ -23,7 +23,7 @@ class Case:
         """Random inputs in each input's range; integer inputs hold whole numbers."""
         rng = np.random.default_rng(seed)
         arrays = []
-        for shape, lo, hi, integer in self.inputs:
+        for shape, lo, hi, integer, _ in self.inputs:
             if integer:
                 arrays.append(rng.integers(lo, hi, size=shape).astype(dtype))
             else:
@@ -31,17 +31,20 @@ class Case:
         return arrays
 
     def differentiable(self):
-        return [not integer for _, _, _, integer in self.inputs]
+        return [not (integer or state) for _, _, _, integer, state in self.inputs]
 
 
 def _parse_input(text):
-    match = re.fullmatch(r"\(([-\d,\s]*)\)(?:([\[{])([-\d.e]+),([-\d.e]+)[\]}])?", text)
+    """(shape, lo, hi, integer, state); a trailing '~' marks a state input (not
+    differentiated), as in ops/testing/op_cases.h."""
+    match = re.fullmatch(r"\(([-\d,\s]*)\)(?:([\[{])([-\d.e]+),([-\d.e]+)[\]}])?(~?)", text)
     if not match:
         raise ValueError(f"bad input {text!r} in {TABLE}")
     shape = tuple(int(d) for d in match.group(1).split(",") if d.strip())
+    state = match.group(5) == "~"
     if match.group(2) is None:
-        return shape, -1.0, 1.0, False
-    return shape, float(match.group(3)), float(match.group(4)), match.group(2) == "{"
+        return shape, -1.0, 1.0, False, state
+    return shape, float(match.group(3)), float(match.group(4)), match.group(2) == "{", state
 
 
 def load():

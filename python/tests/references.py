@@ -127,6 +127,18 @@ def _pooling(x, params):
     return y
 
 
+def _batch_norm(x, gamma, beta, moving_mean, moving_var, params):
+    """Inference (the tests call it so): the moving statistics normalize."""
+    axis = int(params.get("axis", 1)) % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    if _flag(params, "fix_gamma", True):
+        gamma = np.ones_like(gamma)
+    invstd = 1 / np.sqrt(moving_var + float(params.get("eps", 1e-3)))
+    return ((x - moving_mean.reshape(shape)) * (gamma * invstd).reshape(shape)
+            + beta.reshape(shape))
+
+
 def _dot(a, b, params, batch):
     if _flag(params, "transpose_a"):
         a = np.swapaxes(a, -1, -2)
@@ -190,6 +202,7 @@ def _binary(fn):
 
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
+    "BatchNorm": _batch_norm,
     "Cast": lambda x, p: x.astype(p["dtype"]),
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),

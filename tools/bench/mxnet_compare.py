@@ -31,8 +31,9 @@ BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
 def parse_input(text):
-    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer)."""
-    shape_text, _, rest = text.partition(")")
+    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer); a trailing "~"
+    (a state input) changes nothing here."""
+    shape_text, _, rest = text.rstrip("~").partition(")")
     shape = tuple(int(d) for d in shape_text.strip("(").split(",") if d)
     lo, hi, integer = -1.0, 1.0, False
     if rest:
@@ -54,13 +55,14 @@ def read_cases(path, suite="mxnet"):
             if "mxnet" not in options or (suite not in ("full", "mxnet") and suite not in options):
                 continue
             directions = [d for d in ("forward", "backward") if d in options]
+            inference = "inference" in options
             if not directions:
                 sys.exit(f"{path}:{number}: an mxnet case names its directions")
             params = dict(kv.partition("=")[::2] for kv in fields[3].split())
             inputs = [parse_input(x) for x in fields[2].split()]
             for direction in directions:
                 cases.append({"name": fields[0], "op": fields[1], "direction": direction,
-                              "inputs": inputs, "params": params,
+                              "inputs": inputs, "params": params, "inference": inference,
                               "key": fields[0] + "/" + direction})
     return cases
 
@@ -122,11 +124,15 @@ def mxnet_worker(args):
                   if integer else mx.nd.random.uniform(lo, hi, shape=shape)
                   for shape, lo, hi, integer in case["inputs"]]
         if case["direction"] == "forward":
-            if case["op"] == "sgd_mom_update":
-                out = inputs[0]
-            else:
-                out = fn(*inputs, **params)
-            call = lambda: fn(*inputs, out=out, **params)  # noqa: E731
+            # The project's harness runs forward calls in training mode unless the case says
+            # `inference`; MXNet gets the same mode.
+            mode = mx.autograd.predict_mode if case["inference"] else mx.autograd.train_mode
+            with mode():
+                out = inputs[0] if case["op"] == "sgd_mom_update" else fn(*inputs, **params)
+
+            def call(fn=fn, inputs=inputs, out=out, params=params, mode=mode):
+                with mode():
+                    fn(*inputs, out=out, **params)
             overhead = forward_overhead
         else:
             for x in inputs:

@@ -1,0 +1,333 @@
+// ops/batch_norm-inl.h: BatchNorm and its backward operator, written once for every device,
+// with MXNet 1.9.1's semantics:
+// - training (is_train, not use_global_stats): the batch's mean and biased variance per
+//   channel; inference: the moving mean and variance;
+// - the moving statistics are auxiliary inputs, updated in place by the backward operator
+//   (moving = moving * momentum + batch * (1 - momentum)), which is where MXNet updates them;
+// - fix_gamma: gamma is read as 1 and its gradient is 0 (MXNet also overwrites the gamma
+//   array with ones; here inputs stay read-only);
+// - the optional outputs mean and var hold the mean used and 1 / sqrt(var + eps), as MXNet's.
+// The data is viewed as (outer, channels, inner) around `axis`; per-channel sums are mshadow
+// reductions (vectorized and threaded on the CPU, CUDA kernels on the GPU) and every
+// elementwise pass is one expression with per-channel broadcasts.
+// batch_norm.cc registers the CPU and inference, batch_norm.cu adds FCompute<gpu>.
+#ifndef OPS_BATCH_NORM_INL_H_
+#define OPS_BATCH_NORM_INL_H_
+
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/extension/broadcast.h"
+#include "mshadow/extension/reduceto1d.h"
+#include "mshadow/tensor.h"
+#include "ops/infer_util.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace batch_norm {
+
+using mshadow::expr::broadcast;
+using mshadow::expr::F;
+using mshadow::expr::sumall_except_dim;
+
+struct BatchNormParam : public dmlc::Parameter<BatchNormParam> {
+  double eps;
+  float momentum;
+  bool fix_gamma;
+  bool use_global_stats;
+  bool output_mean_var;
+  int axis;
+  bool cudnn_off;
+  dmlc::optional<float> min_calib_range;
+  dmlc::optional<float> max_calib_range;
+  DMLC_DECLARE_PARAMETER(BatchNormParam) {
+    DMLC_DECLARE_FIELD(eps).set_default(1e-3).set_lower_bound(0).describe(
+        "Added to the variance before its square root.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.9f).describe(
+        "Weight of the old moving statistics in their update.");
+    DMLC_DECLARE_FIELD(fix_gamma).set_default(true).describe(
+        "Read gamma as 1 (and give it a zero gradient).");
+    DMLC_DECLARE_FIELD(use_global_stats).set_default(false).describe(
+        "Normalize with the moving statistics in training too (and leave them unchanged).");
+    DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe(
+        "Also output the mean and 1 / sqrt(var + eps) used.");
+    DMLC_DECLARE_FIELD(axis).set_default(1).describe("The channel axis (negative: from the end).");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe(
+        "Accepted for MXNet compatibility; ignored.");
+    DMLC_DECLARE_FIELD(min_calib_range).set_default(dmlc::optional<float>()).describe(
+        "Accepted for MXNet compatibility (quantization); ignored.");
+    DMLC_DECLARE_FIELD(max_calib_range).set_default(dmlc::optional<float>()).describe(
+        "Accepted for MXNet compatibility (quantization); ignored.");
+  }
+};
+
+inline uint32_t NumOutputs(const NodeAttrs& attrs) {
+  return GetParam<BatchNormParam>(attrs).output_mean_var ? 3 : 1;
+}
+
+// The data as (outer, channels, inner) around the channel axis.
+inline mshadow::Shape<3> ChannelView(const TShape& data, int axis_param) {
+  const int nd = static_cast<int>(data.ndim());
+  const int axis = NormalizeAxis(axis_param, nd, "axis");
+  return mshadow::Shape3(data.ProdShape(0, axis), data[axis], data.ProdShape(axis + 1, nd));
+}
+
+// Per channel c: scale = gamma / sqrt(var + eps) (gamma 1 with fix_gamma), shift = beta -
+// mean * scale, and invstd = 1 / sqrt(var + eps).
+struct NormalizeCoefficients {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, const DType* gamma, const DType* beta,
+                                  const DType* mean, const DType* var, DType eps, bool fix_gamma,
+                                  DType* scale, DType* shift, DType* invstd) {
+    const DType inv = DType(1) / sqrt(var[c] + eps);
+    invstd[c] = inv;
+    scale[c] = (fix_gamma ? DType(1) : gamma[c]) * inv;
+    shift[c] = beta[c] - mean[c] * scale[c];
+  }
+};
+
+// Per channel c, from the sums of dy and dy * (x - mean), the data gradient as
+// dx = dy * a - x * k + b (see BatchNormBackwardCompute), gamma's and beta's gradients, and
+// (training) the moving statistics' update.
+struct GradientCoefficients {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, const DType* gamma, const DType* mean,
+                                  const DType* invstd, const DType* sum_dy,
+                                  const DType* sum_dy_xc, DType count, bool fix_gamma,
+                                  bool batch_stats, DType* a, DType* k, DType* b,
+                                  DType* gamma_grad, DType* beta_grad) {
+    const DType g = fix_gamma ? DType(1) : gamma[c];
+    a[c] = g * invstd[c];
+    // With batch statistics, mean and variance depend on x too:
+    // dx = g * invstd * (dy - sum_dy / m - (x - mean) * invstd^2 * sum_dy_xc / m).
+    k[c] = batch_stats ? a[c] * invstd[c] * invstd[c] * sum_dy_xc[c] / count : DType(0);
+    b[c] = batch_stats ? k[c] * mean[c] - a[c] * sum_dy[c] / count : DType(0);
+    gamma_grad[c] = fix_gamma ? DType(0) : sum_dy_xc[c] * invstd[c];
+    beta_grad[c] = sum_dy[c];
+  }
+};
+
+// moving = moving * momentum + batch * (1 - momentum), for the mean and the variance.
+struct UpdateMovingStats {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, const DType* mean, const DType* var,
+                                  DType momentum, DType* moving_mean, DType* moving_var) {
+    moving_mean[c] = moving_mean[c] * momentum + mean[c] * (DType(1) - momentum);
+    moving_var[c] = moving_var[c] * momentum + var[c] * (DType(1) - momentum);
+  }
+};
+
+// CPU item: channel c's sums, in one pass over the data (and the output gradient), taken
+// around a shift s (the channel's first element) so that the one-pass variance does not
+// cancel: sums[0] = sum(x - s), sums[1] = sum((x - s)^2) and, kWithGrad, sums[2] = sum(dy),
+// sums[3] = sum(dy * (x - s)). Each row of `sums` has `channels` entries.
+template <bool kWithGrad>
+struct ChannelSums {
+  template <typename DType>
+  static void Map(index_t c, mshadow::Shape<3> shape, const DType* x, const DType* dy,
+                  DType* sums) {
+    using P = vec::Full<DType>;
+    constexpr index_t kLanes = P::kSize;
+    const index_t channels = shape[1], inner = shape[2];
+    const DType shift = x[c * inner];
+    const P shift_p = P::Fill(shift);
+    P acc[4] = {P::Fill(0), P::Fill(0), P::Fill(0), P::Fill(0)};
+    DType tail[4] = {0, 0, 0, 0};
+    for (index_t o = 0; o < shape[0]; ++o) {
+      const index_t run = (o * channels + c) * inner;
+      index_t i = 0;
+      for (; i + kLanes <= inner; i += kLanes) {
+        const P xc = P::LoadUnAligned(x + run + i) - shift_p;
+        acc[0] = acc[0] + xc;
+        acc[1] = acc[1] + xc * xc;
+        if constexpr (kWithGrad) {
+          const P g = P::LoadUnAligned(dy + run + i);
+          acc[2] = acc[2] + g;
+          acc[3] = acc[3] + g * xc;
+        }
+      }
+      for (; i < inner; ++i) {
+        const DType xc = x[run + i] - shift;
+        tail[0] += xc;
+        tail[1] += xc * xc;
+        if constexpr (kWithGrad) {
+          tail[2] += dy[run + i];
+          tail[3] += dy[run + i] * xc;
+        }
+      }
+    }
+    for (int k = 0; k < (kWithGrad ? 4 : 2); ++k) sums[k * channels + c] = acc[k].Sum() + tail[k];
+    sums[4 * channels + c] = shift;
+  }
+};
+
+// Per channel c, from ChannelSums' rows: the mean, the biased variance and (kWithGrad) the
+// sum of dy * (x - mean).
+template <bool kWithGrad>
+struct MomentsFromSums {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t c, index_t channels, DType count, const DType* sums,
+                                  DType* mean, DType* var, DType* sum_dy, DType* sum_dy_xc) {
+    const DType shifted_mean = sums[c] / count;
+    mean[c] = sums[4 * channels + c] + shifted_mean;
+    const DType v = sums[channels + c] / count - shifted_mean * shifted_mean;
+    var[c] = v > DType(0) ? v : DType(0);
+    if (kWithGrad) {
+      sum_dy[c] = sums[2 * channels + c];
+      sum_dy_xc[c] = sums[3 * channels + c] - shifted_mean * sums[2 * channels + c];
+    }
+  }
+};
+
+// The batch's per-channel mean and biased variance and, with dy, the sums of dy and of
+// dy * (x - mean). The CPU takes them in one fused pass (ChannelSums); the GPU takes mshadow
+// reductions, two passes for the moments (the variance of x - mean).
+template <typename xpu, typename DType>
+void BatchSums(Tensor<xpu, 3, DType> x, const Tensor<xpu, 3, DType>* dy,
+               Tensor<xpu, 2, DType> scratch, Tensor<xpu, 1, DType> mean,
+               Tensor<xpu, 1, DType> var, Tensor<xpu, 1, DType> sum_dy,
+               Tensor<xpu, 1, DType> sum_dy_xc) {
+  mshadow::Stream<xpu>* stream = x.stream_;
+  const index_t channels = x.shape_[1];
+  const DType count = DType(x.shape_[0] * x.shape_[2]);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    // scratch: five rows (ChannelSums' four sums and the shift).
+    if (dy != nullptr) {
+      Kernel<ChannelSums<true>, cpu>::LaunchItems(stream, channels, 2 * count, x.shape_,
+                                                  x.dptr_, dy->dptr_, scratch.dptr_);
+      Kernel<MomentsFromSums<true>, cpu>::Launch(stream, channels, channels, count,
+                                                 scratch.dptr_, mean.dptr_, var.dptr_,
+                                                 sum_dy.dptr_, sum_dy_xc.dptr_);
+    } else {
+      Kernel<ChannelSums<false>, cpu>::LaunchItems(stream, channels, count, x.shape_, x.dptr_,
+                                                   x.dptr_, scratch.dptr_);
+      Kernel<MomentsFromSums<false>, cpu>::Launch(stream, channels, channels, count,
+                                                  scratch.dptr_, mean.dptr_, var.dptr_,
+                                                  sum_dy.dptr_, sum_dy_xc.dptr_);
+    }
+  } else {
+    mean = sumall_except_dim<1>(x) * (DType(1) / count);
+    var = sumall_except_dim<1>(F<mshadow::op::square>(x - broadcast<1>(mean, x.shape_))) *
+          (DType(1) / count);
+    if (dy != nullptr) {
+      sum_dy = sumall_except_dim<1>(*dy);
+      sum_dy_xc = sumall_except_dim<1>(*dy * (x - broadcast<1>(mean, x.shape_)));
+    }
+  }
+}
+
+// Whether this call normalizes with the batch's statistics.
+inline bool UsesBatchStats(const BatchNormParam& param, const OpContext& ctx) {
+  return ctx.is_train && !param.use_global_stats;
+}
+
+// Inputs: data, gamma, beta, moving_mean, moving_var. Outputs: out [, mean, var].
+template <typename xpu>
+void BatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const BatchNormParam& param = GetParam<BatchNormParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const mshadow::Shape<3> shape = ChannelView(in[0].shape_, param.axis);
+  const index_t channels = shape[1];
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    auto x = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
+    // Scratch: mean, var, scale, shift, invstd, then BatchSums' five rows.
+    auto scratch =
+        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(10, channels), stream);
+    Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1];
+    if (UsesBatchStats(param, ctx)) {
+      BatchSums(x, static_cast<const Tensor<xpu, 3, DType>*>(nullptr), scratch.Slice(5, 10),
+                mean, var, mean, var);
+    } else {
+      mean = F<mshadow::op::identity>(in[3].get<xpu, 1, DType>(stream));
+      var = F<mshadow::op::identity>(in[4].get<xpu, 1, DType>(stream));
+    }
+    Kernel<NormalizeCoefficients, xpu>::Launch(
+        stream, channels, in[1].dptr<DType>(), in[2].dptr<DType>(), mean.dptr_, var.dptr_,
+        static_cast<DType>(param.eps), param.fix_gamma, scratch[2].dptr_, scratch[3].dptr_,
+        scratch[4].dptr_);
+    Assign(out[0].get_with_shape<xpu, 3, DType>(shape, stream), req[0],
+           x * broadcast<1>(scratch[2], shape) + broadcast<1>(scratch[3], shape));
+    if (param.output_mean_var) {
+      Assign(out[1].get<xpu, 1, DType>(stream), req[1], F<mshadow::op::identity>(mean));
+      Assign(out[2].get<xpu, 1, DType>(stream), req[2], F<mshadow::op::identity>(scratch[4]));
+    }
+  });
+}
+
+// Inputs: the gradients of the outputs (1 or 3; those of mean and var are ignored, as in
+// MXNet), then data, gamma, beta, moving_mean, moving_var. Outputs: the gradients of data,
+// gamma, beta, and zeros for the moving statistics. Training also updates the moving
+// statistics in place.
+template <typename xpu>
+void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                              const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) {
+  const BatchNormParam& param = GetParam<BatchNormParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const size_t first_input = NumOutputs(attrs);
+  const TBlob& data = in[first_input];
+  const TBlob& gamma = in[first_input + 1];
+  const TBlob& beta = in[first_input + 2];
+  const TBlob& moving_mean = in[first_input + 3];
+  const TBlob& moving_var = in[first_input + 4];
+  const mshadow::Shape<3> shape = ChannelView(data.shape_, param.axis);
+  const index_t channels = shape[1];
+  const bool batch_stats = UsesBatchStats(param, ctx);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
+    auto x = data.get_with_shape<xpu, 3, DType>(shape, stream);
+    auto dy = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
+    // Scratch: mean, var, scale, shift, invstd, sum_dy, sum_dy_xc, a, k, b, gamma and beta
+    // gradients, then BatchSums' five rows.
+    auto scratch =
+        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(17, channels), stream);
+    Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1], invstd = scratch[4];
+    if (batch_stats) {
+      BatchSums(x, &dy, scratch.Slice(12, 17), mean, var, scratch[5], scratch[6]);
+    } else {
+      mean = F<mshadow::op::identity>(moving_mean.get<xpu, 1, DType>(stream));
+      var = F<mshadow::op::identity>(moving_var.get<xpu, 1, DType>(stream));
+      scratch[5] = sumall_except_dim<1>(dy);
+      scratch[6] = sumall_except_dim<1>(dy * (x - broadcast<1>(mean, shape)));
+    }
+    Kernel<NormalizeCoefficients, xpu>::Launch(
+        stream, channels, gamma.dptr<DType>(), beta.dptr<DType>(), mean.dptr_,
+        var.dptr_, static_cast<DType>(param.eps), param.fix_gamma, scratch[2].dptr_,
+        scratch[3].dptr_, invstd.dptr_);
+    Kernel<GradientCoefficients, xpu>::Launch(
+        stream, channels, gamma.dptr<DType>(), mean.dptr_, invstd.dptr_, scratch[5].dptr_,
+        scratch[6].dptr_, static_cast<DType>(shape[0] * shape[2]), param.fix_gamma, batch_stats,
+        scratch[7].dptr_, scratch[8].dptr_, scratch[9].dptr_, scratch[10].dptr_,
+        scratch[11].dptr_);
+    Assign(out[0].get_with_shape<xpu, 3, DType>(shape, stream), req[0],
+           dy * broadcast<1>(scratch[7], shape) - x * broadcast<1>(scratch[8], shape) +
+               broadcast<1>(scratch[9], shape));
+    Assign(out[1].get<xpu, 1, DType>(stream), req[1], F<mshadow::op::identity>(scratch[10]));
+    Assign(out[2].get<xpu, 1, DType>(stream), req[2], F<mshadow::op::identity>(scratch[11]));
+    for (int i = 3; i < 5; ++i) {  // the moving statistics have no gradient
+      if (req[i] == kWriteTo || req[i] == kWriteInplace) out[i].get<xpu, 1, DType>(stream) = DType(0);
+    }
+    if (batch_stats) {
+      Kernel<UpdateMovingStats, xpu>::Launch(stream, channels, mean.dptr_, var.dptr_,
+                                             static_cast<DType>(param.momentum),
+                                             moving_mean.dptr<DType>(), moving_var.dptr<DType>());
+    }
+  });
+}
+
+// Adds FCompute<xpu> to BatchNorm and _backward_BatchNorm.
+template <typename xpu>
+void SetBatchNormCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("BatchNorm").set_attr<FCompute>(attr_name, FCompute(BatchNormCompute<xpu>));
+  RegisterOp("_backward_BatchNorm")
+      .set_attr<FCompute>(attr_name, FCompute(BatchNormBackwardCompute<xpu>));
+}
+
+}  // namespace batch_norm
+}  // namespace ops
+
+#endif  // OPS_BATCH_NORM_INL_H_

@@ -211,6 +211,8 @@ FORWARD = {
     "LeakyReLU": _leaky_relu,
     "Pooling": _pooling,
     "Reshape": _reshape,
+    "SoftmaxOutput": lambda x, label, p: _softmax(
+        x, {"axis": "1" if _flag(p, "multi_output") else "-1"}, log=False),
     "_div_scalar": _scalar(lambda x, s: x / s),
     "_minus_scalar": _scalar(lambda x, s: x - s),
     "_mul_scalar": _scalar(lambda x, s: x * s),

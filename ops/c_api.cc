@@ -20,6 +20,7 @@
 #include "ops/imperative.h"
 #include "ops/infer.h"
 #include "ops/invoke.h"
+#include "ops/random_source.h"
 
 struct MXOpsAttrs {
   ops::NodeAttrs forward;
@@ -181,6 +182,10 @@ int MXOpsGetVersion(int* abi_version, const char** version) {
     *abi_version = MXOPS_ABI_VERSION;
     *version = "mshadow_ops 0.1";
   });
+}
+
+int MXOpsSetRandomSeed(uint64_t seed) {
+  return Guarded(__func__, [&](const char*) { ops::SetRandomSeed(seed); });
 }
 
 int MXOpsListOperators(int* count, const char* const** names) {

@@ -49,6 +49,10 @@ const char* MXOpsGetLastError(void);
 /* MXOPS_ABI_VERSION of the library, and its version string. */
 int MXOpsGetVersion(int* abi_version, const char** version);
 
+/* Restarts the random numbers of operators that draw them (Dropout) under `seed`: the same
+ * calls in the same order then give the same results, on any thread count. */
+int MXOpsSetRandomSeed(uint64_t seed);
+
 /* Every registered operator name and alias, sorted. */
 int MXOpsListOperators(int* count, const char* const** names);
 

@@ -270,8 +270,35 @@ static void TestNoGradient(void) {
   OK(MXOpsFreeAttrs(sgd));
 }
 
+/* Dropout in training on 64 elements: out and mask. */
+static void RunDropout(MXOpsAttrsHandle dropout, float* x, float result[2][64]) {
+  int64_t shape[1] = {64};
+  DLTensor inputs[1] = {Tensor(x, 1, shape)};
+  DLTensor outputs[2] = {Tensor(result[0], 1, shape), Tensor(result[1], 1, shape)};
+  OK(MXOpsInvoke(dropout, 1, inputs, 2, outputs, NULL, /*is_train=*/1, NULL, NULL, 0));
+}
+
+/* Dropout's masks repeat after MXOpsSetRandomSeed and differ between consecutive calls. */
+static void TestRandomSeed(void) {
+  MXOpsAttrsHandle dropout = NULL;
+  const char* keys[1] = {"p"};
+  const char* values[1] = {"0.5"};
+  OK(MXOpsCreateAttrs("Dropout", 1, keys, values, &dropout));
+  float x[64], first[2][64], next[2][64], again[2][64];
+  for (int i = 0; i < 64; ++i) x[i] = 1.0f + (float)i;
+  OK(MXOpsSetRandomSeed(11));
+  RunDropout(dropout, x, first);
+  RunDropout(dropout, x, next);
+  OK(MXOpsSetRandomSeed(11));
+  RunDropout(dropout, x, again);
+  EXPECT(memcmp(first, again, sizeof(first)) == 0);
+  EXPECT(memcmp(first, next, sizeof(first)) != 0);
+  OK(MXOpsFreeAttrs(dropout));
+}
+
 int main(void) {
   TestVersionAndCatalogue();
+  TestRandomSeed();
   TestAttrs();
   TestFullyConnected();
   TestWorkspace();

@@ -43,16 +43,16 @@ void* CpuTempSpace::Get(size_t bytes) {
   return storage_.get();
 }
 
-OpContext MakeCpuContext(const NodeAttrs& attrs, bool is_train) {
+OpContext MakeCpuContext(const NodeAttrs& attrs, bool is_train, RandomSource* random) {
   thread_local CpuTempSpace temp_space;
   OpContext ctx;
   ctx.is_train = is_train;
-  ctx.requested = RequestedResources(attrs, &temp_space);
+  ctx.requested = RequestedResources(attrs, &temp_space, random);
   return ctx;
 }
 
 std::vector<CpuTensor> RunCpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
-                              bool is_train) {
+                              bool is_train, RandomSource* random) {
   std::vector<TShape> in_shapes, out_shapes;
   std::vector<int> in_types, out_types;
   for (const TBlob& input : inputs) {
@@ -72,7 +72,7 @@ std::vector<CpuTensor> RunCpu(const NodeAttrs& attrs, const std::vector<TBlob>& 
     outputs.emplace_back(out_shapes[i], out_types[i]);
     output_blobs.push_back(outputs.back().blob());
   }
-  Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, is_train), inputs,
+  Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, is_train, random), inputs,
                        std::vector<OpReqType>(outputs.size(), kWriteTo), output_blobs);
   return outputs;
 }

@@ -51,12 +51,13 @@ class CpuTempSpace : public TempSpace {
 };
 
 // An OpContext on the CPU with the resources `attrs`' operator requests, backed by this
-// thread's CpuTempSpace.
-OpContext MakeCpuContext(const NodeAttrs& attrs, bool is_train = false);
+// thread's CpuTempSpace and by `random` (null: the process-wide DefaultRandomSource()).
+OpContext MakeCpuContext(const NodeAttrs& attrs, bool is_train = false,
+                         RandomSource* random = nullptr);
 
 // Infers output shapes and types from the inputs, allocates the outputs, runs the operator.
 std::vector<CpuTensor> RunCpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
-                              bool is_train = false);
+                              bool is_train = false, RandomSource* random = nullptr);
 
 }  // namespace ops
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ops/infer.h"
+#include "ops/random_source.h"
 
 namespace ops {
 
@@ -65,13 +66,15 @@ void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inp
 
 }  // namespace
 
-std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space) {
+std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space,
+                                         RandomSource* random) {
   std::vector<Resource> resources;
   if (const FResourceRequest* requests = attrs.op->resource_request()) {
     for (const ResourceRequest& request : (*requests)(attrs)) {
       Resource resource;
       resource.type = request.type;
       resource.space = space;
+      resource.random = random != nullptr ? random : DefaultRandomSource();
       resources.push_back(resource);
     }
   }

@@ -52,11 +52,13 @@ inline NodeAttrs ParseAttrs(const Op* op,
   return ParseAttrs<decltype(kwargs)>(op, kwargs);
 }
 
-// The name of the compute attribute for a device: "FCompute<cpu>" or "FCompute<gpu>".
-// The resources `attrs`' operator requests (FResourceRequest), each backed by `space`: what
-// an OpContext's `requested` holds.
-std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space);
+// The resources `attrs`' operator requests (FResourceRequest): what an OpContext's
+// `requested` holds. Temporary space comes from `space`, random numbers from `random` (the
+// process-wide DefaultRandomSource() when null; ops/random_source.h).
+std::vector<Resource> RequestedResources(const NodeAttrs& attrs, TempSpace* space,
+                                         RandomSource* random = nullptr);
 
+// The name of the compute attribute for a device: "FCompute<cpu>" or "FCompute<gpu>".
 template <typename Device>
 const char* ComputeAttrName() {
   return Device::kDevCPU ? "FCompute<cpu>" : "FCompute<gpu>";

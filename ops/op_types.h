@@ -8,6 +8,7 @@
 
 #include <any>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -50,9 +51,10 @@ enum OpReqType {
   kAddTo,         // add the result to what it holds (gradient accumulation)
 };
 
-// Scratch memory a host lends an operator during one call (FResourceRequest).
+// What a host lends an operator during one call (FResourceRequest): scratch memory, or
+// random numbers.
 struct ResourceRequest {
-  enum Type { kTempSpace };
+  enum Type { kTempSpace, kRandom };
   Type type = kTempSpace;
 };
 
@@ -64,10 +66,33 @@ class TempSpace {
   virtual void* Get(size_t bytes) = 0;
 };
 
+// A range of a Philox4x32 sequence (mshadow/philox.h): blocks counter, counter + 1, ... under
+// the key of `seed`. Plain data, so kernels on either device take it by value.
+struct PhiloxRange {
+  uint64_t seed = 0;
+  uint64_t counter = 0;
+};
+
+// The host's random numbers (ResourceRequest::kRandom): each Take hands out blocks no earlier
+// Take handed out, so an operator's random numbers depend only on the seed and on the order
+// of the calls, never on threads or devices. See ops/random_source.h for the library's.
+class RandomSource {
+ public:
+  virtual ~RandomSource() = default;
+  virtual PhiloxRange Take(uint64_t blocks) = 0;
+};
+
 // One requested resource, as the operator sees it.
 struct Resource {
   ResourceRequest::Type type = ResourceRequest::kTempSpace;
   TempSpace* space = nullptr;
+  RandomSource* random = nullptr;  // kRandom
+
+  // `blocks` fresh Philox blocks (4 random words each).
+  PhiloxRange TakeRandom(uint64_t blocks) const {
+    CHECK(random != nullptr) << "the operator requested random numbers but the host gave none";
+    return random->Take(blocks);
+  }
 
   // A tensor of `shape` in the temporary space.
   template <typename Device, int dim, typename DType>

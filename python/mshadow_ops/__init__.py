@@ -15,13 +15,14 @@ Errors from the library are ``MShadowOpsError`` with the library's message.
 """
 import builtins
 import ctypes
+import functools
 import json
 
 from . import _capi
 from ._capi import LIB
 
 __all__ = ["MShadowOpsError", "abi_version", "version", "list_operators", "operator_info",
-           "invoke", "grad"]
+           "invoke", "grad", "seed"]
 
 
 class MShadowOpsError(RuntimeError):
@@ -57,6 +58,18 @@ def operator_info(name):
     text = ctypes.c_char_p()
     _check(LIB.MXOpsGetOperatorInfo(name.encode(), ctypes.byref(text)))
     return json.loads(text.value.decode())
+
+
+def seed(value):
+    """Restarts the random numbers of operators that draw them (Dropout), as
+    mxnet.random.seed: the same calls then give the same results."""
+    _check(LIB.MXOpsSetRandomSeed(int(value)))
+
+
+@functools.lru_cache(maxsize=None)
+def _num_visible_outputs(op_name):
+    """Outputs a caller sees (-1: all); the rest, like Dropout's mask, feed the gradient."""
+    return operator_info(op_name)["num_visible_outputs"]
 
 
 def _param_text(value):
@@ -205,7 +218,8 @@ def _cuda_stream(tensors):
 
 def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     """Runs operator `op_name` on `inputs` with keyword `params`; returns its output (or a
-    tuple of outputs). `out`: arrays to write instead of new ones; `req`: "write", "add",
+    tuple of outputs; hidden ones, like Dropout's mask, only when given in `out`). `out`:
+    arrays to write instead of new ones; `req`: "write", "add",
     "null" or "inplace", one string or one per output."""
     attrs = _Attrs(op_name, params)
     tensors = [_Tensor(x) for x in inputs]
@@ -215,6 +229,9 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
                            _dl_array(out_tensors), _requests(req, len(out_tensors)),
                            int(bool(is_train)), _cuda_stream(tensors + out_tensors), None, 0))
+    visible = _num_visible_outputs(op_name)
+    if visible >= 0 and out is None:
+        outputs = outputs[:visible]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -229,6 +246,9 @@ def grad(op_name, inputs, head_grads, req="write", **params):
     stream = _cuda_stream(tensors)
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(outputs),
                            _dl_array(outputs), forward_req, 1, stream, None, 0))
+    # Hidden outputs (Dropout's mask) take no gradient from the caller: zeros.
+    head_grads = list(head_grads) + [_new_like_framework(t, t.shape, t.type_flag, zeros=True)
+                                     for t in outputs[len(head_grads):]]
     heads = [_Tensor(g) for g in head_grads]
     grads = [_new_like_framework(t, t.shape, t.type_flag, zeros=req != "write") for t in tensors]
     grad_tensors = [_Tensor(g, writable=True) for g in grads]

@@ -63,6 +63,7 @@ def _declare(lib):
     signatures = {
         "MXOpsGetLastError": (ctypes.c_char_p, []),
         "MXOpsGetVersion": (ctypes.c_int, [c_int_p, c_char_pp]),
+        "MXOpsSetRandomSeed": (ctypes.c_int, [ctypes.c_uint64]),
         "MXOpsListOperators": (ctypes.c_int, [c_int_p, ctypes.POINTER(c_char_pp)]),
         "MXOpsGetOperatorInfo": (ctypes.c_int, [ctypes.c_char_p, c_char_pp]),
         "MXOpsCreateAttrs": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, c_char_pp, c_char_pp,

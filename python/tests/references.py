@@ -207,6 +207,7 @@ FORWARD = {
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
+    "Dropout": lambda x, p: x,  # the tests' forward calls are not training
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
     "LeakyReLU": _leaky_relu,
     "Pooling": _pooling,

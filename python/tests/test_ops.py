@@ -44,9 +44,16 @@ def _mxnet_function(op):
     return getattr(mx.nd._internal, op)
 
 
+# Operators that draw random numbers: compared with MXNet by what their draws do
+# (test_dropout_like_mxnet), not value by value.
+RANDOM = {"Dropout"}
+
+
 @pytest.mark.skipif(mx is None, reason="MXNet is not installed")
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_against_mxnet(case):
+    if case.op in RANDOM:
+        pytest.skip("draws random numbers")
     inputs = case.arrays(np.float32)
     ours = mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params)
     nd_inputs = [mx.nd.array(x, dtype=np.float32) for x in inputs]
@@ -76,6 +83,32 @@ def test_against_mxnet(case):
         record["gradient"] = max(record["gradient"], error)
         np.testing.assert_allclose(g, x.grad.asnumpy(), rtol=1e-4, atol=1e-5,
                                    err_msg=f"{case.name}: gradient of input {i}")
+
+
+def _dropout_draws(y, x, p):
+    """The kept fraction of y = dropout(x); every element 0 or x / (1 - p)."""
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], x[kept] / (1 - p), rtol=1e-6)
+    return kept.mean()
+
+
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_dropout_like_mxnet():
+    p, x = 0.3, np.random.default_rng(0).uniform(0.5, 2, (200, 500)).astype(np.float32)
+    ours = mo.Dropout(x, p=p, is_train=True)
+    with mx.autograd.record():
+        theirs = mx.nd.Dropout(mx.nd.array(x), p=p).asnumpy()
+    tolerance = 5 * np.sqrt(p * (1 - p) / x.size)
+    assert abs(_dropout_draws(ours, x, p) - (1 - p)) < tolerance
+    assert abs(_dropout_draws(theirs, x, p) - (1 - p)) < tolerance
+    # The gradient goes through the same mask; inference is the identity in both.
+    head = np.full_like(x, 2.0)
+    mo.seed(5)
+    y = mo.Dropout(x, p=p, is_train=True)
+    mo.seed(5)
+    (dx,) = mo.grad("Dropout", [x], [head], p=p)
+    np.testing.assert_allclose(dx, np.where(y != 0, 2.0 / (1 - p), 0), rtol=1e-6)
+    np.testing.assert_array_equal(mo.Dropout(x, p=p), mx.nd.Dropout(mx.nd.array(x), p=p).asnumpy())
 
 
 def test_out_and_req():

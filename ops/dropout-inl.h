@@ -1,0 +1,215 @@
+// ops/dropout-inl.h: Dropout and its backward operator, written once for every device, with
+// MXNet 1.9.1's semantics: in training (or with mode=always) each element is kept with
+// probability 1 - p and scaled by 1 / (1 - p), otherwise the data passes unchanged. The mask
+// (0 or 1 / (1 - p) per element) is a second, hidden output that the backward operator reads;
+// with `axes`, one draw is shared along those axes (variational dropout).
+//
+// The draws come from the random resource (ops/random_source.h): element j of the mask's own
+// shape (broadcast axes collapsed) takes word j % 4 of Philox block counter + j / 4, so the
+// mask depends only on the seed and the call order, never on threads or the device.
+// dropout.cc registers the CPU, dropout.cu adds FCompute<gpu>.
+#ifndef OPS_DROPOUT_INL_H_
+#define OPS_DROPOUT_INL_H_
+
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/philox.h"
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace dropout {
+
+enum Mode { kTraining = 0, kAlways = 1 };
+
+struct DropoutParam : public dmlc::Parameter<DropoutParam> {
+  float p;
+  int mode;
+  TShape axes;
+  dmlc::optional<bool> cudnn_off;
+  DMLC_DECLARE_PARAMETER(DropoutParam) {
+    DMLC_DECLARE_FIELD(p).set_default(0.5f).set_range(0.0f, 1.0f).describe(
+        "Fraction of the elements dropped in training.");
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("training", kTraining)
+        .add_enum("always", kAlways)
+        .set_default(kTraining)
+        .describe("training: drop only when is_train; always: at inference too.");
+    DMLC_DECLARE_FIELD(axes).set_default(TShape()).describe(
+        "Axes along which one draw is shared (variational dropout).");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(dmlc::optional<bool>()).describe(
+        "Accepted for MXNet compatibility; ignored.");
+  }
+};
+
+// Maps an element's flat index to its index in the mask's own shape (the data's with the
+// shared axes collapsed to 1). At most kMaxDims axes.
+struct SharedAxes {
+  static constexpr int kMaxDims = 8;
+  int ndim = 0;
+  index_t extent[kMaxDims] = {};
+  index_t draw_stride[kMaxDims] = {};  // 0 on shared axes
+
+  MSHADOW_XINLINE index_t DrawIndex(index_t i) const {
+    index_t draw = 0;
+    for (int a = ndim - 1; a >= 0; --a) {
+      draw += (i % extent[a]) * draw_stride[a];
+      i /= extent[a];
+    }
+    return draw;
+  }
+};
+
+// The shared-axes map for `data`; an axis out of range is a dmlc::Error.
+inline SharedAxes SharedAxesOf(const TShape& axes, const TShape& data) {
+  const int nd = static_cast<int>(data.ndim());
+  if (nd > SharedAxes::kMaxDims) {
+    std::ostringstream os;
+    os << "Dropout with axes takes data of rank at most " << SharedAxes::kMaxDims << ", given "
+       << data;
+    throw dmlc::Error(os.str());
+  }
+  SharedAxes s;
+  s.ndim = nd;
+  bool shared[SharedAxes::kMaxDims] = {};
+  for (int k = 0; k < axes.ndim(); ++k) shared[NormalizeAxis(axes[k], nd, "axes")] = true;
+  index_t stride = 1;
+  for (int a = nd - 1; a >= 0; --a) {
+    s.extent[a] = data[a];
+    s.draw_stride[a] = shared[a] ? 0 : stride;
+    if (!shared[a]) stride *= data[a];
+  }
+  return s;
+}
+
+// Whether draw j keeps its element: the uniform word j % 4 of block counter + j / 4 is below
+// 1 - p.
+MSHADOW_XINLINE bool Keeps(PhiloxRange range, index_t j, float keep_probability) {
+  const mshadow::PhiloxBlock block = mshadow::Philox4x32(
+      mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(j) / 4);
+  return mshadow::UnitFloat(block.w[j % 4]) < keep_probability;
+}
+
+// Item b: elements 4b .. 4b + 3 (one Philox block), without shared axes.
+template <int kReq>
+struct DropoutBlock {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t b, index_t n, PhiloxRange range,
+                                  float keep_probability, DType scale, const DType* x,
+                                  DType* out, DType* mask) {
+    const mshadow::PhiloxBlock block = mshadow::Philox4x32(
+        mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(b));
+    for (int k = 0; k < 4; ++k) {
+      const index_t i = 4 * b + k;
+      if (i >= n) return;
+      const DType m = mshadow::UnitFloat(block.w[k]) < keep_probability ? scale : DType(0);
+      mask[i] = m;
+      AssignReq<kReq>(out + i, x[i] * m);
+    }
+  }
+};
+
+// Item i: element i, its draw shared along the shared axes.
+template <int kReq>
+struct DropoutShared {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, SharedAxes axes, PhiloxRange range,
+                                  float keep_probability, DType scale, const DType* x,
+                                  DType* out, DType* mask) {
+    const DType m = Keeps(range, axes.DrawIndex(i), keep_probability) ? scale : DType(0);
+    mask[i] = m;
+    AssignReq<kReq>(out + i, x[i] * m);
+  }
+};
+
+// out = x (written as kReq says) and mask = 1: dropout off.
+template <int kReq>
+struct DropoutPass {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const DType* x, DType* out, DType* mask) {
+    mask[i] = DType(1);
+    AssignReq<kReq>(out + i, x[i]);
+  }
+};
+
+inline bool Drops(const DropoutParam& param, const OpContext& ctx) {
+  return (ctx.is_train || param.mode == kAlways) && param.p > 0;
+}
+
+// fn(std::integral_constant<int, mode>) for the output's write mode, kNullOp included: the
+// mask is written whatever the output's mode.
+template <typename Fn>
+void WithOutputReq(OpReqType req, Fn&& fn) {
+  switch (req) {
+    case kNullOp:
+      return fn(std::integral_constant<int, kNullOp>());
+    case kAddTo:
+      return fn(std::integral_constant<int, kAddTo>());
+    default:
+      return fn(std::integral_constant<int, kWriteTo>());
+  }
+}
+
+// Inputs: data. Outputs: out, mask (hidden; always written: the backward operator reads it).
+template <typename xpu>
+void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const DropoutParam& param = GetParam<DropoutParam>(attrs);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const index_t n = static_cast<index_t>(in[0].Size());
+  const float keep = 1.0f - param.p;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    DType* mask = out[1].dptr<DType>();
+    const DType scale = keep > 0 ? DType(1) / DType(keep) : DType(0);
+    WithOutputReq(req[0], [&](auto mode) {
+      constexpr int kReq = decltype(mode)::value;
+      if (!Drops(param, ctx)) {
+        Kernel<DropoutPass<kReq>, xpu>::Launch(stream, n, x, y, mask);
+      } else if (param.axes.ndim() == 0) {
+        const index_t blocks = (n + 3) / 4;
+        const PhiloxRange range = ctx.requested[0].TakeRandom(blocks);
+        Kernel<DropoutBlock<kReq>, xpu>::LaunchItems(stream, blocks, 64, n, range, keep, scale,
+                                                     x, y, mask);
+      } else {
+        const SharedAxes axes = SharedAxesOf(param.axes, in[0].shape_);
+        index_t draws = 1;
+        for (int a = 0; a < axes.ndim; ++a) draws *= axes.draw_stride[a] != 0 ? axes.extent[a] : 1;
+        const PhiloxRange range = ctx.requested[0].TakeRandom((draws + 3) / 4);
+        Kernel<DropoutShared<kReq>, xpu>::LaunchItems(stream, n, 16, axes, range, keep, scale, x,
+                                                      y, mask);
+      }
+    });
+  });
+}
+
+// Inputs: the gradients of out and mask, out, mask. Output: data_grad = out_grad * mask.
+template <typename xpu>
+void DropoutBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                            const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    Assign(Flat<xpu, DType>(out[0], stream), req[0],
+           Flat<xpu, DType>(in[0], stream) * Flat<xpu, DType>(in[3], stream));
+  });
+}
+
+// Adds FCompute<xpu> to Dropout and _backward_Dropout.
+template <typename xpu>
+void SetDropoutCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("Dropout").set_attr<FCompute>(attr_name, FCompute(DropoutCompute<xpu>));
+  RegisterOp("_backward_Dropout")
+      .set_attr<FCompute>(attr_name, FCompute(DropoutBackwardCompute<xpu>));
+}
+
+}  // namespace dropout
+}  // namespace ops
+
+#endif  // OPS_DROPOUT_INL_H_

@@ -1,0 +1,57 @@
+// Dropout(p, mode, axes): MXNet's dropout, its mask a hidden second output drawn from the
+// random resource; and its backward operator. Kernels, for every device: dropout-inl.h;
+// FCompute<gpu>: dropout.cu.
+#include "ops/dropout-inl.h"
+
+namespace ops {
+namespace dropout {
+namespace {
+
+bool DropoutShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  SharedAxesOf(GetParam<DropoutParam>(attrs).axes, data);  // checks the axes
+  AssignOutputShape(out, 0, data);
+  AssignOutputShape(out, 1, data);
+  return true;
+}
+
+std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
+  ResourceRequest request;
+  request.type = ResourceRequest::kRandom;
+  return {request};
+}
+
+const bool kRegistered = [] {
+  SetDropoutCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+DMLC_REGISTER_PARAMETER(DropoutParam);
+
+OPS_REGISTER_OP(Dropout)
+    .describe("Dropout: in training (or mode=always) each element is kept with probability "
+              "1 - p and scaled by 1 / (1 - p), or zeroed; otherwise the identity. The second "
+              "output, hidden (TNumVisibleOutputs), is the mask the gradient uses.")
+    .set_num_inputs(1)
+    .set_num_outputs(2)
+    .add_argument("data", "NDArray-or-Symbol", "Input data.")
+    .add_arguments(DropoutParam::__FIELDS__())
+    .set_attr_parser(ParamParser<DropoutParam>)
+    .set_attr<uint32_t>("TNumVisibleOutputs", 1)
+    .set_attr<FInferShape>("FInferShape", DropoutShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 2>)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestRandom)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_Dropout", false, true});
+
+OPS_REGISTER_OP(_backward_Dropout)
+    .describe("Gradient of Dropout: the output gradient times the mask.")
+    .set_num_inputs(4)
+    .set_num_outputs(1)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<DropoutParam>);
+
+}  // namespace dropout
+}  // namespace ops

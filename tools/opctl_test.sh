@@ -34,8 +34,8 @@ act = {p["name"]: p for p in catalog["Activation"]["params"]}["act_type"]
 assert act["type_info_str"].startswith("{'relu', 'sigmoid'"), act
 for name in required:
     op = catalog[name]
-    assert set(op) == {"name", "description", "inputs", "num_outputs", "backward",
-                       "is_backward", "params"}, op
+    assert set(op) == {"name", "description", "inputs", "num_outputs", "num_visible_outputs",
+                       "backward", "is_backward", "params"}, op
     assert op["description"], name
 PY
 # (Outputs are captured before grep: `grep -q` would close a pipe early under pipefail.)

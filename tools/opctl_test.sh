@@ -11,6 +11,14 @@ out=$("$opctl")
 echo "$out"
 grep -q '^epoch 10  loss=' <<<"$out" || fail "demo did not print ten epochs"
 grep -q 'loss fell from' <<<"$out" || fail "demo did not report the loss"
+# The CNN demo (it fails itself unless the loss falls below half its first value).
+out=$("$opctl" demo cnn)
+echo "$out"
+grep -q '^epoch 6  loss=.*images/s$' <<<"$out" || fail "demo cnn did not print six epochs"
+grep -q 'held-out accuracy (inference mode)' <<<"$out" || fail "demo cnn did not evaluate"
+if "$opctl" demo resnet 2>err.txt; then fail "demo resnet succeeded"; fi
+grep -q "demo takes one optional argument, mlp (the default) or cnn" err.txt ||
+  fail "demo resnet: $(cat err.txt)"
 
 # The catalogue.
 "$opctl" list --json >catalog.json
@@ -21,7 +29,8 @@ required = """elemwise_add elemwise_sub elemwise_mul elemwise_div _plus_scalar _
 _rminus_scalar _mul_scalar _div_scalar _rdiv_scalar broadcast_add broadcast_sub broadcast_mul
 broadcast_div relu sigmoid tanh exp log sqrt square abs negative clip Activation LeakyReLU
 FullyConnected softmax log_softmax softmax_cross_entropy dot batch_dot sum mean max min Reshape
-Flatten transpose Concat slice_axis Cast sgd_update sgd_mom_update""".split()
+Flatten transpose Concat slice_axis Cast sgd_update sgd_mom_update Convolution Pooling BatchNorm
+Dropout SoftmaxOutput""".split()
 missing = [name for name in required if name not in catalog]
 assert not missing, missing
 fc = catalog["FullyConnected"]

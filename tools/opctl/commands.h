@@ -19,8 +19,10 @@ int Describe(const Args& args);
 int Run(const Args& args);
 // bench OP (same flags as run) [--iterations N]: times forward and backward.
 int Bench(const Args& args);
-// demo: trains a small MLP through registered operators only.
+// demo [mlp|cnn]: trains a small MLP (default) or CNN through registered operators only.
 int Demo(const Args& args);
+int DemoMlp();
+int DemoCnn();
 
 }  // namespace opctl
 

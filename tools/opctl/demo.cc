@@ -1,4 +1,4 @@
-// opctl demo: what a host framework does with this library, end to end. It trains a
+// opctl demo [mlp]: what a host framework does with this library, end to end. It trains a
 // 64-128-10 multilayer perceptron on a synthetic classification set generated here, through
 // registered operators only: FullyConnected, Activation and softmax_cross_entropy forward,
 // their backward operators (found through FGradient), and sgd_update.
@@ -12,6 +12,7 @@
 
 #include "ops/imperative.h"
 #include "tools/opctl/commands.h"
+#include "tools/opctl/demo_util.h"
 
 namespace opctl {
 namespace {
@@ -26,37 +27,6 @@ constexpr index_t kFeatures = 64, kHidden = 128, kClasses = 10;
 constexpr index_t kSamples = 4096, kBatch = 64;
 constexpr int kEpochs = 10;
 constexpr float kLearningRate = 0.1f;
-
-// One operator with parsed attributes, run on the CPU into given outputs.
-class Layer {
- public:
-  Layer(const std::string& op, const std::map<std::string, std::string>& kwargs)
-      : attrs_(ops::ParseAttrs(ops::Op::Get(op), kwargs)),
-        ctx_(ops::MakeCpuContext(attrs_, true)) {}
-
-  // Runs the operator; `req` defaults to kWriteTo for every output.
-  void Forward(const std::vector<TBlob>& in, const std::vector<TBlob>& out,
-               std::vector<ops::OpReqType> req = {}) const {
-    if (req.empty()) req.assign(out.size(), ops::kWriteTo);
-    ops::Invoke<mshadow::cpu>(attrs_, ctx_, in, req, out);
-  }
-
-  // The backward operator this layer's FGradient names, with the same attributes.
-  Layer Backward() const {
-    const auto* gradient = attrs_.op->GetAttr<ops::FGradient>("FGradient");
-    CHECK(gradient != nullptr) << attrs_.op->name << " is not differentiable";
-    return Layer(gradient->backward_op, {attrs_.dict.begin(), attrs_.dict.end()});
-  }
-
- private:
-  ops::NodeAttrs attrs_;
-  ops::OpContext ctx_;
-};
-
-void FillUniform(const CpuTensor& t, float bound, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-bound, bound);
-  for (index_t i = 0; i < t.shape().Size(); ++i) t.data<float>()[i] = dist(*rng);
-}
 
 // Ten Gaussian clusters in 64 dimensions; labels are the cluster indices.
 void MakeDataset(const CpuTensor& x, const CpuTensor& y, std::mt19937* rng) {
@@ -73,19 +43,12 @@ void MakeDataset(const CpuTensor& x, const CpuTensor& y, std::mt19937* rng) {
   }
 }
 
-// Rows [begin, begin + kBatch) of a tensor, as a blob of the same memory.
-TBlob Rows(const CpuTensor& t, index_t begin) {
-  TBlob blob = t.blob();
-  const index_t row = t.shape().Size() / t.shape()[0];
-  blob.dptr_ = t.data<float>() + begin * row;
-  blob.shape_[0] = kBatch;
-  return blob;
-}
+// Rows [begin, begin + kBatch) of a tensor.
+TBlob BatchRows(const CpuTensor& t, index_t begin) { return Rows(t, begin, kBatch); }
 
 }  // namespace
 
-int Demo(const Args& args) {
-  if (!args.empty()) throw dmlc::Error("demo takes no arguments");
+int DemoMlp() {
   std::mt19937 rng(2026);
   CpuTensor x(TShape{kSamples, kFeatures}, mshadow::kFloat32), y(TShape{kSamples}, mshadow::kFloat32);
   MakeDataset(x, y, &rng);
@@ -126,7 +89,7 @@ int Demo(const Args& args) {
     double loss_sum = 0;
     index_t correct = 0;
     for (index_t begin = 0; begin + kBatch <= kSamples; begin += kBatch) {
-      const TBlob xb = Rows(x, begin), yb = Rows(y, begin);
+      const TBlob xb = BatchRows(x, begin), yb = BatchRows(y, begin);
       fc1.Forward({xb, w1.blob(), b1.blob()}, {h1.blob()});
       relu.Forward({h1.blob()}, {a1.blob()});
       fc2.Forward({a1.blob(), w2.blob(), b2.blob()}, {logits.blob()});
@@ -162,6 +125,14 @@ int Demo(const Args& args) {
     return 1;
   }
   return 0;
+}
+
+int Demo(const Args& args) {
+  const std::string which = args.empty() ? "mlp" : args[0];
+  if (args.size() > 1 || (which != "mlp" && which != "cnn")) {
+    throw dmlc::Error("demo takes one optional argument, mlp (the default) or cnn");
+  }
+  return which == "mlp" ? DemoMlp() : DemoCnn();
 }
 
 }  // namespace opctl

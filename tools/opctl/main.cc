@@ -3,6 +3,7 @@
 // host framework would.
 //
 //   opctl                      # the demo: trains a 64-128-10 MLP
+//   opctl demo cnn             # trains a small convolutional network
 //   opctl list [--json]        # the catalogue
 //   opctl describe FullyConnected
 //   opctl run FullyConnected --shape data=(4,8) --param num_hidden=16
@@ -19,7 +20,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: opctl [command] [arguments]\n"
-    "  demo (default)   train a small MLP through registered operators\n"
+    "  demo [mlp|cnn]   (default) train a small MLP or CNN through registered operators\n"
     "  list [--json]    list every registered operator\n"
     "  describe OP      show an operator's documentation and parameters\n"
     "  run OP --shape NAME=SHAPE ... [--param KEY=VALUE ...] [--dtype float32|float64]\n"

@@ -190,7 +190,7 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
 
 // Inputs: the gradients of out and mask, out, mask. Output: data_grad = out_grad * mask.
 template <typename xpu>
-void DropoutBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+void DropoutBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();

@@ -43,7 +43,9 @@ TEST(DropoutTest, KeepsAboutOneMinusPScaledByItsInverse) {
     for (size_t i = 0; i < r.data.size(); ++i) {
       const bool keeps = r.mask[i] != 0;
       kept += keeps;
-      if (keeps) EXPECT_NEAR(r.mask[i], 1 / (1 - 0.3f), 1e-6);
+      if (keeps) {
+        EXPECT_NEAR(r.mask[i], 1 / (1 - 0.3f), 1e-6);
+      }
       EXPECT_NEAR(r.out[i], r.data[i] * r.mask[i], 1e-6);
     }
     // Binomial(n, 0.7): 5 standard deviations.

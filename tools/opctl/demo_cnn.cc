@@ -58,6 +58,13 @@ enum class Init { kFanIn, kZeros, kOnes, kLabel };
 // One layer of a sequential network: the operator in training and in inference, its
 // parameters (the inputs after the data), their gradients and momenta, and its outputs.
 struct Stage {
+  Stage(const std::string& op, const std::map<std::string, std::string>& kwargs,
+        std::vector<Init> stage_inits)
+      : train(op, kwargs, true),
+        eval(op, kwargs, false),
+        backward(train.Backward()),
+        inits(std::move(stage_inits)) {}
+
   Layer train, eval, backward;
   std::vector<Init> inits;
   std::vector<CpuTensor> params, grads, momenta;  // by input index - 1 (labels: empty)
@@ -73,9 +80,7 @@ class Network {
   // Appends `op`; its parameters' shapes come from shape inference.
   void Add(const std::string& op, const std::map<std::string, std::string>& kwargs,
            std::vector<Init> inits, std::mt19937* rng) {
-    Stage& s = stages_.emplace_back(
-        Stage{Layer(op, kwargs, true), Layer(op, kwargs, false), Layer(op, kwargs).Backward(),
-              std::move(inits)});
+    Stage& s = stages_.emplace_back(op, kwargs, std::move(inits));
     std::vector<TShape> in(1 + s.inits.size()), out;
     in[0] = shape_;
     ops::InferShapes(s.train.attrs(), &in, &out);

@@ -16,6 +16,7 @@
 #include "ops/gpu_context.h"
 #include "ops/imperative.h"
 #include "ops/invoke.h"
+#include "ops/random_source.h"
 #include "ops/testing/op_cases.h"
 #include "tools/cuda/gpu_test.h"
 
@@ -85,7 +86,8 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     const std::vector<GpuTensor> in = CopiesOf(inputs);
     std::vector<TBlob> initial_blobs = ops::Blobs(initial);
     const std::vector<GpuTensor> out = CopiesOf(initial_blobs);
-    GpuCall call(attrs, stream_->stream_);
+    GpuCall call(attrs, stream_->stream_, /*is_train=*/true);
+    SetRandomSeed(kSeed);  // the draws the CPU made
     Invoke<gpu>(attrs, call.context(), Blobs(in), std::vector<OpReqType>(out.size(), req),
                 Blobs(out));
     stream_->Wait();
@@ -94,10 +96,13 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     return result;
   }
 
-  // The GPU's results against the CPU's, written and accumulated onto ones.
+  // The GPU's results against the CPU's, written and accumulated onto ones. Both run in
+  // training mode (BatchNorm's batch statistics, Dropout's draws), drawing random numbers from
+  // the same seed.
   void ExpectGpuMatchesCpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                            const std::string& what) {
-    const std::vector<CpuTensor> expected = RunCpu(attrs, inputs);
+    SetRandomSeed(kSeed);
+    const std::vector<CpuTensor> expected = RunCpu(attrs, inputs, /*is_train=*/true);
     std::vector<CpuTensor> ones;
     for (const CpuTensor& e : expected) {
       ones.emplace_back(e.shape(), e.type_flag());
@@ -125,6 +130,7 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     }
   }
 
+  static constexpr uint64_t kSeed = 1;
   mshadow::Stream<gpu>* stream_ = nullptr;
 };
 
@@ -151,7 +157,8 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
         cpu_only.push_back(backward.op->name);
         continue;
       }
-      const std::vector<CpuTensor> outputs = RunCpu(attrs, ops::Blobs(inputs));
+      SetRandomSeed(kSeed);  // the forward outputs (Dropout's mask) the GPU call made
+      const std::vector<CpuTensor> outputs = RunCpu(attrs, ops::Blobs(inputs), true);
       std::vector<CpuTensor> out_grads;
       for (const CpuTensor& o : outputs) {
         out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {o.shape()}}, type_flag, 7)[0]);

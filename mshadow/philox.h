@@ -35,6 +35,7 @@ MSHADOW_XINLINE PhiloxBlock Philox4x32(PhiloxKey key, uint64_t counter, uint64_t
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
   uint32_t c2 = static_cast<uint32_t>(stream), c3 = static_cast<uint32_t>(stream >> 32);
   uint32_t k0 = key.k0, k1 = key.k1;
+#pragma GCC unroll 10
   for (int round = 0; round < 10; ++round) {
     const uint64_t p0 = static_cast<uint64_t>(kMul0) * c0;
     const uint64_t p1 = static_cast<uint64_t>(kMul1) * c2;

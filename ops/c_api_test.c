@@ -270,11 +270,19 @@ static void TestNoGradient(void) {
   OK(MXOpsFreeAttrs(sgd));
 }
 
-/* Dropout in training on 64 elements: out and mask. */
-static void RunDropout(MXOpsAttrsHandle dropout, float* x, float result[2][64]) {
+/* Dropout in training on 64 elements: out (float) and mask (uint8, hidden). */
+struct DropoutResult {
+  float out[64];
+  uint8_t mask[64];
+};
+
+static void RunDropout(MXOpsAttrsHandle dropout, float* x, struct DropoutResult* result) {
   int64_t shape[1] = {64};
   DLTensor inputs[1] = {Tensor(x, 1, shape)};
-  DLTensor outputs[2] = {Tensor(result[0], 1, shape), Tensor(result[1], 1, shape)};
+  DLTensor outputs[2] = {Tensor(result->out, 1, shape), Tensor(NULL, 1, shape)};
+  outputs[1].data = result->mask;
+  outputs[1].dtype.code = kDLUInt;
+  outputs[1].dtype.bits = 8;
   OK(MXOpsInvoke(dropout, 1, inputs, 2, outputs, NULL, /*is_train=*/1, NULL, NULL, 0));
 }
 
@@ -284,15 +292,16 @@ static void TestRandomSeed(void) {
   const char* keys[1] = {"p"};
   const char* values[1] = {"0.5"};
   OK(MXOpsCreateAttrs("Dropout", 1, keys, values, &dropout));
-  float x[64], first[2][64], next[2][64], again[2][64];
+  float x[64];
+  struct DropoutResult first, next, again;
   for (int i = 0; i < 64; ++i) x[i] = 1.0f + (float)i;
   OK(MXOpsSetRandomSeed(11));
-  RunDropout(dropout, x, first);
-  RunDropout(dropout, x, next);
+  RunDropout(dropout, x, &first);
+  RunDropout(dropout, x, &next);
   OK(MXOpsSetRandomSeed(11));
-  RunDropout(dropout, x, again);
-  EXPECT(memcmp(first, again, sizeof(first)) == 0);
-  EXPECT(memcmp(first, next, sizeof(first)) != 0);
+  RunDropout(dropout, x, &again);
+  EXPECT(memcmp(&first, &again, sizeof(first)) == 0);
+  EXPECT(memcmp(&first, &next, sizeof(first)) != 0);
   OK(MXOpsFreeAttrs(dropout));
 }
 

@@ -1,8 +1,11 @@
 // ops/dropout-inl.h: Dropout and its backward operator, written once for every device, with
 // MXNet 1.9.1's semantics: in training (or with mode=always) each element is kept with
 // probability 1 - p and scaled by 1 / (1 - p), otherwise the data passes unchanged. The mask
-// (0 or 1 / (1 - p) per element) is a second, hidden output that the backward operator reads;
-// with `axes`, one draw is shared along those axes (variational dropout).
+// (uint8, 1 where the element is kept) is a second, hidden output that the backward operator
+// reads: a byte rather than a value per element, so the backward pass moves a third less
+// memory (MXNet keeps a bit per element). As in MXNet, the backward pass scales by
+// 1 / (1 - p) when its own call drops (training or mode=always), and is the identity otherwise.
+// With `axes`, one draw is shared along those axes (variational dropout).
 //
 // The draws come from the random resource (ops/random_source.h): element j of the mask's own
 // shape (broadcast axes collapsed) takes word j % 4 of Philox block counter + j / 4, so the
@@ -20,6 +23,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace dropout {
@@ -100,15 +104,52 @@ struct DropoutBlock {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t b, index_t n, PhiloxRange range,
                                   float keep_probability, DType scale, const DType* x,
-                                  DType* out, DType* mask) {
+                                  DType* out, uint8_t* mask) {
     const mshadow::PhiloxBlock block = mshadow::Philox4x32(
         mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(b));
     for (int k = 0; k < 4; ++k) {
       const index_t i = 4 * b + k;
       if (i >= n) return;
-      const DType m = mshadow::UnitFloat(block.w[k]) < keep_probability ? scale : DType(0);
-      mask[i] = m;
-      AssignReq<kReq>(out + i, x[i] * m);
+      const bool keep = mshadow::UnitFloat(block.w[k]) < keep_probability;
+      mask[i] = keep;
+      AssignReq<kReq>(out + i, x[i] * (scale * DType(keep)));  // no branch: draws are random
+    }
+  }
+};
+
+// CPU item: the whole blocks [r * kBlocks, (r + 1) * kBlocks) of DropoutBlock in one
+// vectorized loop (the Philox rounds run in SIMD lanes, a block per lane); the last item
+// also takes a partial last block.
+template <int kReq>
+struct DropoutRun {
+  static constexpr index_t kBlocks = 1024;
+  template <typename DType>
+  static void Map(index_t r, index_t n, PhiloxRange range, float keep_probability, DType scale,
+                  const DType* __restrict__ x, DType* __restrict__ out,
+                  uint8_t* __restrict__ mask) {
+    const index_t whole = n / 4;
+    const index_t begin = r * kBlocks;
+    const index_t end = begin + kBlocks < whole ? begin + kBlocks : whole;
+    const mshadow::PhiloxKey key = mshadow::PhiloxKeyFromSeed(range.seed);
+    OPS_SIMD_LOOP
+    for (index_t b = begin; b < end; ++b) {
+      const mshadow::PhiloxBlock block =
+          mshadow::Philox4x32(key, range.counter + static_cast<uint64_t>(b));
+      for (int k = 0; k < 4; ++k) {
+        const index_t i = 4 * b + k;
+        const bool keep = mshadow::UnitFloat(block.w[k]) < keep_probability;
+        mask[i] = keep;
+        const DType y = x[i] * (scale * DType(keep));
+        if constexpr (kReq == kAddTo) {
+          out[i] += y;
+        } else if constexpr (kReq != kNullOp) {
+          out[i] = y;
+        }
+      }
+    }
+    // The last item (r = whole / kBlocks) also takes the partial block, if any.
+    if (r == whole / kBlocks && whole * 4 < n) {
+      DropoutBlock<kReq>::Map(whole, n, range, keep_probability, scale, x, out, mask);
     }
   }
 };
@@ -119,10 +160,10 @@ struct DropoutShared {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, SharedAxes axes, PhiloxRange range,
                                   float keep_probability, DType scale, const DType* x,
-                                  DType* out, DType* mask) {
-    const DType m = Keeps(range, axes.DrawIndex(i), keep_probability) ? scale : DType(0);
-    mask[i] = m;
-    AssignReq<kReq>(out + i, x[i] * m);
+                                  DType* out, uint8_t* mask) {
+    const bool keep = Keeps(range, axes.DrawIndex(i), keep_probability);
+    mask[i] = keep;
+    AssignReq<kReq>(out + i, x[i] * (scale * DType(keep)));
   }
 };
 
@@ -130,8 +171,8 @@ struct DropoutShared {
 template <int kReq>
 struct DropoutPass {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, const DType* x, DType* out, DType* mask) {
-    mask[i] = DType(1);
+  MSHADOW_XINLINE static void Map(index_t i, const DType* x, DType* out, uint8_t* mask) {
+    mask[i] = 1;
     AssignReq<kReq>(out + i, x[i]);
   }
 };
@@ -165,7 +206,7 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    DType* mask = out[1].dptr<DType>();
+    uint8_t* mask = out[1].dptr<uint8_t>();
     const DType scale = keep > 0 ? DType(1) / DType(keep) : DType(0);
     WithOutputReq(req[0], [&](auto mode) {
       constexpr int kReq = decltype(mode)::value;
@@ -174,8 +215,15 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
       } else if (param.axes.ndim() == 0) {
         const index_t blocks = (n + 3) / 4;
         const PhiloxRange range = ctx.requested[0].TakeRandom(blocks);
-        Kernel<DropoutBlock<kReq>, xpu>::LaunchItems(stream, blocks, 64, n, range, keep, scale,
-                                                     x, y, mask);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          constexpr index_t kBlocks = DropoutRun<kReq>::kBlocks;
+          Kernel<DropoutRun<kReq>, cpu>::LaunchItems(stream, n / 4 / kBlocks + 1,
+                                                     kBlocks * 64, n, range, keep, scale, x, y,
+                                                     mask);
+        } else {
+          Kernel<DropoutBlock<kReq>, xpu>::LaunchItems(stream, blocks, 64, n, range, keep, scale,
+                                                       x, y, mask);
+        }
       } else {
         const SharedAxes axes = SharedAxesOf(param.axes, in[0].shape_);
         index_t draws = 1;
@@ -188,15 +236,60 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   });
 }
 
-// Inputs: the gradients of out and mask, out, mask. Output: data_grad = out_grad * mask.
+// dx[i] = dy[i] * scale where the mask keeps element i, else 0 (written as kReq says).
+template <int kReq>
+struct DropoutGradient {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const DType* dy, const uint8_t* mask, DType scale,
+                                  DType* dx) {
+    AssignReq<kReq>(dx + i, dy[i] * (scale * DType(mask[i])));  // no branch: masks are random
+  }
+};
+
+// CPU item: elements [b * kRun, (b + 1) * kRun) of DropoutGradient, one vectorized loop.
+template <int kReq>
+struct DropoutGradientRun {
+  static constexpr index_t kRun = 4096;
+  template <typename DType>
+  static void Map(index_t b, index_t n, const DType* __restrict__ dy,
+                  const uint8_t* __restrict__ mask, DType scale, DType* __restrict__ dx) {
+    const index_t begin = b * kRun, end = begin + kRun < n ? begin + kRun : n;
+    OPS_SIMD_LOOP
+    for (index_t i = begin; i < end; ++i) {
+      const DType g = dy[i] * (scale * DType(mask[i]));
+      dx[i] = kReq == kAddTo ? dx[i] + g : g;
+    }
+  }
+};
+
+// Inputs: the gradients of out and mask, out, mask. Output: data_grad.
 template <typename xpu>
-void DropoutBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
+void DropoutBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
+  const DropoutParam& param = GetParam<DropoutParam>(attrs);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const index_t n = static_cast<index_t>(out[0].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Assign(Flat<xpu, DType>(out[0], stream), req[0],
-           Flat<xpu, DType>(in[0], stream) * Flat<xpu, DType>(in[3], stream));
+    if (!Drops(param, ctx)) {
+      Assign(Flat<xpu, DType>(out[0], stream), req[0],
+             mshadow::expr::F<mshadow::op::identity>(Flat<xpu, DType>(in[0], stream)));
+      return;
+    }
+    const float keep = 1.0f - param.p;
+    const DType scale = keep > 0 ? DType(1) / DType(keep) : DType(0);
+    OPS_REQ_SWITCH(req[0], Req, {
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        constexpr index_t kRun = DropoutGradientRun<Req>::kRun;
+        Kernel<DropoutGradientRun<Req>, cpu>::LaunchItems(
+            stream, (n + kRun - 1) / kRun, kRun, n, in[0].dptr<DType>(), in[3].dptr<uint8_t>(),
+            scale, out[0].dptr<DType>());
+      } else {
+        Kernel<DropoutGradient<Req>, xpu>::Launch(stream, n, in[0].dptr<DType>(),
+                                                  in[3].dptr<uint8_t>(), scale,
+                                                  out[0].dptr<DType>());
+      }
+    });
   });
 }
 

@@ -16,6 +16,15 @@ bool DropoutShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
+// out has the data's type; the mask is uint8.
+bool DropoutType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  std::vector<int> first_out = {out->at(0)};
+  if (!ElemwiseRealType<1, 1>(attrs, in, &first_out)) return false;
+  AssignOutputType(out, 0, first_out[0]);
+  AssignOutputType(out, 1, mshadow::kUint8);
+  return true;
+}
+
 std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
   ResourceRequest request;
   request.type = ResourceRequest::kRandom;
@@ -34,7 +43,8 @@ DMLC_REGISTER_PARAMETER(DropoutParam);
 OPS_REGISTER_OP(Dropout)
     .describe("Dropout: in training (or mode=always) each element is kept with probability "
               "1 - p and scaled by 1 / (1 - p), or zeroed; otherwise the identity. The second "
-              "output, hidden (TNumVisibleOutputs), is the mask the gradient uses.")
+              "output, hidden (TNumVisibleOutputs), is the mask the gradient uses (uint8, 1 where "
+              "kept).")
     .set_num_inputs(1)
     .set_num_outputs(2)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")
@@ -42,7 +52,7 @@ OPS_REGISTER_OP(Dropout)
     .set_attr_parser(ParamParser<DropoutParam>)
     .set_attr<uint32_t>("TNumVisibleOutputs", 1)
     .set_attr<FInferShape>("FInferShape", DropoutShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 2>)
+    .set_attr<FInferType>("FInferType", DropoutType)
     .set_attr<FResourceRequest>("FResourceRequest", RequestRandom)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_Dropout", false, true});
 

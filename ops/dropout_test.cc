@@ -43,10 +43,8 @@ TEST(DropoutTest, KeepsAboutOneMinusPScaledByItsInverse) {
     for (size_t i = 0; i < r.data.size(); ++i) {
       const bool keeps = r.mask[i] != 0;
       kept += keeps;
-      if (keeps) {
-        EXPECT_NEAR(r.mask[i], 1 / (1 - 0.3f), 1e-6);
-      }
-      EXPECT_NEAR(r.out[i], r.data[i] * r.mask[i], 1e-6);
+      EXPECT_TRUE(r.mask[i] == 0 || r.mask[i] == 1) << r.mask[i];
+      EXPECT_NEAR(r.out[i], r.data[i] * r.mask[i] / (1 - 0.3f), 1e-6 * (1 + r.out[i]));
     }
     // Binomial(n, 0.7): 5 standard deviations.
     EXPECT_NEAR(kept / n, 0.7, 5 * std::sqrt(0.7 * 0.3 / n));
@@ -110,7 +108,7 @@ TEST(DropoutTest, GradientIsTheOutputGradientTimesTheMask) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("Dropout"), c.kwargs);
   const auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
   const auto outputs = RunCpu(attrs, Blobs(inputs), true);
-  CpuTensor head(TShape{8, 9}, mshadow::kFloat64), mask_head(TShape{8, 9}, mshadow::kFloat64);
+  CpuTensor head(TShape{8, 9}, mshadow::kFloat64), mask_head(TShape{8, 9}, mshadow::kUint8);
   Values h(72);
   for (int i = 0; i < 72; ++i) h[i] = 0.1 * i - 3;
   testing::SetValues(head.blob(), h);
@@ -126,13 +124,16 @@ TEST(DropoutTest, GradientIsTheOutputGradientTimesTheMask) {
         {req}, {grad.blob()});
     const Values g = testing::ToValues(grad.blob());
     for (int i = 0; i < 72; ++i) {
-      EXPECT_DOUBLE_EQ(g[i], (req == kAddTo ? 1.0 : 0.0) + h[i] * mask[i]);
+      EXPECT_DOUBLE_EQ(g[i], (req == kAddTo ? 1.0 : 0.0) + h[i] * mask[i] / (1 - 0.4f));
     }
   }
 }
 
 TEST(DropoutTest, OutputsAndErrors) {
   EXPECT_EQ(*Op::Get("Dropout")->GetAttr<uint32_t>("TNumVisibleOutputs"), 1u);
+  std::vector<int> in = {mshadow::kFloat64}, out;
+  InferTypes(ParseAttrs(Op::Get("Dropout"), {}), &in, &out);
+  EXPECT_EQ(out, (std::vector<int>{mshadow::kFloat64, mshadow::kUint8}));
   EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Dropout"), {{"p", "1.5"}}); }),
               HasSubstr("p"));
   EXPECT_THAT(testing::ErrorOf([] {

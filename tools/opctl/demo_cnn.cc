@@ -95,10 +95,12 @@ class Network {
         std::fill_n(p.data<float>(), p.shape().Size(), 1.0f);
       }
     }
-    for (const TShape& o : out) {
-      s.outputs.emplace_back(o, mshadow::kFloat32);
-      s.eval_outputs.emplace_back(o, mshadow::kFloat32);
-      s.out_grads.emplace_back(o, mshadow::kFloat32);
+    std::vector<int> in_types(in.size(), mshadow::kFloat32), out_types;
+    ops::InferTypes(s.train.attrs(), &in_types, &out_types);  // Dropout's mask is uint8
+    for (size_t i = 0; i < out.size(); ++i) {
+      s.outputs.emplace_back(out[i], out_types[i]);
+      s.eval_outputs.emplace_back(out[i], out_types[i]);
+      s.out_grads.emplace_back(out[i], out_types[i]);
     }
     s.data_grad = CpuTensor(shape_, mshadow::kFloat32);
     shape_ = out[0];

@@ -229,7 +229,37 @@ TEST(SoftmaxTest, BadAxisAndTemperature) {
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(c); }),
             "softmax: axis 3 is out of range for a 2-d input; valid: [-2, 2)");
   EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("softmax"), {{"temperature", "0"}}); }),
-            "Invalid parameter of operator softmax: temperature must be positive, got 0");
+            "Invalid parameter of operator softmax: temperature must be nonzero (negative "
+            "reverses the order), got 0");
+}
+
+// MXNet 1.9.1 takes a negative temperature: softmax(x / T). Values up to 80 / |T| would
+// overflow exp without the right shift (the minimum, not the maximum).
+TEST(SoftmaxTest, NegativeTemperature) {
+  for (const std::string op : {"softmax", "log_softmax"}) {
+    for (const std::string axis : {"-1", "0"}) {  // rows and columns
+      SCOPED_TRACE(op + " axis " + axis);
+      const OpCase c{op, {{"axis", axis}, {"temperature", "-0.5"}}, {InputSpec{TShape{7, 9}, -40, 40}}};
+      const int ax = axis == "-1" ? 1 : 0;
+      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+        Values out(in[0].size());
+        for (int line = 0; line < (ax == 1 ? 7 : 9); ++line) {
+          auto at = [&](int k) { return ax == 1 ? line * 9 + k : k * 9 + line; };
+          const int n = ax == 1 ? 9 : 7;
+          double lo = in[0][at(0)];
+          for (int k = 0; k < n; ++k) lo = std::min(lo, in[0][at(k)]);
+          double sum = 0;
+          for (int k = 0; k < n; ++k) sum += std::exp((in[0][at(k)] - lo) / -0.5);
+          for (int k = 0; k < n; ++k) {
+            const double log_p = (in[0][at(k)] - lo) / -0.5 - std::log(sum);
+            out[at(k)] = op == "softmax" ? std::exp(log_p) : log_p;
+          }
+        }
+        return std::vector<Values>{out};
+      }, 1e-12, 1e-5);
+      testing::CheckGradient(OpCase{op, c.kwargs, {InputSpec{TShape{3, 4}}}});
+    }
+  }
 }
 
 TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {

@@ -32,8 +32,10 @@ struct ReduceParam : public dmlc::Parameter<ReduceParam> {
 
 // Which axes of a rank-`ndim` input are reduced; bad or repeated axes are dmlc::Errors.
 inline std::vector<bool> ReducedAxes(const ReduceParam& param, int ndim) {
-  std::vector<bool> reduced(ndim, !param.axis.has_value());
-  if (param.axis.has_value()) {
+  // None and () both reduce every axis, with or without exclude (as MXNet 1.9.1).
+  const bool every_axis = !param.axis.has_value() || param.axis->ndim() == 0;
+  std::vector<bool> reduced(ndim, every_axis);
+  if (!every_axis) {
     for (const index_t axis : *param.axis) {
       const int a = NormalizeAxis(axis, ndim);
       if (reduced[a]) {

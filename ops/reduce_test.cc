@@ -133,7 +133,7 @@ TEST(ReduceTest, AnyAxisSetAndLargeShapesOnThreads) {
         if (reduced[d]) axes += std::to_string(d) + ",";
       }
       axes += ")";
-      if (axes == "()") continue;  // axis=() is the MXNet-semantics issue's business
+      if (axes == "()") continue;  // reduces every axis: EmptyAxisTupleReducesEverything
       SCOPED_TRACE(op + " axes " + axes);
       const OpCase c{op, {{"axis", axes}}, {InputSpec{shape}}};
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
@@ -144,6 +144,27 @@ TEST(ReduceTest, AnyAxisSetAndLargeShapesOnThreads) {
     }
   }
   mshadow::SetNumThreads(0);
+}
+
+// axis=() reduces every axis, as None does, with or without exclude (MXNet 1.9.1).
+TEST(ReduceTest, EmptyAxisTupleReducesEverything) {
+  for (const std::string op : {"sum", "mean", "max", "min"}) {
+    for (const std::string exclude : {"False", "True"}) {
+      for (const std::string keepdims : {"False", "True"}) {
+        SCOPED_TRACE(op + " exclude=" + exclude + " keepdims=" + keepdims);
+        const OpCase c{op,
+                       {{"axis", "()"}, {"exclude", exclude}, {"keepdims", keepdims}},
+                       {InputSpec{TShape{2, 3, 4}}}};
+        EXPECT_EQ(testing::InferOutputShapes(c)[0],
+                  keepdims == "True" ? (TShape{1, 1, 1}) : (TShape{1}));
+        testing::CheckForward(c, [&](const std::vector<Values>& in) {
+          return std::vector<Values>{
+              ReduceAnyShape(in[0], TShape{2, 3, 4}, {true, true, true}, op)};
+        }, 1e-12, 1e-5);
+        testing::CheckGradient(c);
+      }
+    }
+  }
 }
 
 TEST(ReduceTest, MaxPropagatesNaN) {

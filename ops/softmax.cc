@@ -17,9 +17,12 @@ namespace {
 
 void ParseSoftmax(NodeAttrs* attrs) {
   ParamParser<SoftmaxParam>(attrs);
+  // Negative temperatures are valid (MXNet takes them); 0 would divide by zero (MXNet gives
+  // NaN everywhere).
   const auto& t = GetParam<SoftmaxParam>(*attrs).temperature;
-  if (t.has_value() && !(*t > 0)) {
-    throw dmlc::ParamError("temperature must be positive, got " + dmlc::NumberToString(*t));
+  if (t.has_value() && !(*t != 0)) {
+    throw dmlc::ParamError("temperature must be nonzero (negative reverses the order), got " +
+                           dmlc::NumberToString(*t));
   }
 }
 
@@ -65,14 +68,25 @@ DType RowMax(const DType* x, index_t n) {
   });
 }
 
-// A row's maximum and log(sum(exp((x - max) * inv_t))): what a stable log-softmax subtracts.
+// The shift that keeps exp((x - shift) * inv_t) at most 1: the row's maximum, or its minimum
+// for a negative temperature.
+template <typename DType>
+DType RowShift(const DType* x, index_t n, DType inv_t) {
+  if (inv_t >= 0) return RowMax(x, n);
+  return -vec::Max<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    return P::Fill(DType(0)) - P::LoadUnAligned(x + i);
+  });
+}
+
+// A row's shift and log(sum(exp((x - shift) * inv_t))): what a stable log-softmax subtracts.
 template <typename DType>
 struct ShiftedLogSum {
   DType max, log_sum;
 };
 template <typename DType>
 ShiftedLogSum<DType> RowLogSumExp(const DType* x, index_t n, DType inv_t) {
-  const DType max = RowMax(x, n);
+  const DType max = RowShift(x, n, inv_t);
   const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
     using P = vec::PacketOf<decltype(tag)>;
     return Exp((P::LoadUnAligned(x + i) - P::Fill(max)) * P::Fill(inv_t));
@@ -93,7 +107,7 @@ void SoftmaxRow(const DType* x, DType* y, index_t n, DType inv_t, DType* scratch
     });
     return;
   }
-  const DType max = RowMax(x, n);
+  const DType max = RowShift(x, n, inv_t);
   DType* e = kAdd ? scratch : y;
   const DType sum = vec::Sum<DType>(n, [&](index_t i, auto tag) {
     using P = vec::PacketOf<decltype(tag)>;
@@ -116,13 +130,18 @@ void SoftmaxColumns(const DType* x, DType* y, const AxisView& v, index_t k0, ind
   const index_t width = k1 - k0;
   std::fill(max, max + width, -std::numeric_limits<DType>::infinity());
   std::fill(sum, sum + width, DType(0));
+  // The shift per column: the maximum, or for a negative temperature the minimum (the
+  // maximum of -x, negated).
+  const DType sign = inv_t < 0 ? DType(-1) : DType(1);
   for (index_t j = 0; j < v.n; ++j) {
     const DType* row = x + j * v.inner + k0;
     vec::ForEach<DType>(width, [&](index_t k, auto tag) {
       using P = vec::PacketOf<decltype(tag)>;
-      Max(P::LoadUnAligned(max + k), P::LoadUnAligned(row + k)).StoreUnAligned(max + k);
+      Max(P::LoadUnAligned(max + k), P::LoadUnAligned(row + k) * P::Fill(sign))
+          .StoreUnAligned(max + k);
     });
   }
+  for (index_t k = 0; k < width; ++k) max[k] *= sign;
   // exp((x - max) * inv_t) for row j, column k.
   auto shifted_exp = [&](index_t j, index_t k, auto tag) {
     using P = vec::PacketOf<decltype(tag)>;

@@ -54,9 +54,11 @@ __global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_
   for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const DType* row = x + r * n;
     DType* out = y + r * n;
+    // The shift: the maximum, or the minimum for a negative temperature.
+    const DType sign = inv_t < 0 ? DType(-1) : DType(1);
     DType max = -std::numeric_limits<DType>::infinity();
-    for (index_t i = threadIdx.x; i < n; i += kRowThreads) max = MaxOrNaN(max, row[i]);
-    max = BlockReduce<true>(max, shared);
+    for (index_t i = threadIdx.x; i < n; i += kRowThreads) max = MaxOrNaN(max, row[i] * sign);
+    max = BlockReduce<true>(max, shared) * sign;
     DType sum(0);
     for (index_t i = threadIdx.x; i < n; i += kRowThreads) sum += exp((row[i] - max) * inv_t);
     sum = BlockReduce<false>(sum, shared);
@@ -94,8 +96,10 @@ struct softmax_columns {
   MSHADOW_XINLINE static void Map(index_t c, const DType* x, DType* y, index_t n, index_t inner,
                                   DType inv_t) {
     const index_t start = c / inner * n * inner + c % inner;
+    const DType sign = inv_t < 0 ? DType(-1) : DType(1);  // shift by the minimum if negative
     DType max = -std::numeric_limits<DType>::infinity();
-    for (index_t j = 0; j < n; ++j) max = MaxOrNaN(max, x[start + j * inner]);
+    for (index_t j = 0; j < n; ++j) max = MaxOrNaN(max, x[start + j * inner] * sign);
+    max *= sign;
     DType sum(0);
     for (index_t j = 0; j < n; ++j) sum += exp((x[start + j * inner] - max) * inv_t);
     const DType log_sum = log(sum);

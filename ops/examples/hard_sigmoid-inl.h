@@ -17,7 +17,7 @@ struct HardSigmoidParam : public dmlc::Parameter<HardSigmoidParam> {
   float alpha;
   float beta;
   DMLC_DECLARE_PARAMETER(HardSigmoidParam) {
-    DMLC_DECLARE_FIELD(alpha).set_default(0.2f).set_lower_bound(0.0f).describe("Slope.");
+    DMLC_DECLARE_FIELD(alpha).set_default(0.2f).describe("Slope (any sign, as in MXNet).");
     DMLC_DECLARE_FIELD(beta).set_default(0.5f).describe("Offset.");
   }
 };

@@ -30,9 +30,9 @@ def _softmax(x, params, log):
 def _reduce(fn):
     def reduce(x, params):
         axis = params.get("axis", "None")
-        axes = tuple(range(x.ndim)) if axis in ("None", "()") else tuple(
-            a % x.ndim for a in _tuple(axis))
-        if _flag(params, "exclude"):
+        every = axis in ("None", "()")  # both reduce every axis, exclude or not
+        axes = tuple(range(x.ndim)) if every else tuple(a % x.ndim for a in _tuple(axis))
+        if _flag(params, "exclude") and not every:
             axes = tuple(a for a in range(x.ndim) if a not in axes)
         y = fn(x, axis=axes, keepdims=_flag(params, "keepdims"))
         return np.reshape(y, (1,)) if np.ndim(y) == 0 else y

@@ -181,20 +181,6 @@ inline bool Drops(const DropoutParam& param, const OpContext& ctx) {
   return (ctx.is_train || param.mode == kAlways) && param.p > 0;
 }
 
-// fn(std::integral_constant<int, mode>) for the output's write mode, kNullOp included: the
-// mask is written whatever the output's mode.
-template <typename Fn>
-void WithOutputReq(OpReqType req, Fn&& fn) {
-  switch (req) {
-    case kNullOp:
-      return fn(std::integral_constant<int, kNullOp>());
-    case kAddTo:
-      return fn(std::integral_constant<int, kAddTo>());
-    default:
-      return fn(std::integral_constant<int, kWriteTo>());
-  }
-}
-
 // Inputs: data. Outputs: out, mask (hidden; always written: the backward operator reads it).
 template <typename xpu>
 void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -208,7 +194,7 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
     DType* y = out[0].dptr<DType>();
     uint8_t* mask = out[1].dptr<uint8_t>();
     const DType scale = keep > 0 ? DType(1) / DType(keep) : DType(0);
-    WithOutputReq(req[0], [&](auto mode) {
+    WithReqMode(req[0], [&](auto mode) {  // the mask is written whatever req[0] says
       constexpr int kReq = decltype(mode)::value;
       if (!Drops(param, ctx)) {
         Kernel<DropoutPass<kReq>, xpu>::Launch(stream, n, x, y, mask);

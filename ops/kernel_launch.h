@@ -102,6 +102,20 @@ struct Kernel<OP, cpu> {
   }
 };
 
+// Calls fn(std::integral_constant<int, mode>) for the run-time write mode `req`, kNullOp
+// included: for kernels that also compute something besides the output (a mask, statistics).
+template <typename Fn>
+void WithReqMode(OpReqType req, Fn&& fn) {
+  switch (req) {
+    case kNullOp:
+      return fn(std::integral_constant<int, kNullOp>());
+    case kAddTo:
+      return fn(std::integral_constant<int, kAddTo>());
+    default:
+      return fn(std::integral_constant<int, kWriteTo>());
+  }
+}
+
 }  // namespace ops
 
 // Runs `...` with `Req` a compile-time copy of the run-time write mode `req` (kNullOp runs

@@ -139,6 +139,15 @@ def _batch_norm(x, gamma, beta, moving_mean, moving_var, params):
             + beta.reshape(shape))
 
 
+def _layer_norm(x, gamma, beta, params):
+    axis = int(params.get("axis", -1)) % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    eps = _f32(params.get("eps", 1e-5))
+    mean, var = x.mean(axis=axis, keepdims=True), x.var(axis=axis, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+
+
 def _dot(a, b, params, batch):
     if _flag(params, "transpose_a"):
         a = np.swapaxes(a, -1, -2)
@@ -209,6 +218,7 @@ FORWARD = {
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
+    "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,
     "Pooling": _pooling,
     "Reshape": _reshape,

@@ -116,7 +116,7 @@ inline void MapReduceKeepLowest(TRValue<R, cpu, 1, DType>* dst,
   using P = packet::Packet<DType, kArch>;
   constexpr bool kPacketReduce =
       expr::PacketCheck<E, kArch>::kPass && PacketReducer<Reducer>::kEnabled;
-  const index_t vector_end = kPacketReduce ? width / P::kSize * P::kSize : 0;
+  [[maybe_unused]] const index_t vector_end = kPacketReduce ? width / P::kSize * P::kSize : 0;
   const auto packet_plan = [&] {
     if constexpr (kPacketReduce) {
       return expr::MakePacketPlan<kArch>(exp.self());

@@ -148,6 +148,12 @@ def _layer_norm(x, gamma, beta, params):
     return (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
 
 
+def _embedding(data, weight, params):
+    """Rows of weight; indices truncated and clipped to [0, input_dim), as MXNet's."""
+    rows = np.clip(np.trunc(data), 0, weight.shape[0] - 1).astype(int)
+    return weight[rows]
+
+
 def _dot(a, b, params, batch):
     if _flag(params, "transpose_a"):
         a = np.swapaxes(a, -1, -2)
@@ -217,6 +223,7 @@ FORWARD = {
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training
+    "Embedding": _embedding,
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
     "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,

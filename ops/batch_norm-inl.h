@@ -239,6 +239,7 @@ void BatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
         ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(10, channels), stream);
     Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1];
     if (UsesBatchStats(param, ctx)) {
+      // No output gradient: the last two (gradient sum) arguments are not written.
       BatchSums(x, static_cast<const Tensor<xpu, 3, DType>*>(nullptr), scratch.Slice(5, 10),
                 mean, var, mean, var);
     } else {

@@ -224,8 +224,8 @@ TYPED_TEST(TensorGpuDotTest, EveryProductMatchesTheCpu) {
   this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(v), this->ToCpu(gv), tol);
   TensorContainer<cpu, 2, DType> outer(Shape2(65, 17));
   auto gouter = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(outer));
-  outer = expr::dot(a[0].T(), bt[1]);
-  gouter = expr::dot(ga[0].T(), gbt[1]);
+  outer = expr::dot(a[0].T(), b[1]);
+  gouter = expr::dot(ga[0].T(), gb[1]);
   this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(outer), this->ToCpu(gouter), tol);
 
   // Batches, one strided-batched call.

@@ -130,6 +130,9 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     }
   }
 
+  int CompareCase(const Op* op, const OpCase& c, int type_flag, const std::string& what,
+                  std::vector<std::string>* cpu_only);
+
   static constexpr uint64_t kSeed = 1;
   mshadow::Stream<gpu>* stream_ = nullptr;
 };
@@ -147,26 +150,12 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
       const std::string what =
           testing::CaseName(c) + (type_flag == mshadow::kFloat32 ? " float32" : " float64");
       SCOPED_TRACE(what);
-      const NodeAttrs attrs = ParseAttrs(op, c.kwargs);
-      const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-      ExpectGpuMatchesCpu(attrs, ops::Blobs(inputs), what);
-      ++compared;
-      if (!op->HasAttr("FGradient")) continue;
-      const NodeAttrs backward = BackwardAttrs(attrs);
-      if (backward.op->compute<gpu>() == nullptr) {
-        cpu_only.push_back(backward.op->name);
-        continue;
+      // One failing case must not hide the others: the whole list is one GPU run.
+      try {
+        compared += CompareCase(op, c, type_flag, what, &cpu_only);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << what << ": " << e.what();
       }
-      SetRandomSeed(kSeed);  // the forward outputs (Dropout's mask) the GPU call made
-      const std::vector<CpuTensor> outputs = RunCpu(attrs, ops::Blobs(inputs), true);
-      std::vector<CpuTensor> out_grads;
-      for (const CpuTensor& o : outputs) {
-        out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {o.shape()}}, type_flag, 7)[0]);
-      }
-      ExpectGpuMatchesCpu(
-          backward,
-          BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs), ops::Blobs(outputs)),
-          what + " backward");
     }
   }
   EXPECT_GT(compared, 0) << "no operator has an FCompute<gpu>";
@@ -174,6 +163,38 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
   for (const std::string& name : cpu_only) list += " " + name;
   RecordProperty("cpu_only", list);
   std::printf("compared %d operator cases on the GPU; CPU only:%s\n", compared, list.c_str());
+}
+
+// One case of the table at one floating type: forward, then backward where the operator has
+// a gradient. Returns the number of calls compared.
+int GpuOperatorTest::CompareCase(const Op* op, const OpCase& c, int type_flag,
+                                 const std::string& what, std::vector<std::string>* cpu_only) {
+  const NodeAttrs attrs = ParseAttrs(op, c.kwargs);
+  const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
+  ExpectGpuMatchesCpu(attrs, ops::Blobs(inputs), what);
+  if (!op->HasAttr("FGradient")) return 1;
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  if (backward.op->compute<gpu>() == nullptr) {
+    cpu_only->push_back(backward.op->name);
+    return 1;
+  }
+  SetRandomSeed(kSeed);  // the forward outputs (Dropout's mask) the GPU call made
+  const std::vector<CpuTensor> outputs = RunCpu(attrs, ops::Blobs(inputs), true);
+  std::vector<CpuTensor> out_grads;
+  for (const CpuTensor& o : outputs) {
+    // Each output's gradient has that output's type (Cast's differs from its input's;
+    // Dropout's mask is uint8, so its values stay in range).
+    const int t = o.type_flag();
+    const bool floating =
+        t == mshadow::kFloat32 || t == mshadow::kFloat64 || t == mshadow::kFloat16;
+    const testing::InputSpec spec(o.shape(), floating ? -1.0 : 0.0, floating ? 1.0 : 2.0);
+    out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {spec}}, o.type_flag(), 7)[0]);
+  }
+  ExpectGpuMatchesCpu(
+      backward,
+      BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs), ops::Blobs(outputs)),
+      what + " backward");
+  return 2;
 }
 
 // Needs no GPU: the registry alone says which operators have a GPU implementation.

@@ -101,6 +101,33 @@ TEST_F(TensorGpuTest, AllocationPitchesRowsAndCopiesRoundTrip) {
   EXPECT_EQ(copy.dptr_, nullptr);
 }
 
+// Packed tensors take the flat kernel (mshadow/cuda/flat_eval.cuh): sizes around its runs of
+// 4 * 256 elements, and one past a full grid so that the grid-stride loop turns.
+TEST_F(TensorGpuTest, PackedExpressionsTakeTheFlatPathAndMatchTheCpu) {
+  for (const index_t n : {index_t{1}, index_t{1023}, index_t{1025}, index_t{3000001}}) {
+    SCOPED_TRACE(n);
+    const auto a = RandomTensor(Shape2(1, n), 20), b = RandomTensor(Shape2(1, n), 21);
+    Tensor<gpu, 1> ga(Shape1(n)), gb(Shape1(n)), gout(Shape1(n));
+    for (Tensor<gpu, 1>* t : {&ga, &gb, &gout}) {
+      t->set_stream(stream_);
+      AllocSpace(t, false);
+    }
+    Copy(ga, Tensor<cpu, 1>(a.dptr_, Shape1(n)), stream_);
+    Copy(gb, Tensor<cpu, 1>(b.dptr_, Shape1(n)), stream_);
+    TensorContainer<cpu, 1> expected(Shape1(n));
+    const Tensor<cpu, 1> ca(a.dptr_, Shape1(n)), cb(b.dptr_, Shape1(n));
+    expected = ca * 2.0f + cb;
+    gout = ga * 2.0f + gb;
+    expected += F<op::sigmoid>(ca) - F<op::maximum>(cb, ca);
+    gout += F<op::sigmoid>(ga) - F<op::maximum>(gb, ga);
+    TensorContainer<cpu, 1> actual(Shape1(n));
+    Copy(static_cast<Tensor<cpu, 1>&>(actual), gout, stream_);
+    stream_->Wait();
+    ExpectNear<1, float>(expected, actual, 1e-6);
+    for (Tensor<gpu, 1>* t : {&ga, &gb, &gout}) FreeSpace(t);
+  }
+}
+
 TEST_F(TensorGpuTest, ElementwiseExpressionsMatchTheCpu) {
   const auto a = RandomTensor(Shape2(129, 257), 2), b = RandomTensor(Shape2(129, 257), 3);
   Tensor<gpu, 2> ga = ToGpu<2, float>(a), gb = ToGpu<2, float>(b);
@@ -168,6 +195,15 @@ TEST_F(TensorGpuTest, ReductionsMatchTheCpu) {
     gsums += expr::reduce_except_dim<1, red::maximum>(ga);
     ExpectNear<1, float>(sums, ToCpu(gsums), 1e-4);
   }
+  // Rows wider than a block (the walk's column step wraps no row) and narrower (it wraps
+  // several), through MapReduceKeepHighDim.
+  const auto wide = RandomTensor(Shape4(3, 5, 2, 300), 8);
+  Tensor<gpu, 4> gwide = ToGpu<4, float>(wide);
+  TensorContainer<cpu, 1> five(Shape1(5));
+  Tensor<gpu, 1> gfive = ToGpu<1, float>(five);
+  five = expr::sumall_except_dim<1>(wide);
+  gfive = expr::sumall_except_dim<1>(gwide);
+  ExpectNear<1, float>(five, ToCpu(gfive), 1e-4);
   const auto t = RandomTensor(Shape4(8, 16, 33, 35), 7);
   Tensor<gpu, 4> gt = ToGpu<4, float>(t);
   TensorContainer<cpu, 1> channel(Shape1(16));

@@ -1,11 +1,12 @@
 // FCompute<gpu> of softmax and log_softmax and their backward operators. Along the last axis
-// a block of threads normalizes each row (block-wide maximum and sum in shared memory, in a
-// fixed order); along another axis one thread normalizes each column of the (outer, n, inner)
+// a block of threads normalizes each row (block-wide maximum and sum by warp shuffles, in a
+// fixed order), holding rows of up to 8192 elements in registers; along another axis one thread normalizes each column of the (outer, n, inner)
 // view, adjacent threads reading adjacent columns.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/cuda/check.h"
@@ -29,28 +30,77 @@ MSHADOW_XINLINE DType MaxOrNaN(DType a, DType b) {
   return b > a ? b : a;
 }
 
-// Every thread's `value` folded into one (sum, or max when kMax), returned to every thread.
+constexpr int kWarps = kRowThreads / 32;
+
+// `value` folded over a warp (sum, or max when kMax), in a fixed order; valid in lane 0.
+template <bool kMax, typename DType>
+__device__ DType WarpReduce(DType value) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const DType other = __shfl_down_sync(0xffffffffu, value, offset);
+    value = kMax ? MaxOrNaN(value, other) : value + other;
+  }
+  return value;
+}
+
+// Every thread's `value` folded into one (sum, or max when kMax), returned to every thread:
+// warp shuffles, then the warps' results through `shared` (kWarps elements). The order is
+// fixed, so every thread (and every run) gets the same value.
 template <bool kMax, typename DType>
 __device__ DType BlockReduce(DType value, DType* shared) {
-  shared[threadIdx.x] = value;
+  value = WarpReduce<kMax>(value);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) shared[warp] = value;
   __syncthreads();
-  for (int half = kRowThreads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      const DType other = shared[threadIdx.x + half];
-      shared[threadIdx.x] =
-          kMax ? MaxOrNaN(shared[threadIdx.x], other) : shared[threadIdx.x] + other;
-    }
-    __syncthreads();
-  }
-  const DType result = shared[0];
+  const DType identity = kMax ? -std::numeric_limits<DType>::infinity() : DType(0);
+  value = WarpReduce<kMax>(lane < kWarps ? shared[lane] : identity);
+  value = __shfl_sync(0xffffffffu, value, 0);
   __syncthreads();  // shared is reused by the next reduction
-  return result;
+  return value;
+}
+
+// Rows of at most kPerThread * kRowThreads elements: each thread holds its elements in
+// registers, so the row is read from memory once and each exp computed once.
+template <bool kLog, int kReq, int kPerThread, typename DType>
+__global__ void __launch_bounds__(kRowThreads)
+    SoftmaxShortRowsKernel(const DType* x, DType* y, index_t rows, index_t n, DType inv_t) {
+  __shared__ DType shared[kWarps];
+  const DType sign = inv_t < 0 ? DType(-1) : DType(1);
+  for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const DType* row = x + r * n;
+    DType* out = y + r * n;
+    DType v[kPerThread];
+    // The shift: the maximum, or the minimum for a negative temperature.
+    DType max = -std::numeric_limits<DType>::infinity();
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const index_t i = threadIdx.x + static_cast<index_t>(k) * kRowThreads;
+      v[k] = i < n ? row[i] : DType(0);
+      if (i < n) max = MaxOrNaN(max, v[k] * sign);
+    }
+    max = BlockReduce<true>(max, shared) * sign;
+    DType sum(0);
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const index_t i = threadIdx.x + static_cast<index_t>(k) * kRowThreads;
+      v[k] = (v[k] - max) * inv_t;
+      if (!kLog) v[k] = exp(v[k]);
+      if (i < n) sum += kLog ? exp(v[k]) : v[k];
+    }
+    sum = BlockReduce<false>(sum, shared);
+    const DType log_sum = log(sum);
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const index_t i = threadIdx.x + static_cast<index_t>(k) * kRowThreads;
+      if (i < n) AssignReq<kReq>(out + i, kLog ? v[k] - log_sum : v[k] / sum);
+    }
+  }
 }
 
 // y = softmax(x * inv_t) (or its log) of each contiguous row of n elements; a block per row.
+// Three passes over the row: for rows too long for SoftmaxShortRowsKernel.
 template <bool kLog, int kReq, typename DType>
 __global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_t n, DType inv_t) {
-  __shared__ DType shared[kRowThreads];
+  __shared__ DType shared[kWarps];
   for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const DType* row = x + r * n;
     DType* out = y + r * n;
@@ -74,7 +124,7 @@ __global__ void SoftmaxRowsKernel(const DType* x, DType* y, index_t rows, index_
 template <bool kLog, int kReq, typename DType>
 __global__ void SoftmaxGradRowsKernel(const DType* g, const DType* y, DType* dx, index_t rows,
                                       index_t n, DType inv_t) {
-  __shared__ DType shared[kRowThreads];
+  __shared__ DType shared[kWarps];
   for (index_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const index_t at = r * n;
     DType dot(0);
@@ -146,10 +196,25 @@ void SoftmaxComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::
     DType* y = out[0].dptr<DType>();
     OPS_REQ_SWITCH(req[0], Req, {
       if (v.inner == 1) {
-        SoftmaxRowsKernel<kLog, Req>
-            <<<RowBlocks(v.outer), kRowThreads, 0, mshadow::Stream<gpu>::GetStream(s)>>>(
-                x, y, v.outer, v.n, inv_t);
-        MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxRowsKernel");
+        const cudaStream_t stream = mshadow::Stream<gpu>::GetStream(s);
+        const unsigned blocks = RowBlocks(v.outer);
+        auto short_rows = [&](auto per_thread) {
+          SoftmaxShortRowsKernel<kLog, Req, decltype(per_thread)::value>
+              <<<blocks, kRowThreads, 0, stream>>>(x, y, v.outer, v.n, inv_t);
+          MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxShortRowsKernel");
+        };
+        if (v.n <= kRowThreads) {
+          short_rows(std::integral_constant<int, 1>());
+        } else if (v.n <= 4 * kRowThreads) {
+          short_rows(std::integral_constant<int, 4>());
+        } else if (v.n <= 16 * kRowThreads) {
+          short_rows(std::integral_constant<int, 16>());
+        } else if (v.n <= 32 * kRowThreads) {
+          short_rows(std::integral_constant<int, 32>());
+        } else {
+          SoftmaxRowsKernel<kLog, Req><<<blocks, kRowThreads, 0, stream>>>(x, y, v.outer, v.n, inv_t);
+          MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxRowsKernel");
+        }
       } else {
         Kernel<softmax_columns<kLog, Req>, gpu>::Launch(s, v.outer * v.inner, x, y, v.n, v.inner,
                                                         inv_t);

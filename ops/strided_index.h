@@ -11,6 +11,7 @@
 #define OPS_STRIDED_INDEX_H_
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ constexpr int kMaxKernelAxes = 8;
 template <int K>
 struct StridedIndex {
   int ndim = 0;
+  // Every flat index fits in 32 bits.
+  bool fits_32_bits = true;
   index_t extent[kMaxKernelAxes] = {};
   index_t stride[K][kMaxKernelAxes] = {};
 
@@ -47,6 +50,7 @@ struct StridedIndex {
       for (int k = 0; k < K; ++k) index.stride[k][index.ndim] = strides[k][d];
       ++index.ndim;
     }
+    index.fits_32_bits = index.Size() <= static_cast<index_t>(UINT32_MAX);
     return index;
   }
 
@@ -57,12 +61,31 @@ struct StridedIndex {
     return size;
   }
 
-  // off[k] = the offset of flat index i in array k.
+  // off[k] = the offset of flat index i in array k. The loops run over constant bounds so
+  // that a kernel reads extent and stride from its parameters, never from a local copy, and
+  // the division is 32-bit where the space fits (several times cheaper on a GPU).
   MSHADOW_XINLINE void Offsets(index_t i, index_t* off) const {
     for (int k = 0; k < K; ++k) off[k] = 0;
-    for (int d = ndim - 1; d >= 0; --d) {
+    if (fits_32_bits) {
+      uint32_t rest = static_cast<uint32_t>(i);
+MSHADOW_UNROLL
+      for (int d = kMaxKernelAxes - 1; d >= 0; --d) {
+        if (d >= ndim) continue;
+        const uint32_t e = static_cast<uint32_t>(extent[d]);
+        const uint32_t quotient = rest / e;
+        const index_t coordinate = rest - quotient * e;
+        rest = quotient;
+MSHADOW_UNROLL
+        for (int k = 0; k < K; ++k) off[k] += coordinate * stride[k][d];
+      }
+      return;
+    }
+MSHADOW_UNROLL
+    for (int d = kMaxKernelAxes - 1; d >= 0; --d) {
+      if (d >= ndim) continue;
       const index_t coordinate = i % extent[d];
       i /= extent[d];
+MSHADOW_UNROLL
       for (int k = 0; k < K; ++k) off[k] += coordinate * stride[k][d];
     }
   }

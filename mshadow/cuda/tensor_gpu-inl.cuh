@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "mshadow/cuda/check.h"
+#include "mshadow/cuda/flat_eval.cuh"
 #include "mshadow/cuda/stream.h"
 #include "mshadow/tensor_core.h"
 
@@ -75,6 +76,49 @@ inline void MapPlan(const DstPlan& dst, const SrcPlan& src, Shape<2> shape, cuda
         dst, src, static_cast<uint64_t>(shape[1]), static_cast<uint64_t>(n));
   }
   MSHADOW_CUDA_CHECK_LAUNCH("MapPlanKernel");
+}
+
+// Elements per thread per step of the flat kernel: its loads are issued together, before
+// any store, so each thread keeps this many reads in flight (one is too few to cover memory
+// latency at full bandwidth).
+constexpr int kFlatUnroll = 4;
+
+// dst[k] Saver= src[k] for the n elements of a packed expression (cuda::FlatEval), grid-stride
+// over runs of kFlatUnroll * blockDim.x elements, each thread taking every blockDim.x-th
+// element of a run (coalesced).
+template <typename Saver, typename DType, typename Index, typename DstPlan, typename SrcPlan>
+__global__ void __launch_bounds__(kMapThreads)
+    MapFlatKernel(DstPlan dst, const SrcPlan src, const Index n) {
+  const Index run = static_cast<Index>(kFlatUnroll) * blockDim.x;
+  const Index step = static_cast<Index>(gridDim.x) * run;
+  for (Index base = static_cast<Index>(blockIdx.x) * run + threadIdx.x; base < n; base += step) {
+    DType value[kFlatUnroll];
+#pragma unroll
+    for (int k = 0; k < kFlatUnroll; ++k) {
+      const Index i = base + static_cast<Index>(k) * blockDim.x;
+      if (i < n) value[k] = src.Eval(0, i);
+    }
+#pragma unroll
+    for (int k = 0; k < kFlatUnroll; ++k) {
+      const Index i = base + static_cast<Index>(k) * blockDim.x;
+      if (i < n) Saver::template Save<DType>(dst.REval(0, i), value[k]);
+    }
+  }
+}
+
+template <typename Saver, typename DType, typename DstPlan, typename SrcPlan>
+inline void MapFlat(const DstPlan& dst, const SrcPlan& src, index_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  const index_t run = static_cast<index_t>(kFlatUnroll) * kMapThreads;
+  const unsigned grid = GridFor((n + kFlatUnroll - 1) / kFlatUnroll, kMapThreads);
+  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - run) {
+    MapFlatKernel<Saver, DType, uint32_t>
+        <<<grid, kMapThreads, 0, stream>>>(dst, src, static_cast<uint32_t>(n));
+  } else {
+    MapFlatKernel<Saver, DType, uint64_t>
+        <<<grid, kMapThreads, 0, stream>>>(dst, src, static_cast<uint64_t>(n));
+  }
+  MSHADOW_CUDA_CHECK_LAUNCH("MapFlatKernel");
 }
 
 // Reduces `value` over the block's threads (blockDim.x * blockDim.y, a power of two at
@@ -142,27 +186,50 @@ __global__ void ReducePartialsKernel(DstPlan dst, const DType* partial, const in
 
 // Kept-index reduction (MapReduceKeepHighDim) over the expression viewed as (outer, kept,
 // inner rows, width): block (c, chunk) reduces the elements [chunk * per_chunk, ...) of the
-// outer * inner * width that map to kept index c.
+// outer * inner * width that map to kept index c. Each thread walks its elements kKeptThreads
+// apart, advancing (n, i, x) by carries instead of dividing (a 64-bit division per element
+// cost more than the load), with a few loads unrolled in flight.
 constexpr int kKeptThreads = 256;
+
+// The step of kKeptThreads elements in (n, i, x) coordinates, for a (outer, inner, width) walk.
+struct KeptStep {
+  index_t dn, di, dx;
+};
 
 template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
 __global__ void __launch_bounds__(kKeptThreads)
     ReduceKeptKernel(DstPlan dst, const SrcPlan src, const index_t kept, const index_t inner,
                      const index_t width, const index_t total, const index_t per_chunk,
-                     DType* partial, const DType scale) {
+                     const KeptStep step, DType* partial, const DType scale) {
   __shared__ DType shared[kKeptThreads];
   const index_t c = blockIdx.x;
   const index_t begin = static_cast<index_t>(blockIdx.y) * per_chunk;
   const index_t end = min(total, begin + per_chunk);
-  const index_t inner_size = inner * width;
+  index_t j = begin + threadIdx.x;
+  // Coordinates of element j: one division per thread (none when there are no elements).
+  index_t x = 0, i = 0, n = 0;
+  if (j < end) {
+    x = j % width;
+    const index_t r = j / width;
+    i = r % inner;
+    n = r / inner;
+  }
   DType acc;
   Reducer::SetInitValue(acc);
-  for (index_t j = begin + threadIdx.x; j < end; j += kKeptThreads) {
-    const index_t n = j / inner_size;
-    const index_t rest = j - n * inner_size;
-    const index_t i = rest / width;
-    const index_t x = rest - i * width;
+#pragma unroll 4
+  for (; j < end; j += kKeptThreads) {
     Reducer::Reduce(acc, src.Eval((n * kept + c) * inner + i, x));
+    x += step.dx;
+    i += step.di;
+    n += step.dn;
+    if (x >= width) {
+      x -= width;
+      ++i;
+    }
+    if (i >= inner) {
+      i -= inner;
+      ++n;
+    }
   }
   acc = BlockReduce<Reducer>(acc, shared);
   if (threadIdx.x != 0) return;
@@ -191,10 +258,10 @@ class StreamBuffer {
   cudaStream_t stream_;
 };
 
-// Chunks to split `items` of work into, so that `blocks` blocks become about four waves
+// Chunks to split `items` of work into, so that `blocks` blocks become about eight waves
 // on the device, none under `min_items` items.
 inline index_t ChunksFor(index_t items, index_t blocks, index_t min_items) {
-  const index_t waves = 4 * MultiprocessorCount() / std::max<index_t>(blocks, 1);
+  const index_t waves = 8 * MultiprocessorCount() / std::max<index_t>(blocks, 1);
   return std::max<index_t>(1, std::min(std::max<index_t>(1, waves), items / min_items));
 }
 
@@ -219,14 +286,21 @@ inline void ReduceInChunks(const DstPlan& out, index_t outputs, index_t chunks, 
 }  // namespace cuda
 
 // dst SV= exp on the GPU: the checks every device makes (mshadow/expr/type_check.h), then one
-// kernel on dst's stream.
+// kernel on dst's stream: flat where every operand is packed (cuda::FlatEval), else by rows.
 template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
 inline void MapExp(TRValue<R, gpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
   const Shape<2> shape =
       expr::CheckMapAssignment<gpu, dim, DType>(dst->self(), exp.self()).FlatTo2D();
   using expr::MakePlan;  // unqualified: ADL finds the MakePlan of extensions declared later
-  cuda::MapPlan<Saver, DType>(MakePlan(dst->self()), MakePlan(exp.self()), shape,
-                              Stream<gpu>::GetStream(dst->self().stream_));
+  const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
+  if constexpr (cuda::FlatEval<R>::kPass && cuda::FlatEval<E>::kPass) {
+    if (cuda::FlatEval<R>::Packed(dst->self()) && cuda::FlatEval<E>::Packed(exp.self())) {
+      cuda::MapFlat<Saver, DType>(MakePlan(dst->self()), MakePlan(exp.self()), shape.Size(),
+                                  stream);
+      return;
+    }
+  }
+  cuda::MapPlan<Saver, DType>(MakePlan(dst->self()), MakePlan(exp.self()), shape, stream);
 }
 
 // dst[x] Saver= scale * Reduce_y exp[y][x] on the GPU.
@@ -273,9 +347,14 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads);
   const index_t per_chunk = (total + chunks - 1) / chunks;
   const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
+  cuda::KeptStep step{0, 0, 0};
+  if (total > 0) {
+    const index_t rows_step = cuda::kKeptThreads / width;
+    step = {rows_step / inner, rows_step % inner, cuda::kKeptThreads % width};
+  }
   cuda::ReduceInChunks<Saver, Reducer>(out, kept, chunks, scale, stream, [&](DType* partial) {
     cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
-        out, src, kept, inner, width, total, per_chunk, partial, scale);
+        out, src, kept, inner, width, total, per_chunk, step, partial, scale);
     MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
   });
 }

@@ -161,10 +161,12 @@ void BM_FullyConnectedBias_BaselineCublas(benchmark::State& state) {
   CublasGemm(state, 256, 1024, 1024);
 }
 
-// Host time of one Invoke<gpu> on a 1-element tensor, attributes parsed once: shape and type
-// inference plus the launch (real time). The stream is drained every 512 calls, outside the
-// timing, so that a full launch queue never makes the host wait for the GPU.
-void BM_InvokeOverhead(benchmark::State& state) {
+// Host time of one call on a 1-element tensor, attributes parsed once (real time): Invoke<gpu>
+// (which infers the shapes and types to check the call, then launches), and InvokeUnchecked
+// (the launch alone, for a host that has inferred already). The stream is drained every 512
+// calls outside the timing, so that a full launch queue never makes the host wait for the GPU.
+template <bool kChecked>
+void InvokeOverhead(benchmark::State& state) {
   const ops::NodeAttrs attrs = ops::ParseAttrs(ops::Op::Get("relu"), {});
   DeviceBuffer<float> in(1, 1), out(1, 2);
   const std::vector<mshadow::TBlob> inputs = {BlobOf(in, TShape{1})};
@@ -173,11 +175,11 @@ void BM_InvokeOverhead(benchmark::State& state) {
   const std::vector<ops::OpReqType> req = {ops::kWriteTo};
   int64_t calls = 0;
   for (auto _ : state) {
-    std::vector<TShape> in_shapes = {TShape{1}}, out_shapes;
-    std::vector<int> in_types = {mshadow::kFloat32}, out_types;
-    ops::InferShapes(attrs, &in_shapes, &out_shapes);
-    ops::InferTypes(attrs, &in_types, &out_types);
-    ops::Invoke<mshadow::gpu>(attrs, call.context(), inputs, req, outputs);
+    if (kChecked) {
+      ops::Invoke<mshadow::gpu>(attrs, call.context(), inputs, req, outputs);
+    } else {
+      ops::InvokeUnchecked<mshadow::gpu>(attrs, call.context(), inputs, req, outputs);
+    }
     if (++calls % 512 == 0) {
       state.PauseTiming();
       MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
@@ -186,6 +188,8 @@ void BM_InvokeOverhead(benchmark::State& state) {
   }
   MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
 }
+void BM_InvokeOverhead(benchmark::State& state) { InvokeOverhead<true>(state); }
+void BM_InvokeUncheckedOverhead(benchmark::State& state) { InvokeOverhead<false>(state); }
 
 #define GPU_BENCHMARK(name) BENCHMARK(name)->UseManualTime()->Unit(benchmark::kMicrosecond)
 GPU_BENCHMARK(BM_Relu_Project);
@@ -209,5 +213,6 @@ GPU_BENCHMARK(BM_FullyConnected_BaselineCublas);
 GPU_BENCHMARK(BM_FullyConnectedBias_Project);
 GPU_BENCHMARK(BM_FullyConnectedBias_BaselineCublas);
 BENCHMARK(BM_InvokeOverhead)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeUncheckedOverhead)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

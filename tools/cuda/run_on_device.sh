@@ -25,9 +25,9 @@ for stage in "${stages[@]}"; do
   start=$(date +%s)
   case $stage in
     tests) timeout "$limit" gpu-bundle/run_all.sh "$work/tests" ;;
-    bench) timeout "$limit" gpu-bundle/run_benchmarks.sh "$work/bench" --benchmark_min_time=0.2 \
+    bench) timeout "$limit" gpu-bundle/run_benchmarks.sh "$work/bench" --benchmark_min_time=0.2 --benchmark_color=false \
              > "$work/bench.txt" 2>&1
-           grep -E 'ratio|Project|Baseline' "$work/bench.txt" | tail -80 ;;
+           grep -E "ratio|Project|Baseline|Overhead" "$work/bench.txt" | tail -80 ;;
     torch) timeout "$limit" python3 tools/cuda/torch_baseline.py "$work/torch.json" ;;
     memcheck|racecheck|initcheck|synccheck)
       SANITIZE=$stage timeout "$limit" gpu-bundle/run_all.sh "$work/$stage" ;;

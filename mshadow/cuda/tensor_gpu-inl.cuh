@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "mshadow/cuda/check.h"
 #include "mshadow/cuda/flat_eval.cuh"
@@ -119,6 +120,67 @@ inline void MapFlat(const DstPlan& dst, const SrcPlan& src, index_t n, cudaStrea
         <<<grid, kMapThreads, 0, stream>>>(dst, src, static_cast<uint64_t>(n));
   }
   MSHADOW_CUDA_CHECK_LAUNCH("MapFlatKernel");
+}
+
+// The flat kernel with 16-byte loads and stores (every tensor aligned, cuda::VecPlan): each
+// thread takes kFlatUnroll vectors a step, loads first; the n % kVecLanes elements past the
+// last whole vector go to block 0 through the scalar plans.
+template <typename Saver, typename DType, typename Index, typename DstPlan, typename SrcPlan,
+          typename SrcVecPlan>
+__global__ void __launch_bounds__(kMapThreads)
+    MapVecKernel(DstPlan dst, const SrcPlan src, DType* dst_data, const SrcVecPlan src_vec,
+                 const Index n) {
+  constexpr int kLanes = kVecLanes<DType>;
+  const Index vectors = n / kLanes;
+  const Index run = static_cast<Index>(kFlatUnroll) * blockDim.x;
+  const Index step = static_cast<Index>(gridDim.x) * run;
+  for (Index base = static_cast<Index>(blockIdx.x) * run + threadIdx.x; base < vectors;
+       base += step) {
+    Vec16<DType> value[kFlatUnroll];
+#pragma unroll
+    for (int k = 0; k < kFlatUnroll; ++k) {
+      const Index v = base + static_cast<Index>(k) * blockDim.x;
+      if (v < vectors) src_vec.Load(static_cast<index_t>(v) * kLanes, &value[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kFlatUnroll; ++k) {
+      const Index v = base + static_cast<Index>(k) * blockDim.x;
+      if (v >= vectors) continue;
+      auto* out = reinterpret_cast<Vec16<DType>*>(dst_data) + v;
+      if (std::is_same<Saver, sv::saveto>::value) {
+        *out = value[k];
+      } else {
+        Vec16<DType> current = *out;
+#pragma unroll
+        for (int lane = 0; lane < kLanes; ++lane) {
+          Saver::template Save<DType>(current.lane[lane], value[k].lane[lane]);
+        }
+        *out = current;
+      }
+    }
+  }
+  if (blockIdx.x == 0) {
+    for (Index i = vectors * kLanes + threadIdx.x; i < n; i += blockDim.x) {
+      Saver::template Save<DType>(dst.REval(0, i), src.Eval(0, i));
+    }
+  }
+}
+
+template <typename Saver, typename DType, typename DstPlan, typename SrcPlan, typename SrcVecPlan>
+inline void MapVec(const DstPlan& dst, const SrcPlan& src, DType* dst_data,
+                   const SrcVecPlan& src_vec, index_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  const index_t vectors = n / kVecLanes<DType>;
+  const unsigned grid =
+      GridFor(std::max<index_t>(1, (vectors + kFlatUnroll - 1) / kFlatUnroll), kMapThreads);
+  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) / 2) {
+    MapVecKernel<Saver, DType, uint32_t>
+        <<<grid, kMapThreads, 0, stream>>>(dst, src, dst_data, src_vec, static_cast<uint32_t>(n));
+  } else {
+    MapVecKernel<Saver, DType, uint64_t>
+        <<<grid, kMapThreads, 0, stream>>>(dst, src, dst_data, src_vec, static_cast<uint64_t>(n));
+  }
+  MSHADOW_CUDA_CHECK_LAUNCH("MapVecKernel");
 }
 
 // Reduces `value` over the block's threads (blockDim.x * blockDim.y, a power of two at
@@ -258,10 +320,10 @@ class StreamBuffer {
   cudaStream_t stream_;
 };
 
-// Chunks to split `items` of work into, so that `blocks` blocks become about eight waves
-// on the device, none under `min_items` items.
-inline index_t ChunksFor(index_t items, index_t blocks, index_t min_items) {
-  const index_t waves = 8 * MultiprocessorCount() / std::max<index_t>(blocks, 1);
+// Chunks to split `items` of work into, so that `blocks` blocks become about `blocks_per_sm`
+// blocks per multiprocessor, none under `min_items` items.
+inline index_t ChunksFor(index_t items, index_t blocks, index_t min_items, int blocks_per_sm) {
+  const index_t waves = blocks_per_sm * MultiprocessorCount() / std::max<index_t>(blocks, 1);
   return std::max<index_t>(1, std::min(std::max<index_t>(1, waves), items / min_items));
 }
 
@@ -286,7 +348,8 @@ inline void ReduceInChunks(const DstPlan& out, index_t outputs, index_t chunks, 
 }  // namespace cuda
 
 // dst SV= exp on the GPU: the checks every device makes (mshadow/expr/type_check.h), then one
-// kernel on dst's stream: flat where every operand is packed (cuda::FlatEval), else by rows.
+// kernel on dst's stream: flat where every operand is packed (cuda::FlatEval), with 16-byte
+// accesses where every tensor is also aligned to 16 bytes, else by rows.
 template <typename Saver, typename R, int dim, typename DType, typename E, int etype>
 inline void MapExp(TRValue<R, gpu, dim, DType>* dst, const expr::Exp<E, DType, etype>& exp) {
   const Shape<2> shape =
@@ -295,6 +358,14 @@ inline void MapExp(TRValue<R, gpu, dim, DType>* dst, const expr::Exp<E, DType, e
   const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
   if constexpr (cuda::FlatEval<R>::kPass && cuda::FlatEval<E>::kPass) {
     if (cuda::FlatEval<R>::Packed(dst->self()) && cuda::FlatEval<E>::Packed(exp.self())) {
+      constexpr bool kVectorType = sizeof(DType) == 2 || sizeof(DType) == 4 || sizeof(DType) == 8;
+      if constexpr (kVectorType) {
+        if (cuda::FlatEval<R>::Aligned16(dst->self()) && cuda::FlatEval<E>::Aligned16(exp.self())) {
+          cuda::MapVec<Saver>(MakePlan(dst->self()), MakePlan(exp.self()), dst->self().dptr_,
+                              cuda::VecPlan<E, DType>(exp.self()), shape.Size(), stream);
+          return;
+        }
+      }
       cuda::MapFlat<Saver, DType>(MakePlan(dst->self()), MakePlan(exp.self()), shape.Size(),
                                   stream);
       return;
@@ -315,7 +386,7 @@ inline void MapReduceKeepLowest(TRValue<R, gpu, 1, DType>* dst,
   const auto out = MakePlan(dst->self());
   const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
   const index_t tiles = (width + cuda::kColumnTile - 1) / cuda::kColumnTile;
-  const index_t chunks = cuda::ChunksFor(rows, tiles, 64 * cuda::kRowLanes);
+  const index_t chunks = cuda::ChunksFor(rows, tiles, 64 * cuda::kRowLanes, 4);
   const index_t rows_per_chunk = (rows + chunks - 1) / chunks;
   const dim3 block(cuda::kColumnTile, cuda::kRowLanes);
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks));
@@ -344,7 +415,7 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   const auto out = MakePlan(dst->self());
   const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
   const index_t total = outer * inner * width;
-  const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads);
+  const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads, 8);
   const index_t per_chunk = (total + chunks - 1) / chunks;
   const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
   cuda::KeptStep step{0, 0, 0};

@@ -29,13 +29,6 @@
 #define MSHADOW_XINLINE inline __attribute__((always_inline))
 #define MSHADOW_DEVICE
 #endif
-// Unrolls the next loop fully in device code (its bounds are constants), so that the arrays it
-// indexes stay in registers or kernel parameters. Nothing in host code (nvcc's host pass too).
-#ifdef __CUDA_ARCH__
-#define MSHADOW_UNROLL _Pragma("unroll")
-#else
-#define MSHADOW_UNROLL
-#endif
 // Host-only, always inlined.
 #define MSHADOW_CINLINE inline __attribute__((always_inline))
 #define MSHADOW_FORCE_INLINE inline __attribute__((always_inline))

@@ -19,6 +19,14 @@
 #include "mshadow/base.h"
 #include "mshadow/tshape.h"
 
+// Unrolls the next loop fully in device code (its bounds are constants), so that the arrays it
+// indexes stay in kernel parameters. Nothing in host code (nvcc's host pass included).
+#ifdef __CUDA_ARCH__
+#define OPS_UNROLL _Pragma("unroll")
+#else
+#define OPS_UNROLL
+#endif
+
 namespace ops {
 
 using mshadow::index_t;
@@ -68,24 +76,24 @@ struct StridedIndex {
     for (int k = 0; k < K; ++k) off[k] = 0;
     if (fits_32_bits) {
       uint32_t rest = static_cast<uint32_t>(i);
-MSHADOW_UNROLL
+OPS_UNROLL
       for (int d = kMaxKernelAxes - 1; d >= 0; --d) {
         if (d >= ndim) continue;
         const uint32_t e = static_cast<uint32_t>(extent[d]);
         const uint32_t quotient = rest / e;
         const index_t coordinate = rest - quotient * e;
         rest = quotient;
-MSHADOW_UNROLL
+OPS_UNROLL
         for (int k = 0; k < K; ++k) off[k] += coordinate * stride[k][d];
       }
       return;
     }
-MSHADOW_UNROLL
+OPS_UNROLL
     for (int d = kMaxKernelAxes - 1; d >= 0; --d) {
       if (d >= ndim) continue;
       const index_t coordinate = i % extent[d];
       i /= extent[d];
-MSHADOW_UNROLL
+OPS_UNROLL
       for (int k = 0; k < K; ++k) off[k] += coordinate * stride[k][d];
     }
   }

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "mshadow/cuda/check.h"
+#include "mshadow/cuda/scratch_pool.h"
 #include "ops/invoke.h"
 
 namespace ops {
@@ -28,7 +29,8 @@ void* StreamOrderedTempSpace::Get(size_t bytes) {
     if (memory_ != nullptr) MSHADOW_CUDA_CALL(cudaFreeAsync(memory_, stream_));
     memory_ = nullptr;
     capacity_ = 0;
-    MSHADOW_CUDA_CALL(cudaMallocAsync(&memory_, bytes, stream_));
+    MSHADOW_CUDA_CALL(
+        cudaMallocFromPoolAsync(&memory_, bytes, mshadow::cuda::ScratchPool(), stream_));
     capacity_ = bytes;
   }
   return memory_;

@@ -23,9 +23,9 @@ namespace ops {
 // host's stream is not owned: it is never destroyed here.
 mshadow::Stream<mshadow::gpu>* AdoptCudaStream(cudaStream_t stream);
 
-// Temporary space for one call, allocated on the call's stream (cudaMallocAsync) and freed
-// on it when the call's context ends, so that later work on other streams cannot race with
-// the kernels still using it.
+// Temporary space for one call, allocated on the call's stream from the scratch pool
+// (mshadow/cuda/scratch_pool.h) and freed on it when the call's context ends, so that later
+// work on other streams cannot race with the kernels still using it.
 class StreamOrderedTempSpace : public TempSpace {
  public:
   explicit StreamOrderedTempSpace(cudaStream_t stream) : stream_(stream) {}

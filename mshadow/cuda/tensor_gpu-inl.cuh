@@ -19,6 +19,7 @@
 
 #include "mshadow/cuda/check.h"
 #include "mshadow/cuda/flat_eval.cuh"
+#include "mshadow/cuda/scratch_pool.h"
 #include "mshadow/cuda/stream.h"
 #include "mshadow/tensor_core.h"
 
@@ -302,13 +303,15 @@ __global__ void __launch_bounds__(kKeptThreads)
   }
 }
 
-// Device memory for partial results, stream-ordered: allocated and freed on `stream`.
+// Device memory for partial results, stream-ordered: allocated on `stream` from the scratch
+// pool (mshadow/cuda/scratch_pool.h) and freed on it.
 template <typename DType>
 class StreamBuffer {
  public:
   StreamBuffer(index_t count, cudaStream_t stream) : stream_(stream) {
-    MSHADOW_CUDA_CALL(cudaMallocAsync(reinterpret_cast<void**>(&data_),
-                                      static_cast<size_t>(count) * sizeof(DType), stream));
+    MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&data_),
+                                              static_cast<size_t>(count) * sizeof(DType),
+                                              ScratchPool(), stream));
   }
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;

@@ -64,30 +64,22 @@ void BM_ScaleAdd_Project(benchmark::State& state) {
 void BM_ScaleAdd_BaselineDeviceCopy(benchmark::State& state) {
   gpu_bench::DeviceCopy(state, 3 * kElements * sizeof(float));
 }
-void BM_Exp_Project(benchmark::State& state) {
+// a = OP(b): one read and one write per element.
+template <typename OP>
+void UnaryMap(benchmark::State& state) {
   Elementwise(state, 2, [](Tensor<gpu, 1>& a, const Tensor<gpu, 1>& b, const Tensor<gpu, 1>&) {
-    a = mshadow::expr::F<mshadow::op::exp>(b);
+    a = mshadow::expr::F<OP>(b);
   });
 }
-void BM_Exp_BaselineDeviceCopy(benchmark::State& state) {
+void BM_Exp_Project(benchmark::State& state) { UnaryMap<mshadow::op::exp>(state); }
+void BM_Tanh_Project(benchmark::State& state) { UnaryMap<mshadow::op::tanh>(state); }
+void BM_Sigmoid_Project(benchmark::State& state) { UnaryMap<mshadow::op::sigmoid>(state); }
+void UnaryMapCopy(benchmark::State& state) {
   gpu_bench::DeviceCopy(state, 2 * kElements * sizeof(float));
 }
-void BM_Tanh_Project(benchmark::State& state) {
-  Elementwise(state, 2, [](Tensor<gpu, 1>& a, const Tensor<gpu, 1>& b, const Tensor<gpu, 1>&) {
-    a = mshadow::expr::F<mshadow::op::tanh>(b);
-  });
-}
-void BM_Tanh_BaselineDeviceCopy(benchmark::State& state) {
-  gpu_bench::DeviceCopy(state, 2 * kElements * sizeof(float));
-}
-void BM_Sigmoid_Project(benchmark::State& state) {
-  Elementwise(state, 2, [](Tensor<gpu, 1>& a, const Tensor<gpu, 1>& b, const Tensor<gpu, 1>&) {
-    a = mshadow::expr::F<mshadow::op::sigmoid>(b);
-  });
-}
-void BM_Sigmoid_BaselineDeviceCopy(benchmark::State& state) {
-  gpu_bench::DeviceCopy(state, 2 * kElements * sizeof(float));
-}
+void BM_Exp_BaselineDeviceCopy(benchmark::State& state) { UnaryMapCopy(state); }
+void BM_Tanh_BaselineDeviceCopy(benchmark::State& state) { UnaryMapCopy(state); }
+void BM_Sigmoid_BaselineDeviceCopy(benchmark::State& state) { UnaryMapCopy(state); }
 
 // Reductions of a 1 GiB tensor: the output is small, so the bytes are the input's.
 constexpr index_t kReduceRows = 16384, kReduceCols = 16384;

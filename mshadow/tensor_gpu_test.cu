@@ -101,8 +101,10 @@ TEST_F(TensorGpuTest, AllocationPitchesRowsAndCopiesRoundTrip) {
   EXPECT_EQ(copy.dptr_, nullptr);
 }
 
-// Packed tensors take the flat kernel (mshadow/cuda/flat_eval.cuh): sizes around its runs of
-// 4 * 256 elements, and one past a full grid so that the grid-stride loop turns.
+// Packed tensors take the flat kernels (mshadow/cuda/flat_eval.cuh), with 16-byte accesses
+// where aligned (whole allocations) and without (views one element in): sizes around their
+// runs of 4 * 256 elements or vectors and their tails, and one past a full grid so that the
+// grid-stride loop turns.
 TEST_F(TensorGpuTest, PackedExpressionsTakeTheFlatPathAndMatchTheCpu) {
   for (const index_t n : {index_t{1}, index_t{1023}, index_t{1025}, index_t{3000001}}) {
     SCOPED_TRACE(n);
@@ -124,6 +126,18 @@ TEST_F(TensorGpuTest, PackedExpressionsTakeTheFlatPathAndMatchTheCpu) {
     Copy(static_cast<Tensor<cpu, 1>&>(actual), gout, stream_);
     stream_->Wait();
     ExpectNear<1, float>(expected, actual, 1e-6);
+    if (n > 1) {  // views one element in: packed but not 16-byte aligned (the scalar flat path)
+      const index_t m = n - 1;
+      Tensor<gpu, 1> va(ga.dptr_ + 1, Shape1(m)), vout(gout.dptr_ + 1, Shape1(m));
+      va.set_stream(stream_);
+      vout.set_stream(stream_);
+      vout = F<op::tanh>(va) * 3.0f;
+      TensorContainer<cpu, 1> shifted(Shape1(m)), got(Shape1(m));
+      shifted = F<op::tanh>(Tensor<cpu, 1>(a.dptr_ + 1, Shape1(m))) * 3.0f;
+      Copy(static_cast<Tensor<cpu, 1>&>(got), vout, stream_);
+      stream_->Wait();
+      ExpectNear<1, float>(shifted, got, 1e-6);
+    }
     for (Tensor<gpu, 1>* t : {&ga, &gb, &gout}) FreeSpace(t);
   }
 }

@@ -5,7 +5,8 @@
 //   against a device-to-device cudaMemcpyAsync moving the bytes the operator must read and
 //   write at least (BaselineDeviceCopy): a ratio near 1 is memory speed;
 // - FullyConnected against one cublasSgemm on the same buffers (BaselineCublas);
-// - the host time of one Invoke<gpu> on a 1-element tensor (no baseline: the goal is <= 5 us).
+// - the host time of one Invoke<gpu> on a 1-element tensor (goal <= 5 us) against one bare
+//   CUDA call (cudaMemsetAsync of 4 bytes), the floor of any launch.
 //
 // Times come from CUDA events around each call on one stream (manual time), float32, TF32
 // off. Built with --config=cuda; tools/cuda/gpu_bundle.sh packs it, run_all.sh runs it.
@@ -188,8 +189,28 @@ void InvokeOverhead(benchmark::State& state) {
   }
   MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
 }
-void BM_InvokeOverhead(benchmark::State& state) { InvokeOverhead<true>(state); }
-void BM_InvokeUncheckedOverhead(benchmark::State& state) { InvokeOverhead<false>(state); }
+void BM_InvokeOverhead_Project(benchmark::State& state) { InvokeOverhead<true>(state); }
+void BM_InvokeUncheckedOverhead_Project(benchmark::State& state) { InvokeOverhead<false>(state); }
+
+// The floor under both: one 4-byte cudaMemsetAsync, the cheapest call that puts work on the
+// stream, timed the same way.
+void OneCudaCall(benchmark::State& state) {
+  DeviceBuffer<float> out(1, 2);
+  int64_t calls = 0;
+  for (auto _ : state) {
+    MSHADOW_CUDA_CALL(cudaMemsetAsync(out.data(), 0, sizeof(float), BenchStream()));
+    if (++calls % 512 == 0) {
+      state.PauseTiming();
+      MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
+      state.ResumeTiming();
+    }
+  }
+  MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
+}
+void BM_InvokeOverhead_BaselineOneCudaCall(benchmark::State& state) { OneCudaCall(state); }
+void BM_InvokeUncheckedOverhead_BaselineOneCudaCall(benchmark::State& state) {
+  OneCudaCall(state);
+}
 
 #define GPU_BENCHMARK(name) BENCHMARK(name)->UseManualTime()->Unit(benchmark::kMicrosecond)
 GPU_BENCHMARK(BM_Relu_Project);
@@ -212,7 +233,9 @@ GPU_BENCHMARK(BM_FullyConnected_Project);
 GPU_BENCHMARK(BM_FullyConnected_BaselineCublas);
 GPU_BENCHMARK(BM_FullyConnectedBias_Project);
 GPU_BENCHMARK(BM_FullyConnectedBias_BaselineCublas);
-BENCHMARK(BM_InvokeOverhead)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_InvokeUncheckedOverhead)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeOverhead_Project)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeOverhead_BaselineOneCudaCall)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeUncheckedOverhead_Project)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeUncheckedOverhead_BaselineOneCudaCall)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

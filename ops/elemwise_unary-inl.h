@@ -1,6 +1,6 @@
-// ops/elemwise_unary-inl.h: the unary elementwise operators (relu, sigmoid, tanh, exp, log,
-// sqrt, square, abs, negative, clip) and their backward operators, written once for every
-// device. elemwise_unary.cc registers them with FCompute<cpu>, elemwise_unary.cu adds
+// ops/elemwise_unary-inl.h: the unary elementwise operators (activations, exponentials and
+// logarithms, powers, trigonometry, rounding, the constant and gradient-blocking operators,
+// clip) and their backward operators, written once for every device. elemwise_unary.cc registers them with FCompute<cpu>, elemwise_unary.cu adds
 // FCompute<gpu>; both take the list of operators from ForEachUnary.
 #ifndef OPS_ELEMWISE_UNARY_INL_H_
 #define OPS_ELEMWISE_UNARY_INL_H_
@@ -13,6 +13,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/math_functors.h"
 
 namespace ops {
 namespace unary {
@@ -38,6 +39,46 @@ void ForEachUnary(Fn&& fn) {
   fn(TypeTag<op::square>(), TypeTag<fn::square_grad>(), "square", "Square: x * x.", GradFrom::kInput);
   fn(TypeTag<op::abs>(), TypeTag<fn::abs_grad>(), "abs", "Absolute value.", GradFrom::kInput);
   fn(TypeTag<op::negation>(), TypeTag<op::negation>(), "negative", "Negation: -x.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::log1p>(), TypeTag<fn::log1p_grad>(), "log1p", "log(1 + x), exact near 0.",
+     GradFrom::kInput);
+  fn(TypeTag<fn::expm1>(), TypeTag<fn::expm1_grad>(), "expm1", "e^x - 1, exact near 0.",
+     GradFrom::kOutput);
+  fn(TypeTag<fn::log2>(), TypeTag<fn::log2_grad>(), "log2", "Base-2 logarithm.", GradFrom::kInput);
+  fn(TypeTag<fn::log10>(), TypeTag<fn::log10_grad>(), "log10", "Base-10 logarithm.",
+     GradFrom::kInput);
+  fn(TypeTag<op::rsqrt>(), TypeTag<fn::rsqrt_grad>(), "rsqrt", "Reciprocal square root: 1 / sqrt(x).",
+     GradFrom::kInput);
+  fn(TypeTag<fn::reciprocal>(), TypeTag<fn::reciprocal_grad>(), "reciprocal", "Reciprocal: 1 / x.",
+     GradFrom::kInput);
+  fn(TypeTag<fn::cbrt>(), TypeTag<fn::cbrt_grad>(), "cbrt", "Cube root.", GradFrom::kOutput);
+  fn(TypeTag<fn::erf>(), TypeTag<fn::erf_grad>(), "erf", "Gauss error function.", GradFrom::kInput);
+  fn(TypeTag<fn::sin>(), TypeTag<fn::sin_grad>(), "sin", "Sine (radians).", GradFrom::kInput);
+  fn(TypeTag<fn::cos>(), TypeTag<fn::cos_grad>(), "cos", "Cosine (radians).", GradFrom::kInput);
+  fn(TypeTag<fn::arctan>(), TypeTag<fn::arctan_grad>(), "arctan", "Inverse tangent.",
+     GradFrom::kInput);
+  // Piecewise constant: zero gradient, as in MXNet.
+  fn(TypeTag<fn::sign>(), TypeTag<fn::zero>(), "sign", "Sign: -1, 0 or 1.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::floor>(), TypeTag<fn::zero>(), "floor", "The largest integer <= x.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::ceil>(), TypeTag<fn::zero>(), "ceil", "The smallest integer >= x.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::round>(), TypeTag<fn::zero>(), "round",
+     "The nearest integer, halves away from zero.", GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::rint>(), TypeTag<fn::zero>(), "rint",
+     "The nearest integer, halves to the lower one (as MXNet; NumPy's rint goes to even).",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::trunc>(), TypeTag<fn::zero>(), "trunc", "The integer part: rounds towards zero.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::trunc>(), TypeTag<fn::zero>(), "fix", "Rounds towards zero (as trunc).",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::zero>(), TypeTag<fn::zero>(), "zeros_like", "Zeros of the input's shape and type.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::one>(), TypeTag<fn::zero>(), "ones_like", "Ones of the input's shape and type.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<op::identity>(), TypeTag<fn::zero>(), "BlockGrad",
+     "The input unchanged; no gradient flows back through it (alias stop_gradient).",
      GradFrom::kOutputGradOnly);
 }
 

@@ -1,5 +1,5 @@
-// Unary elementwise operators: relu, sigmoid, tanh, exp, log, sqrt, square, abs, negative,
-// clip; each with its backward operator _backward_<name>. Their kernels, for every device:
+// Unary elementwise operators (the list: ForEachUnary) and clip; each with its backward
+// operator _backward_<name>. Their kernels, for every device:
 // elemwise_unary-inl.h; FCompute<gpu>: elemwise_unary.cu.
 #include <string>
 
@@ -34,6 +34,7 @@ const bool kRegistered = [] {
   ForEachUnary([](auto, auto, const char* name, const char* description, GradFrom from) {
     DefineUnary(name, description, from);
   });
+  RegisterOp("BlockGrad").add_alias("stop_gradient");
   SetUnaryCompute<cpu>();
   return true;
 }();

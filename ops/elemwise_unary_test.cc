@@ -1,5 +1,6 @@
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,26 @@ std::vector<UnaryCase> UnaryCases() {
       {"square", [](double x) { return x * x; }, -3, 3},
       {"abs", [](double x) { return std::fabs(x); }, -2, 2},
       {"negative", [](double x) { return -x; }, -2, 2},
+      {"log1p", [](double x) { return std::log1p(x); }, -0.5, 3},
+      {"expm1", [](double x) { return std::expm1(x); }, -3, 3},
+      {"log2", [](double x) { return std::log2(x); }, 0.1, 5},
+      {"log10", [](double x) { return std::log10(x); }, 0.1, 5},
+      {"rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.2, 5},
+      {"reciprocal", [](double x) { return 1 / x; }, 0.2, 5},
+      {"cbrt", [](double x) { return std::cbrt(x); }, 0.2, 5},
+      {"erf", [](double x) { return std::erf(x); }, -2, 2},
+      {"sin", [](double x) { return std::sin(x); }, -4, 4},
+      {"cos", [](double x) { return std::cos(x); }, -4, 4},
+      {"arctan", [](double x) { return std::atan(x); }, -4, 4},
+      {"sign", [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }, -2, 2},
+      {"floor", [](double x) { return std::floor(x); }, -3, 3},
+      {"ceil", [](double x) { return std::ceil(x); }, -3, 3},
+      {"round", [](double x) { return std::round(x); }, -3, 3},
+      {"rint", [](double x) { return std::round(x); }, -3, 3},  // no ties in random data
+      {"trunc", [](double x) { return std::trunc(x); }, -3, 3},
+      {"fix", [](double x) { return std::trunc(x); }, -3, 3},
+      {"zeros_like", [](double) { return 0.0; }, -2, 2},
+      {"ones_like", [](double) { return 1.0; }, -2, 2},
   };
 }
 
@@ -83,6 +104,37 @@ TEST(UnaryOpsTest, InplaceWriteGivesTheSameResult) {
   Invoke<mshadow::cpu>(attrs, OpContext(), {inputs[0].blob()}, {kWriteInplace},
                        {inputs[0].blob()});
   EXPECT_EQ(testing::ToValues(inputs[0].blob()), expected);
+}
+
+// Ties: round goes away from zero, rint to the lower integer, as MXNet 1.9.1 (its
+// mx.nd.rint([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]) is [-3, -2, -1, 0, 1, 2]).
+TEST(UnaryOpsTest, RoundingTiesFollowMxnet) {
+  const std::vector<double> halves = {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5};
+  const std::map<std::string, testing::Values> expected = {
+      {"round", {-3, -2, -1, 1, 2, 3}}, {"rint", {-3, -2, -1, 0, 1, 2}},
+      {"fix", {-2, -1, 0, 0, 1, 2}},    {"floor", {-3, -2, -1, 0, 1, 2}},
+      {"ceil", {-2, -1, 0, 1, 2, 3}},   {"sign", {-1, -1, -1, 1, 1, 1}}};
+  for (const auto& [op, values] : expected) {
+    SCOPED_TRACE(op);
+    const std::vector<CpuTensor> out =
+        RunCpu(ParseAttrs(Op::Get(op), {}),
+               Blobs(testing::MakeInputs({op, {}, {InputSpec::WithValues(TShape{6}, halves)}},
+                                         mshadow::kFloat32)));
+    EXPECT_EQ(testing::ToValues(out[0].blob()), values);
+  }
+}
+
+// BlockGrad (stop_gradient) passes its input forward and no gradient back.
+TEST(UnaryOpsTest, BlockGradStopsTheGradient) {
+  EXPECT_EQ(Op::Get("stop_gradient"), Op::Get("BlockGrad"));
+  const OpCase c{"BlockGrad", {}, {InputSpec(TShape{3, 4})}};
+  testing::CheckForward(c, testing::ElementwiseReference([](double x) { return x; }));
+  testing::CheckWriteModes(c);
+  const std::vector<CpuTensor> grad =
+      RunCpu(ParseAttrs(Op::Get("_backward_BlockGrad"), {}),
+             Blobs(testing::MakeInputs({"BlockGrad", {}, {InputSpec(TShape{3, 4})}},
+                                       mshadow::kFloat64)));
+  EXPECT_EQ(testing::ToValues(grad[0].blob()), testing::Values(12, 0.0));
 }
 
 // MXNet 1.9.1 accepts a_min > a_max: a_max above a_max, a_min elsewhere, no gradient

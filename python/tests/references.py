@@ -1,5 +1,6 @@
 """NumPy references of the forward operators, in float64, MXNet's semantics."""
 import ast
+import math
 
 import numpy as np
 
@@ -215,6 +216,14 @@ def _binary(fn):
     return lambda a, b, params: fn(a, b)
 
 
+def _round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def _rint_half_down(x):  # MXNet's rint: ties go to the lower integer
+    return np.where(x - np.floor(x) <= np.ceil(x) - x, np.floor(x), np.ceil(x))
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -270,5 +279,26 @@ FORWARD = {
     "square": _unary(np.square),
     "sum": _reduce(np.sum),
     "tanh": _unary(np.tanh),
+    "log1p": _unary(np.log1p),
+    "expm1": _unary(np.expm1),
+    "log2": _unary(np.log2),
+    "log10": _unary(np.log10),
+    "rsqrt": _unary(lambda x: 1 / np.sqrt(x)),
+    "reciprocal": _unary(np.reciprocal),
+    "cbrt": _unary(np.cbrt),
+    "erf": _unary(np.vectorize(math.erf)),
+    "sin": _unary(np.sin),
+    "cos": _unary(np.cos),
+    "arctan": _unary(np.arctan),
+    "sign": _unary(np.sign),
+    "floor": _unary(np.floor),
+    "ceil": _unary(np.ceil),
+    "round": _unary(_round_half_away),
+    "rint": _unary(_rint_half_down),
+    "trunc": _unary(np.trunc),
+    "fix": _unary(np.trunc),
+    "zeros_like": _unary(np.zeros_like),
+    "ones_like": _unary(np.ones_like),
+    "BlockGrad": _unary(lambda x: x),
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }

@@ -1,0 +1,66 @@
+// ops/math_functors.h: the elementwise math functions of MXNet's unary family beyond
+// mshadow::op (logarithms and exponentials near zero, reciprocals, the error function,
+// trigonometry, rounding) and their derivatives, on every device. As in grad_functors.h, a
+// derivative's comment says what it reads: the input x or the output y.
+#ifndef OPS_MATH_FUNCTORS_H_
+#define OPS_MATH_FUNCTORS_H_
+
+#include <cmath>
+
+#include "mshadow/macros.h"
+
+namespace ops {
+namespace fn {
+
+// Declares a functor `name` whose Map(DType v) returns `expr` (in terms of v).
+#define OPS_UNARY_FUNCTOR(name, expr)                     \
+  struct name {                                           \
+    template <typename DType>                             \
+    MSHADOW_XINLINE static DType Map(DType v) { return expr; } \
+  }
+
+// ---- Forward functions.
+OPS_UNARY_FUNCTOR(log1p, std::log1p(v));
+OPS_UNARY_FUNCTOR(expm1, std::expm1(v));
+OPS_UNARY_FUNCTOR(log2, std::log2(v));
+OPS_UNARY_FUNCTOR(log10, std::log10(v));
+OPS_UNARY_FUNCTOR(reciprocal, DType(1) / v);
+OPS_UNARY_FUNCTOR(cbrt, std::cbrt(v));
+OPS_UNARY_FUNCTOR(erf, std::erf(v));
+OPS_UNARY_FUNCTOR(sin, std::sin(v));
+OPS_UNARY_FUNCTOR(cos, std::cos(v));
+OPS_UNARY_FUNCTOR(arctan, std::atan(v));
+OPS_UNARY_FUNCTOR(sign, v > DType(0) ? DType(1) : (v < DType(0) ? DType(-1) : DType(0)));
+OPS_UNARY_FUNCTOR(floor, std::floor(v));
+OPS_UNARY_FUNCTOR(ceil, std::ceil(v));
+OPS_UNARY_FUNCTOR(round, std::round(v));  // halves away from zero, as MXNet's round
+// The nearer integer, ties to the lower one, as MXNet's rint (NumPy's rint goes to even).
+OPS_UNARY_FUNCTOR(rint, (v - std::floor(v)) <= (std::ceil(v) - v) ? std::floor(v) : std::ceil(v));
+OPS_UNARY_FUNCTOR(trunc, std::trunc(v));  // towards zero (MXNet's trunc and fix)
+template <int kValue>
+struct constant {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType) { return DType(kValue); }
+};
+using zero = constant<0>;
+using one = constant<1>;
+
+// ---- Derivatives.
+OPS_UNARY_FUNCTOR(log1p_grad, DType(1) / (DType(1) + v));                 // from x
+OPS_UNARY_FUNCTOR(expm1_grad, v + DType(1));                              // from y
+OPS_UNARY_FUNCTOR(log2_grad, DType(1) / (v * DType(0.693147180559945309)));   // from x
+OPS_UNARY_FUNCTOR(log10_grad, DType(1) / (v * DType(2.302585092994045684)));  // from x
+OPS_UNARY_FUNCTOR(reciprocal_grad, DType(-1) / (v * v));                  // from x
+OPS_UNARY_FUNCTOR(rsqrt_grad, DType(-0.5) / (v * std::sqrt(v)));          // from x
+OPS_UNARY_FUNCTOR(cbrt_grad, DType(1) / (DType(3) * v * v));              // from y
+OPS_UNARY_FUNCTOR(erf_grad, DType(1.128379167095512574) * std::exp(-v * v));  // 2/sqrt(pi), from x
+OPS_UNARY_FUNCTOR(sin_grad, std::cos(v));                                 // from x
+OPS_UNARY_FUNCTOR(cos_grad, -std::sin(v));                                // from x
+OPS_UNARY_FUNCTOR(arctan_grad, DType(1) / (DType(1) + v * v));            // from x
+
+#undef OPS_UNARY_FUNCTOR
+
+}  // namespace fn
+}  // namespace ops
+
+#endif  // OPS_MATH_FUNCTORS_H_

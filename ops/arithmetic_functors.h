@@ -1,6 +1,7 @@
-// ops/arithmetic_functors.h: the four arithmetic operations and their partial derivatives,
-// shared by the elementwise (elemwise_add), scalar (_plus_scalar) and broadcasting
-// (broadcast_add) families, on every device.
+// ops/arithmetic_functors.h: the binary operations (the four arithmetic ones, maximum,
+// minimum, power, hypot, comparisons, logical) and their partial derivatives, shared by the
+// elementwise (elemwise_add, _maximum), scalar (_plus_scalar, _maximum_scalar) and
+// broadcasting (broadcast_add, broadcast_maximum) families, on every device.
 //
 // Each operation names its forward functor (mshadow's, so that the CPU engine vectorizes it)
 // and the derivatives d(a op b)/da and d(a op b)/db as functors of (a, b). kGradReadsOperands
@@ -8,7 +9,10 @@
 #ifndef OPS_ARITHMETIC_FUNCTORS_H_
 #define OPS_ARITHMETIC_FUNCTORS_H_
 
+#include <cmath>
+
 #include "mshadow/operators.h"
+#include "ops/registration_util.h"
 
 namespace ops {
 namespace arith {
@@ -59,6 +63,117 @@ struct div {
   };
   static constexpr bool kGradReadsOperands = true;
 };
+
+// Maximum and minimum: the gradient goes to lhs on ties, as in MXNet.
+struct maximum {
+  using forward = mshadow::op::maximum;
+  struct lhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a >= b ? DType(1) : DType(0); }
+  };
+  struct rhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a >= b ? DType(0) : DType(1); }
+  };
+  static constexpr bool kGradReadsOperands = true;
+};
+
+struct minimum {
+  using forward = mshadow::op::minimum;
+  struct lhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a <= b ? DType(1) : DType(0); }
+  };
+  struct rhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a <= b ? DType(0) : DType(1); }
+  };
+  static constexpr bool kGradReadsOperands = true;
+};
+
+struct power {
+  using forward = mshadow::op::power;
+  struct lhs_grad {  // b * a^(b-1)
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return b * std::pow(a, b - DType(1)); }
+  };
+  struct rhs_grad {  // a^b * log(a)
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return std::pow(a, b) * std::log(a); }
+  };
+  static constexpr bool kGradReadsOperands = true;
+};
+
+struct hypot {
+  struct forward {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return std::hypot(a, b); }
+  };
+  struct lhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a / std::hypot(a, b); }
+  };
+  struct rhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return b / std::hypot(a, b); }
+  };
+  static constexpr bool kGradReadsOperands = true;
+};
+
+// A comparison or logical operation: 1 where `Test` holds, else 0, in the operands' type;
+// zero gradients, as in MXNet.
+template <typename Test>
+struct predicate {
+  struct forward {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      return Test::Holds(a, b) ? DType(1) : DType(0);
+    }
+  };
+  using lhs_grad = constant<0>;
+  using rhs_grad = constant<0>;
+  static constexpr bool kGradReadsOperands = false;
+};
+
+// Declares the predicate operation `name`, true where `test` (of a and b) holds.
+#define OPS_PREDICATE(name, test)                                                \
+  struct name##_test {                                                           \
+    template <typename DType>                                                    \
+    MSHADOW_XINLINE static bool Holds(DType a, DType b) { return test; }         \
+  };                                                                             \
+  using name = predicate<name##_test>
+
+OPS_PREDICATE(equal, a == b);
+OPS_PREDICATE(not_equal, a != b);
+OPS_PREDICATE(greater, a > b);
+OPS_PREDICATE(greater_equal, a >= b);
+OPS_PREDICATE(lesser, a < b);
+OPS_PREDICATE(lesser_equal, a <= b);
+OPS_PREDICATE(logical_and, a != DType(0) && b != DType(0));
+OPS_PREDICATE(logical_or, a != DType(0) || b != DType(0));
+OPS_PREDICATE(logical_xor, (a != DType(0)) != (b != DType(0)));
+
+#undef OPS_PREDICATE
+
+// Calls fn(TypeTag<OP>(), name, description) for the operations beyond the four arithmetic
+// ones; each family registers them under its own prefix and suffix (broadcast_maximum,
+// _maximum, _maximum_scalar).
+template <typename Fn>
+void ForEachMathOperation(Fn&& fn) {
+  fn(TypeTag<maximum>(), "maximum", "max(lhs, rhs)");
+  fn(TypeTag<minimum>(), "minimum", "min(lhs, rhs)");
+  fn(TypeTag<power>(), "power", "lhs ^ rhs");
+  fn(TypeTag<hypot>(), "hypot", "sqrt(lhs^2 + rhs^2), without overflow");
+  fn(TypeTag<equal>(), "equal", "1 where lhs == rhs, else 0");
+  fn(TypeTag<not_equal>(), "not_equal", "1 where lhs != rhs, else 0");
+  fn(TypeTag<greater>(), "greater", "1 where lhs > rhs, else 0");
+  fn(TypeTag<greater_equal>(), "greater_equal", "1 where lhs >= rhs, else 0");
+  fn(TypeTag<lesser>(), "lesser", "1 where lhs < rhs, else 0");
+  fn(TypeTag<lesser_equal>(), "lesser_equal", "1 where lhs <= rhs, else 0");
+  fn(TypeTag<logical_and>(), "logical_and", "1 where lhs and rhs are both nonzero, else 0");
+  fn(TypeTag<logical_or>(), "logical_or", "1 where lhs or rhs is nonzero, else 0");
+  fn(TypeTag<logical_xor>(), "logical_xor", "1 where exactly one of lhs and rhs is nonzero");
+}
 
 }  // namespace arith
 }  // namespace ops

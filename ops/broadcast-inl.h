@@ -3,6 +3,8 @@
 #ifndef OPS_BROADCAST_INL_H_
 #define OPS_BROADCAST_INL_H_
 
+#include <string>
+
 #include "ops/arithmetic_functors.h"
 #include "ops/registration_util.h"
 
@@ -16,6 +18,9 @@ void ForEachBroadcast(Fn&& fn) {
   fn(TypeTag<arith::sub>(), "broadcast_sub", "lhs - rhs with broadcasting.");
   fn(TypeTag<arith::mul>(), "broadcast_mul", "lhs * rhs with broadcasting.");
   fn(TypeTag<arith::div>(), "broadcast_div", "lhs / rhs with broadcasting.");
+  arith::ForEachMathOperation([&fn](auto op, const char* name, const char* description) {
+    fn(op, std::string("broadcast_") + name, std::string(description) + ", with broadcasting.");
+  });
 }
 
 }  // namespace broadcast

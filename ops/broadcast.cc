@@ -96,7 +96,7 @@ void DefineBroadcast(const std::string& name, const std::string& description) {
 }
 
 const bool kRegistered = [] {
-  ForEachBroadcast([](auto op, const char* name, const char* description) {
+  ForEachBroadcast([](auto op, const std::string& name, const std::string& description) {
     DefineBroadcast<typename decltype(op)::type>(name, description);
   });
   return true;

@@ -104,10 +104,10 @@ void BroadcastBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
 }
 
 const bool kRegistered = [] {
-  ForEachBroadcast([](auto op, const char* name, const char*) {
+  ForEachBroadcast([](auto op, const std::string& name, const std::string&) {
     using OP = typename decltype(op)::type;
     RegisterOp(name).set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastComputeGpu<OP>));
-    RegisterOp(std::string("_backward_") + name)
+    RegisterOp("_backward_" + name)
         .set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastBackwardComputeGpu<OP>));
   });
   return true;

@@ -60,6 +60,38 @@ TEST(BroadcastTest, ForwardWriteModesAndGradientsOverManyShapePairs) {
   }
 }
 
+// Comparisons and logical operations give 1 or 0 in the operands' type, and no gradient.
+TEST(BroadcastTest, ComparisonsAndLogicalOperations) {
+  const std::vector<double> a = {-1, 0, 2, 2, 0, 3}, b = {0, 2};  // (3,2) against (2,)
+  const std::vector<std::pair<std::string, Values>> expected = {
+      {"broadcast_equal", {0, 0, 0, 1, 1, 0}},       {"broadcast_not_equal", {1, 1, 1, 0, 0, 1}},
+      {"broadcast_greater", {0, 0, 1, 0, 0, 1}},     {"broadcast_greater_equal", {0, 0, 1, 1, 1, 1}},
+      {"broadcast_lesser", {1, 1, 0, 0, 0, 0}},      {"broadcast_lesser_equal", {1, 1, 0, 1, 1, 0}},
+      {"broadcast_logical_and", {0, 0, 0, 1, 0, 1}}, {"broadcast_logical_or", {1, 1, 1, 1, 0, 1}},
+      {"broadcast_logical_xor", {1, 1, 1, 0, 0, 0}}};
+  for (const auto& [name, values] : expected) {
+    SCOPED_TRACE(name);
+    const OpCase c{name, {}, {InputSpec::WithValues(TShape{3, 2}, a), InputSpec::WithValues(TShape{2}, b)}};
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      const std::vector<CpuTensor> out = testing::Forward(c, testing::MakeInputs(c, type));
+      EXPECT_EQ(testing::ToValues(out[0].blob()), values);
+    }
+    // Zero, as are central differences of a step away from its edges (random operands).
+    testing::CheckGradient(OpCase{name, {}, {InputSpec(TShape{3, 2}), InputSpec(TShape{2})}});
+  }
+}
+
+// Ties send the gradient of maximum and minimum to lhs, as MXNet 1.9.1 does.
+TEST(BroadcastTest, MaximumAndMinimumTiesGoToLhs) {
+  for (const std::string name : {"broadcast_maximum", "broadcast_minimum"}) {
+    const OpCase c{name, {}, {InputSpec::WithValues(TShape{2}, {1, 2}), InputSpec::WithValues(TShape{1}, {2})}};
+    const std::vector<CpuTensor> grads =
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {{1.0, 1.0}});
+    EXPECT_EQ(testing::ToValues(grads[0].blob()), (name == "broadcast_maximum" ? Values{0, 1} : Values{1, 1}));
+    EXPECT_EQ(testing::ToValues(grads[1].blob()), (name == "broadcast_maximum" ? Values{1} : Values{0}));
+  }
+}
+
 TEST(BroadcastTest, ShapesFollowNumPyAndIncompatibleOnesAreNamed) {
   const OpCase c{"broadcast_add", {}, {InputSpec{TShape{8, 1, 6, 1}}, InputSpec{TShape{7, 1, 5}}}};
   EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{8, 7, 6, 5}));

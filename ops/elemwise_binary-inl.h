@@ -1,6 +1,7 @@
 // ops/elemwise_binary-inl.h: binary elementwise operators on equal shapes (elemwise_add,
-// _sub, _mul, _div) and with a scalar (_plus_scalar, _minus_scalar, _rminus_scalar,
-// _mul_scalar, _div_scalar, _rdiv_scalar) and their backward operators, written once for
+// _sub, _mul, _div, and _maximum, _power, _equal, ... of arith::ForEachMathOperation) and with
+// a scalar (_plus_scalar, _rminus_scalar, _rdiv_scalar, _maximum_scalar, _rpower_scalar, ...)
+// and their backward operators, written once for
 // every device from the functors of arithmetic_functors.h. elemwise_binary.cc registers them
 // with FCompute<cpu>, elemwise_binary.cu adds FCompute<gpu>.
 #ifndef OPS_ELEMWISE_BINARY_INL_H_
@@ -27,6 +28,9 @@ void ForEachElemwise(Fn&& fn) {
   fn(TypeTag<arith::sub>(), "elemwise_sub", "lhs - rhs, elementwise.");
   fn(TypeTag<arith::mul>(), "elemwise_mul", "lhs * rhs, elementwise.");
   fn(TypeTag<arith::div>(), "elemwise_div", "lhs / rhs, elementwise.");
+  arith::ForEachMathOperation([&fn](auto op, const char* name, const char* description) {
+    fn(op, std::string("_") + name, std::string(description) + ", elementwise.");
+  });
 }
 
 // Calls fn(TypeTag<OP>(), reversed, reads_data, name, description) for each operator with a
@@ -42,6 +46,12 @@ void ForEachScalar(Fn&& fn) {
   fn(TypeTag<arith::mul>(), false_type(), false_type(), "_mul_scalar", "data * scalar.");
   fn(TypeTag<arith::div>(), false_type(), false_type(), "_div_scalar", "data / scalar.");
   fn(TypeTag<arith::div>(), true_type(), true_type(), "_rdiv_scalar", "scalar / data.");
+  arith::ForEachMathOperation([&fn](auto op, const char* name, const char* description) {
+    using reads_data = std::integral_constant<bool, decltype(op)::type::kGradReadsOperands>;
+    fn(op, false_type(), reads_data(), std::string("_") + name + "_scalar",
+       std::string(description) + ", with data as lhs and the scalar as rhs.");
+  });
+  fn(TypeTag<arith::power>(), true_type(), true_type(), "_rpower_scalar", "scalar ^ data.");
 }
 
 // ---- On equal shapes.
@@ -78,10 +88,17 @@ void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::
 
 // ---- With a scalar.
 
+// MXNet 1.9.1's parameters, defaults included. is_int only changes integer inputs (the scalar
+// is truncated), which these operators do not take; it is accepted because MXNet's frontends
+// pass it.
 struct ScalarParam : public dmlc::Parameter<ScalarParam> {
   double scalar;
+  bool is_int;
   DMLC_DECLARE_PARAMETER(ScalarParam) {
-    DMLC_DECLARE_FIELD(scalar).describe("The scalar operand.");
+    DMLC_DECLARE_FIELD(scalar).set_default(1).describe("The scalar operand.");
+    DMLC_DECLARE_FIELD(is_int).set_default(true).describe(
+        "Whether the scalar is an integer (matters for integer inputs only; these operators "
+        "take float32 and float64).");
   }
 };
 
@@ -133,19 +150,19 @@ void ScalarBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
 template <typename xpu>
 void SetBinaryCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  ForEachElemwise([attr_name](auto op, const char* name, const char*) {
+  ForEachElemwise([attr_name](auto op, const std::string& name, const std::string&) {
     using OP = typename decltype(op)::type;
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ElemwiseCompute<xpu, OP>));
-    RegisterOp(std::string("_backward_") + name)
+    RegisterOp("_backward_" + name)
         .set_attr<FCompute>(attr_name, FCompute(ElemwiseBackwardCompute<xpu, OP>));
   });
-  ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const char* name,
-                            const char*) {
+  ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const std::string& name,
+                            const std::string&) {
     using OP = typename decltype(op)::type;
     constexpr bool kReversed = decltype(reversed)::value;
     constexpr bool kReadsData = decltype(reads_data)::value;
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ScalarCompute<xpu, OP, kReversed>));
-    RegisterOp(std::string("_backward") + name)
+    RegisterOp("_backward" + name)
         .set_attr<FCompute>(attr_name,
                             FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
   });

@@ -45,10 +45,11 @@ void DefineScalar(const std::string& name, const std::string& description, bool 
 }
 
 const bool kRegistered = [] {
-  ForEachElemwise([](auto op, const char* name, const char* description) {
+  ForEachElemwise([](auto op, const std::string& name, const std::string& description) {
     DefineElemwise(name, description, decltype(op)::type::kGradReadsOperands);
   });
-  ForEachScalar([](auto, auto, auto reads_data, const char* name, const char* description) {
+  ForEachScalar([](auto, auto, auto reads_data, const std::string& name,
+                   const std::string& description) {
     DefineScalar(name, description, decltype(reads_data)::value);
   });
   SetBinaryCompute<cpu>();

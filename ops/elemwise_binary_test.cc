@@ -1,5 +1,6 @@
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,13 +25,21 @@ std::vector<BinaryCase> BinaryCases() {
   return {{"elemwise_add", [](double a, double b) { return a + b; }},
           {"elemwise_sub", [](double a, double b) { return a - b; }},
           {"elemwise_mul", [](double a, double b) { return a * b; }},
-          {"elemwise_div", [](double a, double b) { return a / b; }}};
+          {"elemwise_div", [](double a, double b) { return a / b; }},
+          {"_maximum", [](double a, double b) { return std::max(a, b); }},
+          {"_minimum", [](double a, double b) { return std::min(a, b); }},
+          {"_power", [](double a, double b) { return std::pow(a, b); }},
+          {"_hypot", [](double a, double b) { return std::hypot(a, b); }},
+          {"_not_equal", [](double a, double b) { return a != b ? 1.0 : 0.0; }},
+          {"_greater_equal", [](double a, double b) { return a >= b ? 1.0 : 0.0; }},
+          {"_logical_or", [](double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; }}};
 }
 
 TEST(ElemwiseBinaryTest, ForwardWriteModesAndGradients) {
   for (const BinaryCase& b : BinaryCases()) {
     SCOPED_TRACE(b.op);
-    const OpCase c{b.op, {}, {InputSpec{TShape{4, 5}}, InputSpec(TShape{4, 5}, 0.5, 2.0)}};
+    const double lhs_lo = b.op == "_power" ? 0.2 : -1;  // a positive base
+    const OpCase c{b.op, {}, {InputSpec(TShape{4, 5}, lhs_lo, 2.0), InputSpec(TShape{4, 5}, 0.5, 2.0)}};
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out(in[0].size());
       for (size_t i = 0; i < out.size(); ++i) out[i] = b.reference(in[0][i], in[1][i]);
@@ -54,6 +63,7 @@ TEST(ElemwiseBinaryTest, ShapeConflictNamesTheInputAndBothShapes) {
 struct ScalarCase {
   std::string op;
   std::function<double(double, double)> reference;  // (x, scalar)
+  double scalar = 2.5;
 };
 
 TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
@@ -64,13 +74,22 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
       {"_mul_scalar", [](double x, double s) { return x * s; }},
       {"_div_scalar", [](double x, double s) { return x / s; }},
       {"_rdiv_scalar", [](double x, double s) { return s / x; }},
+      // Scalars inside the data's range [0.5, 2] where the result switches there.
+      {"_maximum_scalar", [](double x, double s) { return std::max(x, s); }, 1.25},
+      {"_minimum_scalar", [](double x, double s) { return std::min(x, s); }, 1.25},
+      {"_power_scalar", [](double x, double s) { return std::pow(x, s); }},
+      {"_rpower_scalar", [](double x, double s) { return std::pow(s, x); }},
+      {"_hypot_scalar", [](double x, double s) { return std::hypot(x, s); }},
+      {"_greater_scalar", [](double x, double s) { return x > s ? 1.0 : 0.0; }, 1.25},
+      {"_lesser_equal_scalar", [](double x, double s) { return x <= s ? 1.0 : 0.0; }, 1.25},
+      {"_equal_scalar", [](double x, double s) { return x == s ? 1.0 : 0.0; }},
   };
   for (const ScalarCase& sc : cases) {
     SCOPED_TRACE(sc.op);
-    const OpCase c{sc.op, {{"scalar", "2.5"}}, {InputSpec(TShape{3, 4}, 0.5, 2.0)}};
+    const OpCase c{sc.op, {{"scalar", std::to_string(sc.scalar)}}, {InputSpec(TShape{3, 4}, 0.5, 2.0)}};
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out(in[0].size());
-      for (size_t i = 0; i < out.size(); ++i) out[i] = sc.reference(in[0][i], 2.5);
+      for (size_t i = 0; i < out.size(); ++i) out[i] = sc.reference(in[0][i], sc.scalar);
       return std::vector<Values>{out};
     });
     testing::CheckWriteModes(c);
@@ -79,8 +98,16 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
 }
 
 TEST(ScalarOpsTest, BadOrMissingScalar) {
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("_mul_scalar"), {}); }),
-              HasSubstr("Invalid parameter of operator _mul_scalar: Required parameter scalar"));
+  // As in MXNet 1.9.1, the scalar defaults to 1 and is_int is accepted.
+  for (const std::map<std::string, std::string>& kwargs :
+       std::vector<std::map<std::string, std::string>>{{}, {{"is_int", "False"}}}) {
+    const OpCase c{"_plus_scalar", kwargs, {InputSpec::WithValues(TShape{2}, {0.5, 2})}};
+    EXPECT_EQ(testing::ToValues(testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob()),
+              (Values{1.5, 3}));
+  }
+  EXPECT_THAT(
+      testing::ErrorOf([] { ParseAttrs(Op::Get("_mul_scalar"), {{"is_int", "maybe"}}); }),
+      HasSubstr("is_int"));
   EXPECT_THAT(
       testing::ErrorOf([] { ParseAttrs(Op::Get("_mul_scalar"), {{"scalar", "two"}}); }),
       HasSubstr("Invalid Parameter format for scalar expect double but value='two'"));

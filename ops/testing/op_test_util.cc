@@ -42,6 +42,22 @@ std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& in
   return RunCpu(AttrsOf(c.op, c.kwargs), Blobs(inputs), /*is_train=*/true);
 }
 
+std::vector<CpuTensor> Backward(const OpCase& c, const std::vector<CpuTensor>& inputs,
+                                const std::vector<Values>& out_grads) {
+  const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
+  const NodeAttrs backward_attrs = BackwardAttrs(attrs);
+  const std::vector<CpuTensor> outputs = Forward(c, inputs);
+  std::vector<CpuTensor> heads, grads;
+  for (size_t k = 0; k < outputs.size() && k < out_grads.size(); ++k) {
+    heads.push_back(TensorLike(outputs[k].blob(), out_grads[k]));
+  }
+  for (const CpuTensor& x : inputs) grads.emplace_back(x.shape(), x.type_flag());
+  Invoke<mshadow::cpu>(backward_attrs, MakeCpuContext(backward_attrs, true),
+                       BackwardInputs(attrs, Blobs(heads), Blobs(inputs), Blobs(outputs)),
+                       std::vector<OpReqType>(grads.size(), kWriteTo), Blobs(grads));
+  return grads;
+}
+
 Reference ElementwiseReference(std::function<double(double)> f) {
   return [f](const std::vector<Values>& in) {
     Values out(in[0].size());

@@ -26,6 +26,11 @@ namespace testing {
 // Runs the forward operator on the CPU (outputs allocated, kWriteTo).
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs);
 
+// Runs the backward operator on the CPU (kWriteTo) with output gradients of the given values;
+// returns the input gradients.
+std::vector<CpuTensor> Backward(const OpCase& c, const std::vector<CpuTensor>& inputs,
+                                const std::vector<Values>& out_grads);
+
 // Compares the forward outputs with `reference` (given the inputs' values) in float64 with
 // `rtol64` and in float32 with `rtol32`.
 using Reference = std::function<std::vector<Values>(const std::vector<Values>& inputs)>;

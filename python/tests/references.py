@@ -209,7 +209,7 @@ def _unary(fn):
 
 
 def _scalar(fn):
-    return lambda x, params: fn(x, float(params["scalar"]))
+    return lambda x, params: fn(x, float(params.get("scalar", 1)))
 
 
 def _binary(fn):
@@ -223,6 +223,24 @@ def _round_half_away(x):
 def _rint_half_down(x):  # MXNet's rint: ties go to the lower integer
     return np.where(x - np.floor(x) <= np.ceil(x) - x, np.floor(x), np.ceil(x))
 
+
+# The binary operations beyond arithmetic, which each family (broadcast_, _, _*_scalar) has;
+# comparisons and logical operations give 1 or 0 in the operands' type.
+_MATH_BINARY = {
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "power": np.power,
+    "hypot": np.hypot,
+    "equal": lambda a, b: (a == b).astype(a.dtype),
+    "not_equal": lambda a, b: (a != b).astype(a.dtype),
+    "greater": lambda a, b: (a > b).astype(a.dtype),
+    "greater_equal": lambda a, b: (a >= b).astype(a.dtype),
+    "lesser": lambda a, b: (a < b).astype(a.dtype),
+    "lesser_equal": lambda a, b: (a <= b).astype(a.dtype),
+    "logical_and": lambda a, b: np.logical_and(a, b).astype(a.dtype),
+    "logical_or": lambda a, b: np.logical_or(a, b).astype(a.dtype),
+    "logical_xor": lambda a, b: np.logical_xor(a, b).astype(a.dtype),
+}
 
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
@@ -302,3 +320,9 @@ FORWARD = {
     "BlockGrad": _unary(lambda x: x),
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
+
+for _name, _fn in _MATH_BINARY.items():
+    FORWARD["broadcast_" + _name] = _binary(_fn)
+    FORWARD["_" + _name] = _binary(_fn)
+    FORWARD["_" + _name + "_scalar"] = _scalar(lambda x, s, fn=_fn: fn(x, np.full_like(x, s)))
+FORWARD["_rpower_scalar"] = _scalar(lambda x, s: np.power(s, x))

@@ -71,7 +71,7 @@ def test_against_mxnet(case):
     record["cases"] += 1
     record["forward"] = max(record["forward"], error)
     np.testing.assert_allclose(ours, theirs.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
-    if not has_gradient:
+    if not has_gradient or not any(differentiable):
         return
     head = np.random.default_rng(1).uniform(-1, 1, size=ours.shape).astype(ours.dtype)
     theirs.backward(mx.nd.array(head, dtype=theirs.dtype))

@@ -20,17 +20,31 @@
 namespace ops {
 namespace optimizer {
 
+// The fields every optimizer shares (float members wd, rescale_grad, clip_gradient), declared
+// inside DMLC_DECLARE_PARAMETER.
+#define OPS_DECLARE_GRADIENT_FIELDS()                                                          \
+  DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");             \
+  DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(                                 \
+      "The gradient is multiplied by this.");                                                  \
+  DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(                               \
+      "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.")
+
+// MXNet's lazy_update (a bool member): it changes row-sparse gradients only, which this
+// library does not have; accepted because MXNet's frontends pass it.
+#define OPS_DECLARE_LAZY_UPDATE_FIELD()                                                  \
+  DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(                            \
+      "Update only the rows a row-sparse gradient holds (dense arrays here: no effect).")
+
 struct SGDParam : public dmlc::Parameter<SGDParam> {
   float lr;
   float wd;
   float rescale_grad;
   float clip_gradient;
+  bool lazy_update;
   DMLC_DECLARE_PARAMETER(SGDParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+    OPS_DECLARE_GRADIENT_FIELDS();
+    OPS_DECLARE_LAZY_UPDATE_FIELD();
   }
 };
 
@@ -40,13 +54,77 @@ struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
   float wd;
   float rescale_grad;
   float clip_gradient;
+  bool lazy_update;
   DMLC_DECLARE_PARAMETER(SGDMomParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("Decay of the momentum.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient is multiplied by this.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+    OPS_DECLARE_GRADIENT_FIELDS();
+    OPS_DECLARE_LAZY_UPDATE_FIELD();
+  }
+};
+
+// x clipped to [-bound, bound]; x itself when bound is negative (no clipping).
+template <typename DType>
+MSHADOW_XINLINE DType ClipMagnitude(DType x, DType bound) {
+  if (bound < DType(0)) return x;
+  return x > bound ? bound : (x < -bound ? -bound : x);
+}
+
+struct SignSGDParam : public dmlc::Parameter<SignSGDParam> {
+  float lr;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(SignSGDParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    OPS_DECLARE_GRADIENT_FIELDS();  // rescale_grad and clip_gradient cannot change a sign
+  }
+};
+
+struct SignumParam : public dmlc::Parameter<SignumParam> {
+  float lr;
+  float momentum;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  float wd_lh;
+  DMLC_DECLARE_PARAMETER(SignumParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("Decay of the momentum.");
+    OPS_DECLARE_GRADIENT_FIELDS();
+    DMLC_DECLARE_FIELD(wd_lh).set_default(0.0f).describe(
+        "Decoupled weight decay: the weight is scaled by 1 - lr * wd_lh.");
+  }
+};
+
+template <typename DType>
+MSHADOW_XINLINE DType SignOf(DType x) {
+  return x > DType(0) ? DType(1) : (x < DType(0) ? DType(-1) : DType(0));
+}
+
+// weight_out = (1 - lr * wd) * weight - lr * sign(grad).
+template <int kReq>
+struct signsgd_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
+                                  DType lr, DType wd) {
+    AssignReq<kReq>(w_out + i, (DType(1) - lr * wd) * w[i] - lr * SignOf(grad[i]));
+  }
+};
+
+// mom = momentum * mom - (1 - momentum) * (wd * weight + clip(rescale_grad * grad)), in place;
+// weight_out = (1 - lr * wd_lh) * weight + lr * sign(mom).
+template <int kReq>
+struct signum_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
+                                  DType* mom, DType lr, DType momentum, DType wd, DType rescale,
+                                  DType clip, DType wd_lh) {
+    const DType wi = w[i];
+    const DType m = momentum * mom[i] -
+                    (DType(1) - momentum) * (wd * wi + ClipMagnitude(rescale * grad[i], clip));
+    mom[i] = m;
+    AssignReq<kReq>(w_out + i, (DType(1) - lr * wd_lh) * wi + lr * SignOf(m));
   }
 };
 
@@ -69,7 +147,7 @@ struct SGDStep {
     V g = Splat<V>(rescale) * grad;
     if (clip >= DType(0)) {
       if constexpr (std::is_same_v<V, DType>) {
-        g = g > clip ? clip : (g < -clip ? -clip : g);
+        g = ClipMagnitude(g, clip);
       } else {
         g = mshadow::packet::Max(mshadow::packet::Min(g, V::Fill(clip)), V::Fill(-clip));
       }
@@ -111,6 +189,17 @@ void ForEachElementCpu(index_t n, OpReqType req, Fn&& fn) {
       vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) { fn(begin + k, tag, add); });
     });
   });
+}
+
+// Launches KernelOf<the weight output's request>; a kernel that updates state inputs runs
+// even when the weight is not written (kNullOp).
+template <template <int> class KernelOf, typename xpu, typename... Args>
+void LaunchUpdate(mshadow::Stream<xpu>* s, OpReqType req, index_t n, Args... args) {
+  if (req == kNullOp) {
+    Kernel<KernelOf<kNullOp>, xpu>::Launch(s, n, args...);
+    return;
+  }
+  OPS_REQ_SWITCH(req, Req, { Kernel<KernelOf<Req>, xpu>::Launch(s, n, args...); });
 }
 
 // Inputs: weight, grad. weight_out = weight - step.
@@ -168,20 +257,47 @@ void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                    vec::Store<decltype(add)::value>(w_out + i, wi + m);
                                  }
                                });
-    } else if (!write_weight) {
-      Kernel<sgd_mom_kernel<kNullOp>, xpu>::Launch(s, n, w_out, w, g, mom, momentum, step);
     } else {
-      OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<sgd_mom_kernel<Req>, xpu>::Launch(s, n, w_out, w, g, mom, momentum, step);
-      });
+      LaunchUpdate<sgd_mom_kernel>(s, req[0], n, w_out, w, g, mom, momentum, step);
     }
   });
 }
 
-// Adds FCompute<xpu> to sgd_update and sgd_mom_update.
+// Inputs: weight, grad.
+template <typename xpu>
+void SignSGDUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  const SignSGDParam& p = GetParam<SignSGDParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<signsgd_kernel<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
+                                               out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                               in[1].dptr<DType>(), DType(p.lr), DType(p.wd));
+    });
+  });
+}
+
+// Inputs: weight, grad, mom (updated in place, even when the weight is not written).
+template <typename xpu>
+void SignumUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const SignumParam& p = GetParam<SignumParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchUpdate<signum_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
+                                out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(),
+                                in[2].dptr<DType>(), DType(p.lr), DType(p.momentum), DType(p.wd),
+                                DType(p.rescale_grad), DType(p.clip_gradient), DType(p.wd_lh));
+  });
+}
+
+// Adds FCompute<xpu> to sgd_update, sgd_mom_update, signsgd_update and signum_update.
 template <typename xpu>
 void SetOptimizerCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("signsgd_update").set_attr<FCompute>(attr_name, FCompute(SignSGDUpdateCompute<xpu>));
+  RegisterOp("signum_update").set_attr<FCompute>(attr_name, FCompute(SignumUpdateCompute<xpu>));
   RegisterOp("sgd_update").set_attr<FCompute>(attr_name, FCompute(SGDUpdateCompute<xpu>));
   RegisterOp("sgd_mom_update").set_attr<FCompute>(attr_name, FCompute(SGDMomUpdateCompute<xpu>));
 }

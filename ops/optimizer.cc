@@ -1,6 +1,6 @@
-// Optimizer updates: sgd_update and sgd_mom_update. They are not differentiable; they
-// write the new weight to their output (usually the weight itself, in place), and
-// sgd_mom_update also updates its momentum input in place. Kernels, for every device:
+// Optimizer updates: sgd_update, sgd_mom_update, signsgd_update and signum_update. They are
+// not differentiable; they write the new weight to their output (usually the weight itself,
+// in place), and those with a momentum also update it in place. Kernels, for every device:
 // optimizer-inl.h; FCompute<gpu>: optimizer.cu.
 #include "ops/optimizer-inl.h"
 
@@ -17,6 +17,8 @@ const bool kRegistered = [] {
 
 DMLC_REGISTER_PARAMETER(SGDParam);
 DMLC_REGISTER_PARAMETER(SGDMomParam);
+DMLC_REGISTER_PARAMETER(SignSGDParam);
+DMLC_REGISTER_PARAMETER(SignumParam);
 
 OPS_REGISTER_OP(sgd_update)
     .describe("Stochastic gradient descent step: weight - lr * (clip(rescale_grad * grad) + "
@@ -41,6 +43,34 @@ OPS_REGISTER_OP(sgd_mom_update)
     .add_argument("mom", "NDArray-or-Symbol", "Momentum, updated in place.")
     .add_arguments(SGDMomParam::__FIELDS__())
     .set_attr_parser(ParamParser<SGDMomParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(signsgd_update)
+    .describe("signSGD step: (1 - lr * wd) * weight - lr * sign(grad).")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_arguments(SignSGDParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SignSGDParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(signum_update)
+    .describe("Signum (signSGD with momentum): mom = momentum * mom - (1 - momentum) * (wd * "
+              "weight + clip(rescale_grad * grad)), updated in place; then (1 - lr * wd_lh) * "
+              "weight + lr * sign(mom).")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("mom", "NDArray-or-Symbol", "Momentum, updated in place.")
+    .add_arguments(SignumParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SignumParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})

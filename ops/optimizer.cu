@@ -1,4 +1,4 @@
-// FCompute<gpu> of sgd_update and sgd_mom_update (optimizer-inl.h).
+// FCompute<gpu> of the SGD-family updates (optimizer-inl.h).
 #include "mshadow/tensor.h"
 #include "ops/optimizer-inl.h"
 #include "ops/kernel_launch_gpu.cuh"

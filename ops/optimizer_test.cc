@@ -94,5 +94,36 @@ TEST(SGDUpdateTest, MissingLearningRate) {
             "presented");
 }
 
+TEST(SignSGDUpdateTest, StepsBySignWithDecay) {
+  const OpCase c{"signsgd_update", {{"lr", "0.1"}, {"wd", "0.5"}},
+                 {InputSpec::WithValues(TShape{4}, {1.0, -2.0, 0.5, 3.0}),
+                  InputSpec::WithValues(TShape{4}, {0.5, -4.0, 0.0, -1e-9})}};
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    const double sign[] = {1, -1, 0, -1};
+    Values out(4);
+    for (int i = 0; i < 4; ++i) out[i] = (1 - 0.1f * 0.5f) * in[0][i] - 0.1f * sign[i];
+    return std::vector<Values>{out};
+  }, 1e-7, 1e-6);
+  testing::CheckWriteModes(c);
+}
+
+TEST(SignumUpdateTest, MomentumInPlaceThenSignStep) {
+  const OpCase c{"signum_update",
+                 {{"lr", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"}, {"rescale_grad", "2"},
+                  {"clip_gradient", "1"}, {"wd_lh", "0.2"}},
+                 {InputSpec{TShape{50}}, InputSpec{TShape{50}}, InputSpec{TShape{50}}}};
+  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values w = testing::ToValues(inputs[0].blob()), g = testing::ToValues(inputs[1].blob()),
+               mom = testing::ToValues(inputs[2].blob());
+  const Values new_w = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+  const Values new_mom = testing::ToValues(inputs[2].blob());
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double m = 0.9f * mom[i] - (1 - 0.9f) * (0.01f * w[i] + std::max(-1.0, std::min(1.0, 2 * g[i])));
+    EXPECT_NEAR(new_mom[i], m, 1e-12);
+    EXPECT_NEAR(new_w[i], (1 - double(0.1f) * double(0.2f)) * w[i] + 0.1f * (m > 0 ? 1 : -1), 1e-12);
+  }
+  testing::CheckWriteModes(c);
+}
+
 }  // namespace
 }  // namespace ops

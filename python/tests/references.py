@@ -183,6 +183,49 @@ def _sgd(weight, grad, params, mom=None):
     return weight + mom
 
 
+def _clip(x, bound):
+    return x if bound < 0 else np.clip(x, -bound, bound)
+
+
+def _decayed_gradient(weight, grad, params):
+    """Adam's and RMSProp's gradient: weight decay added before clipping."""
+    g = grad * _f32(params.get("rescale_grad", 1)) + _f32(params.get("wd", 0)) * weight
+    return _clip(g, _f32(params.get("clip_gradient", -1)))
+
+
+def _adam(weight, grad, mean, var, p):
+    g = _decayed_gradient(weight, grad, p)
+    beta1, beta2 = _f32(p.get("beta1", 0.9)), _f32(p.get("beta2", 0.999))
+    mean = beta1 * mean + (1 - beta1) * g
+    var = beta2 * var + (1 - beta2) * g * g
+    return weight - _f32(p["lr"]) * mean / (np.sqrt(var) + _f32(p.get("epsilon", 1e-8)))
+
+
+def _rmsprop(weight, grad, n, p):
+    g = _decayed_gradient(weight, grad, p)
+    gamma1 = _f32(p.get("gamma1", 0.95))
+    n = gamma1 * n + (1 - gamma1) * g * g
+    w = weight - _f32(p["lr"]) * g / np.sqrt(n + _f32(p.get("epsilon", 1e-8)))
+    return _clip(w, _f32(p.get("clip_weights", -1)))
+
+
+def _rmspropalex(weight, grad, n, g_avg, delta, p):
+    g = _decayed_gradient(weight, grad, p)
+    gamma1 = _f32(p.get("gamma1", 0.95))
+    n = gamma1 * n + (1 - gamma1) * g * g
+    g_avg = gamma1 * g_avg + (1 - gamma1) * g
+    delta = _f32(p.get("gamma2", 0.9)) * delta - _f32(p["lr"]) * g / np.sqrt(
+        n - g_avg * g_avg + _f32(p.get("epsilon", 1e-8)))
+    return _clip(weight + delta, _f32(p.get("clip_weights", -1)))
+
+
+def _signum(weight, grad, mom, p):
+    momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
+    g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
+    mom = momentum * mom - (1 - momentum) * (wd * weight + g)
+    return (1 - _f32(p["lr"]) * _f32(p.get("wd_lh", 0))) * weight + _f32(p["lr"]) * np.sign(mom)
+
+
 def _softmax_cross_entropy(x, label, params):
     log_p = _softmax(x, {}, log=True)
     return np.array([-log_p[np.arange(len(label)), label.astype(int)].sum()])
@@ -289,6 +332,12 @@ FORWARD = {
     "relu": _unary(_ACTIVATIONS["relu"]),
     "sgd_mom_update": lambda w, g, m, p: _sgd(w, g, p, mom=m),
     "sgd_update": lambda w, g, p: _sgd(w, g, p),
+    "signsgd_update": lambda w, g, p: (1 - _f32(p["lr"]) * _f32(p.get("wd", 0))) * w
+    - _f32(p["lr"]) * np.sign(g),
+    "signum_update": _signum,
+    "adam_update": _adam,
+    "rmsprop_update": _rmsprop,
+    "rmspropalex_update": _rmspropalex,
     "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),
     "slice_axis": _slice_axis,
     "softmax": lambda x, p: _softmax(x, p, log=False),

@@ -1,0 +1,75 @@
+// Optimizer updates with per-element step sizes: adam_update, rmsprop_update,
+// rmspropalex_update. Not differentiable; each writes the new weight to its output (usually
+// the weight itself, in place) and updates its state inputs in place. Kernels, for every
+// device: adaptive_optimizer-inl.h; FCompute<gpu>: adaptive_optimizer.cu.
+#include "ops/adaptive_optimizer-inl.h"
+
+namespace ops {
+namespace optimizer {
+namespace {
+
+const bool kRegistered = [] {
+  SetAdaptiveOptimizerCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+DMLC_REGISTER_PARAMETER(AdamParam);
+DMLC_REGISTER_PARAMETER(RMSPropParam);
+DMLC_REGISTER_PARAMETER(RMSPropAlexParam);
+
+OPS_REGISTER_OP(adam_update)
+    .describe("Adam step (without bias correction, as MXNet's: fold it into lr): g = "
+              "clip(rescale_grad * grad + wd * weight); mean = beta1 * mean + (1 - beta1) * g; "
+              "var = beta2 * var + (1 - beta2) * g^2 (both in place); then weight - lr * mean / "
+              "(sqrt(var) + epsilon).")
+    .set_num_inputs(4)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("mean", "NDArray-or-Symbol", "First moment, updated in place.")
+    .add_argument("var", "NDArray-or-Symbol", "Second moment, updated in place.")
+    .add_arguments(AdamParam::__FIELDS__())
+    .set_attr_parser(ParamParser<AdamParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<4, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<4, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(rmsprop_update)
+    .describe("RMSProp step (Tieleman and Hinton): g = clip(rescale_grad * grad + wd * weight); "
+              "n = gamma1 * n + (1 - gamma1) * g^2 (in place); then weight - lr * g / sqrt(n + "
+              "epsilon), clipped to clip_weights.")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("n", "NDArray-or-Symbol", "Average of squared gradients, updated in place.")
+    .add_arguments(RMSPropParam::__FIELDS__())
+    .set_attr_parser(ParamParser<RMSPropParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(rmspropalex_update)
+    .describe("RMSProp step as Graves (2013) wrote it: n = gamma1 * n + (1 - gamma1) * g^2; "
+              "g_avg = gamma1 * g_avg + (1 - gamma1) * g; delta = gamma2 * delta - lr * g / sqrt(n - "
+              "g_avg^2 + epsilon) (all in place); then weight + delta, clipped to clip_weights.")
+    .set_num_inputs(5)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("n", "NDArray-or-Symbol", "Average of squared gradients, updated in place.")
+    .add_argument("g", "NDArray-or-Symbol", "Average of gradients, updated in place.")
+    .add_argument("delta", "NDArray-or-Symbol", "The last step, updated in place.")
+    .add_arguments(RMSPropAlexParam::__FIELDS__())
+    .set_attr_parser(ParamParser<RMSPropAlexParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<5, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<5, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+}  // namespace optimizer
+}  // namespace ops

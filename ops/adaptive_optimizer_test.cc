@@ -1,0 +1,133 @@
+// adam_update, rmsprop_update and rmspropalex_update against their formulas (MXNet 1.9.1's,
+// which the Python suite compares with MXNet itself), states updated in place.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+double Clip(double x, double bound) { return bound < 0 ? x : std::max(-bound, std::min(bound, x)); }
+
+// Runs the case in float64 on n elements; returns the weight output and every input after it.
+struct UpdateRun {
+  Values weight_out;
+  std::vector<Values> inputs_before, inputs_after;
+};
+UpdateRun RunUpdate(const OpCase& c) {
+  std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  UpdateRun run;
+  for (const CpuTensor& t : inputs) run.inputs_before.push_back(testing::ToValues(t.blob()));
+  run.weight_out = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+  for (const CpuTensor& t : inputs) run.inputs_after.push_back(testing::ToValues(t.blob()));
+  return run;
+}
+
+// weight, grad, then `count - 2` states: positive averages of squares; rmspropalex_update's
+// gradient average (its input 3) small enough that n - g_avg^2 stays positive.
+std::vector<InputSpec> Inputs(int count, index_t n) {
+  std::vector<InputSpec> specs = {InputSpec(TShape{n}), InputSpec(TShape{n}, -3, 3)};
+  for (int i = 2; i < count; ++i) {
+    const bool gradient_average = count == 5 && i == 3;
+    specs.push_back(gradient_average ? InputSpec(TShape{n}, -0.2, 0.2) : InputSpec(TShape{n}, 0.5, 1));
+  }
+  return specs;
+}
+
+// Float parameters, as the operators hold them.
+double F(const char* text) { return static_cast<float>(std::stod(text)); }
+
+TEST(AdamUpdateTest, MomentsInPlaceAndStep) {
+  for (const char* clip : {"-1", "0.5"}) {
+    SCOPED_TRACE(clip);
+    const OpCase c{"adam_update",
+                   {{"lr", "0.01"}, {"beta1", "0.8"}, {"beta2", "0.9"}, {"epsilon", "1e-6"},
+                    {"wd", "0.1"}, {"rescale_grad", "0.5"}, {"clip_gradient", clip}},
+                   Inputs(4, 1001)};
+    const UpdateRun run = RunUpdate(c);
+    for (size_t i = 0; i < run.weight_out.size(); ++i) {
+      const double w = run.inputs_before[0][i];
+      const double g = Clip(F("0.5") * run.inputs_before[1][i] + F("0.1") * w, F(clip));
+      const double m = F("0.8") * run.inputs_before[2][i] + (1 - F("0.8")) * g;
+      const double v = F("0.9") * run.inputs_before[3][i] + (1 - F("0.9")) * g * g;
+      ASSERT_NEAR(run.inputs_after[2][i], m, 1e-12);
+      ASSERT_NEAR(run.inputs_after[3][i], v, 1e-12);
+      ASSERT_NEAR(run.weight_out[i], w - F("0.01") * m / (std::sqrt(v) + F("1e-6")), 1e-12);
+    }
+  }
+  EXPECT_EQ(*Op::Get("adam_update")->GetAttr<std::vector<int>>("FMutateInputs"),
+            (std::vector<int>{2, 3}));
+}
+
+TEST(RMSPropUpdateTest, AverageInPlaceAndClippedStep) {
+  const OpCase c{"rmsprop_update",
+                 {{"lr", "0.1"}, {"gamma1", "0.9"}, {"epsilon", "1e-4"}, {"wd", "0.01"},
+                  {"clip_gradient", "2"}, {"clip_weights", "0.9"}},
+                 Inputs(3, 517)};
+  const UpdateRun run = RunUpdate(c);
+  for (size_t i = 0; i < run.weight_out.size(); ++i) {
+    const double w = run.inputs_before[0][i];
+    const double g = Clip(run.inputs_before[1][i] + F("0.01") * w, 2);
+    const double n = F("0.9") * run.inputs_before[2][i] + (1 - F("0.9")) * g * g;
+    ASSERT_NEAR(run.inputs_after[2][i], n, 1e-12);
+    ASSERT_NEAR(run.weight_out[i], Clip(w - F("0.1") * g / std::sqrt(n + F("1e-4")), F("0.9")),
+                1e-12);
+  }
+}
+
+TEST(RMSPropAlexUpdateTest, ThreeStatesInPlace) {
+  const OpCase c{"rmspropalex_update",
+                 {{"lr", "0.05"}, {"gamma1", "0.9"}, {"gamma2", "0.8"}, {"epsilon", "1e-3"}},
+                 Inputs(5, 300)};
+  const UpdateRun run = RunUpdate(c);
+  for (size_t i = 0; i < run.weight_out.size(); ++i) {
+    const double g = run.inputs_before[1][i];
+    const double n = F("0.9") * run.inputs_before[2][i] + (1 - F("0.9")) * g * g;
+    const double avg = F("0.9") * run.inputs_before[3][i] + (1 - F("0.9")) * g;
+    const double delta =
+        F("0.8") * run.inputs_before[4][i] - F("0.05") * g / std::sqrt(n - avg * avg + F("1e-3"));
+    ASSERT_NEAR(run.inputs_after[2][i], n, 1e-12);
+    ASSERT_NEAR(run.inputs_after[3][i], avg, 1e-12);
+    ASSERT_NEAR(run.inputs_after[4][i], delta, 1e-12);
+    ASSERT_NEAR(run.weight_out[i], run.inputs_before[0][i] + delta, 1e-12);
+  }
+}
+
+// The states move even when the weight is not written; kAddTo adds the new weight.
+TEST(AdaptiveOptimizerTest, WriteModesAndStatesUnderNullOp) {
+  for (const auto& [op, count] : std::map<std::string, int>{
+           {"adam_update", 4}, {"rmsprop_update", 3}, {"rmspropalex_update", 5}}) {
+    SCOPED_TRACE(op);
+    const OpCase c{op, {{"lr", "0.1"}}, Inputs(count, 40)};
+    testing::CheckWriteModes(c);
+    std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
+    const Values state = testing::ToValues(inputs[2].blob());
+    CpuTensor out(TShape{40}, mshadow::kFloat32);
+    const NodeAttrs attrs = ParseAttrs(Op::Get(op), c.kwargs);
+    Invoke<mshadow::cpu>(attrs, OpContext(), Blobs(inputs), {kNullOp}, {out.blob()});
+    EXPECT_NE(testing::ToValues(inputs[2].blob()), state);
+    EXPECT_EQ(testing::ToValues(out.blob()), Values(40, 0.0));
+  }
+}
+
+TEST(AdaptiveOptimizerTest, BadParametersAreNamed) {
+  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("adam_update"), {}); })
+                .find("Required parameter lr"),
+            std::string::npos);
+  EXPECT_NE(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("rmsprop_update"), {{"lr", "0.1"}, {"gamma1", "fast"}});
+            }).find("value='fast'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ops

@@ -155,6 +155,30 @@ OPS_PREDICATE(logical_xor, (a != DType(0)) != (b != DType(0)));
 
 #undef OPS_PREDICATE
 
+// MXNet's smooth_l1 with sigma = b: 0.5 (sigma a)^2 where |a| < 1 / sigma^2, else |a| - 0.5 /
+// sigma^2 (the scalar family's smooth_l1; sigma is its parameter).
+struct smooth_l1 {
+  struct forward {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      const DType s2 = b * b;
+      const DType abs_a = a < DType(0) ? -a : a;
+      return abs_a < DType(1) / s2 ? DType(0.5) * s2 * a * a : abs_a - DType(0.5) / s2;
+    }
+  };
+  struct lhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      const DType s2 = b * b;
+      if (a > DType(1) / s2) return DType(1);
+      if (a < DType(-1) / s2) return DType(-1);
+      return s2 * a;
+    }
+  };
+  using rhs_grad = constant<0>;  // sigma is a parameter
+  static constexpr bool kGradReadsOperands = true;
+};
+
 // Calls fn(TypeTag<OP>(), name, description) for the operations beyond the four arithmetic
 // ones; each family registers them under its own prefix and suffix (broadcast_maximum,
 // _maximum, _maximum_scalar).

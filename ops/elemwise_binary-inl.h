@@ -52,6 +52,14 @@ void ForEachScalar(Fn&& fn) {
        std::string(description) + ", with data as lhs and the scalar as rhs.");
   });
   fn(TypeTag<arith::power>(), true_type(), true_type(), "_rpower_scalar", "scalar ^ data.");
+  fn(TypeTag<arith::smooth_l1>(), false_type(), true_type(), "smooth_l1",
+     "Smooth L1 loss with sigma = scalar: 0.5 * (sigma * x)^2 where |x| < 1 / sigma^2, else "
+     "|x| - 0.5 / sigma^2.");
+}
+
+// The backward operator of a scalar-family operator: _backward_plus_scalar, _backward_smooth_l1.
+inline std::string ScalarBackwardName(const std::string& name) {
+  return name[0] == '_' ? "_backward" + name : "_backward_" + name;
 }
 
 // ---- On equal shapes.
@@ -162,7 +170,7 @@ void SetBinaryCompute() {
     constexpr bool kReversed = decltype(reversed)::value;
     constexpr bool kReadsData = decltype(reads_data)::value;
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ScalarCompute<xpu, OP, kReversed>));
-    RegisterOp("_backward" + name)
+    RegisterOp(ScalarBackwardName(name))
         .set_attr<FCompute>(attr_name,
                             FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
   });

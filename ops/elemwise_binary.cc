@@ -27,7 +27,7 @@ void DefineElemwise(const std::string& name, const std::string& description,
 }
 
 void DefineScalar(const std::string& name, const std::string& description, bool reads_data) {
-  const std::string backward = "_backward" + name;
+  const std::string backward = ScalarBackwardName(name);
   Op& forward = RegisterOp(name)
                     .describe(description)
                     .set_num_inputs(1)

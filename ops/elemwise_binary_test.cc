@@ -83,6 +83,10 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
       {"_greater_scalar", [](double x, double s) { return x > s ? 1.0 : 0.0; }, 1.25},
       {"_lesser_equal_scalar", [](double x, double s) { return x <= s ? 1.0 : 0.0; }, 1.25},
       {"_equal_scalar", [](double x, double s) { return x == s ? 1.0 : 0.0; }},
+      // sigma = 1.25: quadratic where |x| < 0.64, linear beyond
+      {"smooth_l1", [](double x, double s) {
+         return std::fabs(x) < 1 / (s * s) ? 0.5 * s * s * x * x : std::fabs(x) - 0.5 / (s * s);
+       }, 1.25},
   };
   for (const ScalarCase& sc : cases) {
     SCOPED_TRACE(sc.op);

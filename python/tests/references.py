@@ -285,6 +285,17 @@ _MATH_BINARY = {
     "logical_xor": lambda a, b: np.logical_xor(a, b).astype(a.dtype),
 }
 
+def _smooth_l1(x, sigma):
+    s2 = sigma * sigma
+    return np.where(np.abs(x) < 1 / s2, 0.5 * s2 * x * x, np.abs(x) - 0.5 / s2)
+
+
+def _softmax_activation(x, p):
+    if p.get("mode", "instance") == "channel":
+        return _softmax(x, {"axis": "1"}, log=False)
+    return _softmax(x, {}, log=False)  # the last axis, as MXNet computes "instance"
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -367,6 +378,12 @@ FORWARD = {
     "zeros_like": _unary(np.zeros_like),
     "ones_like": _unary(np.ones_like),
     "BlockGrad": _unary(lambda x: x),
+    "smooth_l1": _scalar(lambda x, s: _smooth_l1(x, _f32(s))),
+    "LinearRegressionOutput": lambda x, label, p: x,
+    "LogisticRegressionOutput": lambda x, label, p: 1 / (1 + np.exp(-x)),
+    "MAERegressionOutput": lambda x, label, p: x,
+    "MakeLoss": lambda x, p: x,
+    "SoftmaxActivation": _softmax_activation,
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
 

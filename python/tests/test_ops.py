@@ -44,6 +44,13 @@ def _mxnet_function(op):
     return getattr(mx.nd._internal, op)
 
 
+# Cases where MXNet 1.9.1's gradient is not the gradient of its own forward output; ours is
+# (the C++ tests check it against central differences).
+MXNET_GRADIENT_BUGS = {
+    # Its forward normalizes the last axis; its backward normalizes axis 1.
+    "SoftmaxActivation (2, 3, 4)",
+}
+
 # Operators that draw random numbers: compared with MXNet by what their draws do
 # (test_dropout_like_mxnet), not value by value.
 RANDOM = {"Dropout"}
@@ -71,7 +78,7 @@ def test_against_mxnet(case):
     record["cases"] += 1
     record["forward"] = max(record["forward"], error)
     np.testing.assert_allclose(ours, theirs.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
-    if not has_gradient or not any(differentiable):
+    if not has_gradient or not any(differentiable) or case.name in MXNET_GRADIENT_BUGS:
         return
     head = np.random.default_rng(1).uniform(-1, 1, size=ours.shape).astype(ours.dtype)
     theirs.backward(mx.nd.array(head, dtype=theirs.dtype))

@@ -1,0 +1,85 @@
+// The loss layers of loss_output-inl.h (LinearRegressionOutput, LogisticRegressionOutput,
+// MAERegressionOutput, MakeLoss) and their backward operators; FCompute<gpu>: loss_output.cu.
+#include <sstream>
+#include <string>
+
+#include "ops/loss_output-inl.h"
+
+namespace ops {
+namespace loss_output {
+namespace {
+
+// MXNet's rule: an unknown label is shaped like the data, or (n,) for data (n, 1); a given
+// label has the data's batch size and element count.
+bool RegressionShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const TShape& label = (*in)[1];
+  if (!ShapeIsKnown(label)) {
+    AssignInputShape(in, 1, data.ndim() == 2 && data[1] == 1 ? TShape{data[0]} : data);
+  } else if (label[0] != data[0] || label.Size() != data.Size()) {
+    std::ostringstream os;
+    os << "the label " << label << " must have the data's batch size and element count; the "
+       << "data is " << data;
+    throw dmlc::Error(os.str());
+  }
+  AssignOutputShape(out, 0, data);
+  return true;
+}
+
+void DefineRegression(const std::string& name, const std::string& description) {
+  const std::string backward = "_backward_" + name;
+  Op& op = RegisterOp(name)
+               .describe(description + " The output gradient is not used.")
+               .set_num_inputs(2)
+               .set_num_outputs(1)
+               .add_argument("data", "NDArray-or-Symbol", "Input data (batch, ...).")
+               .add_argument("label", "NDArray-or-Symbol", "The targets, one per output.")
+               .add_arguments(RegressionOutputParam::__FIELDS__())
+               .set_attr_parser(ParamParser<RegressionOutputParam>)
+               .set_attr<FInferShape>("FInferShape", RegressionShape)
+               .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+               .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+  SetGradient(op, backward, /*uses_inputs=*/true, /*uses_outputs=*/true);
+  RegisterBackwardOp(backward, 4, 2)
+      .describe("Gradient of " + name + ".")
+      .set_attr_parser(ParamParser<RegressionOutputParam>);
+}
+
+const bool kRegistered = [] {
+  ForEachRegression([](auto, auto, const char* name, const char* description) {
+    DefineRegression(name, description);
+  });
+  SetLossOutputCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+DMLC_REGISTER_PARAMETER(RegressionOutputParam);
+DMLC_REGISTER_PARAMETER(MakeLossParam);
+
+OPS_REGISTER_OP(MakeLoss)
+    .describe("Makes a loss of any expression: the output is the data; its gradient is "
+              "grad_scale for every element, divided as normalization says. The output "
+              "gradient is not used.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The loss, elementwise.")
+    .add_arguments(MakeLossParam::__FIELDS__())
+    .set_attr_parser(ParamParser<MakeLossParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_MakeLoss", true, false});
+
+OPS_REGISTER_OP(_backward_MakeLoss)
+    .describe("Gradient of MakeLoss.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<MakeLossParam>)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
+
+}  // namespace loss_output
+}  // namespace ops

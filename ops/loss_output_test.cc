@@ -1,0 +1,94 @@
+// The loss layers against MXNet 1.9.1's formulas (which the Python suite also checks against
+// MXNet itself): outputs, the gradients that ignore the output gradient, label shapes.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+struct RegressionCase {
+  std::string op;
+  double (*forward)(double);
+  double (*grad)(double y, double label);
+};
+
+TEST(RegressionOutputTest, OutputsAndGradientsIgnoreTheOutputGradient) {
+  const std::vector<RegressionCase> cases = {
+      {"LinearRegressionOutput", [](double x) { return x; }, [](double y, double l) { return y - l; }},
+      {"LogisticRegressionOutput", [](double x) { return 1 / (1 + std::exp(-x)); },
+       [](double y, double l) { return y - l; }},
+      {"MAERegressionOutput", [](double x) { return x; },
+       [](double y, double l) { return y > l ? 1.0 : (y < l ? -1.0 : 0.0); }}};
+  for (const RegressionCase& rc : cases) {
+    SCOPED_TRACE(rc.op);
+    const OpCase c{rc.op, {{"grad_scale", "2"}}, {InputSpec(TShape{4, 3}), InputSpec(TShape{4, 3})}};
+    testing::CheckForward(c, [&](const std::vector<Values>& in) {
+      Values out(in[0].size());
+      for (size_t i = 0; i < out.size(); ++i) out[i] = rc.forward(in[0][i]);
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(c);
+    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
+    const Values x = testing::ToValues(inputs[0].blob()), label = testing::ToValues(inputs[1].blob());
+    const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {Values(12, 5.0)});
+    const Values dx = testing::ToValues(grads[0].blob());
+    for (size_t i = 0; i < dx.size(); ++i) {
+      EXPECT_NEAR(dx[i], 2.0 / 3 * rc.grad(rc.forward(x[i]), label[i]), 1e-12);  // m = 3
+    }
+    EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(12, 0.0));
+  }
+}
+
+TEST(RegressionOutputTest, LabelShapesFollowMxnet) {
+  EXPECT_EQ(testing::InferOutputShapes({"LinearRegressionOutput", {}, {InputSpec(TShape{4, 1}), InputSpec(TShape{4})}})[0],
+            (TShape{4, 1}));
+  EXPECT_EQ(testing::InferOutputShapes({"LinearRegressionOutput", {}, {InputSpec(TShape{4, 3}), InputSpec(TShape{4, 3, 1})}})[0],
+            (TShape{4, 3}));
+  const NodeAttrs attrs = ParseAttrs(Op::Get("LogisticRegressionOutput"), {});
+  std::vector<TShape> in = {TShape{4, 1}, TShape()}, out;
+  InferShapes(attrs, &in, &out);
+  EXPECT_EQ(in[1], TShape{4});
+  in = {TShape{2, 5}, TShape()};
+  out.clear();
+  InferShapes(attrs, &in, &out);
+  EXPECT_EQ(in[1], (TShape{2, 5}));
+  in = {TShape{4, 3}, TShape{12}};
+  out.clear();
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+              HasSubstr("the label (12,) must have the data's batch size and element count; the "
+                        "data is (4,3)"));
+}
+
+TEST(MakeLossTest, GradientIsTheScaleDividedAsNormalizationSays) {
+  // mx.nd.MakeLoss on [[-2, -0.5, 0.3, 1.5], [1, 2, -3, 0.1]] with grad_scale=3 and
+  // valid_thresh=0.2: null 3, batch 1.5, valid 0.75 (4 elements above 0.2).
+  const std::vector<double> data = {-2, -0.5, 0.3, 1.5, 1, 2, -3, 0.1};
+  for (const auto& [normalization, expected] :
+       std::vector<std::pair<std::string, double>>{{"null", 3}, {"batch", 1.5}, {"valid", 0.75}}) {
+    SCOPED_TRACE(normalization);
+    const OpCase c{"MakeLoss",
+                   {{"grad_scale", "3"}, {"normalization", normalization}, {"valid_thresh", "0.2"}},
+                   {InputSpec::WithValues(TShape{2, 4}, data)}};
+    testing::CheckForward(c, testing::ElementwiseReference([](double x) { return x; }));
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      const std::vector<CpuTensor> grads =
+          testing::Backward(c, testing::MakeInputs(c, type), {Values(8, 7.0)});
+      EXPECT_EQ(testing::ToValues(grads[0].blob()), Values(8, expected));
+    }
+  }
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("MakeLoss"), {{"normalization", "all"}}); }),
+              HasSubstr("all"));
+}
+
+}  // namespace
+}  // namespace ops

@@ -1,4 +1,5 @@
-// ops/reshape-inl.h: the computation of Reshape, Flatten and their shared backward operator
+// ops/reshape-inl.h: the computation of Reshape, Flatten, expand_dims, squeeze and their
+// shared backward operator
 // _backward_copy, written once for every device: a copy of the elements (nothing when in
 // place). reshape.cc registers them with FCompute<cpu>, reshape.cu adds FCompute<gpu>.
 #ifndef OPS_RESHAPE_INL_H_
@@ -25,11 +26,11 @@ void CopyCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
   });
 }
 
-// Adds FCompute<xpu> to Reshape, Flatten and _backward_copy.
+// Adds FCompute<xpu> to the copying operators and _backward_copy.
 template <typename xpu>
 void SetCopyCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  for (const char* name : {"Reshape", "Flatten", "_backward_copy"}) {
+  for (const char* name : {"Reshape", "Flatten", "expand_dims", "squeeze", "_backward_copy"}) {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(CopyCompute<xpu>));
   }
 }

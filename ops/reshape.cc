@@ -1,5 +1,5 @@
-// Reshape(shape) with MXNet's special values, and Flatten; both copy (or run in place) and
-// share one backward operator, a copy of the gradient back into the input's shape. Their
+// Reshape(shape) with MXNet's special values, Flatten, expand_dims and squeeze; all copy (or
+// run in place) and share one backward operator, a copy of the gradient back into the input's shape. Their
 // computation, for every device: reshape-inl.h; FCompute<gpu>: reshape.cu.
 #include <sstream>
 
@@ -120,6 +120,64 @@ bool FlattenShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>
   return true;
 }
 
+struct ExpandDimsParam : public dmlc::Parameter<ExpandDimsParam> {
+  int axis;
+  DMLC_DECLARE_PARAMETER(ExpandDimsParam) {
+    DMLC_DECLARE_FIELD(axis).describe(
+        "Where the new axis goes, in [-ndim-1, ndim]; negative counts from the end.");
+  }
+};
+
+struct SqueezeParam : public dmlc::Parameter<SqueezeParam> {
+  dmlc::optional<TShape> axis;
+  DMLC_DECLARE_PARAMETER(SqueezeParam) {
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<TShape>())
+        .describe("The axes to remove, each of extent 1; None removes every axis of extent 1.");
+  }
+};
+
+bool ExpandDimsShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const int ndim = static_cast<int>(data.ndim());
+  const int axis = NormalizeAxis(GetParam<ExpandDimsParam>(attrs).axis, ndim + 1);
+  std::vector<index_t> dims(data.begin(), data.end());
+  dims.insert(dims.begin() + axis, 1);
+  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  return true;
+}
+
+// As MXNet: removing every axis leaves shape (1,).
+bool SqueezeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const int ndim = static_cast<int>(data.ndim());
+  std::vector<bool> removed(ndim, false);
+  const dmlc::optional<TShape>& axes = GetParam<SqueezeParam>(attrs).axis;
+  if (!axes.has_value()) {
+    for (int a = 0; a < ndim; ++a) removed[a] = data[a] == 1;
+  } else {
+    for (const index_t given : axes.value()) {
+      const int a = NormalizeAxis(given, ndim);
+      if (data[a] != 1) {
+        std::ostringstream os;
+        os << "cannot squeeze axis " << given << " of " << data << ": its extent is " << data[a]
+           << ", not 1";
+        throw dmlc::Error(os.str());
+      }
+      removed[a] = true;
+    }
+  }
+  std::vector<index_t> dims;
+  for (int a = 0; a < ndim; ++a) {
+    if (!removed[a]) dims.push_back(data[a]);
+  }
+  if (dims.empty()) dims.push_back(1);
+  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  return true;
+}
+
 const bool kRegistered = [] {
   SetCopyCompute<cpu>();
   return true;
@@ -127,6 +185,33 @@ const bool kRegistered = [] {
 }  // namespace
 
 DMLC_REGISTER_PARAMETER(ReshapeParam);
+DMLC_REGISTER_PARAMETER(ExpandDimsParam);
+DMLC_REGISTER_PARAMETER(SqueezeParam);
+
+OPS_REGISTER_OP(expand_dims)
+    .describe("Inserts an axis of extent 1 at position axis.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .add_arguments(ExpandDimsParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ExpandDimsParam>)
+    .set_attr<FInferShape>("FInferShape", ExpandDimsShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
+
+OPS_REGISTER_OP(squeeze)
+    .describe("Removes axes of extent 1 (the given ones, or all); removing every axis leaves "
+              "shape (1,), as in MXNet.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .add_arguments(SqueezeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SqueezeParam>)
+    .set_attr<FInferShape>("FInferShape", SqueezeShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 OPS_REGISTER_OP(Reshape)
     .describe("Gives the data a new shape with the same number of elements; see the shape "

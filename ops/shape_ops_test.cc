@@ -26,6 +26,31 @@ TShape ReshapeTo(const TShape& data, const std::string& spec) {
   return testing::InferOutputShapes(OpCase{"Reshape", {{"shape", spec}}, {InputSpec{data}}})[0];
 }
 
+TEST(ExpandDimsSqueezeTest, ShapesCopiesAndGradients) {
+  const OpCase expand{"expand_dims", {{"axis", "-1"}}, {InputSpec(TShape{2, 3})}};
+  EXPECT_EQ(testing::InferOutputShapes(expand)[0], (TShape{2, 3, 1}));
+  EXPECT_EQ(testing::InferOutputShapes({"expand_dims", {{"axis", "0"}}, {InputSpec(TShape{2, 3})}})[0],
+            (TShape{1, 2, 3}));
+  const OpCase squeeze{"squeeze", {}, {InputSpec(TShape{2, 1, 3, 1})}};
+  EXPECT_EQ(testing::InferOutputShapes(squeeze)[0], (TShape{2, 3}));
+  EXPECT_EQ(testing::InferOutputShapes({"squeeze", {{"axis", "(-1,)"}}, {InputSpec(TShape{2, 1, 3, 1})}})[0],
+            (TShape{2, 1, 3}));
+  EXPECT_EQ(testing::InferOutputShapes({"squeeze", {}, {InputSpec(TShape{1, 1})}})[0], TShape{1});
+  for (const OpCase& c : {expand, squeeze}) {
+    testing::CheckForward(c, Identity);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes({"squeeze", {{"axis", "(0,)"}}, {InputSpec(TShape{2, 1})}});
+              }),
+              HasSubstr("cannot squeeze axis 0 of (2,1): its extent is 2, not 1"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes({"expand_dims", {{"axis", "3"}}, {InputSpec(TShape{2, 3})}});
+              }),
+              HasSubstr("axis 3"));
+}
+
 TEST(ReshapeTest, SpecialValuesAsInMXNet) {
   EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(4,0,2)"), (TShape{4, 3, 2}));
   EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(6,1,-1)"), (TShape{6, 1, 4}));

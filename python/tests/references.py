@@ -296,6 +296,31 @@ def _softmax_activation(x, p):
     return _softmax(x, {}, log=False)  # the last axis, as MXNet computes "instance"
 
 
+def _squeeze(x, p):
+    axis = p.get("axis", "None")
+    y = np.squeeze(x) if axis == "None" else np.squeeze(x, axis=_tuple(axis))
+    return y.reshape(1) if y.ndim == 0 else y
+
+
+def _broadcast_to(x, p):
+    target = _tuple(p["shape"])
+    return np.broadcast_to(x, [x.shape[d] if t == 0 else t for d, t in enumerate(target)])
+
+
+def _broadcast_like(x, y, p):
+    if "lhs_axes" not in p:
+        return np.broadcast_to(x, y.shape)
+    target = list(x.shape)
+    for l, r in zip(_tuple(p["lhs_axes"]), _tuple(p["rhs_axes"])):
+        target[l] = y.shape[r]
+    return np.broadcast_to(x, target)
+
+
+def _repeat(x, p):
+    axis = p.get("axis", "None")
+    return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -384,6 +409,12 @@ FORWARD = {
     "MAERegressionOutput": lambda x, label, p: x,
     "MakeLoss": lambda x, p: x,
     "SoftmaxActivation": _softmax_activation,
+    "expand_dims": lambda x, p: np.expand_dims(x, int(p["axis"])),
+    "squeeze": _squeeze,
+    "broadcast_to": _broadcast_to,
+    "broadcast_like": _broadcast_like,
+    "tile": lambda x, p: np.tile(x, _tuple(p["reps"])),
+    "repeat": _repeat,
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
 

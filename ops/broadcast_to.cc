@@ -1,0 +1,203 @@
+// broadcast_to, broadcast_like, tile, repeat and their backward operators: the views each
+// broadcasts between, their shape inference, the CPU registration. The computation, for every
+// device: broadcast_to-inl.h; FCompute<gpu>: broadcast_to.cu.
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ops/broadcast_to-inl.h"
+
+namespace ops {
+namespace broadcast_to {
+
+DMLC_REGISTER_PARAMETER(BroadcastToParam);
+DMLC_REGISTER_PARAMETER(BroadcastLikeParam);
+DMLC_REGISTER_PARAMETER(TileParam);
+DMLC_REGISTER_PARAMETER(RepeatParam);
+
+namespace {
+
+[[noreturn]] void Fail(const std::string& message) { throw dmlc::Error(message); }
+
+std::vector<index_t> Dims(const TShape& shape) { return {shape.begin(), shape.end()}; }
+
+}  // namespace
+
+Views BroadcastToViews(const BroadcastToParam& param, const TShape& data) {
+  const TShape& target = param.shape;
+  if (target.ndim() != data.ndim()) {
+    std::ostringstream os;
+    os << "cannot broadcast " << data << " to shape " << target << ": the ranks differ";
+    Fail(os.str());
+  }
+  Views v{Dims(data), Dims(data)};
+  for (size_t d = 0; d < v.out.size(); ++d) {
+    const index_t want = target[d] == 0 ? data[d] : target[d];
+    if (want != data[d] && data[d] != 1) {
+      std::ostringstream os;
+      os << "cannot broadcast " << data << " to shape " << target << ": axis " << d
+         << " has extent " << data[d] << ", neither 1 nor " << want;
+      Fail(os.str());
+    }
+    v.out[d] = want;
+  }
+  return v;
+}
+
+Views BroadcastLikeViews(const BroadcastLikeParam& param, const TShape& lhs, const TShape& rhs) {
+  if (!param.lhs_axes.has_value() && !param.rhs_axes.has_value()) {
+    BroadcastToParam to;
+    to.shape = rhs;
+    return BroadcastToViews(to, lhs);
+  }
+  if (!param.lhs_axes.has_value() || !param.rhs_axes.has_value() ||
+      param.lhs_axes.value().ndim() != param.rhs_axes.value().ndim()) {
+    Fail("broadcast_like: lhs_axes and rhs_axes must be given together and be as long");
+  }
+  BroadcastToParam to;
+  to.shape = lhs;
+  for (index_t i = 0; i < param.lhs_axes.value().ndim(); ++i) {
+    const int l = NormalizeAxis(param.lhs_axes.value()[i], lhs.ndim(), "lhs_axes");
+    const int r = NormalizeAxis(param.rhs_axes.value()[i], rhs.ndim(), "rhs_axes");
+    to.shape[l] = rhs[r];
+  }
+  return BroadcastToViews(to, lhs);
+}
+
+// (d0, ..., dn) by reps (r0, ..., rn), after padding the shorter with leading 1s: the view
+// (1, d0, ..., 1, dn) broadcast to (r0, d0, ..., rn, dn).
+Views TileViews(const TileParam& param, const TShape& data) {
+  const size_t ndim = std::max<size_t>(param.reps.ndim(), data.ndim());
+  Views v;
+  for (size_t d = 0; d < ndim; ++d) {
+    const size_t from_end = ndim - d;
+    const index_t extent = from_end <= data.ndim() ? data[data.ndim() - from_end] : 1;
+    const index_t reps =
+        from_end <= param.reps.ndim() ? param.reps[param.reps.ndim() - from_end] : 1;
+    if (reps < 1) {
+      std::ostringstream os;
+      os << "tile: reps " << param.reps << " must be at least 1 each (this library has no "
+         << "empty arrays)";
+      Fail(os.str());
+    }
+    v.in.insert(v.in.end(), {1, extent});
+    v.out.insert(v.out.end(), {reps, extent});
+  }
+  return v;
+}
+
+// Along axis a of (..., da, ...): the view (..., da, 1, ...) broadcast to (..., da, r, ...);
+// without an axis, the flattened input (n, 1) to (n, r).
+Views RepeatViews(const RepeatParam& param, const TShape& data) {
+  const index_t r = param.repeats;
+  if (!param.axis.has_value()) return Views{{data.Size(), 1}, {data.Size(), r}};
+  const int axis = NormalizeAxis(param.axis.value(), data.ndim());
+  Views v{Dims(data), Dims(data)};
+  v.in.insert(v.in.begin() + axis + 1, 1);
+  v.out.insert(v.out.begin() + axis + 1, r);
+  return v;
+}
+
+namespace {
+
+// The output shape: the output view, with the pairs a view split merged back (tile: each
+// (r, d) is r * d; repeat: (d, r) is d * r, or n * r flattened).
+TShape Fold(const std::vector<index_t>& out, size_t group, size_t first, size_t count) {
+  std::vector<index_t> dims(out.begin(), out.begin() + first);
+  for (size_t g = 0; g < count; ++g) {
+    index_t extent = 1;
+    for (size_t k = 0; k < group; ++k) extent *= out[first + g * group + k];
+    dims.push_back(extent);
+  }
+  dims.insert(dims.end(), out.begin() + first + group * count, out.end());
+  return TShape(dims.begin(), dims.end());
+}
+
+template <typename Param, Views (*kViews)(const Param&, const TShape&)>
+bool SameRankShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ShapeIsKnown((*in)[0])) return false;
+  const Views v = kViews(GetParam<Param>(attrs), (*in)[0]);
+  AssignOutputShape(out, 0, TShape(v.out.begin(), v.out.end()));
+  return true;
+}
+
+bool TileShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ShapeIsKnown((*in)[0])) return false;
+  const Views v = TileViews(GetParam<TileParam>(attrs), (*in)[0]);
+  AssignOutputShape(out, 0, Fold(v.out, 2, 0, v.out.size() / 2));
+  return true;
+}
+
+bool RepeatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const RepeatParam& param = GetParam<RepeatParam>(attrs);
+  const Views v = RepeatViews(param, data);
+  const size_t axis = param.axis.has_value() ? NormalizeAxis(param.axis.value(), data.ndim()) : 0;
+  AssignOutputShape(out, 0, Fold(v.out, 2, axis, 1));
+  return true;
+}
+
+bool BroadcastLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ShapeIsKnown((*in)[0]) || !ShapeIsKnown((*in)[1])) return false;
+  const Views v = BroadcastLikeViews(GetParam<BroadcastLikeParam>(attrs), (*in)[0], (*in)[1]);
+  AssignOutputShape(out, 0, TShape(v.out.begin(), v.out.end()));
+  return true;
+}
+
+// Registers a forward operator of one input and its backward operator (inputs: out_grad,
+// data).
+template <typename Param>
+Op& DefineUnary(const std::string& name, const std::string& description, FInferShape infer) {
+  Op& op = RegisterOp(name)
+               .describe(description)
+               .set_num_inputs(1)
+               .set_num_outputs(1)
+               .add_argument("data", "NDArray-or-Symbol", "The input array.")
+               .set_attr<FInferShape>("FInferShape", infer)
+               .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
+  op.add_arguments(Param::__FIELDS__());
+  op.set_attr_parser(ParamParser<Param>);
+  SetGradient(op, "_backward_" + name, /*uses_inputs=*/true, /*uses_outputs=*/false);
+  RegisterBackwardOp("_backward_" + name, 2, 1)
+      .describe("Gradient of " + name + ": the output gradient summed over the copies.")
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // sum's
+      .set_attr_parser(ParamParser<Param>);
+  return op;
+}
+
+const bool kRegistered = [] {
+  DefineUnary<BroadcastToParam>(
+      "broadcast_to",
+      "Broadcasts the input to shape (same rank; axes of extent 1 stretch; 0 keeps an extent).",
+      SameRankShape<BroadcastToParam, BroadcastToViews>);
+  DefineUnary<TileParam>("tile", "Repeats the whole input reps[i] times along each axis i.",
+                         TileShape);
+  DefineUnary<RepeatParam>(
+      "repeat", "Repeats each element `repeats` times along axis (or of the flattened input).",
+      RepeatShape);
+  Op& like = RegisterOp("broadcast_like")
+                 .describe("Broadcasts lhs to rhs's shape (or lhs_axes to the extents of "
+                           "rhs_axes); rhs gets no gradient.")
+                 .set_num_inputs(2)
+                 .set_num_outputs(1)
+                 .add_argument("lhs", "NDArray-or-Symbol", "The array to broadcast.")
+                 .add_argument("rhs", "NDArray-or-Symbol", "The array whose shape it takes.")
+                 .add_arguments(BroadcastLikeParam::__FIELDS__())
+                 .set_attr_parser(ParamParser<BroadcastLikeParam>)
+                 .set_attr<FInferShape>("FInferShape", BroadcastLikeShape)
+                 .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>);
+  SetGradient(like, "_backward_broadcast_like", true, false);
+  RegisterBackwardOp("_backward_broadcast_like", 3, 2)
+      .describe("Gradient of broadcast_like.")
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // sum's
+      .set_attr_parser(ParamParser<BroadcastLikeParam>);
+  SetBroadcastToCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace broadcast_to
+}  // namespace ops

@@ -1,0 +1,105 @@
+// broadcast_to, broadcast_like, tile and repeat: shapes as MXNet 1.9.1 gives them, values
+// against index arithmetic written out, write modes, gradients, bad parameters.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+TShape OutShape(const std::string& op, const std::map<std::string, std::string>& kwargs,
+                std::vector<TShape> inputs) {
+  OpCase c{op, kwargs, {}};
+  for (const TShape& s : inputs) c.inputs.push_back(InputSpec(s));
+  return testing::InferOutputShapes(c)[0];
+}
+
+TEST(BroadcastToTest, ShapesAsMxnet) {
+  EXPECT_EQ(OutShape("broadcast_to", {{"shape", "(4,0)"}}, {TShape{1, 3}}), (TShape{4, 3}));
+  EXPECT_EQ(OutShape("broadcast_like", {}, {TShape{1, 3}, TShape{5, 3}}), (TShape{5, 3}));
+  EXPECT_EQ(OutShape("broadcast_like", {{"lhs_axes", "(0,2)"}, {"rhs_axes", "(1,0)"}},
+                     {TShape{1, 3, 1}, TShape{7, 5, 4}}),
+            (TShape{5, 3, 7}));
+  EXPECT_EQ(OutShape("tile", {{"reps", "(2,)"}}, {TShape{2, 3}}), (TShape{2, 6}));
+  EXPECT_EQ(OutShape("tile", {{"reps", "(2,1,2)"}}, {TShape{2, 3}}), (TShape{2, 2, 6}));
+  EXPECT_EQ(OutShape("repeat", {{"repeats", "2"}}, {TShape{2, 3}}), (TShape{12}));
+  EXPECT_EQ(OutShape("repeat", {{"repeats", "2"}, {"axis", "-1"}}, {TShape{2, 3}}), (TShape{2, 6}));
+}
+
+TEST(BroadcastToTest, ValuesWriteModesAndGradients) {
+  // (2,1,3) -> (2,4,3): element (i, j, k) is input (i, 0, k).
+  const OpCase to{"broadcast_to", {{"shape", "(2,4,3)"}}, {InputSpec(TShape{2, 1, 3})}};
+  testing::CheckForward(to, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j)
+        for (int k = 0; k < 3; ++k) out.push_back(in[0][i * 3 + k]);
+    return std::vector<Values>{out};
+  });
+  // tile (2,3) by (2,2): element (i, j) of (4,6) is input (i % 2, j % 3).
+  const OpCase tile{"tile", {{"reps", "(2,2)"}}, {InputSpec(TShape{2, 3})}};
+  testing::CheckForward(tile, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 6; ++j) out.push_back(in[0][(i % 2) * 3 + j % 3]);
+    return std::vector<Values>{out};
+  });
+  // repeat (2,3) twice along axis 0: row i of (4,3) is input row i / 2; flattened: element
+  // i is input element i / 3.
+  const OpCase rows{"repeat", {{"repeats", "2"}, {"axis", "0"}}, {InputSpec(TShape{2, 3})}};
+  testing::CheckForward(rows, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 3; ++j) out.push_back(in[0][(i / 2) * 3 + j]);
+    return std::vector<Values>{out};
+  });
+  const OpCase flat{"repeat", {{"repeats", "3"}}, {InputSpec(TShape{2, 2})}};
+  testing::CheckForward(flat, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 12; ++i) out.push_back(in[0][i / 3]);
+    return std::vector<Values>{out};
+  });
+  const OpCase like{"broadcast_like", {}, {InputSpec(TShape{3, 1}), InputSpec(TShape{3, 5})}};
+  testing::CheckForward(like, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j) out.push_back(in[0][i]);
+    return std::vector<Values>{out};
+  });
+  const OpCase no_copy{"broadcast_to", {{"shape", "(0,0)"}}, {InputSpec(TShape{2, 3})}};
+  const OpCase tile_3d{"tile", {{"reps", "(3,1,2,2)"}}, {InputSpec(TShape{2, 1, 3})}};
+  for (const OpCase& c : {to, tile, rows, flat, like, no_copy, tile_3d}) {
+    SCOPED_TRACE(c.op);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+}
+
+TEST(BroadcastToTest, BadShapesAndParametersAreNamed) {
+  EXPECT_THAT(testing::ErrorOf([] { OutShape("broadcast_to", {{"shape", "(4,3)"}}, {TShape{2, 3}}); }),
+              HasSubstr("cannot broadcast (2,3) to shape (4,3): axis 0 has extent 2, neither 1 nor 4"));
+  EXPECT_THAT(testing::ErrorOf([] { OutShape("broadcast_to", {{"shape", "(4,3)"}}, {TShape{3}}); }),
+              HasSubstr("cannot broadcast (3,) to shape (4,3): the ranks differ"));
+  EXPECT_THAT(testing::ErrorOf([] { OutShape("tile", {{"reps", "(2,0)"}}, {TShape{3}}); }),
+              HasSubstr("reps (2,0) must be at least 1 each"));
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("repeat"), {{"repeats", "0"}}); }),
+              HasSubstr("repeats"));
+  EXPECT_THAT(testing::ErrorOf([] { OutShape("repeat", {{"repeats", "2"}, {"axis", "2"}}, {TShape{2, 3}}); }),
+              HasSubstr("axis"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                OutShape("broadcast_like", {{"lhs_axes", "(0,)"}}, {TShape{1, 3}, TShape{4, 3}});
+              }),
+              HasSubstr("lhs_axes and rhs_axes must be given together"));
+}
+
+}  // namespace
+}  // namespace ops

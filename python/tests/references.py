@@ -321,6 +321,14 @@ def _repeat(x, p):
     return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
 
 
+def _split(x, p):
+    axis = int(p.get("axis", 1))
+    parts = np.split(x, int(p["num_outputs"]), axis=axis)
+    if p.get("squeeze_axis", "False").lower() in ("true", "1"):
+        parts = [np.squeeze(part, axis=axis) for part in parts]
+    return parts
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -415,6 +423,8 @@ FORWARD = {
     "broadcast_like": _broadcast_like,
     "tile": lambda x, p: np.tile(x, _tuple(p["reps"])),
     "repeat": _repeat,
+    "stack": lambda *a: np.stack(a[:-1], axis=int(a[-1].get("axis", 0))),
+    "SliceChannel": _split,
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
 

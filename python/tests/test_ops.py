@@ -31,11 +31,19 @@ def test_forward_matches_numpy(case):
     for dtype, tol in ((np.float64, 1e-10), (np.float32, 2e-5)):
         inputs = case.arrays(dtype)
         # Copies: optimizer updates write their state inputs in place, as MXNet's do.
-        out = mo.invoke(case.op, [x.copy() for x in inputs], **case.params)
-        expected = FORWARD[case.op](*[x.astype(np.float64) for x in inputs], case.params)
-        assert out.shape == expected.shape, case.name
-        np.testing.assert_allclose(out.astype(np.float64), expected, rtol=tol, atol=tol,
-                                   err_msg=case.name)
+        out = _as_list(mo.invoke(case.op, [x.copy() for x in inputs], **case.params))
+        expected = _as_list(FORWARD[case.op](*[x.astype(np.float64) for x in inputs],
+                                             case.params))
+        assert len(out) == len(expected), case.name
+        for y, e in zip(out, expected):
+            assert y.shape == e.shape, case.name
+            np.testing.assert_allclose(y.astype(np.float64), e, rtol=tol, atol=tol,
+                                       err_msg=case.name)
+
+
+def _as_list(outputs):
+    """An operator's outputs as a list (one output comes back bare)."""
+    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
 
 def _mxnet_function(op):
@@ -62,7 +70,7 @@ def test_against_mxnet(case):
     if case.op in RANDOM:
         pytest.skip("draws random numbers")
     inputs = case.arrays(np.float32)
-    ours = mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params)
+    ours = _as_list(mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params))
     nd_inputs = [mx.nd.array(x, dtype=np.float32) for x in inputs]
     has_gradient = mo.operator_info(case.op)["backward"] is not None
     differentiable = case.differentiable()
@@ -71,18 +79,21 @@ def test_against_mxnet(case):
             if d:
                 x.attach_grad()
     with mx.autograd.record():
-        theirs = _mxnet_function(case.op)(*nd_inputs, **case.params)
-    error = float(np.max(np.abs(ours.astype(np.float64) - theirs.asnumpy().astype(np.float64)),
-                         initial=0))
+        theirs = _as_list(_mxnet_function(case.op)(*nd_inputs, **case.params))
     record = MXNET_ERRORS[case.op]
     record["cases"] += 1
-    record["forward"] = max(record["forward"], error)
-    np.testing.assert_allclose(ours, theirs.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
+    assert len(ours) == len(theirs), case.name
+    for y, t in zip(ours, theirs):
+        error = float(np.max(np.abs(y.astype(np.float64) - t.asnumpy().astype(np.float64)),
+                             initial=0))
+        record["forward"] = max(record["forward"], error)
+        np.testing.assert_allclose(y, t.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
     if not has_gradient or not any(differentiable) or case.name in MXNET_GRADIENT_BUGS:
         return
-    head = np.random.default_rng(1).uniform(-1, 1, size=ours.shape).astype(ours.dtype)
-    theirs.backward(mx.nd.array(head, dtype=theirs.dtype))
-    grads = mo.grad(case.op, inputs, [head], **case.params)
+    rng = np.random.default_rng(1)
+    heads = [rng.uniform(-1, 1, size=y.shape).astype(y.dtype) for y in ours]
+    mx.autograd.backward(theirs, [mx.nd.array(h, dtype=t.dtype) for h, t in zip(heads, theirs)])
+    grads = mo.grad(case.op, inputs, heads, **case.params)
     for i, (g, x, d) in enumerate(zip(grads, nd_inputs, differentiable)):
         if not d:
             continue

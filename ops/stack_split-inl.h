@@ -1,0 +1,129 @@
+// ops/stack_split-inl.h: stack (joins arrays along a new axis) and split / SliceChannel (cuts
+// an array into equal parts along an axis), written once for every device. Both are Concat's
+// copies on reshaped views: stacking k arrays of shape (a, b) on axis 1 is concatenating them
+// as (a, 1, b) along axis 1, and splitting is Concat's backward. Each is the other's gradient.
+// stack_split.cc registers the CPU, stack_split.cu adds FCompute<gpu>.
+#ifndef OPS_STACK_SPLIT_INL_H_
+#define OPS_STACK_SPLIT_INL_H_
+
+#include <string>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/concat-inl.h"
+#include "ops/invoke.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace stack_split {
+
+struct StackParam : public dmlc::Parameter<StackParam> {
+  int axis;
+  int num_args;
+  DMLC_DECLARE_PARAMETER(StackParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(0).describe(
+        "Where the new axis goes, in [-ndim-1, ndim] of the inputs' rank.");
+    DMLC_DECLARE_FIELD(num_args).set_lower_bound(1).describe("Number of inputs.");
+  }
+};
+
+struct SplitParam : public dmlc::Parameter<SplitParam> {
+  int num_outputs;
+  int axis;
+  bool squeeze_axis;
+  DMLC_DECLARE_PARAMETER(SplitParam) {
+    DMLC_DECLARE_FIELD(num_outputs).set_lower_bound(1).describe(
+        "Number of equal parts; it must divide the axis' extent.");
+    DMLC_DECLARE_FIELD(axis).set_default(1).describe("The axis to cut along.");
+    DMLC_DECLARE_FIELD(squeeze_axis).set_default(false).describe(
+        "Drop the axis from the parts (each part's extent on it must then be 1).");
+  }
+};
+
+inline TBlob Reshaped(const TBlob& blob, const TShape& shape) {
+  return TBlob(blob.dptr_, shape, blob.dev_mask_, blob.type_flag_);
+}
+
+// Each part's shape with the cut axis kept (extent `part_extent`), and Concat's attributes.
+struct ConcatView {
+  TShape part;
+  NodeAttrs concat_attrs;
+};
+
+// Stacking parts of shape `part` (rank n) on `axis` of the rank-(n+1) result.
+inline ConcatView StackView(const StackParam& param, const TShape& part) {
+  const int axis = NormalizeAxis(param.axis, part.ndim() + 1);
+  std::vector<index_t> dims(part.begin(), part.end());
+  dims.insert(dims.begin() + axis, 1);
+  return {TShape(dims.begin(), dims.end()),
+          ParseAttrs(Op::Get("Concat"), {{"num_args", std::to_string(param.num_args)},
+                                         {"dim", std::to_string(axis)}})};
+}
+
+// Splitting `data` into num_outputs parts along the axis.
+inline ConcatView SplitView(const SplitParam& param, const TShape& data) {
+  const int axis = NormalizeAxis(param.axis, data.ndim());
+  TShape part = data;
+  part[axis] = data[axis] / param.num_outputs;
+  return {part, ParseAttrs(Op::Get("Concat"), {{"num_args", std::to_string(param.num_outputs)},
+                                               {"dim", std::to_string(axis)}})};
+}
+
+// Parts viewed with the cut axis kept.
+inline std::vector<TBlob> PartViews(const std::vector<TBlob>& parts, const TShape& shape) {
+  std::vector<TBlob> views;
+  for (const TBlob& p : parts) views.push_back(Reshaped(p, shape));
+  return views;
+}
+
+// Joins `parts` into `joined` (kSplit false) or cuts `joined` into `parts`.
+template <bool kSplit, typename xpu>
+void Copy(const ConcatView& view, const OpContext& ctx, const std::vector<TBlob>& parts,
+          const TBlob& joined, const std::vector<OpReqType>& req) {
+  concat::ConcatCopy<kSplit, xpu>(view.concat_attrs, ctx.get_stream<xpu>(),
+                                  PartViews(parts, view.part), joined, req);
+}
+
+template <typename xpu>
+void StackCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  Copy<false, xpu>(StackView(GetParam<StackParam>(attrs), in[0].shape_), ctx, in, out[0], req);
+}
+
+// Inputs: out_grad. Outputs: one gradient per input.
+template <typename xpu>
+void StackBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  Copy<true, xpu>(StackView(GetParam<StackParam>(attrs), out[0].shape_), ctx, out, in[0], req);
+}
+
+template <typename xpu>
+void SplitCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  Copy<true, xpu>(SplitView(GetParam<SplitParam>(attrs), in[0].shape_), ctx, out, in[0], req);
+}
+
+// Inputs: one output gradient per part. Output: the data's gradient.
+template <typename xpu>
+void SplitBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  Copy<false, xpu>(SplitView(GetParam<SplitParam>(attrs), out[0].shape_), ctx, in, out[0], req);
+}
+
+// Adds FCompute<xpu> to stack, SliceChannel and their backward operators.
+template <typename xpu>
+void SetStackSplitCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("stack").set_attr<FCompute>(attr_name, FCompute(StackCompute<xpu>));
+  RegisterOp("_backward_stack").set_attr<FCompute>(attr_name, FCompute(StackBackwardCompute<xpu>));
+  RegisterOp("SliceChannel").set_attr<FCompute>(attr_name, FCompute(SplitCompute<xpu>));
+  RegisterOp("_backward_SliceChannel")
+      .set_attr<FCompute>(attr_name, FCompute(SplitBackwardCompute<xpu>));
+}
+
+}  // namespace stack_split
+}  // namespace ops
+
+#endif  // OPS_STACK_SPLIT_INL_H_

@@ -329,6 +329,32 @@ def _split(x, p):
     return parts
 
 
+def _index(values, n, mode):
+    """Indices truncated toward zero, then clipped to [0, n) or wrapped around it."""
+    j = np.trunc(values).astype(np.int64)
+    return np.mod(j, n) if mode == "wrap" else np.clip(j, 0, n - 1)
+
+
+def _take(a, indices, p):
+    axis = int(p.get("axis", 0)) % a.ndim
+    return np.take(a, _index(indices, a.shape[axis], p.get("mode", "clip")), axis=axis)
+
+
+def _pick(data, index, p):
+    axis = int(p.get("axis", -1)) % data.ndim
+    j = _index(index, data.shape[axis], p.get("mode", "clip"))
+    j = j.reshape(data.shape[:axis] + (1,) + data.shape[axis + 1:])
+    y = np.take_along_axis(data, j, axis=axis)
+    return y if _flag(p, "keepdims") else np.squeeze(y, axis=axis)
+
+
+def _one_hot(indices, p):
+    depth = int(p["depth"])
+    j = np.trunc(indices).astype(np.int64)
+    hit = (j[..., None] == np.arange(depth)) & (j[..., None] >= 0)
+    return np.where(hit, float(p.get("on_value", 1)), float(p.get("off_value", 0)))
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -425,6 +451,9 @@ FORWARD = {
     "repeat": _repeat,
     "stack": lambda *a: np.stack(a[:-1], axis=int(a[-1].get("axis", 0))),
     "SliceChannel": _split,
+    "take": _take,
+    "pick": _pick,
+    "one_hot": _one_hot,
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
 

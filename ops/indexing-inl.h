@@ -1,0 +1,343 @@
+// ops/indexing-inl.h: the operators driven by an index array, with MXNet 1.9.1's semantics,
+// written once for every device:
+//   take(a, indices, axis, mode)      out = a with axis replaced by indices' axes
+//   pick(data, index, axis, keepdims)  out[.., ..] = data[.., index[.., ..], ..]
+//   one_hot(indices, depth)           out[.., c] = on_value where int(index) == c
+// An index is truncated toward zero, then clipped to the axis (mode clip), wrapped around it
+// (wrap), or checked (take's raise: an index outside is a dmlc::Error naming it). Indices get
+// no gradient. indexing.cc registers the CPU, indexing.cu adds FCompute<gpu>.
+#ifndef OPS_INDEXING_INL_H_
+#define OPS_INDEXING_INL_H_
+
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/embedding-inl.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace indexing {
+
+using embedding::IsIndexType;
+using embedding::WithIndexType;
+
+enum IndexMode { kClip = 0, kWrap = 1, kRaise = 2 };
+
+struct TakeParam : public dmlc::Parameter<TakeParam> {
+  int axis;
+  int mode;
+  DMLC_DECLARE_PARAMETER(TakeParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(0).describe("The axis of a to take along.");
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("clip", kClip)
+        .add_enum("wrap", kWrap)
+        .add_enum("raise", kRaise)
+        .set_default(kClip)
+        .describe("Indices outside the axis: clip to it, wrap around it, or raise an error.");
+  }
+};
+
+struct PickParam : public dmlc::Parameter<PickParam> {
+  dmlc::optional<int> axis;
+  bool keepdims;
+  int mode;
+  DMLC_DECLARE_PARAMETER(PickParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
+        "The axis to pick along; None picks from the flattened data.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
+        "Keep the axis, with extent 1.");
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("clip", kClip)
+        .add_enum("wrap", kWrap)
+        .set_default(kClip)
+        .describe("Indices outside the axis: clip to it or wrap around it.");
+  }
+};
+
+struct OneHotParam : public dmlc::Parameter<OneHotParam> {
+  int depth;
+  double on_value;
+  double off_value;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(OneHotParam) {
+    DMLC_DECLARE_FIELD(depth).set_lower_bound(1).describe("The number of classes.");
+    DMLC_DECLARE_FIELD(on_value).set_default(1.0).describe("The value at the index.");
+    DMLC_DECLARE_FIELD(off_value).set_default(0.0).describe("The value elsewhere.");
+    DMLC_DECLARE_FIELD(dtype)
+        .add_enum("float32", mshadow::kFloat32)
+        .add_enum("float64", mshadow::kFloat64)
+        .set_default(mshadow::kFloat32)
+        .describe("The output's type.");
+  }
+};
+
+// Position in [0, n) of index value v (truncated toward zero): clipped or wrapped.
+template <typename IType>
+MSHADOW_XINLINE index_t IndexAt(IType v, index_t n, int mode) {
+  const double value = static_cast<double>(v);
+  if (mode == kWrap) {
+    if (!(value == value)) return 0;  // NaN
+    const index_t j = static_cast<index_t>(value) % n;
+    return j < 0 ? j + n : j;
+  }
+  if (!(value > 0)) return 0;  // NaN too
+  return value >= static_cast<double>(n - 1) ? n - 1 : static_cast<index_t>(value);
+}
+
+// The array viewed around an axis: (outer, n, inner).
+struct AxisView {
+  index_t outer, n, inner;
+};
+inline AxisView ViewAround(const TShape& shape, int axis) {
+  return {shape.ProdShape(0, axis), shape[axis], shape.ProdShape(axis + 1, shape.ndim())};
+}
+
+// ---- take: out viewed as (outer, k, inner), k the number of indices.
+
+template <int kReq>
+struct take_gather {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* a, const IType* idx,
+                                  AxisView v, index_t k, int mode) {
+    const index_t inner = i % v.inner, j = i / v.inner % k, o = i / (v.inner * k);
+    AssignReq<kReq>(out + i, a[(o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner]);
+  }
+};
+
+// GPU item: output gradient element i added onto a's (atomically: indices repeat).
+struct take_scatter_atomic {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const IType* idx,
+                                  AxisView v, index_t k, int mode) {
+    const index_t inner = i % v.inner, j = i / v.inner % k, o = i / (v.inner * k);
+    DType* at = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner;
+#ifdef __CUDA_ARCH__
+    atomicAdd(at, og[i]);
+#else
+    *at += og[i];
+#endif
+  }
+};
+
+// CPU item: one (outer, inner) position, every index in order: items touch disjoint
+// elements, so the sums need no atomics and do not depend on the thread count.
+struct take_scatter_position {
+  template <typename DType, typename IType>
+  static void Map(index_t p, DType* grad, const DType* og, const IType* idx, AxisView v,
+                  index_t k, int mode) {
+    const index_t o = p / v.inner, inner = p % v.inner;
+    for (index_t j = 0; j < k; ++j) {
+      grad[(o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner] +=
+          og[(o * k + j) * v.inner + inner];
+    }
+  }
+};
+
+// With mode raise: every index a position on the axis, or a dmlc::Error naming the first that
+// is not (the indices are read on the host; a GPU's are copied there first).
+template <typename xpu, typename IType>
+void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {
+  const index_t count = static_cast<index_t>(indices.Size());
+  std::vector<IType> host(static_cast<size_t>(count));
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    std::copy(indices.dptr<IType>(), indices.dptr<IType>() + count, host.begin());
+  } else {
+    mshadow::Tensor<cpu, 1, IType> dst(host.data(), mshadow::Shape1(count));
+    mshadow::Copy(dst, Flat<xpu, IType>(indices, s), s);
+    s->Wait();
+  }
+  for (index_t j = 0; j < count; ++j) {
+    const double v = static_cast<double>(host[j]);
+    if (!(v > -1 && v < static_cast<double>(n))) {
+      std::ostringstream os;
+      os << "take with mode=raise: index " << v << " at position " << j
+         << " is outside the axis of extent " << n << " (valid: 0 to " << n - 1 << ")";
+      throw dmlc::Error(os.str());
+    }
+  }
+}
+
+template <typename xpu>
+void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TakeParam& param = GetParam<TakeParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const AxisView v = ViewAround(in[0].shape_, NormalizeAxis(param.axis, in[0].ndim()));
+  const index_t k = static_cast<index_t>(in[1].Size());
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WithIndexType(in[1].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s);
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<take_gather<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
+                                              out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                              in[1].dptr<IType>(), v, k, param.mode);
+      });
+    });
+  });
+}
+
+// Writes zero to the indices' gradient (they have none).
+template <typename xpu>
+void ZeroIndexGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s) {
+  if (req != kWriteTo && req != kWriteInplace) return;
+  WithIndexType(grad.type_flag_, [&](auto index_tag) {
+    using IType = typename decltype(index_tag)::type;
+    Flat<xpu, IType>(grad, s) = IType(0);
+  });
+}
+
+// Inputs: out_grad, a, indices. Outputs: a_grad, indices_grad (zero).
+template <typename xpu>
+void TakeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const TakeParam& param = GetParam<TakeParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const AxisView v = ViewAround(in[1].shape_, NormalizeAxis(param.axis, in[1].ndim()));
+  const index_t k = static_cast<index_t>(in[2].Size());
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (req[0] != kNullOp) {
+      auto grad = Flat<xpu, DType>(out[0], s);
+      if (req[0] != kAddTo) grad = DType(0);
+      WithIndexType(in[2].type_flag_, [&](auto index_tag) {
+        using IType = typename decltype(index_tag)::type;
+        // raise: the forward call checked these indices; clip keeps them inside regardless.
+        const int mode = param.mode == kWrap ? kWrap : kClip;
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<take_scatter_position, cpu>::LaunchItems(
+              s, v.outer * v.inner, k, grad.dptr_, in[0].dptr<DType>(), in[2].dptr<IType>(), v,
+              k, mode);
+        } else {
+          Kernel<take_scatter_atomic, xpu>::Launch(s, static_cast<index_t>(in[0].Size()),
+                                                   grad.dptr_, in[0].dptr<DType>(),
+                                                   in[2].dptr<IType>(), v, k, mode);
+        }
+      });
+    }
+  });
+  ZeroIndexGradient<xpu>(out[1], req[1], s);
+}
+
+// ---- pick: the data viewed as (outer, n, inner) around the axis (the flattened data as
+// (1, size, 1) without one); the index and the output as (outer, inner).
+
+inline AxisView PickView(const PickParam& param, const TShape& data) {
+  if (!param.axis.has_value()) return {1, static_cast<index_t>(data.Size()), 1};
+  return ViewAround(data, NormalizeAxis(param.axis.value(), data.ndim()));
+}
+
+template <int kReq>
+struct pick_gather {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t p, DType* out, const DType* data, const IType* idx,
+                                  AxisView v, int mode) {
+    const index_t o = p / v.inner, inner = p % v.inner;
+    AssignReq<kReq>(out + p, data[(o * v.n + IndexAt(idx[p], v.n, mode)) * v.inner + inner]);
+  }
+};
+
+// Each output position adds its gradient to the one data element it picked: positions pick
+// distinct elements, so no two items write the same one.
+struct pick_scatter {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t p, DType* grad, const DType* og, const IType* idx,
+                                  AxisView v, int mode) {
+    const index_t o = p / v.inner, inner = p % v.inner;
+    grad[(o * v.n + IndexAt(idx[p], v.n, mode)) * v.inner + inner] += og[p];
+  }
+};
+
+template <typename xpu>
+void PickCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const PickParam& param = GetParam<PickParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const AxisView v = PickView(param, in[0].shape_);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WithIndexType(in[1].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<pick_gather<Req>, xpu>::Launch(s, v.outer * v.inner, out[0].dptr<DType>(),
+                                              in[0].dptr<DType>(), in[1].dptr<IType>(), v,
+                                              param.mode);
+      });
+    });
+  });
+}
+
+// Inputs: out_grad, data, index. Outputs: data_grad, index_grad (zero).
+template <typename xpu>
+void PickBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const PickParam& param = GetParam<PickParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const AxisView v = PickView(param, in[1].shape_);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (req[0] != kNullOp) {
+      auto grad = Flat<xpu, DType>(out[0], s);
+      if (req[0] != kAddTo) grad = DType(0);
+      WithIndexType(in[2].type_flag_, [&](auto index_tag) {
+        using IType = typename decltype(index_tag)::type;
+        Kernel<pick_scatter, xpu>::Launch(s, v.outer * v.inner, grad.dptr_, in[0].dptr<DType>(),
+                                          in[2].dptr<IType>(), v, param.mode);
+      });
+    }
+  });
+  ZeroIndexGradient<xpu>(out[1], req[1], s);
+}
+
+// ---- one_hot: out viewed as (count, depth).
+
+template <int kReq>
+struct one_hot_fill {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const IType* idx, index_t depth,
+                                  DType on, DType off) {
+    const double value = static_cast<double>(idx[i / depth]);
+    // Truncated toward zero; NaN and values outside [0, depth) match no class.
+    const bool hit = value > -1 && value < static_cast<double>(depth) &&
+                     static_cast<index_t>(value) == i % depth;
+    AssignReq<kReq>(out + i, hit ? on : off);
+  }
+};
+
+template <typename xpu>
+void OneHotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const OneHotParam& param = GetParam<OneHotParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WithIndexType(in[0].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<one_hot_fill<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
+                                               out[0].dptr<DType>(), in[0].dptr<IType>(),
+                                               static_cast<index_t>(param.depth),
+                                               static_cast<DType>(param.on_value),
+                                               static_cast<DType>(param.off_value));
+      });
+    });
+  });
+}
+
+// Adds FCompute<xpu> to take, pick, one_hot and the backward operators.
+template <typename xpu>
+void SetIndexingCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("take").set_attr<FCompute>(attr_name, FCompute(TakeCompute<xpu>));
+  RegisterOp("_backward_take").set_attr<FCompute>(attr_name, FCompute(TakeBackwardCompute<xpu>));
+  RegisterOp("pick").set_attr<FCompute>(attr_name, FCompute(PickCompute<xpu>));
+  RegisterOp("_backward_pick").set_attr<FCompute>(attr_name, FCompute(PickBackwardCompute<xpu>));
+  RegisterOp("one_hot").set_attr<FCompute>(attr_name, FCompute(OneHotCompute<xpu>));
+}
+
+}  // namespace indexing
+}  // namespace ops
+
+#endif  // OPS_INDEXING_INL_H_

@@ -1,0 +1,159 @@
+// take, pick and one_hot (indexing-inl.h): shape and type inference, the CPU registration;
+// FCompute<gpu>: indexing.cu.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ops/indexing-inl.h"
+
+namespace ops {
+namespace indexing {
+
+DMLC_REGISTER_PARAMETER(TakeParam);
+DMLC_REGISTER_PARAMETER(PickParam);
+DMLC_REGISTER_PARAMETER(OneHotParam);
+
+namespace {
+
+void CheckIndexType(const char* op, int type_flag) {
+  if (type_flag != -1 && !IsIndexType(type_flag)) {
+    throw dmlc::Error(std::string(op) + " indices of type " + mshadow::TypeFlagName(type_flag) +
+                      " are not supported; valid: float32, float64, int32, int64");
+  }
+}
+
+// Input 0 real, input 1 indices; the output has input 0's type.
+template <const char* kOp>
+bool DataAndIndexType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
+  CheckIndexType(kOp, (*in)[1]);
+  const int type = (*in)[0] != -1 ? (*in)[0] : (*out)[0];
+  if (type == -1) return false;
+  CheckRealType(type);
+  AssignInputType(in, 0, type);
+  AssignOutputType(out, 0, type);
+  return (*in)[1] != -1;
+}
+constexpr char kTake[] = "take";
+constexpr char kPick[] = "pick";
+
+// a.shape[:axis] + indices.shape + a.shape[axis + 1:].
+bool TakeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& a = (*in)[0];
+  const TShape& indices = (*in)[1];
+  if (!ShapeIsKnown(a) || !ShapeIsKnown(indices)) return false;
+  const int axis = NormalizeAxis(GetParam<TakeParam>(attrs).axis, a.ndim());
+  std::vector<index_t> dims(a.begin(), a.begin() + axis);
+  dims.insert(dims.end(), indices.begin(), indices.end());
+  dims.insert(dims.end(), a.begin() + axis + 1, a.end());
+  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  return true;
+}
+
+// The index (and output) shape: the data's without the axis, or with it as 1 (keepdims);
+// (1,) without an axis.
+TShape PickedShape(const PickParam& param, const TShape& data) {
+  if (!param.axis.has_value()) return TShape{1};
+  const int axis = NormalizeAxis(param.axis.value(), data.ndim());
+  std::vector<index_t> dims(data.begin(), data.end());
+  if (param.keepdims) {
+    dims[axis] = 1;
+  } else {
+    dims.erase(dims.begin() + axis);
+  }
+  if (dims.empty()) dims.push_back(1);
+  return TShape(dims.begin(), dims.end());
+}
+
+bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const PickParam& param = GetParam<PickParam>(attrs);
+  const TShape picked = PickedShape(param, data);
+  // The index may also keep the axis as 1 when the output drops it (same elements, same
+  // order), as MXNet allows.
+  PickParam kept = param;
+  kept.keepdims = true;
+  const TShape& index = (*in)[1];
+  if (!(ShapeIsKnown(index) && index == PickedShape(kept, data))) AssignInputShape(in, 1, picked);
+  AssignOutputShape(out, 0, picked);
+  return true;
+}
+
+bool OneHotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& indices = (*in)[0];
+  if (!ShapeIsKnown(indices)) return false;
+  std::vector<index_t> dims(indices.begin(), indices.end());
+  dims.push_back(GetParam<OneHotParam>(attrs).depth);
+  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  return true;
+}
+
+bool OneHotType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  CheckIndexType("one_hot", (*in)[0]);
+  AssignOutputType(out, 0, GetParam<OneHotParam>(attrs).dtype);
+  return (*in)[0] != -1;
+}
+
+const bool kRegistered = [] {
+  SetIndexingCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+OPS_REGISTER_OP(take)
+    .describe("Takes slices of a along axis at the given indices: the result's shape is "
+              "a.shape[:axis] + indices.shape + a.shape[axis+1:]. Indices are truncated toward "
+              "zero, then clipped, wrapped or checked (mode).")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("a", "NDArray-or-Symbol", "The array to take from.")
+    .add_argument("indices", "NDArray-or-Symbol", "The indices (float32/64 or int32/64).")
+    .add_arguments(TakeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<TakeParam>)
+    .set_attr<FInferShape>("FInferShape", TakeShape)
+    .set_attr<FInferType>("FInferType", DataAndIndexType<kTake>)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_take", true, false});
+
+OPS_REGISTER_OP(_backward_take)
+    .describe("Gradient of take: the output gradient added onto the slices it took.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<TakeParam>);
+
+OPS_REGISTER_OP(pick)
+    .describe("Picks one element along axis at each position: out[i, k] = data[i, index[i, "
+              "k], k] around the axis. Indices are truncated toward zero, then clipped or "
+              "wrapped (mode).")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The array to pick from.")
+    .add_argument("index", "NDArray-or-Symbol",
+                  "The positions along the axis, shaped like the data without it.")
+    .add_arguments(PickParam::__FIELDS__())
+    .set_attr_parser(ParamParser<PickParam>)
+    .set_attr<FInferShape>("FInferShape", PickShape)
+    .set_attr<FInferType>("FInferType", DataAndIndexType<kPick>)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_pick", true, false});
+
+OPS_REGISTER_OP(_backward_pick)
+    .describe("Gradient of pick: the output gradient at the picked elements, zero elsewhere.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<PickParam>);
+
+OPS_REGISTER_OP(one_hot)
+    .describe("One-hot encoding: shape indices.shape + (depth,), on_value at each index "
+              "(truncated toward zero), off_value elsewhere and for indices outside [0, depth).")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("indices", "NDArray-or-Symbol", "The class indices.")
+    .add_arguments(OneHotParam::__FIELDS__())
+    .set_attr_parser(ParamParser<OneHotParam>)
+    .set_attr<FInferShape>("FInferShape", OneHotShape)
+    .set_attr<FInferType>("FInferType", OneHotType);
+
+}  // namespace indexing
+}  // namespace ops

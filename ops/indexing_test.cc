@@ -1,0 +1,115 @@
+// take, pick and one_hot against MXNet 1.9.1's outputs (run there on these inputs), index
+// modes, gradients with repeated indices, shapes and bad indices.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+// a = arange(12).reshape(3, 4).
+InputSpec Arange34() {
+  Values v;
+  for (int i = 0; i < 12; ++i) v.push_back(i);
+  return InputSpec::WithValues(TShape{3, 4}, v);
+}
+
+InputSpec Indices(TShape shape, Values values) {
+  InputSpec spec = InputSpec::WithValues(std::move(shape), std::move(values));
+  spec.differentiable = false;
+  return spec;
+}
+
+// Integer indices in [lo, hi), not differentiated.
+InputSpec RandomIndices(TShape shape, double lo, double hi) {
+  InputSpec spec(std::move(shape), lo, hi);
+  spec.integer = true;
+  spec.differentiable = false;
+  return spec;
+}
+
+Values ForwardValues(const OpCase& c, int type = mshadow::kFloat32) {
+  return testing::ToValues(testing::Forward(c, testing::MakeInputs(c, type))[0].blob());
+}
+
+TEST(TakeTest, ModesAsMxnet) {
+  // mx.nd.take(a, [[-1.5, 0.7], [2.9, 5]], axis=0): rows 0, 0, 2, 2.
+  const OpCase clip{"take", {}, {Arange34(), Indices(TShape{2, 2}, {-1.5, 0.7, 2.9, 5})}};
+  EXPECT_EQ(testing::InferOutputShapes(clip)[0], (TShape{2, 2, 4}));
+  EXPECT_EQ(ForwardValues(clip), (Values{0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11}));
+  // mx.nd.take(a, [-1, 5, -5], axis=1, mode='wrap'): columns 3, 1, 3.
+  const OpCase wrap{"take", {{"axis", "1"}, {"mode", "wrap"}}, {Arange34(), Indices(TShape{3}, {-1, 5, -5})}};
+  EXPECT_EQ(ForwardValues(wrap), (Values{3, 1, 3, 7, 5, 7, 11, 9, 11}));
+  const OpCase raise{"take", {{"mode", "raise"}}, {Arange34(), Indices(TShape{2}, {1, 3})}};
+  EXPECT_THAT(testing::ErrorOf([&] { ForwardValues(raise); }),
+              HasSubstr("take with mode=raise: index 3 at position 1 is outside the axis of "
+                        "extent 3 (valid: 0 to 2)"));
+  const OpCase in_range{"take", {{"mode", "raise"}, {"axis", "-1"}}, {Arange34(), Indices(TShape{2}, {3, 0})}};
+  EXPECT_EQ(ForwardValues(in_range), (Values{3, 0, 7, 4, 11, 8}));
+}
+
+TEST(TakeTest, GradientsAddRepeatedIndices) {
+  for (const char* axis : {"0", "1", "-1"}) {
+    for (const char* mode : {"clip", "wrap"}) {
+      SCOPED_TRACE(std::string(axis) + " " + mode);
+      const OpCase c{"take", {{"axis", axis}, {"mode", mode}},
+                     {InputSpec(TShape{4, 3, 5}), RandomIndices(TShape{2, 6}, -2, 7)}};
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(c);
+    }
+  }
+  // Index 1 taken three times: its row of the gradient is three output gradients' sum.
+  const OpCase c{"take", {}, {InputSpec(TShape{3, 2}), Indices(TShape{4}, {1, 1, 0, 1})}};
+  const std::vector<CpuTensor> grads =
+      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {{1, 2, 3, 4, 5, 6, 7, 8}});
+  EXPECT_EQ(testing::ToValues(grads[0].blob()), (Values{5, 6, 1 + 3 + 7, 2 + 4 + 8, 0, 0}));
+  EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(4, 0.0));
+}
+
+TEST(PickTest, ClipAndWrapAsMxnet) {
+  // mx.nd.pick(a, [0, 5, -1], axis=1): [0, 7, 8]; mode='wrap': [0, 5, 11].
+  const OpCase clip{"pick", {{"axis", "1"}}, {Arange34(), Indices(TShape{3}, {0, 5, -1})}};
+  EXPECT_EQ(ForwardValues(clip), (Values{0, 7, 8}));
+  const OpCase wrap{"pick", {{"axis", "1"}, {"mode", "wrap"}}, {Arange34(), Indices(TShape{3}, {0, 5, -1})}};
+  EXPECT_EQ(ForwardValues(wrap), (Values{0, 5, 11}));
+  const OpCase keep{"pick", {{"axis", "0"}, {"keepdims", "True"}}, {Arange34(), Indices(TShape{1, 4}, {0, 2, 1, 1})}};
+  EXPECT_EQ(testing::InferOutputShapes(keep)[0], (TShape{1, 4}));
+  EXPECT_EQ(ForwardValues(keep), (Values{0, 9, 6, 7}));
+  const OpCase flat{"pick", {{"axis", "None"}}, {Arange34(), Indices(TShape{1}, {7})}};
+  EXPECT_EQ(ForwardValues(flat), (Values{7}));
+  const OpCase random{"pick", {{"axis", "1"}}, {InputSpec(TShape{3, 5, 2}), RandomIndices(TShape{3, 2}, -1, 6)}};
+  for (const OpCase& c : {clip, keep, random}) {
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes({"pick", {}, {InputSpec(TShape{3, 4}), InputSpec(TShape{4})}});
+              }),
+              HasSubstr("shape of input 'index' is (4,) but (3,) is required"));
+}
+
+TEST(OneHotTest, OnOffAndIndicesOutside) {
+  // mx.nd.one_hot([1, -1, 5, 2.7], depth=4, on_value=3, off_value=-1).
+  const OpCase c{"one_hot", {{"depth", "4"}, {"on_value", "3"}, {"off_value", "-1"}},
+                 {Indices(TShape{4}, {1, -1, 5, 2.7})}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{4, 4}));
+  EXPECT_EQ(ForwardValues(c), (Values{-1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1}));
+  const OpCase f64{"one_hot", {{"depth", "3"}, {"dtype", "float64"}}, {Indices(TShape{2}, {0, 2})}};
+  const std::vector<CpuTensor> out = testing::Forward(f64, testing::MakeInputs(f64, mshadow::kInt32));
+  EXPECT_EQ(out[0].type_flag(), mshadow::kFloat64);
+  EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{1, 0, 0, 0, 0, 1}));
+  testing::CheckWriteModes(f64);  // its output is float64, as the check reads it
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("one_hot"), {{"depth", "0"}}); }),
+              HasSubstr("depth"));
+}
+
+}  // namespace
+}  // namespace ops

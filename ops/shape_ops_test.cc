@@ -96,6 +96,27 @@ TEST(StackSplitTest, ValuesShapesAndGradients) {
               HasSubstr("(3,2)"));
 }
 
+TEST(SwapAxesTest, SwapsTwoAxesThroughTranspose) {
+  EXPECT_EQ(Op::Get("SwapAxis"), Op::Get("swapaxes"));
+  const OpCase c{"swapaxes", {{"dim1", "0"}, {"dim2", "-1"}}, {InputSpec(TShape{2, 3, 4})}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{4, 3, 2}));
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    Values out;
+    for (int k = 0; k < 4; ++k)
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 2; ++i) out.push_back(in[0][(i * 3 + j) * 4 + k]);
+    return std::vector<Values>{out};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+  const OpCase same{"swapaxes", {}, {InputSpec(TShape{2, 3})}};
+  testing::CheckForward(same, Identity);
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes({"swapaxes", {{"dim2", "3"}}, {InputSpec(TShape{2, 3})}});
+              }),
+              HasSubstr("dim2 3"));
+}
+
 TEST(ReshapeTest, SpecialValuesAsInMXNet) {
   EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(4,0,2)"), (TShape{4, 3, 2}));
   EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(6,1,-1)"), (TShape{6, 1, 4}));

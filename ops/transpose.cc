@@ -255,6 +255,7 @@ void TransposeCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
 }  // namespace
 
 DMLC_REGISTER_PARAMETER(TransposeParam);
+DMLC_REGISTER_PARAMETER(SwapAxesParam);
 
 OPS_REGISTER_OP(transpose)
     .describe("Permutes the axes of the input: output axis i is input axis axes[i].")
@@ -275,6 +276,44 @@ OPS_REGISTER_OP(_backward_transpose)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParamParser<TransposeParam>)
     .set_attr<FCompute>("FCompute<cpu>", TransposeCompute<true>);
+
+namespace {
+
+bool SwapAxesShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const TShape axes = SwapPermutation(GetParam<SwapAxesParam>(attrs), data.ndim());
+  TShape result = data;
+  for (int d = 0; d < data.ndim(); ++d) result[d] = data[axes[d]];
+  AssignOutputShape(out, 0, result);
+  return true;
+}
+
+const bool kSwapAxesRegistered = [] {
+  SetSwapAxesCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+
+OPS_REGISTER_OP(swapaxes)
+    .describe("Swaps two axes: a transpose that exchanges dim1 and dim2 (alias SwapAxis).")
+    .add_alias("SwapAxis")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .add_arguments(SwapAxesParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SwapAxesParam>)
+    .set_attr<FInferShape>("FInferShape", SwapAxesShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_swapaxes", false, false});
+
+OPS_REGISTER_OP(_backward_swapaxes)
+    .describe("Gradient of swapaxes: the same swap of the output gradient.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<SwapAxesParam>);
 
 }  // namespace transpose
 }  // namespace ops

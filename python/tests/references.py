@@ -355,6 +355,25 @@ def _one_hot(indices, p):
     return np.where(hit, float(p.get("on_value", 1)), float(p.get("off_value", 0)))
 
 
+def _where(condition, x, y, p):
+    if condition.shape != x.shape:  # one condition per row
+        condition = condition.reshape((-1,) + (1,) * (x.ndim - 1))
+    return np.where(condition != 0, x, y)
+
+
+def _arg_reduce(fn):
+    def reduce(x, p):
+        axis = p.get("axis", "None")
+        if axis == "None":
+            return np.array([fn(x)], dtype=x.dtype)
+        return fn(x, axis=int(axis), keepdims=_flag(p, "keepdims")).astype(x.dtype)
+    return reduce
+
+
+def _swapaxes(x, p):
+    return np.swapaxes(x, int(p.get("dim1", 0)), int(p.get("dim2", 0)))
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -454,6 +473,12 @@ FORWARD = {
     "take": _take,
     "pick": _pick,
     "one_hot": _one_hot,
+    "where": _where,
+    "add_n": lambda *a: sum(a[:-1]),
+    "argmax": _arg_reduce(np.argmax),
+    "argmin": _arg_reduce(np.argmin),
+    "reverse": lambda x, p: np.flip(x, axis=_tuple(p["axis"])),
+    "swapaxes": _swapaxes,
     "transpose": lambda x, p: np.transpose(x, _tuple(p["axes"]) if "axes" in p else None),
 }
 

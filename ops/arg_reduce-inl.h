@@ -1,0 +1,90 @@
+// ops/arg_reduce-inl.h: argmax and argmin along an axis (or over the flattened data), written
+// once for every device. The position of the first extreme, as MXNet 1.9.1 (a NaN first in
+// line stays the answer: nothing compares above it), in the data's type. No gradient.
+// arg_reduce.cc registers the CPU, arg_reduce.cu adds FCompute<gpu>.
+#ifndef OPS_ARG_REDUCE_INL_H_
+#define OPS_ARG_REDUCE_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace arg_reduce {
+
+struct ArgReduceParam : public dmlc::Parameter<ArgReduceParam> {
+  dmlc::optional<int> axis;
+  bool keepdims;
+  DMLC_DECLARE_PARAMETER(ArgReduceParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
+        "The axis to search along; None searches the flattened data.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe("Keep the axis, with extent 1.");
+  }
+};
+
+// The data viewed as (outer, n, inner) around the axis; (1, size, 1) without one.
+struct AxisView {
+  index_t outer, n, inner;
+};
+inline AxisView ViewOf(const ArgReduceParam& param, const TShape& data) {
+  if (!param.axis.has_value()) return {1, static_cast<index_t>(data.Size()), 1};
+  const int axis = NormalizeAxis(param.axis.value(), data.ndim());
+  return {data.ProdShape(0, axis), data[axis], data.ProdShape(axis + 1, data.ndim())};
+}
+
+struct greater {
+  template <typename DType>
+  MSHADOW_XINLINE static bool Better(DType a, DType b) { return a > b; }
+};
+struct less {
+  template <typename DType>
+  MSHADOW_XINLINE static bool Better(DType a, DType b) { return a < b; }
+};
+
+// Output position p = (outer, inner): the first k whose value no later one beats.
+template <typename Compare, int kReq>
+struct arg_reduce_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t p, DType* out, const DType* data, AxisView v) {
+    const DType* line = data + (p / v.inner) * v.n * v.inner + p % v.inner;
+    index_t best_at = 0;
+    DType best = line[0];
+    for (index_t k = 1; k < v.n; ++k) {
+      const DType value = line[k * v.inner];
+      if (Compare::Better(value, best)) {
+        best = value;
+        best_at = k;
+      }
+    }
+    AssignReq<kReq>(out + p, static_cast<DType>(best_at));
+  }
+};
+
+template <typename xpu, typename Compare>
+void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const AxisView v = ViewOf(GetParam<ArgReduceParam>(attrs), in[0].shape_);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(ctx.get_stream<xpu>(), v.outer * v.inner,
+                                                           out[0].dptr<DType>(),
+                                                           in[0].dptr<DType>(), v);
+    });
+  });
+}
+
+// Adds FCompute<xpu> to argmax and argmin.
+template <typename xpu>
+void SetArgReduceCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("argmax").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, greater>));
+  RegisterOp("argmin").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, less>));
+}
+
+}  // namespace arg_reduce
+}  // namespace ops
+
+#endif  // OPS_ARG_REDUCE_INL_H_

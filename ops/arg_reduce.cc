@@ -1,0 +1,58 @@
+// argmax and argmin (arg_reduce-inl.h): shape inference and the CPU registration;
+// FCompute<gpu>: arg_reduce.cu.
+#include <string>
+#include <vector>
+
+#include "ops/arg_reduce-inl.h"
+
+namespace ops {
+namespace arg_reduce {
+
+DMLC_REGISTER_PARAMETER(ArgReduceParam);
+
+namespace {
+
+// The data's shape without the axis (or with it as 1); without an axis (1,), or all ones of
+// the data's rank with keepdims.
+bool ArgReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const ArgReduceParam& param = GetParam<ArgReduceParam>(attrs);
+  std::vector<index_t> dims(data.begin(), data.end());
+  if (!param.axis.has_value()) {
+    dims.assign(param.keepdims ? data.ndim() : 1, 1);
+  } else {
+    const int axis = NormalizeAxis(param.axis.value(), data.ndim());
+    if (param.keepdims) {
+      dims[axis] = 1;
+    } else {
+      dims.erase(dims.begin() + axis);
+    }
+    if (dims.empty()) dims.push_back(1);
+  }
+  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  return true;
+}
+
+void DefineArgReduce(const std::string& name, const std::string& description) {
+  RegisterOp(name)
+      .describe(description + " The index is in the data's type; no gradient.")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "The input array.")
+      .add_arguments(ArgReduceParam::__FIELDS__())
+      .set_attr_parser(ParamParser<ArgReduceParam>)
+      .set_attr<FInferShape>("FInferShape", ArgReduceShape)
+      .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
+}
+
+const bool kRegistered = [] {
+  DefineArgReduce("argmax", "The index of the first maximum along axis.");
+  DefineArgReduce("argmin", "The index of the first minimum along axis.");
+  SetArgReduceCompute<cpu>();
+  return true;
+}();
+
+}  // namespace
+}  // namespace arg_reduce
+}  // namespace ops

@@ -1,0 +1,95 @@
+// ops/where-inl.h: where(condition, x, y), x where the condition is nonzero and y elsewhere,
+// with MXNet 1.9.1's shapes (a condition shaped like x, or one value per row: shape
+// (x.shape[0],)), written once for every device. The gradient goes to x or y as the
+// condition chose; the condition gets none. where.cc registers the CPU, where.cu adds
+// FCompute<gpu>.
+#ifndef OPS_WHERE_INL_H_
+#define OPS_WHERE_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace where {
+
+// Element i reads condition element i / per_condition (1: same shape; the row size: one
+// condition per row).
+template <int kReq>
+struct where_kernel {
+  template <typename DType, typename CType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const CType* cond, const DType* x,
+                                  const DType* y, index_t per_condition) {
+    AssignReq<kReq>(out + i, cond[i / per_condition] != CType(0) ? x[i] : y[i]);
+  }
+};
+
+// The gradient of x (kTakeX) or of y: the output gradient where that operand was chosen.
+template <bool kTakeX, int kReq>
+struct where_grad_kernel {
+  template <typename DType, typename CType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const CType* cond,
+                                  index_t per_condition) {
+    const bool chose_x = cond[i / per_condition] != CType(0);
+    AssignReq<kReq>(grad + i, chose_x == kTakeX ? og[i] : DType(0));
+  }
+};
+
+inline index_t PerCondition(const TBlob& cond, const TBlob& x) {
+  return cond.shape_ == x.shape_ ? 1 : static_cast<index_t>(x.Size() / cond.Size());
+}
+
+// Inputs: condition, x, y.
+template <typename xpu>
+void WhereCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const index_t per = PerCondition(in[0], in[1]);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, CType, {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<where_kernel<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
+                                               out[0].dptr<DType>(), in[0].dptr<CType>(),
+                                               in[1].dptr<DType>(), in[2].dptr<DType>(), per);
+      });
+    });
+  });
+}
+
+// Inputs: out_grad, condition, x, y. Outputs: condition_grad (zero), x_grad, y_grad.
+template <typename xpu>
+void WhereBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const index_t per = PerCondition(in[1], in[2]);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    MSHADOW_SGL_DBL_TYPE_SWITCH(in[1].type_flag_, CType, {
+      const DType* og = in[0].dptr<DType>();
+      const CType* cond = in[1].dptr<CType>();
+      OPS_REQ_SWITCH(req[1], Req, {
+        Kernel<where_grad_kernel<true, Req>, xpu>::Launch(s, out[1].Size(), out[1].dptr<DType>(),
+                                                          og, cond, per);
+      });
+      OPS_REQ_SWITCH(req[2], Req, {
+        Kernel<where_grad_kernel<false, Req>, xpu>::Launch(s, out[2].Size(),
+                                                           out[2].dptr<DType>(), og, cond, per);
+      });
+      if (req[0] == kWriteTo || req[0] == kWriteInplace) Flat<xpu, CType>(out[0], s) = CType(0);
+    });
+  });
+}
+
+// Adds FCompute<xpu> to where and _backward_where.
+template <typename xpu>
+void SetWhereCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("where").set_attr<FCompute>(attr_name, FCompute(WhereCompute<xpu>));
+  RegisterOp("_backward_where").set_attr<FCompute>(attr_name, FCompute(WhereBackwardCompute<xpu>));
+}
+
+}  // namespace where
+}  // namespace ops
+
+#endif  // OPS_WHERE_INL_H_

@@ -68,10 +68,10 @@ Views BroadcastLikeViews(const BroadcastLikeParam& param, const TShape& lhs, con
 // (d0, ..., dn) by reps (r0, ..., rn), after padding the shorter with leading 1s: the view
 // (1, d0, ..., 1, dn) broadcast to (r0, d0, ..., rn, dn).
 Views TileViews(const TileParam& param, const TShape& data) {
-  const size_t ndim = std::max<size_t>(param.reps.ndim(), data.ndim());
+  const index_t ndim = std::max<index_t>(param.reps.ndim(), data.ndim());
   Views v;
-  for (size_t d = 0; d < ndim; ++d) {
-    const size_t from_end = ndim - d;
+  for (index_t d = 0; d < ndim; ++d) {
+    const index_t from_end = ndim - d;
     const index_t extent = from_end <= data.ndim() ? data[data.ndim() - from_end] : 1;
     const index_t reps =
         from_end <= param.reps.ndim() ? param.reps[param.reps.ndim() - from_end] : 1;

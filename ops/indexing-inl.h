@@ -181,6 +181,17 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   });
 }
 
+// A gradient the output gradient is scattered onto: nothing for kNullOp, zeroed first unless
+// kAddTo; then scatter(data pointer, TypeTag<index type>).
+template <typename xpu, typename DType, typename Scatter>
+void ScatterGradient(const TBlob& grad, OpReqType req, int index_type, mshadow::Stream<xpu>* s,
+                     Scatter&& scatter) {
+  if (req == kNullOp) return;
+  auto target = Flat<xpu, DType>(grad, s);
+  if (req != kAddTo) target = DType(0);
+  WithIndexType(index_type, [&](auto tag) { scatter(target.dptr_, tag); });
+}
+
 // Writes zero to the indices' gradient (they have none).
 template <typename xpu>
 void ZeroIndexGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s) {
@@ -201,24 +212,20 @@ void TakeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const AxisView v = ViewAround(in[1].shape_, NormalizeAxis(param.axis, in[1].ndim()));
   const index_t k = static_cast<index_t>(in[2].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    if (req[0] != kNullOp) {
-      auto grad = Flat<xpu, DType>(out[0], s);
-      if (req[0] != kAddTo) grad = DType(0);
-      WithIndexType(in[2].type_flag_, [&](auto index_tag) {
-        using IType = typename decltype(index_tag)::type;
-        // raise: the forward call checked these indices; clip keeps them inside regardless.
-        const int mode = param.mode == kWrap ? kWrap : kClip;
-        if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<take_scatter_position, cpu>::LaunchItems(
-              s, v.outer * v.inner, k, grad.dptr_, in[0].dptr<DType>(), in[2].dptr<IType>(), v,
-              k, mode);
-        } else {
-          Kernel<take_scatter_atomic, xpu>::Launch(s, static_cast<index_t>(in[0].Size()),
-                                                   grad.dptr_, in[0].dptr<DType>(),
-                                                   in[2].dptr<IType>(), v, k, mode);
-        }
-      });
-    }
+    ScatterGradient<xpu, DType>(out[0], req[0], in[2].type_flag_, s, [&](DType* grad, auto tag) {
+      using IType = typename decltype(tag)::type;
+      // raise: the forward call checked these indices; clip keeps them inside regardless.
+      const int mode = param.mode == kWrap ? kWrap : kClip;
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<take_scatter_position, cpu>::LaunchItems(s, v.outer * v.inner, k, grad,
+                                                        in[0].dptr<DType>(), in[2].dptr<IType>(),
+                                                        v, k, mode);
+      } else {
+        Kernel<take_scatter_atomic, xpu>::Launch(s, static_cast<index_t>(in[0].Size()), grad,
+                                                 in[0].dptr<DType>(), in[2].dptr<IType>(), v, k,
+                                                 mode);
+      }
+    });
   });
   ZeroIndexGradient<xpu>(out[1], req[1], s);
 }
@@ -279,15 +286,11 @@ void PickBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const AxisView v = PickView(param, in[1].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    if (req[0] != kNullOp) {
-      auto grad = Flat<xpu, DType>(out[0], s);
-      if (req[0] != kAddTo) grad = DType(0);
-      WithIndexType(in[2].type_flag_, [&](auto index_tag) {
-        using IType = typename decltype(index_tag)::type;
-        Kernel<pick_scatter, xpu>::Launch(s, v.outer * v.inner, grad.dptr_, in[0].dptr<DType>(),
-                                          in[2].dptr<IType>(), v, param.mode);
-      });
-    }
+    ScatterGradient<xpu, DType>(out[0], req[0], in[2].type_flag_, s, [&](DType* grad, auto tag) {
+      using IType = typename decltype(tag)::type;
+      Kernel<pick_scatter, xpu>::Launch(s, v.outer * v.inner, grad, in[0].dptr<DType>(),
+                                        in[2].dptr<IType>(), v, param.mode);
+    });
   });
   ZeroIndexGradient<xpu>(out[1], req[1], s);
 }

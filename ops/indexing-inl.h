@@ -9,6 +9,7 @@
 #ifndef OPS_INDEXING_INL_H_
 #define OPS_INDEXING_INL_H_
 
+#include <cmath>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -80,8 +81,10 @@ template <typename IType>
 MSHADOW_XINLINE index_t IndexAt(IType v, index_t n, int mode) {
   const double value = static_cast<double>(v);
   if (mode == kWrap) {
-    if (!(value == value)) return 0;  // NaN
-    const index_t j = static_cast<index_t>(value) % n;
+    // Wrapped in double first: a huge index must not overflow the integer conversion.
+    const double r = std::fmod(std::trunc(value), static_cast<double>(n));
+    if (!(r == r)) return 0;  // NaN, infinities
+    const index_t j = static_cast<index_t>(r);
     return j < 0 ? j + n : j;
   }
   if (!(value > 0)) return 0;  // NaN too

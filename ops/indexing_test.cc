@@ -1,5 +1,7 @@
 // take, pick and one_hot against MXNet 1.9.1's outputs (run there on these inputs), index
 // modes, gradients with repeated indices, shapes and bad indices.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,18 @@ TEST(TakeTest, ModesAsMxnet) {
                         "extent 3 (valid: 0 to 2)"));
   const OpCase in_range{"take", {{"mode", "raise"}, {"axis", "-1"}}, {Arange34(), Indices(TShape{2}, {3, 0})}};
   EXPECT_EQ(ForwardValues(in_range), (Values{3, 0, 7, 4, 11, 8}));
+}
+
+// Found by //ops:invoke_fuzz: a huge index in wrap mode overflowed the integer conversion.
+TEST(TakeTest, HugeAndNonFiniteIndicesStayInside) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const OpCase wrap{"take", {{"mode", "wrap"}},
+                    {Arange34(), Indices(TShape{4}, {1e30, -1e30, inf, std::nan("")})}};
+  const Values out = ForwardValues(wrap, mshadow::kFloat64);
+  ASSERT_EQ(out.size(), 16u);
+  for (double v : out) EXPECT_TRUE(v >= 0 && v < 12) << v;
+  const OpCase clip{"take", {}, {Arange34(), Indices(TShape{2}, {1e30, -inf})}};
+  EXPECT_EQ(ForwardValues(clip, mshadow::kFloat64), (Values{8, 9, 10, 11, 0, 1, 2, 3}));
 }
 
 TEST(TakeTest, GradientsAddRepeatedIndices) {

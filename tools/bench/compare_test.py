@@ -33,6 +33,27 @@ class CompareTest(unittest.TestCase):
         self.assertAlmostEqual(compare.drift(rows), 1.6)
         self.assertEqual(compare.regressions(rows), [])
 
+    def test_a_slowdown_no_larger_than_a_baselines_is_the_machine(self):
+        # Memory-bound work slows 1.8x with the machine's memory (the memcpy baseline) while
+        # the rest of the run does not: not a regression, and a baseline never is one.
+        names = [f"a:BM_Compute_{i}" for i in range(8)]
+        base = make({**{n: STEADY for n in names}, "a:BM_Copy_Project": STEADY,
+                     "a:BM_Copy_BaselineMemcpy": STEADY, "mxnet:copy": STEADY})
+        new = make({**{n: STEADY for n in names},
+                    "a:BM_Copy_Project": [x * 1.9 for x in STEADY],
+                    "a:BM_Copy_BaselineMemcpy": [x * 1.8 for x in STEADY],
+                    "mxnet:copy": [x * 1.7 for x in STEADY]})
+        rows = compare.compare(base, new)
+        self.assertAlmostEqual(compare.machine_slowdown(rows), 1.8)
+        self.assertEqual(compare.regressions(rows), [])
+        # Twice slower than the worst-hit baseline is the project's own.
+        new = make({**{n: STEADY for n in names},
+                    "a:BM_Copy_Project": [x * 3.8 for x in STEADY],
+                    "a:BM_Copy_BaselineMemcpy": [x * 1.8 for x in STEADY],
+                    "mxnet:copy": [x * 1.7 for x in STEADY]})
+        regressed = compare.regressions(compare.compare(base, new))
+        self.assertEqual([row["name"] for row in regressed], ["a:BM_Copy_Project"])
+
     def test_one_repetition_cannot_be_significant(self):
         (row,) = compare.compare(make({"a:x": [100]}), make({"a:x": [300]}))
         self.assertIsNone(row["pvalue"])

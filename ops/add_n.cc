@@ -34,18 +34,6 @@ bool SameShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* o
   return true;
 }
 
-bool SameType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
-  int known = (*out)[0];
-  for (int t : *in) {
-    if (t != -1) known = t;
-  }
-  if (known == -1) return false;
-  CheckRealType(known);
-  for (size_t i = 0; i < in->size(); ++i) AssignInputType(in, static_cast<int>(i), known);
-  AssignOutputType(out, 0, known);
-  return true;
-}
-
 const bool kRegistered = [] {
   SetAddNCompute<cpu>();
   return true;
@@ -63,7 +51,7 @@ OPS_REGISTER_OP(add_n)
     .set_attr_parser(ParamParser<AddNParam>)
     .set_attr<FListInputNames>("FListInputNames", InputNames)
     .set_attr<FInferShape>("FInferShape", SameShape)
-    .set_attr<FInferType>("FInferType", SameType)
+    .set_attr<FInferType>("FInferType", SameRealType)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_add_n", false, false});
 
 OPS_REGISTER_OP(_backward_add_n)

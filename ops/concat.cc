@@ -63,20 +63,7 @@ OPS_REGISTER_OP(Concat)
     .set_attr_parser(ParamParser<ConcatParam>)
     .set_attr<FListInputNames>("FListInputNames", InputNames)
     .set_attr<FInferShape>("FInferShape", ConcatShape)
-    .set_attr<FInferType>("FInferType",
-                          [](const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
-                            int known = -1;
-                            for (int t : *in) {
-                              if (known == -1) known = t;
-                            }
-                            if (known == -1) return false;
-                            CheckRealType(known);
-                            for (size_t i = 0; i < in->size(); ++i) {
-                              AssignInputType(in, static_cast<int>(i), known);
-                            }
-                            AssignOutputType(out, 0, known);
-                            return true;
-                          })
+    .set_attr<FInferType>("FInferType", SameRealType)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_Concat", false, false});
 
 OPS_REGISTER_OP(_backward_Concat)

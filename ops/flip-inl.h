@@ -11,6 +11,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/strided_copy.h"
 #include "ops/strided_index.h"
 
 namespace ops {
@@ -31,18 +32,6 @@ inline std::vector<bool> FlippedAxes(const FlipParam& param, int ndim) {
   return flipped;
 }
 
-// out[i] = in[base + offset of i], the offset negative along reversed axes.
-template <int kReq>
-struct flip_kernel {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* in, index_t base,
-                                  StridedIndex<1> at) {
-    index_t off[1];
-    at.Offsets(i, off);
-    AssignReq<kReq>(out + i, in[base + off[0]]);
-  }
-};
-
 // Inputs: data (forward) or out_grad (backward): both reverse the same axes.
 template <typename xpu>
 void FlipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -59,8 +48,8 @@ void FlipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(shape.begin(), shape.end()), {strides});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<flip_kernel<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
-                                            out[0].dptr<DType>(), in[0].dptr<DType>(), base, at);
+      Kernel<strided_gather<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
+                                               out[0].dptr<DType>(), in[0].dptr<DType>(), base, at);
     });
   });
 }

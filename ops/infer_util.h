@@ -14,6 +14,10 @@ namespace ops {
 // float32 or float64; anything else is a dmlc::Error naming the type.
 void CheckRealType(int type_flag);
 
+// One real type for every input and output, however many (Concat, stack, split, add_n):
+// the first known one; a different known type is a dmlc::Error.
+bool SameRealType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out);
+
 // ElemwiseType for operators computed in float32 and float64.
 template <int kNumInputs, int kNumOutputs>
 bool ElemwiseRealType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {

@@ -12,4 +12,10 @@ std::vector<index_t> RowMajorStrides(const TShape& shape) {
   return strides;
 }
 
+TBlob ReshapedBlob(const TBlob& blob, const TShape& shape) {
+  CHECK_EQ(blob.Size(), shape.Size()) << "ReshapedBlob: " << blob.shape_ << " has " << blob.Size()
+                                      << " elements, " << shape << " " << shape.Size();
+  return TBlob(blob.dptr_, shape, blob.dev_mask_, blob.type_flag_);
+}
+
 }  // namespace ops

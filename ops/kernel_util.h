@@ -74,6 +74,9 @@ bool PrepareAccumulation(const TBlob& out, OpReqType req) {
 // Row-major strides of `shape`, in elements.
 std::vector<index_t> RowMajorStrides(const TShape& shape);
 
+// The same contiguous elements as `blob` in another shape of the same size (no copy).
+TBlob ReshapedBlob(const TBlob& blob, const TShape& shape);
+
 }  // namespace ops
 
 #endif  // OPS_KERNEL_UTIL_H_

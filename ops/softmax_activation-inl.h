@@ -49,10 +49,6 @@ inline TShape SoftmaxView(const SoftmaxActivationParam& param, const TShape& dat
   return TShape{data[0], data[1], data.ProdShape(2, data.ndim())};
 }
 
-inline TBlob Reshaped(const TBlob& blob, const TShape& shape) {
-  return TBlob(blob.dptr_, shape, blob.dev_mask_, blob.type_flag_);
-}
-
 // Runs the registered operator `name`'s compute function for xpu with softmax's axis.
 template <typename xpu>
 void RunSoftmaxOp(const char* name, int mode, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -68,8 +64,8 @@ void SoftmaxActivationCompute(const NodeAttrs& attrs, const OpContext& ctx,
                               const std::vector<TBlob>& out) {
   const SoftmaxActivationParam& param = GetParam<SoftmaxActivationParam>(attrs);
   const TShape view = SoftmaxView(param, in[0].shape_);
-  RunSoftmaxOp<xpu>("softmax", param.mode, ctx, {Reshaped(in[0], view)}, req,
-                    {Reshaped(out[0], view)});
+  RunSoftmaxOp<xpu>("softmax", param.mode, ctx, {ReshapedBlob(in[0], view)}, req,
+                    {ReshapedBlob(out[0], view)});
 }
 
 // Inputs: out_grad, output (softmax's backward inputs).
@@ -81,7 +77,7 @@ void SoftmaxActivationBackwardCompute(const NodeAttrs& attrs, const OpContext& c
   const SoftmaxActivationParam& param = GetParam<SoftmaxActivationParam>(attrs);
   const TShape view = SoftmaxView(param, in[1].shape_);
   RunSoftmaxOp<xpu>("_backward_softmax", param.mode, ctx,
-                    {Reshaped(in[0], view), Reshaped(in[1], view)}, req, {Reshaped(out[0], view)});
+                    {ReshapedBlob(in[0], view), ReshapedBlob(in[1], view)}, req, {ReshapedBlob(out[0], view)});
 }
 
 // Adds FCompute<xpu> to SoftmaxActivation and its backward operator.

@@ -40,10 +40,6 @@ struct SplitParam : public dmlc::Parameter<SplitParam> {
   }
 };
 
-inline TBlob Reshaped(const TBlob& blob, const TShape& shape) {
-  return TBlob(blob.dptr_, shape, blob.dev_mask_, blob.type_flag_);
-}
-
 // Each part's shape with the cut axis kept (extent `part_extent`), and Concat's attributes.
 struct ConcatView {
   TShape part;
@@ -72,7 +68,7 @@ inline ConcatView SplitView(const SplitParam& param, const TShape& data) {
 // Parts viewed with the cut axis kept.
 inline std::vector<TBlob> PartViews(const std::vector<TBlob>& parts, const TShape& shape) {
   std::vector<TBlob> views;
-  for (const TBlob& p : parts) views.push_back(Reshaped(p, shape));
+  for (const TBlob& p : parts) views.push_back(ReshapedBlob(p, shape));
   return views;
 }
 

@@ -72,19 +72,6 @@ bool SplitShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSh
   return true;
 }
 
-// One type for every input and output.
-bool SameType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
-  int known = -1;
-  for (int t : *in) {
-    if (t != -1) known = t;
-  }
-  if (known == -1) return false;
-  CheckRealType(known);
-  for (size_t i = 0; i < in->size(); ++i) AssignInputType(in, static_cast<int>(i), known);
-  for (size_t i = 0; i < out->size(); ++i) AssignOutputType(out, static_cast<int>(i), known);
-  return true;
-}
-
 const bool kRegistered = [] {
   SetStackSplitCompute<cpu>();
   return true;
@@ -101,7 +88,7 @@ OPS_REGISTER_OP(stack)
     .set_attr_parser(ParamParser<StackParam>)
     .set_attr<FListInputNames>("FListInputNames", StackInputNames)
     .set_attr<FInferShape>("FInferShape", StackShape)
-    .set_attr<FInferType>("FInferType", SameType)
+    .set_attr<FInferType>("FInferType", SameRealType)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_stack", false, false});
 
 OPS_REGISTER_OP(_backward_stack)
@@ -120,7 +107,7 @@ OPS_REGISTER_OP(SliceChannel)
     .add_arguments(SplitParam::__FIELDS__())
     .set_attr_parser(ParamParser<SplitParam>)
     .set_attr<FInferShape>("FInferShape", SplitShape)
-    .set_attr<FInferType>("FInferType", SameType)
+    .set_attr<FInferType>("FInferType", SameRealType)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_SliceChannel", false, false});
 
 OPS_REGISTER_OP(_backward_SliceChannel)

@@ -171,6 +171,13 @@ def _slice_axis(x, params):
     return x[tuple(index)]
 
 
+def _slice(x, params):
+    begin, end = _tuple(params["begin"]), _tuple(params["end"])
+    step = _tuple(params.get("step", "()"))
+    index = [slice(b, e, step[d] if step else None) for d, (b, e) in enumerate(zip(begin, end))]
+    return x[tuple(index)]
+
+
 def _sgd(weight, grad, params, mom=None):
     lr, wd = _f32(params["lr"]), _f32(params.get("wd", 0))
     g = grad * _f32(params.get("rescale_grad", 1))
@@ -428,6 +435,7 @@ FORWARD = {
     "rmsprop_update": _rmsprop,
     "rmspropalex_update": _rmspropalex,
     "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),
+    "slice": _slice,
     "slice_axis": _slice_axis,
     "softmax": lambda x, p: _softmax(x, p, log=False),
     "softmax_cross_entropy": _softmax_cross_entropy,

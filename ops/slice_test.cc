@@ -1,0 +1,96 @@
+// slice / crop: Python's slicing rules as MXNet 1.9.1 applies them (values checked against
+// MXNet), the gradient, and the errors for bad begin/end/step.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/slice-inl.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+// 0..n-1 in a (rows, cols) array.
+InputSpec Iota(index_t rows, index_t cols) {
+  Values v;
+  for (index_t i = 0; i < rows * cols; ++i) v.push_back(static_cast<double>(i));
+  return InputSpec::WithValues(TShape{rows, cols}, v);
+}
+
+TShape OutputShape(const std::string& begin, const std::string& end, const std::string& step) {
+  return testing::InferOutputShapes(
+      {"slice", {{"begin", begin}, {"end", end}, {"step", step}}, {InputSpec(TShape{3, 4})}})[0];
+}
+
+TEST(SliceTest, FollowsPythonSlicing) {
+  EXPECT_EQ(Op::Get("crop"), Op::Get("slice"));
+  const OpCase rows{"slice", {{"begin", "(1,None)"}, {"end", "(3,None)"}}, {Iota(3, 4)}};
+  testing::CheckForward(rows, [](const std::vector<Values>&) {
+    return std::vector<Values>{{4, 5, 6, 7, 8, 9, 10, 11}};
+  });
+  // Every other column backwards from the last; rows backwards from -1 down to (not
+  // including) 0.
+  const OpCase backwards{
+      "slice", {{"begin", "(-1,None)"}, {"end", "(0,None)"}, {"step", "(-1,-2)"}}, {Iota(3, 4)}};
+  testing::CheckForward(backwards, [](const std::vector<Values>&) {
+    return std::vector<Values>{{11, 9, 7, 5}};
+  });
+  for (const OpCase& c : {rows, backwards}) {
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+}
+
+TEST(SliceTest, ClampsBoundsAsMXNet) {
+  // Values from MXNet 1.9.1 on a (3, 4) input.
+  EXPECT_EQ(OutputShape("(0,-9)", "(3,10)", "()"), (TShape{3, 4}));
+  EXPECT_EQ(OutputShape("(0,5)", "(3,10)", "()"), (TShape{3, 0}));
+  EXPECT_EQ(OutputShape("(0,2)", "(3,1)", "()"), (TShape{3, 0}));
+  EXPECT_EQ(OutputShape("(0,2)", "(3,1)", "(1,-1)"), (TShape{3, 1}));
+  EXPECT_EQ(OutputShape("(0,-1)", "(3,-10)", "(1,-1)"), (TShape{3, 4}));
+  EXPECT_EQ(OutputShape("(0,10)", "(3,None)", "(1,-1)"), (TShape{3, 4}));
+  EXPECT_EQ(OutputShape("(None,1)", "(None,4)", "(None,2)"), (TShape{3, 2}));
+  EXPECT_EQ(OutputShape("(1,)", "(0,)", "()"), (TShape{0, 4}));
+}
+
+TEST(SliceTest, BadParametersAreErrorsNamingThem) {
+  auto error = [](const std::string& begin, const std::string& end, const std::string& step) {
+    return testing::ErrorOf([&] { OutputShape(begin, end, step); });
+  };
+  EXPECT_THAT(error("(0,)", "(1,)", "(0,)"), HasSubstr("has 0 at axis 0"));
+  EXPECT_THAT(error("(0,0)", "(1,)", "()"), HasSubstr("same length"));
+  EXPECT_THAT(error("(0,0)", "(1,1)", "(1,)"), HasSubstr("same length"));
+  EXPECT_THAT(error("(0,0,0)", "(1,1,1)", "()"), HasSubstr("the input (3,4) has 2"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes(
+                    {"slice", {{"begin", "(0,x)"}, {"end", "(1,1)"}}, {InputSpec(TShape{3, 4})}});
+              }),
+              HasSubstr("(0,x)"));
+}
+
+TEST(SliceTest, ParsesTuplesOfOptionalIndices) {
+  slice::OptionalIndices v;
+  ASSERT_TRUE(slice::ParseOptionalIndices(" ( 1, None ,-2L) ", &v));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(*v.items[0], 1);
+  EXPECT_FALSE(v.items[1].has_value());
+  EXPECT_EQ(*v.items[2], -2);
+  ASSERT_TRUE(slice::ParseOptionalIndices("[3,]", &v));
+  EXPECT_EQ(v.size(), 1u);
+  ASSERT_TRUE(slice::ParseOptionalIndices("()", &v));
+  EXPECT_EQ(v.size(), 0u);
+  ASSERT_TRUE(slice::ParseOptionalIndices("None", &v));
+  EXPECT_EQ(v.size(), 1u);
+  for (const char* bad : {"", "(1,,2)", "(1 2)", "(1", "(a)", "(1.5)"}) {
+    EXPECT_FALSE(slice::ParseOptionalIndices(bad, &v)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace ops

@@ -1,6 +1,6 @@
 // ops/reduce-inl.h: what the CPU (reduce.cc) and GPU (reduce.cu) kernels of the reductions
-// sum, mean, max, min share: the parameters, which axes are reduced, the reducers, and the
-// shape folded into runs of kept and reduced axes.
+// sum, mean, max, min, prod, nansum, nanprod share: the parameters, which axes are reduced,
+// the reducers and their gradients, and the shape folded into runs of kept and reduced axes.
 #ifndef OPS_REDUCE_INL_H_
 #define OPS_REDUCE_INL_H_
 
@@ -59,13 +59,89 @@ inline TShape KeptShape(const TShape& in, const std::vector<bool>& reduced) {
   return kept;
 }
 
-enum class Reducer { kSum, kMean, kMax, kMin };
+enum class Reducer { kSum, kMean, kMax, kMin, kProd, kNanSum, kNanProd };
 
-// The engine's reducer (mshadow::red) for each operator.
+// The reducers mshadow does not have, in its interface (SetInitValue, Reduce, Merge).
+struct product {
+  template <typename DType>
+  MSHADOW_XINLINE static void Reduce(DType& dst, DType src) { dst *= src; }  // NOLINT
+  template <typename DType>
+  MSHADOW_XINLINE static void Merge(DType& dst, DType src) { dst *= src; }  // NOLINT
+  template <typename DType>
+  MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(1); }  // NOLINT
+};
+
+// NaN counts as 0 (nansum) or 1 (nanprod): the reduction of the numbers alone.
+struct nansum {
+  template <typename DType>
+  MSHADOW_XINLINE static void Reduce(DType& dst, DType src) {  // NOLINT
+    if (!mshadow::red::detail::IsNan(src)) dst += src;
+  }
+  template <typename DType>
+  MSHADOW_XINLINE static void Merge(DType& dst, DType src) { Reduce(dst, src); }  // NOLINT
+  template <typename DType>
+  MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(0); }  // NOLINT
+};
+
+struct nanprod {
+  template <typename DType>
+  MSHADOW_XINLINE static void Reduce(DType& dst, DType src) {  // NOLINT
+    if (!mshadow::red::detail::IsNan(src)) dst *= src;
+  }
+  template <typename DType>
+  MSHADOW_XINLINE static void Merge(DType& dst, DType src) { Reduce(dst, src); }  // NOLINT
+  template <typename DType>
+  MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(1); }  // NOLINT
+};
+
+// The engine's reducer for each operator (mean sums, then scales).
 template <Reducer kReducer>
-using EngineReducer = std::conditional_t<
-    kReducer == Reducer::kMax, mshadow::red::maximum,
-    std::conditional_t<kReducer == Reducer::kMin, mshadow::red::minimum, mshadow::red::sum>>;
+struct ReducerOf {
+  using type = mshadow::red::sum;
+};
+template <>
+struct ReducerOf<Reducer::kMax> {
+  using type = mshadow::red::maximum;
+};
+template <>
+struct ReducerOf<Reducer::kMin> {
+  using type = mshadow::red::minimum;
+};
+template <>
+struct ReducerOf<Reducer::kProd> {
+  using type = product;
+};
+template <>
+struct ReducerOf<Reducer::kNanSum> {
+  using type = nansum;
+};
+template <>
+struct ReducerOf<Reducer::kNanProd> {
+  using type = nanprod;
+};
+template <Reducer kReducer>
+using EngineReducer = typename ReducerOf<kReducer>::type;
+
+// The gradient reaching input element x from its result y, whose gradient is g (scale is
+// 1 / count, for mean). As MXNet 1.9.1: max/min pass g to every element equal to the
+// result; prod passes g * y / x (inf or NaN where x is 0); the nan reductions pass nothing
+// to a NaN.
+template <Reducer kReducer, typename DType>
+MSHADOW_XINLINE DType ReduceGradient(DType g, DType x, DType y, DType scale) {
+  if constexpr (kReducer == Reducer::kMean) {
+    return g * scale;
+  } else if constexpr (kReducer == Reducer::kMax || kReducer == Reducer::kMin) {
+    return x == y ? g : DType(0);
+  } else if constexpr (kReducer == Reducer::kProd) {
+    return g * (y / x);
+  } else if constexpr (kReducer == Reducer::kNanSum) {
+    return mshadow::red::detail::IsNan(x) ? DType(0) : g;
+  } else if constexpr (kReducer == Reducer::kNanProd) {
+    return mshadow::red::detail::IsNan(x) ? DType(0) : g * (y / x);
+  } else {
+    return g;
+  }
+}
 
 // A shape's axes merged into alternating runs of kept and reduced axes, outermost first,
 // unit axes dropped: sum over axis 1 of (8, 4096, 4096) is (kept 8, reduced 4096, kept
@@ -99,6 +175,12 @@ void ForEachReduce(Fn&& fn) {
      "Maximum over the given axes; NaN if any element is NaN.");
   fn(std::integral_constant<Reducer, Reducer::kMin>(), "min",
      "Minimum over the given axes; NaN if any element is NaN.");
+  fn(std::integral_constant<Reducer, Reducer::kProd>(), "prod",
+     "Product over the given axes.");
+  fn(std::integral_constant<Reducer, Reducer::kNanSum>(), "nansum",
+     "Sum over the given axes, NaN counted as 0.");
+  fn(std::integral_constant<Reducer, Reducer::kNanProd>(), "nanprod",
+     "Product over the given axes, NaN counted as 1.");
 }
 
 }  // namespace reduce

@@ -1,5 +1,6 @@
-// Reductions sum, mean, max, min over axes (axis: a tuple, None for all; keepdims; exclude),
-// with backward operators. The CPU kernels are here; the GPU's are in reduce.cu.
+// Reductions sum, mean, max, min, prod, nansum, nanprod over axes (axis: a tuple, None for
+// all; keepdims; exclude), with backward operators. The CPU kernels are here; the GPU's are
+// in reduce.cu.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -128,25 +129,25 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   });
 }
 
-// Inputs: out_grad, x, y. sum: dx = g; mean: dx = g / count; max/min: dx = g where x == y.
-// Written a row of x at a time: along the innermost run of axes, g (and y) is either one
-// value (the run is reduced) or a contiguous row (the run is kept).
+// Inputs: out_grad, x, y; dx = ReduceGradient(g, x, y). Written a row of x at a time: along
+// the innermost run of axes, g (and y) is either one value (the run is reduced) or a
+// contiguous row (the run is kept). sum and mean, which only copy or scale g, are vectorized.
 template <Reducer kReducer, bool kAdd, typename DType>
 void BroadcastGradientRow(const DType* g, const DType* x, const DType* y, DType* dx,
                           index_t width, bool g_is_row, DType scale) {
-  if (kReducer == Reducer::kMax || kReducer == Reducer::kMin) {
+  if constexpr (kReducer == Reducer::kSum || kReducer == Reducer::kMean) {
+    vec::ForEach<DType>(width, [&](index_t i, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      const P grad = g_is_row ? P::LoadUnAligned(g + i) : P::Fill(g[0]);
+      vec::Store<kAdd>(dx + i, kReducer == Reducer::kMean ? grad * P::Fill(scale) : grad);
+    });
+  } else {
     for (index_t i = 0; i < width; ++i) {
       const index_t at = g_is_row ? i : 0;
-      const DType grad = x[i] == y[at] ? g[at] : DType(0);
+      const DType grad = ReduceGradient<kReducer>(g[at], x[i], y[at], scale);
       dx[i] = kAdd ? dx[i] + grad : grad;
     }
-    return;
   }
-  vec::ForEach<DType>(width, [&](index_t i, auto tag) {
-    using P = vec::PacketOf<decltype(tag)>;
-    const P grad = g_is_row ? P::LoadUnAligned(g + i) : P::Fill(g[0]);
-    vec::Store<kAdd>(dx + i, kReducer == Reducer::kMean ? grad * P::Fill(scale) : grad);
-  });
 }
 
 template <Reducer kReducer>
@@ -174,7 +175,8 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
     const DType* x = in[1].dptr<DType>();
     const DType* y = in[2].dptr<DType>();
     DType* dx = out[0].dptr<DType>();
-    const DType scale = DType(1) / static_cast<DType>(shape.Size() / std::max<index_t>(1, in[0].Size()));
+    const DType scale =
+        DType(1) / static_cast<DType>(shape.Size() / std::max<index_t>(1, in[0].Size()));
     vec::WithReq(req[0], [&](auto add) {
       ParallelRows(shape.Size() / width, width, [&](index_t begin, index_t end) {
         for (index_t row = begin; row < end; ++row) {

@@ -1,7 +1,8 @@
-// FCompute<gpu> of the reductions sum, mean, max, min and their backward operators. A
-// reduction over the innermost axes, or over the outermost with the rest kept, goes to
-// mshadow's GPU reductions (a block per kept index, or 32-column tiles); any other pattern
-// runs one thread per output element. The gradient is one thread per input element.
+// FCompute<gpu> of the reductions (sum, mean, max, min, prod, nansum, nanprod) and their
+// backward operators. A reduction over the innermost axes, or over the outermost with the
+// rest kept, goes to mshadow's GPU reductions (a block per kept index, or 32-column tiles);
+// any other pattern runs one thread per output element. The gradient is one thread per
+// input element.
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ struct reduce_kernel {
   }
 };
 
-// dx[i] = g at i's output element (times scale for mean; only where x == y for max/min).
+// dx[i] = ReduceGradient of g, x and y at i's output element.
 template <Reducer kReducer, int kReq>
 struct reduce_grad_kernel {
   template <typename DType>
@@ -46,13 +47,7 @@ struct reduce_grad_kernel {
                                   const DType* y, StridedIndex<1> at, DType scale) {
     index_t o;
     at.Offsets(i, &o);
-    DType grad = g[o];
-    if constexpr (kReducer == Reducer::kMax || kReducer == Reducer::kMin) {
-      grad = x[i] == y[o] ? grad : DType(0);
-    } else if constexpr (kReducer == Reducer::kMean) {
-      grad *= scale;
-    }
-    AssignReq<kReq>(dx + i, grad);
+    AssignReq<kReq>(dx + i, ReduceGradient<kReducer>(g[o], x[i], y[o], scale));
   }
 };
 

@@ -17,33 +17,57 @@ using testing::InputSpec;
 using testing::OpCase;
 using testing::Values;
 
-// Reduces a (2, 3, 4) array over the axes flagged in `reduced`, written out.
-Values ReduceReference(const Values& x, const std::vector<bool>& reduced, const std::string& op) {
-  const index_t dims[3] = {2, 3, 4};
-  index_t out_dims[3], count = 1;
-  for (int d = 0; d < 3; ++d) {
-    out_dims[d] = reduced[d] ? 1 : dims[d];
-    if (reduced[d]) count *= dims[d];
+// The reductions, in double: each one's identity and how it folds a value in.
+double Identity(const std::string& op) {
+  if (op == "max") return -std::numeric_limits<double>::infinity();
+  if (op == "min") return std::numeric_limits<double>::infinity();
+  return op == "prod" || op == "nanprod" ? 1.0 : 0.0;
+}
+
+void Fold(const std::string& op, double* acc, double v) {
+  if (op == "max") {
+    *acc = std::max(*acc, v);
+  } else if (op == "min") {
+    *acc = std::min(*acc, v);
+  } else if (op == "prod" || (op == "nanprod" && !std::isnan(v))) {
+    *acc *= v;
+  } else if (op != "nanprod" && !(op == "nansum" && std::isnan(v))) {
+    *acc += v;
   }
-  const double init = op == "max"   ? -std::numeric_limits<double>::infinity()
-                      : op == "min" ? std::numeric_limits<double>::infinity()
-                                    : 0.0;
-  Values out(out_dims[0] * out_dims[1] * out_dims[2], init);
-  for (index_t i = 0; i < 2; ++i) {
-    for (index_t j = 0; j < 3; ++j) {
-      for (index_t k = 0; k < 4; ++k) {
-        const index_t o = ((reduced[0] ? 0 : i) * out_dims[1] + (reduced[1] ? 0 : j)) * out_dims[2] +
-                          (reduced[2] ? 0 : k);
-        const double v = x[(i * 3 + j) * 4 + k];
-        if (op == "max") {
-          out[o] = std::max(out[o], v);
-        } else if (op == "min") {
-          out[o] = std::min(out[o], v);
-        } else {
-          out[o] += v;
-        }
+}
+
+const std::vector<std::string> kReductions = {"sum",  "mean",   "max",    "min",
+                                              "prod", "nansum", "nanprod"};
+
+// Inputs where products neither vanish nor overflow over thousands of elements.
+InputSpec InputFor(const std::string& op, TShape shape) {
+  return op == "prod" || op == "nanprod" ? InputSpec(std::move(shape), 0.95, 1.05)
+                                         : InputSpec(std::move(shape));
+}
+
+// The float32 tolerance: a product's rounding errors add up along the reduced run.
+double Float32Tolerance(const std::string& op) {
+  return op == "prod" || op == "nanprod" ? 1e-4 : 1e-5;
+}
+
+// Reduces x of any shape over the flagged axes, in double.
+Values ReduceAnyShape(const Values& x, const TShape& shape, const std::vector<bool>& reduced,
+                      const std::string& op) {
+  const int ndim = static_cast<int>(shape.ndim());
+  index_t out_size = 1, count = 1;
+  for (int d = 0; d < ndim; ++d) (reduced[d] ? count : out_size) *= shape[d];
+  Values out(out_size, Identity(op));
+  for (size_t i = 0; i < x.size(); ++i) {
+    index_t rest = static_cast<index_t>(i), o = 0, stride = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+      const index_t coordinate = rest % shape[d];
+      rest /= shape[d];
+      if (!reduced[d]) {
+        o += coordinate * stride;
+        stride *= shape[d];
       }
     }
+    Fold(op, &out[o], x[i]);
   }
   if (op == "mean") {
     for (double& v : out) v /= static_cast<double>(count);
@@ -65,52 +89,18 @@ TEST(ReduceTest, EveryReducerOverManyAxisSets) {
       {{{"axis", "1"}, {"exclude", "true"}}, {true, false, true}, TShape{3}},
       {{{"axis", "None"}, {"keepdims", "1"}}, {true, true, true}, TShape{1, 1, 1}},
   };
-  for (const std::string op : {"sum", "mean", "max", "min"}) {
+  for (const std::string& op : kReductions) {
     for (const AxisCase& a : axis_cases) {
       SCOPED_TRACE(op);
-      const OpCase c{op, a.kwargs, {InputSpec{TShape{2, 3, 4}}}};
+      const OpCase c{op, a.kwargs, {InputFor(op, TShape{2, 3, 4})}};
       EXPECT_EQ(testing::InferOutputShapes(c)[0], a.out_shape);
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        return std::vector<Values>{ReduceReference(in[0], a.reduced, op)};
-      }, 1e-13, 1e-5);
+        return std::vector<Values>{ReduceAnyShape(in[0], TShape{2, 3, 4}, a.reduced, op)};
+      }, 1e-13, Float32Tolerance(op));
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
     }
   }
-}
-
-// Reduces x of any shape over the flagged axes, in double.
-Values ReduceAnyShape(const Values& x, const TShape& shape, const std::vector<bool>& reduced,
-                      const std::string& op) {
-  const int ndim = static_cast<int>(shape.ndim());
-  index_t out_size = 1, count = 1;
-  for (int d = 0; d < ndim; ++d) (reduced[d] ? count : out_size) *= shape[d];
-  const double init = op == "max"   ? -std::numeric_limits<double>::infinity()
-                      : op == "min" ? std::numeric_limits<double>::infinity()
-                                    : 0.0;
-  Values out(out_size, init);
-  for (size_t i = 0; i < x.size(); ++i) {
-    index_t rest = static_cast<index_t>(i), o = 0, stride = 1;
-    for (int d = ndim - 1; d >= 0; --d) {
-      const index_t coordinate = rest % shape[d];
-      rest /= shape[d];
-      if (!reduced[d]) {
-        o += coordinate * stride;
-        stride *= shape[d];
-      }
-    }
-    if (op == "max") {
-      out[o] = std::max(out[o], x[i]);
-    } else if (op == "min") {
-      out[o] = std::min(out[o], x[i]);
-    } else {
-      out[o] += x[i];
-    }
-  }
-  if (op == "mean") {
-    for (double& v : out) v /= static_cast<double>(count);
-  }
-  return out;
 }
 
 // Every subset of the axes of a 4-d shape with a unit axis, and shapes large enough for the
@@ -126,7 +116,7 @@ TEST(ReduceTest, AnyAxisSetAndLargeShapesOnThreads) {
   cases.push_back({TShape{500, 300}, {true, false}});
   cases.push_back({TShape{4, 300, 90}, {false, true, false}});
   cases.push_back({TShape{70001}, {true}});
-  for (const std::string op : {"sum", "mean", "max", "min"}) {
+  for (const std::string& op : kReductions) {
     for (const auto& [shape, reduced] : cases) {
       std::string axes = "(";
       for (size_t d = 0; d < reduced.size(); ++d) {
@@ -135,10 +125,10 @@ TEST(ReduceTest, AnyAxisSetAndLargeShapesOnThreads) {
       axes += ")";
       if (axes == "()") continue;  // reduces every axis: EmptyAxisTupleReducesEverything
       SCOPED_TRACE(op + " axes " + axes);
-      const OpCase c{op, {{"axis", axes}}, {InputSpec{shape}}};
+      const OpCase c{op, {{"axis", axes}}, {InputFor(op, shape)}};
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
         return std::vector<Values>{ReduceAnyShape(in[0], shape, reduced, op)};
-      }, 1e-12, 1e-5);
+      }, 1e-12, Float32Tolerance(op));
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
     }
@@ -148,19 +138,19 @@ TEST(ReduceTest, AnyAxisSetAndLargeShapesOnThreads) {
 
 // axis=() reduces every axis, as None does, with or without exclude (MXNet 1.9.1).
 TEST(ReduceTest, EmptyAxisTupleReducesEverything) {
-  for (const std::string op : {"sum", "mean", "max", "min"}) {
+  for (const std::string& op : kReductions) {
     for (const std::string exclude : {"False", "True"}) {
       for (const std::string keepdims : {"False", "True"}) {
         SCOPED_TRACE(op + " exclude=" + exclude + " keepdims=" + keepdims);
         const OpCase c{op,
                        {{"axis", "()"}, {"exclude", exclude}, {"keepdims", keepdims}},
-                       {InputSpec{TShape{2, 3, 4}}}};
+                       {InputFor(op, TShape{2, 3, 4})}};
         EXPECT_EQ(testing::InferOutputShapes(c)[0],
                   keepdims == "True" ? (TShape{1, 1, 1}) : (TShape{1}));
         testing::CheckForward(c, [&](const std::vector<Values>& in) {
           return std::vector<Values>{
               ReduceAnyShape(in[0], TShape{2, 3, 4}, {true, true, true}, op)};
-        }, 1e-12, 1e-5);
+        }, 1e-12, Float32Tolerance(op));
         testing::CheckGradient(c);
       }
     }
@@ -173,6 +163,49 @@ TEST(ReduceTest, MaxPropagatesNaN) {
   const OpCase c{"max", {}, {x}};
   EXPECT_TRUE(std::isnan(testing::ToValues(
       testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob())[0]));
+}
+
+// nansum and nanprod reduce the numbers alone (an all-NaN row gives the identity) and send
+// no gradient to a NaN (MXNet 1.9.1).
+TEST(ReduceTest, NanReductionsSkipNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const InputSpec x = InputSpec::WithValues(TShape{2, 3}, {2, nan, nan, nan, 4, 5});
+  const std::map<std::string, std::pair<Values, Values>> expected = {
+      {"nansum", {{2, 9}, {1, 0, 0, 0, 1, 1}}},
+      {"nanprod", {{2, 20}, {1, 0, 0, 0, 5, 4}}},
+  };
+  const InputSpec all_nan = InputSpec::WithValues(TShape{1, 2}, {nan, nan});
+  for (const auto& [op, values] : expected) {
+    SCOPED_TRACE(op);
+    for (const int dtype : {mshadow::kFloat32, mshadow::kFloat64}) {
+      const OpCase c{op, {{"axis", "1"}}, {x}};
+      const auto inputs = testing::MakeInputs(c, dtype);
+      EXPECT_EQ(testing::ToValues(testing::Forward(c, inputs)[0].blob()), values.first);
+      EXPECT_EQ(testing::ToValues(testing::Backward(c, inputs, {{1, 1}})[0].blob()),
+                values.second);
+      const OpCase empty{op, {{"axis", "1"}}, {all_nan}};
+      EXPECT_EQ(testing::ToValues(
+                    testing::Forward(empty, testing::MakeInputs(empty, dtype))[0].blob()),
+                Values{op == "nansum" ? 0.0 : 1.0});
+    }
+  }
+}
+
+// prod's gradient is g * prod / x, as MXNet's: NaN where x is 0 (0 / 0), not the product of
+// the other elements.
+TEST(ReduceTest, ProdGradientDividesByTheInput) {
+  const OpCase c{"prod", {}, {InputSpec::WithValues(TShape{3}, {2, 3, 4})}};
+  const auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  EXPECT_EQ(testing::ToValues(testing::Forward(c, inputs)[0].blob()), Values{24});
+  EXPECT_EQ(testing::ToValues(testing::Backward(c, inputs, {{0.5}})[0].blob()),
+            (Values{6, 4, 3}));
+  const OpCase with_zero{"prod", {}, {InputSpec::WithValues(TShape{2}, {0, 3})}};
+  const Values grad = testing::ToValues(
+      testing::Backward(with_zero, testing::MakeInputs(with_zero, mshadow::kFloat64),
+                        {{1}})[0]
+          .blob());
+  EXPECT_TRUE(std::isnan(grad[0]));
+  EXPECT_EQ(grad[1], 0);
 }
 
 TEST(ReduceTest, BadAxes) {

@@ -11,8 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
+
+// Before Eigen, whose AVX-512 code then uses the intrinsics without GCC 12.2's false
+// warnings (see the header).
+#include "mshadow/packet/x86_intrinsics.h"
+
+#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mshadow/bench/aligned_vector.h"
 #include "mshadow/bench/once_per_size.h"

@@ -7,8 +7,7 @@
 #include "mshadow/packet/plain.h"
 
 #if MSHADOW_PACKET_HAS_AVX512
-#include <immintrin.h>
-#include <sleef.h>
+#include "mshadow/packet/x86_intrinsics.h"
 
 #include <cstdint>
 

@@ -10,6 +10,7 @@
 #ifndef OPS_POOLING_INL_H_
 #define OPS_POOLING_INL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -20,6 +21,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace pooling {
@@ -332,6 +334,259 @@ struct PoolPlaneBackward {
   }
 };
 
+// The CPU's max, avg and sum pooling, and avg's and sum's gradient, one spatial axis at a
+// time: a box window's reduction is the reduction along depth of reductions along height of
+// reductions along width. Each pass is a 1-D pooling: along width over strided elements of a
+// row, along height and depth over whole rows (contiguous, so the compiler vectorizes them).
+// That is kernel[0] + kernel[1] + kernel[2] loads per output instead of their product, and
+// no window arithmetic in the inner loops. The sums' order differs from PoolWindow's (by
+// rounding only); max's first maximum is not tracked, so max's gradient stays per window.
+
+// The fold of the separable pool types; max's select skips NaN, as PoolWindow's does.
+template <int kType, typename DType>
+inline DType Fold(DType acc, DType v) {
+  if constexpr (kType == kMax) {
+    return v > acc ? v : acc;
+  } else {
+    return acc + v;
+  }
+}
+
+template <int kType, typename DType>
+inline DType FoldIdentity() {
+  return kType == kMax ? mshadow::red::limits::MinValue<DType>() : DType(0);
+}
+
+// Whether axis a is a unit axis that pooling leaves alone (the axes As3D puts in front).
+inline bool IsIdentityAxis(const ConvGeometry& g, int a) {
+  return g.in[a] == 1 && g.out[a] == 1 && g.kernel[a] == 1 && g.pad[a] == 0;
+}
+
+// The outputs along width whose windows lie inside the row: [*lo, *hi).
+inline void InteriorOfWidth(const ConvGeometry& g, index_t* lo, index_t* hi) {
+  const index_t in = g.in[2], out = g.out[2], stride = g.stride[2], pad = g.pad[2];
+  *lo = std::min(out, (pad + stride - 1) / stride);
+  const index_t fit = in + pad >= g.kernel[2] ? (in + pad - g.kernel[2]) / stride + 1 : 0;
+  *hi = std::max(*lo, std::min(out, fit));
+}
+
+// fn(std::integral_constant<index_t, s>()) for the strides 1 and 2, whose loops then have a
+// constant stride; fn(0) (the run-time stride) otherwise.
+template <typename Fn>
+inline void WithConstantStride(index_t stride, Fn&& fn) {
+  if (stride == 1) return fn(std::integral_constant<index_t, 1>());
+  if (stride == 2) return fn(std::integral_constant<index_t, 2>());
+  fn(std::integral_constant<index_t, 0>());
+}
+
+// dst[r][o] = the fold over o's window along width of src[r], for `rows` rows of g.in[2]
+// elements into rows of g.out[2].
+template <int kType, typename DType>
+void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst) {
+  const index_t in = g.in[2], out = g.out[2];
+  index_t lo, hi;
+  InteriorOfWidth(g, &lo, &hi);
+  WithConstantStride(g.stride[2], [&](auto constant) {
+    const index_t stride = constant.value ? constant.value : g.stride[2];
+    for (index_t r = 0; r < rows; ++r) {
+      const DType* x = src + r * in;
+      DType* y = dst + r * out;
+      auto edge = [&](index_t o) {
+        const AxisWindow win = WindowOn(g, 2, o);
+        DType acc = FoldIdentity<kType, DType>();
+        for (index_t i = win.begin; i < win.end; ++i) acc = Fold<kType>(acc, x[i]);
+        y[o] = acc;
+      };
+      for (index_t o = 0; o < lo; ++o) edge(o);
+      const DType* first = x - g.pad[2];
+      OPS_SIMD_LOOP
+      for (index_t o = lo; o < hi; ++o) y[o] = first[o * stride];
+      for (index_t k = 1; k < g.kernel[2]; ++k) {
+        const DType* tap = first + k;
+        OPS_SIMD_LOOP
+        for (index_t o = lo; o < hi; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
+      }
+      for (index_t o = hi; o < out; ++o) edge(o);
+    }
+  });
+}
+
+// dst[p][q][:] = the fold over q's window along axis a (0 or 1) of the rows src[p][.][:], for
+// `outer` blocks of g.in[a] rows of `inner` elements into blocks of g.out[a] rows.
+template <int kType, typename DType>
+void PoolAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
+                   index_t inner, DType* dst) {
+  for (index_t p = 0; p < outer; ++p) {
+    for (index_t q = 0; q < g.out[a]; ++q) {
+      const AxisWindow win = WindowOn(g, a, q);
+      DType* y = dst + (p * g.out[a] + q) * inner;
+      const DType* x = src + p * g.in[a] * inner;
+      if (win.begin == win.end) {
+        std::fill(y, y + inner, FoldIdentity<kType, DType>());
+        continue;
+      }
+      std::copy(x + win.begin * inner, x + (win.begin + 1) * inner, y);
+      for (index_t i = win.begin + 1; i < win.end; ++i) {
+        const DType* row = x + i * inner;
+        OPS_SIMD_LOOP
+        for (index_t j = 0; j < inner; ++j) y[j] = Fold<kType>(y[j], row[j]);
+      }
+    }
+  }
+}
+
+// The adjoints of the two passes for a sum: every window's value added to each element of
+// it. dst[r] = the sum over the windows along width holding each element, of src[r][o].
+template <typename DType>
+void SpreadAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst) {
+  const index_t in = g.in[2], out = g.out[2];
+  index_t lo, hi;
+  InteriorOfWidth(g, &lo, &hi);
+  std::fill(dst, dst + rows * in, DType(0));
+  WithConstantStride(g.stride[2], [&](auto constant) {
+    const index_t stride = constant.value ? constant.value : g.stride[2];
+    for (index_t r = 0; r < rows; ++r) {
+      const DType* y = src + r * out;
+      DType* x = dst + r * in;
+      auto edge = [&](index_t o) {
+        const AxisWindow win = WindowOn(g, 2, o);
+        for (index_t i = win.begin; i < win.end; ++i) x[i] += y[o];
+      };
+      for (index_t o = 0; o < lo; ++o) edge(o);
+      for (index_t k = 0; k < g.kernel[2]; ++k) {
+        DType* tap = x - g.pad[2] + k;
+        OPS_SIMD_LOOP
+        for (index_t o = lo; o < hi; ++o) tap[o * stride] += y[o];
+      }
+      for (index_t o = hi; o < out; ++o) edge(o);
+    }
+  });
+}
+
+// dst[p][i][:] = the sum over the windows q along axis a holding i of src[p][q][:].
+template <typename DType>
+void SpreadAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
+                     index_t inner, DType* dst) {
+  std::fill(dst, dst + outer * g.in[a] * inner, DType(0));
+  for (index_t p = 0; p < outer; ++p) {
+    for (index_t q = 0; q < g.out[a]; ++q) {
+      const AxisWindow win = WindowOn(g, a, q);
+      const DType* y = src + (p * g.out[a] + q) * inner;
+      for (index_t i = win.begin; i < win.end; ++i) {
+        DType* row = dst + (p * g.in[a] + i) * inner;
+        OPS_SIMD_LOOP
+        for (index_t j = 0; j < inner; ++j) row[j] += y[j];
+      }
+    }
+  }
+}
+
+// avg's divisor, a product of one factor per axis: the window's extent there, with or
+// without its padding.
+inline index_t DivisorFactor(const ConvGeometry& g, const PoolSpec& spec, int a, index_t o) {
+  const AxisWindow win = WindowOn(g, a, o);
+  return spec.count_include_pad ? win.padded : win.end - win.begin;
+}
+
+// row(at, outer, width_factors) for each row of a plane's outputs, at its flat offset: the
+// divisor of output at + ow is outer * width_factors[ow] (avg only), so that the row's
+// divisions run as one vector loop. width_factors: room for g.out[2] values.
+template <typename DType, typename Fn>
+void ForEachDivisorRow(const ConvGeometry& g, const PoolSpec& spec, DType* width_factors,
+                       Fn&& row) {
+  for (index_t ow = 0; ow < g.out[2]; ++ow) {
+    width_factors[ow] = DType(DivisorFactor(g, spec, 2, ow));
+  }
+  index_t at = 0;
+  for (index_t od = 0; od < g.out[0]; ++od) {
+    for (index_t oh = 0; oh < g.out[1]; ++oh, at += g.out[2]) {
+      row(at, DType(DivisorFactor(g, spec, 0, od) * DivisorFactor(g, spec, 1, oh)),
+          static_cast<const DType*>(width_factors));
+    }
+  }
+}
+
+// A per-thread scratch buffer of at least n elements (kept between calls: no allocation
+// per plane).
+template <typename DType>
+DType* Scratch(index_t n) {
+  thread_local std::vector<DType> buffer;
+  if (static_cast<index_t>(buffer.size()) < n) buffer.resize(n);
+  return buffer.data();
+}
+
+// CPU item: plane i, every output, for max, avg and sum.
+template <int kType, int kReq>
+struct PoolPlaneForwardByAxis {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* in,
+                  DType* out) {
+    const index_t width_done = g.in[0] * g.in[1] * g.out[2];
+    const index_t height_done = g.in[0] * g.out[1] * g.out[2];
+    DType* scratch = Scratch<DType>(width_done + height_done + g.OutSize() + g.out[2]);
+    DType* by_width = scratch;
+    DType* by_height = by_width + width_done;
+    PoolAlongWidth<kType>(g, in + i * g.InSize(), g.in[0] * g.in[1], by_width);
+    PoolAlongRows<kType>(g, 1, by_width, g.in[0], g.out[2], by_height);
+    DType* pooled = by_height;
+    if (!IsIdentityAxis(g, 0)) {
+      pooled = by_height + height_done;
+      PoolAlongRows<kType>(g, 0, by_height, 1, g.out[1] * g.out[2], pooled);
+    }
+    DType* y = out + i * g.OutSize();
+    if constexpr (kType == kAvg) {
+      DType* width_factors = by_height + height_done + g.OutSize();
+      ForEachDivisorRow(g, spec, width_factors, [&](index_t at, DType outer, const DType* fw) {
+        OPS_SIMD_LOOP
+        for (index_t ow = 0; ow < g.out[2]; ++ow) {
+          AssignReq<kReq>(y + at + ow, pooled[at + ow] / (outer * fw[ow]));
+        }
+      });
+    } else {
+      OPS_SIMD_LOOP
+      for (index_t at = 0; at < g.OutSize(); ++at) AssignReq<kReq>(y + at, pooled[at]);
+    }
+  }
+};
+
+// CPU item: plane i of the input gradient, for avg and sum.
+template <int kType, int kReq>
+struct PoolPlaneBackwardByAxis {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* og,
+                  DType* in_grad) {
+    const index_t depth_done = g.in[0] * g.out[1] * g.out[2];
+    const index_t height_done = g.in[0] * g.in[1] * g.out[2];
+    DType* scratch =
+        Scratch<DType>(g.OutSize() + depth_done + height_done + g.InSize() + g.out[2]);
+    DType* scaled = scratch;
+    const DType* g_out = og + i * g.OutSize();
+    if constexpr (kType == kAvg) {
+      DType* width_factors = scratch + g.OutSize() + depth_done + height_done + g.InSize();
+      ForEachDivisorRow(g, spec, width_factors, [&](index_t at, DType outer, const DType* fw) {
+        OPS_SIMD_LOOP
+        for (index_t ow = 0; ow < g.out[2]; ++ow) {
+          scaled[at + ow] = g_out[at + ow] / (outer * fw[ow]);
+        }
+      });
+    } else {
+      std::copy(g_out, g_out + g.OutSize(), scaled);
+    }
+    DType* by_depth = scaled;
+    if (!IsIdentityAxis(g, 0)) {
+      by_depth = scaled + g.OutSize();
+      SpreadAlongRows(g, 0, scaled, 1, g.out[1] * g.out[2], by_depth);
+    }
+    DType* by_height = scaled + g.OutSize() + depth_done;
+    SpreadAlongRows(g, 1, by_depth, g.in[0], g.out[2], by_height);
+    DType* spread = by_height + height_done;
+    SpreadAlongWidth(g, by_height, g.in[0] * g.in[1], spread);
+    DType* grad = in_grad + i * g.InSize();
+    OPS_SIMD_LOOP
+    for (index_t x = 0; x < g.InSize(); ++x) AssignReq<kReq>(grad + x, spread[x]);
+  }
+};
+
 // The outputs on axis a whose windows hold input position x: [*first, *last).
 MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, index_t* first,
                                     index_t* last) {
@@ -387,12 +642,16 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
-        if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<PoolPlaneForward<decltype(type)::value, Req>, cpu>::LaunchItems(
+        constexpr int kType = decltype(type)::value;
+        if constexpr (std::is_same_v<xpu, cpu> && kType != kLp) {
+          Kernel<PoolPlaneForwardByAxis<kType, Req>, cpu>::LaunchItems(
+              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
+        } else if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<PoolPlaneForward<kType, Req>, cpu>::LaunchItems(
               stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
               out[0].dptr<DType>());
         } else {
-          Kernel<PoolElementForward<decltype(type)::value, Req>, xpu>::Launch(
+          Kernel<PoolElementForward<kType, Req>, xpu>::Launch(
               stream, planes * g.OutSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
         }
       });
@@ -413,12 +672,16 @@ void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
-        if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<PoolPlaneBackward<decltype(type)::value, Req>, cpu>::LaunchItems(
+        constexpr int kType = decltype(type)::value;
+        if constexpr (std::is_same_v<xpu, cpu> && (kType == kAvg || kType == kSum)) {
+          Kernel<PoolPlaneBackwardByAxis<kType, Req>, cpu>::LaunchItems(
+              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
+        } else if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<PoolPlaneBackward<kType, Req>, cpu>::LaunchItems(
               stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
               in[1].dptr<DType>(), in[2].dptr<DType>(), out[0].dptr<DType>());
         } else {
-          Kernel<PoolElementBackward<decltype(type)::value, Req>, xpu>::Launch(
+          Kernel<PoolElementBackward<kType, Req>, xpu>::Launch(
               stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),
               in[2].dptr<DType>(), out[0].dptr<DType>());
         }

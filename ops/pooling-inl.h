@@ -506,13 +506,10 @@ void ForEachDivisorRow(const ConvGeometry& g, const PoolSpec& spec, DType* width
   }
 }
 
-// A per-thread scratch buffer of at least n elements (kept between calls: no allocation
-// per plane).
+// The calling thread's scratch space for n elements (it only grows: no allocation per plane).
 template <typename DType>
 DType* Scratch(index_t n) {
-  thread_local std::vector<DType> buffer;
-  if (static_cast<index_t>(buffer.size()) < n) buffer.resize(n);
-  return buffer.data();
+  return static_cast<DType*>(mshadow::ThreadScratch(static_cast<size_t>(n) * sizeof(DType)));
 }
 
 // CPU item: plane i, every output, for max, avg and sum.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -207,14 +208,22 @@ MSHADOW_XINLINE DType RootP(DType x, int p) {
   return p == 1 ? x : (p == 2 ? sqrt(x) : cbrt(x));
 }
 
+// max's identity: the lowest finite value, as MXNet's (a window of NaN or -inf only, or one
+// wholly outside the input, gives it).
+template <int kType, typename DType>
+MSHADOW_XINLINE DType FoldIdentity() {
+  return kType == kMax ? std::numeric_limits<DType>::lowest() : DType(0);
+}
+
 // The pooled value of one window of a plane (3-D geometry); with kArgmax (max only), also the
 // plane offset of its first maximum, as MXNet's backward takes the first element equal to the
-// output. Selects, not branches: on real data the comparisons are unpredictable.
+// output (-1 for an empty window: its gradient goes nowhere). NaN is skipped, as MXNet does.
+// Selects, not branches: on real data the comparisons are unpredictable.
 template <int kType, bool kArgmax = false, typename DType>
 MSHADOW_XINLINE DType PoolWindow(const ConvGeometry& g, const PoolSpec& spec, const Window& win,
                                  const DType* plane, index_t* argmax = nullptr) {
   const index_t height = g.in[1], width = g.in[2];
-  DType acc = kType == kMax ? mshadow::red::limits::MinValue<DType>() : DType(0);
+  DType acc = FoldIdentity<kType, DType>();
   index_t where = (win.d.begin * height + win.h.begin) * width + win.w.begin;
   for (index_t d = win.d.begin; d < win.d.end; ++d) {
     for (index_t h = win.h.begin; h < win.h.end; ++h) {
@@ -232,7 +241,11 @@ MSHADOW_XINLINE DType PoolWindow(const ConvGeometry& g, const PoolSpec& spec, co
       }
     }
   }
-  if constexpr (kArgmax) *argmax = where;
+  if constexpr (kArgmax) {
+    const bool empty =
+        win.d.begin == win.d.end || win.h.begin == win.h.end || win.w.begin == win.w.end;
+    *argmax = empty ? -1 : where;
+  }
   if constexpr (kType == kAvg) acc /= DType(win.Divisor(spec.count_include_pad));
   if constexpr (kType == kLp) acc = RootP(acc, spec.p);
   return acc;
@@ -317,7 +330,7 @@ struct PoolPlaneBackward {
           if constexpr (kType == kMax) {
             index_t argmax;
             PoolWindow<kMax, true>(g, spec, win, plane, &argmax);
-            grad[argmax] += og[at];
+            if (argmax >= 0) grad[argmax] += og[at];
             continue;
           }
           for (index_t d = win.d.begin; d < win.d.end; ++d) {
@@ -334,15 +347,16 @@ struct PoolPlaneBackward {
   }
 };
 
-// The CPU's max, avg and sum pooling, and avg's and sum's gradient, one spatial axis at a
-// time: a box window's reduction is the reduction along depth of reductions along height of
-// reductions along width. Each pass is a 1-D pooling: along width over strided elements of a
-// row, along height and depth over whole rows (contiguous, so the compiler vectorizes them).
-// That is kernel[0] + kernel[1] + kernel[2] loads per output instead of their product, and
-// no window arithmetic in the inner loops. The sums' order differs from PoolWindow's (by
-// rounding only); max's first maximum is not tracked, so max's gradient stays per window.
+// The CPU's max, avg and sum pooling and their gradients, one spatial axis at a time: a box
+// window's reduction is the reduction along depth of reductions along height of reductions
+// along width. Each pass is a 1-D pooling: along width over strided elements of a row, along
+// height and depth over whole rows (contiguous, so the loops vectorize). That is kernel[0] +
+// kernel[1] + kernel[2] loads per output instead of their product, and no window arithmetic
+// in the inner loops. Sums add in another order than PoolWindow's (a rounding difference);
+// max's first maximum is the same: the first row whose maximum exceeds the rows' before it,
+// and in that row the first column.
 
-// The fold of the separable pool types; max's select skips NaN, as PoolWindow's does.
+// acc (op) v for the separable pool types; max's select skips NaN, as PoolWindow's does.
 template <int kType, typename DType>
 inline DType Fold(DType acc, DType v) {
   if constexpr (kType == kMax) {
@@ -350,11 +364,6 @@ inline DType Fold(DType acc, DType v) {
   } else {
     return acc + v;
   }
-}
-
-template <int kType, typename DType>
-inline DType FoldIdentity() {
-  return kType == kMax ? mshadow::red::limits::MinValue<DType>() : DType(0);
 }
 
 // Whether axis a is a unit axis that pooling leaves alone (the axes As3D puts in front).
@@ -380,10 +389,12 @@ inline void WithConstantStride(index_t stride, Fn&& fn) {
 }
 
 // dst[r][o] = the fold over o's window along width of src[r], for `rows` rows of g.in[2]
-// elements into rows of g.out[2].
-template <int kType, typename DType>
-void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst) {
-  const index_t in = g.in[2], out = g.out[2];
+// elements into rows of g.out[2]. With kArg (max), arg[r][o] = the offset in src of the
+// window's first maximum (-1 for an empty window).
+template <int kType, bool kArg = false, typename DType>
+void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst,
+                    index_t* arg = nullptr) {
+  const index_t in = g.in[2], out = g.out[2], pad = g.pad[2];
   index_t lo, hi;
   InteriorOfWidth(g, &lo, &hi);
   WithConstantStride(g.stride[2], [&](auto constant) {
@@ -391,20 +402,40 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
     for (index_t r = 0; r < rows; ++r) {
       const DType* x = src + r * in;
       DType* y = dst + r * out;
+      index_t* where = kArg ? arg + r * out : nullptr;
       auto edge = [&](index_t o) {
         const AxisWindow win = WindowOn(g, 2, o);
         DType acc = FoldIdentity<kType, DType>();
-        for (index_t i = win.begin; i < win.end; ++i) acc = Fold<kType>(acc, x[i]);
+        index_t first = win.begin < win.end ? r * in + win.begin : -1;
+        for (index_t i = win.begin; i < win.end; ++i) {
+          if constexpr (kArg) first = x[i] > acc ? r * in + i : first;
+          acc = Fold<kType>(acc, x[i]);
+        }
         y[o] = acc;
+        if constexpr (kArg) where[o] = first;
       };
       for (index_t o = 0; o < lo; ++o) edge(o);
-      const DType* first = x - g.pad[2];
-      OPS_SIMD_LOOP
-      for (index_t o = lo; o < hi; ++o) y[o] = first[o * stride];
-      for (index_t k = 1; k < g.kernel[2]; ++k) {
-        const DType* tap = first + k;
-        OPS_SIMD_LOOP
-        for (index_t o = lo; o < hi; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
+      // A pass per tap, each over the row's interior (the first pass starts the fold).
+      for (index_t k = 0; k < g.kernel[2]; ++k) {
+        const DType* tap = x - pad + k;
+        const index_t tap_offset = r * in - pad + k;
+        if (k == 0) {
+          OPS_SIMD_LOOP
+          for (index_t o = lo; o < hi; ++o) {
+            y[o] = Fold<kType>(FoldIdentity<kType, DType>(), tap[o * stride]);
+            if constexpr (kArg) where[o] = tap_offset + o * stride;
+          }
+        } else if constexpr (kArg) {
+          OPS_SIMD_LOOP
+          for (index_t o = lo; o < hi; ++o) {
+            const DType v = tap[o * stride];
+            where[o] = v > y[o] ? tap_offset + o * stride : where[o];
+            y[o] = v > y[o] ? v : y[o];
+          }
+        } else {
+          OPS_SIMD_LOOP
+          for (index_t o = lo; o < hi; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
+        }
       }
       for (index_t o = hi; o < out; ++o) edge(o);
     }
@@ -412,24 +443,44 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
 }
 
 // dst[p][q][:] = the fold over q's window along axis a (0 or 1) of the rows src[p][.][:], for
-// `outer` blocks of g.in[a] rows of `inner` elements into blocks of g.out[a] rows.
-template <int kType, typename DType>
+// `outer` blocks of g.in[a] rows of `inner` elements into blocks of g.out[a] rows. With kArg
+// (max), arg_dst takes the arg_src entry of the row that gave each maximum (the window's
+// first row by default; -1 for an empty window).
+template <int kType, bool kArg = false, typename DType>
 void PoolAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
-                   index_t inner, DType* dst) {
+                   index_t inner, DType* dst, const index_t* arg_src = nullptr,
+                   index_t* arg_dst = nullptr) {
   for (index_t p = 0; p < outer; ++p) {
     for (index_t q = 0; q < g.out[a]; ++q) {
       const AxisWindow win = WindowOn(g, a, q);
-      DType* y = dst + (p * g.out[a] + q) * inner;
-      const DType* x = src + p * g.in[a] * inner;
+      const index_t out_row = (p * g.out[a] + q) * inner, in_block = p * g.in[a] * inner;
+      DType* y = dst + out_row;
+      index_t* where = kArg ? arg_dst + out_row : nullptr;
       if (win.begin == win.end) {
         std::fill(y, y + inner, FoldIdentity<kType, DType>());
+        if constexpr (kArg) std::fill(where, where + inner, index_t{-1});
         continue;
       }
-      std::copy(x + win.begin * inner, x + (win.begin + 1) * inner, y);
-      for (index_t i = win.begin + 1; i < win.end; ++i) {
-        const DType* row = x + i * inner;
-        OPS_SIMD_LOOP
-        for (index_t j = 0; j < inner; ++j) y[j] = Fold<kType>(y[j], row[j]);
+      // A pass per row of the window (the first starts the fold).
+      for (index_t i = win.begin; i < win.end; ++i) {
+        const DType* row = src + in_block + i * inner;
+        const index_t* row_arg = kArg ? arg_src + in_block + i * inner : nullptr;
+        if (i == win.begin) {
+          OPS_SIMD_LOOP
+          for (index_t j = 0; j < inner; ++j) {
+            y[j] = Fold<kType>(FoldIdentity<kType, DType>(), row[j]);
+            if constexpr (kArg) where[j] = row_arg[j];
+          }
+        } else if constexpr (kArg) {
+          OPS_SIMD_LOOP
+          for (index_t j = 0; j < inner; ++j) {
+            where[j] = row[j] > y[j] ? row_arg[j] : where[j];
+            y[j] = row[j] > y[j] ? row[j] : y[j];
+          }
+        } else {
+          OPS_SIMD_LOOP
+          for (index_t j = 0; j < inner; ++j) y[j] = Fold<kType>(y[j], row[j]);
+        }
       }
     }
   }
@@ -584,6 +635,40 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
+// CPU item: plane i of max's input gradient: each output's gradient added at its window's
+// first maximum, found one axis at a time (values and plane offsets carried along).
+template <int kReq>
+struct MaxPoolPlaneBackwardByAxis {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const PoolSpec, const DType* og,
+                  const DType* in, DType* in_grad) {
+    const index_t width_done = g.in[0] * g.in[1] * g.out[2];
+    const index_t height_done = g.in[0] * g.out[1] * g.out[2];
+    const index_t n = width_done + height_done + g.OutSize();
+    const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
+    char* scratch = static_cast<char*>(
+        mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(index_t)));
+    DType* value = reinterpret_cast<DType*>(scratch);
+    index_t* offset = reinterpret_cast<index_t*>(scratch + value_bytes);
+    PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], value, offset);
+    PoolAlongRows<kMax, true>(g, 1, value, g.in[0], g.out[2], value + width_done, offset,
+                              offset + width_done);
+    const index_t* argmax = offset + width_done;
+    if (!IsIdentityAxis(g, 0)) {
+      PoolAlongRows<kMax, true>(g, 0, value + width_done, 1, g.out[1] * g.out[2],
+                                value + width_done + height_done, offset + width_done,
+                                offset + width_done + height_done);
+      argmax = offset + width_done + height_done;
+    }
+    DType* grad = in_grad + i * g.InSize();
+    if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
+    const DType* g_out = og + i * g.OutSize();
+    for (index_t at = 0; at < g.OutSize(); ++at) {
+      if (argmax[at] >= 0) grad[argmax[at]] += g_out[at];
+    }
+  }
+};
+
 // The outputs on axis a whose windows hold input position x: [*first, *last).
 MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, index_t* first,
                                     index_t* last) {
@@ -673,6 +758,10 @@ void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         if constexpr (std::is_same_v<xpu, cpu> && (kType == kAvg || kType == kSum)) {
           Kernel<PoolPlaneBackwardByAxis<kType, Req>, cpu>::LaunchItems(
               stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
+        } else if constexpr (std::is_same_v<xpu, cpu> && kType == kMax) {
+          Kernel<MaxPoolPlaneBackwardByAxis<Req>, cpu>::LaunchItems(
+              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),
+              out[0].dptr<DType>());
         } else if constexpr (std::is_same_v<xpu, cpu>) {
           Kernel<PoolPlaneBackward<kType, Req>, cpu>::LaunchItems(
               stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),

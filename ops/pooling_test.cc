@@ -218,6 +218,47 @@ TEST(PoolingTest, MaxGradientGoesToTheFirstMaximum) {
   EXPECT_EQ(testing::ToValues(outputs[0].blob()), Values(4, 1.0));
 }
 
+// As MXNet 1.9.1: max skips NaN; a window with no number in it gives the lowest finite value
+// and its gradient goes to its first element; a window past the input (full convention)
+// gives the lowest value too and passes no gradient back.
+TEST(PoolingTest, MaxSkipsNaNAndEmptyWindows) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    std::map<std::string, std::string> kwargs;
+    InputSpec data;
+    std::vector<double> out;  // 0 here stands for the type's lowest value
+    std::vector<double> grad;
+  };
+  const std::vector<Case> cases = {
+      {{{"kernel", "(1,2)"}, {"stride", "(1,2)"}},
+       InputSpec::WithValues(TShape{1, 1, 2, 4}, {nan, 1, 2, nan, 5, 7, nan, nan}),
+       {1, 2, 7, 0},
+       {0, 1, 1, 0, 0, 1, 1, 0}},
+      {{{"kernel", "(2,2)"}, {"stride", "(2,2)"}},
+       InputSpec::WithValues(TShape{1, 1, 2, 4}, {nan, 1, 2, nan, 5, 7, nan, nan}),
+       {7, 2},
+       {0, 0, 1, 0, 0, 1, 0, 0}},
+      {{{"kernel", "(1,2)"}, {"stride", "(1,3)"}, {"pooling_convention", "full"}},
+       InputSpec::WithValues(TShape{1, 1, 1, 6}, {1, 2, 3, 4, 5, 6}),
+       {2, 5, 0},
+       {0, 1, 0, 0, 1, 0}},
+  };
+  for (const Case& pc : cases) {
+    for (const int dtype : {mshadow::kFloat32, mshadow::kFloat64}) {
+      const double lowest = dtype == mshadow::kFloat32 ? std::numeric_limits<float>::lowest()
+                                                       : std::numeric_limits<double>::lowest();
+      std::vector<double> expected = pc.out;
+      for (double& v : expected) v = v == 0 ? lowest : v;
+      const OpCase c{"Pooling", pc.kwargs, {pc.data}};
+      const auto inputs = testing::MakeInputs(c, dtype);
+      EXPECT_EQ(testing::ToValues(testing::Forward(c, inputs)[0].blob()), expected);
+      EXPECT_EQ(testing::ToValues(testing::Backward(
+                    c, inputs, {std::vector<double>(expected.size(), 1.0)})[0].blob()),
+                pc.grad);
+    }
+  }
+}
+
 TEST(PoolingTest, BadParametersAndShapes) {
   auto infer = [](std::map<std::string, std::string> kwargs, TShape data) {
     return testing::ErrorOf(

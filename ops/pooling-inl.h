@@ -487,31 +487,49 @@ void PoolAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer
 }
 
 // The adjoints of the two passes for a sum: every window's value added to each element of
-// it. dst[r] = the sum over the windows along width holding each element, of src[r][o].
-template <typename DType>
-void SpreadAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst) {
-  const index_t in = g.in[2], out = g.out[2];
-  index_t lo, hi;
-  InteriorOfWidth(g, &lo, &hi);
-  std::fill(dst, dst + rows * in, DType(0));
+// it. Along width, dst[r][x] = the sum of src[r][o] over the windows o holding x: every row
+// of src is spread out first (src[r][o] at o * stride, zeros between), and then each element
+// sums the kernel's width of its spread-out row ending at it (one contiguous, vectorized pass
+// per tap; all rows spread before any is summed, so that no load waits on recent narrow
+// stores). A window's part past the row's ends lands outside [0, in) and is dropped, which
+// is WindowOn's cut. kAdd: added to dst. `spread`: room for rows * SpreadLength(g).
+inline index_t SpreadLength(const ConvGeometry& g) {
+  return std::max(g.in[2] + g.pad[2], g.out[2] * g.stride[2]) + g.kernel[2];
+}
+
+template <bool kAdd, typename DType>
+void SpreadAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst,
+                      DType* spread) {
+  const index_t in = g.in[2], out = g.out[2], kernel = g.kernel[2];
+  const index_t length = SpreadLength(g);
   WithConstantStride(g.stride[2], [&](auto constant) {
     const index_t stride = constant.value ? constant.value : g.stride[2];
     for (index_t r = 0; r < rows; ++r) {
       const DType* y = src + r * out;
-      DType* x = dst + r * in;
-      auto edge = [&](index_t o) {
-        const AxisWindow win = WindowOn(g, 2, o);
-        for (index_t i = win.begin; i < win.end; ++i) x[i] += y[o];
-      };
-      for (index_t o = 0; o < lo; ++o) edge(o);
-      for (index_t k = 0; k < g.kernel[2]; ++k) {
-        DType* tap = x - g.pad[2] + k;
-        OPS_SIMD_LOOP
-        for (index_t o = lo; o < hi; ++o) tap[o * stride] += y[o];
+      // Position j = o * stride of the spread-out row is row[j + kernel - 1].
+      DType* row = spread + r * length;
+      std::fill(row, row + kernel - 1, DType(0));
+      DType* origin = row + kernel - 1;
+      OPS_SIMD_LOOP
+      for (index_t o = 0; o < out; ++o) {
+        origin[o * stride] = y[o];
+        for (index_t j = 1; j < stride; ++j) origin[o * stride + j] = DType(0);
       }
-      for (index_t o = hi; o < out; ++o) edge(o);
+      std::fill(origin + out * stride, row + length, DType(0));
     }
   });
+  for (index_t r = 0; r < rows; ++r) {
+    DType* x = dst + r * in;
+    // x reaches the windows starting at x + pad - k, k in [0, kernel).
+    const DType* last_tap = spread + r * length + kernel - 1 + g.pad[2];
+    OPS_SIMD_LOOP
+    for (index_t i = 0; i < in; ++i) x[i] = kAdd ? x[i] + last_tap[i] : last_tap[i];
+    for (index_t k = 1; k < kernel; ++k) {
+      const DType* tap = last_tap - k;
+      OPS_SIMD_LOOP
+      for (index_t i = 0; i < in; ++i) x[i] += tap[i];
+    }
+  }
 }
 
 // dst[p][i][:] = the sum over the windows q along axis a holding i of src[p][q][:].
@@ -603,14 +621,18 @@ struct PoolPlaneBackwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* og,
                   DType* in_grad) {
+    // Scratch: the scaled output gradient, then its spread along depth and along height,
+    // avg's divisors along width, and the spread-out rows of the width pass.
     const index_t depth_done = g.in[0] * g.out[1] * g.out[2];
     const index_t height_done = g.in[0] * g.in[1] * g.out[2];
-    DType* scratch =
-        Scratch<DType>(g.OutSize() + depth_done + height_done + g.InSize() + g.out[2]);
-    DType* scaled = scratch;
+    DType* scaled = Scratch<DType>(g.OutSize() + depth_done + height_done + g.out[2] +
+                                   g.in[0] * g.in[1] * SpreadLength(g));
+    DType* by_depth = scaled + g.OutSize();
+    DType* by_height = by_depth + depth_done;
+    DType* width_factors = by_height + height_done;
+    DType* spread_rows = width_factors + g.out[2];
     const DType* g_out = og + i * g.OutSize();
     if constexpr (kType == kAvg) {
-      DType* width_factors = scratch + g.OutSize() + depth_done + height_done + g.InSize();
       ForEachDivisorRow(g, spec, width_factors, [&](index_t at, DType outer, const DType* fw) {
         OPS_SIMD_LOOP
         for (index_t ow = 0; ow < g.out[2]; ++ow) {
@@ -620,18 +642,14 @@ struct PoolPlaneBackwardByAxis {
     } else {
       std::copy(g_out, g_out + g.OutSize(), scaled);
     }
-    DType* by_depth = scaled;
-    if (!IsIdentityAxis(g, 0)) {
-      by_depth = scaled + g.OutSize();
+    if (IsIdentityAxis(g, 0)) {
+      by_depth = scaled;
+    } else {
       SpreadAlongRows(g, 0, scaled, 1, g.out[1] * g.out[2], by_depth);
     }
-    DType* by_height = scaled + g.OutSize() + depth_done;
     SpreadAlongRows(g, 1, by_depth, g.in[0], g.out[2], by_height);
-    DType* spread = by_height + height_done;
-    SpreadAlongWidth(g, by_height, g.in[0] * g.in[1], spread);
-    DType* grad = in_grad + i * g.InSize();
-    OPS_SIMD_LOOP
-    for (index_t x = 0; x < g.InSize(); ++x) AssignReq<kReq>(grad + x, spread[x]);
+    SpreadAlongWidth<kReq == kAddTo>(g, by_height, g.in[0] * g.in[1],
+                                     in_grad + i * g.InSize(), spread_rows);
   }
 };
 

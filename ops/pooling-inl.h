@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -391,9 +392,9 @@ inline void WithConstantStride(index_t stride, Fn&& fn) {
 // dst[r][o] = the fold over o's window along width of src[r], for `rows` rows of g.in[2]
 // elements into rows of g.out[2]. With kArg (max), arg[r][o] = the offset in src of the
 // window's first maximum (-1 for an empty window).
-template <int kType, bool kArg = false, typename DType>
+template <int kType, bool kArg = false, typename DType, typename Offset = index_t>
 void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType* dst,
-                    index_t* arg = nullptr) {
+                    Offset* arg = nullptr) {
   const index_t in = g.in[2], out = g.out[2], pad = g.pad[2];
   index_t lo, hi;
   InteriorOfWidth(g, &lo, &hi);
@@ -402,13 +403,13 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
     for (index_t r = 0; r < rows; ++r) {
       const DType* x = src + r * in;
       DType* y = dst + r * out;
-      index_t* where = kArg ? arg + r * out : nullptr;
+      Offset* where = kArg ? arg + r * out : nullptr;
       auto edge = [&](index_t o) {
         const AxisWindow win = WindowOn(g, 2, o);
         DType acc = FoldIdentity<kType, DType>();
-        index_t first = win.begin < win.end ? r * in + win.begin : -1;
+        Offset first = static_cast<Offset>(win.begin < win.end ? r * in + win.begin : -1);
         for (index_t i = win.begin; i < win.end; ++i) {
-          if constexpr (kArg) first = x[i] > acc ? r * in + i : first;
+          if constexpr (kArg) first = x[i] > acc ? static_cast<Offset>(r * in + i) : first;
           acc = Fold<kType>(acc, x[i]);
         }
         y[o] = acc;
@@ -418,18 +419,18 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
       // A pass per tap, each over the row's interior (the first pass starts the fold).
       for (index_t k = 0; k < g.kernel[2]; ++k) {
         const DType* tap = x - pad + k;
-        const index_t tap_offset = r * in - pad + k;
+        const Offset tap_offset = static_cast<Offset>(r * in - pad + k);
         if (k == 0) {
           OPS_SIMD_LOOP
           for (index_t o = lo; o < hi; ++o) {
             y[o] = Fold<kType>(FoldIdentity<kType, DType>(), tap[o * stride]);
-            if constexpr (kArg) where[o] = tap_offset + o * stride;
+            if constexpr (kArg) where[o] = tap_offset + static_cast<Offset>(o * stride);
           }
         } else if constexpr (kArg) {
           OPS_SIMD_LOOP
           for (index_t o = lo; o < hi; ++o) {
             const DType v = tap[o * stride];
-            where[o] = v > y[o] ? tap_offset + o * stride : where[o];
+            where[o] = v > y[o] ? tap_offset + static_cast<Offset>(o * stride) : where[o];
             y[o] = v > y[o] ? v : y[o];
           }
         } else {
@@ -446,25 +447,25 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
 // `outer` blocks of g.in[a] rows of `inner` elements into blocks of g.out[a] rows. With kArg
 // (max), arg_dst takes the arg_src entry of the row that gave each maximum (the window's
 // first row by default; -1 for an empty window).
-template <int kType, bool kArg = false, typename DType>
+template <int kType, bool kArg = false, typename DType, typename Offset = index_t>
 void PoolAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
-                   index_t inner, DType* dst, const index_t* arg_src = nullptr,
-                   index_t* arg_dst = nullptr) {
+                   index_t inner, DType* dst, const Offset* arg_src = nullptr,
+                   Offset* arg_dst = nullptr) {
   for (index_t p = 0; p < outer; ++p) {
     for (index_t q = 0; q < g.out[a]; ++q) {
       const AxisWindow win = WindowOn(g, a, q);
       const index_t out_row = (p * g.out[a] + q) * inner, in_block = p * g.in[a] * inner;
       DType* y = dst + out_row;
-      index_t* where = kArg ? arg_dst + out_row : nullptr;
+      Offset* where = kArg ? arg_dst + out_row : nullptr;
       if (win.begin == win.end) {
         std::fill(y, y + inner, FoldIdentity<kType, DType>());
-        if constexpr (kArg) std::fill(where, where + inner, index_t{-1});
+        if constexpr (kArg) std::fill(where, where + inner, Offset{-1});
         continue;
       }
       // A pass per row of the window (the first starts the fold).
       for (index_t i = win.begin; i < win.end; ++i) {
         const DType* row = src + in_block + i * inner;
-        const index_t* row_arg = kArg ? arg_src + in_block + i * inner : nullptr;
+        const Offset* row_arg = kArg ? arg_src + in_block + i * inner : nullptr;
         if (i == win.begin) {
           OPS_SIMD_LOOP
           for (index_t j = 0; j < inner; ++j) {
@@ -653,36 +654,49 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
-// CPU item: plane i of max's input gradient: each output's gradient added at its window's
-// first maximum, found one axis at a time (values and plane offsets carried along).
+// Plane i of max's input gradient: each output's gradient added at its window's first
+// maximum, found one axis at a time (values and plane offsets, of type Offset, carried
+// along).
+template <int kReq, typename Offset, typename DType>
+void MaxPoolPlaneGradient(index_t i, const ConvGeometry& g, const DType* og, const DType* in,
+                          DType* in_grad) {
+  const index_t width_done = g.in[0] * g.in[1] * g.out[2];
+  const index_t height_done = g.in[0] * g.out[1] * g.out[2];
+  const index_t n = width_done + height_done + g.OutSize();
+  const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
+  char* scratch = static_cast<char*>(
+      mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(Offset)));
+  DType* value = reinterpret_cast<DType*>(scratch);
+  Offset* offset = reinterpret_cast<Offset*>(scratch + value_bytes);
+  PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], value, offset);
+  PoolAlongRows<kMax, true>(g, 1, value, g.in[0], g.out[2], value + width_done, offset,
+                            offset + width_done);
+  const Offset* argmax = offset + width_done;
+  if (!IsIdentityAxis(g, 0)) {
+    PoolAlongRows<kMax, true>(g, 0, value + width_done, 1, g.out[1] * g.out[2],
+                              value + width_done + height_done, offset + width_done,
+                              offset + width_done + height_done);
+    argmax = offset + width_done + height_done;
+  }
+  DType* grad = in_grad + i * g.InSize();
+  if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
+  const DType* g_out = og + i * g.OutSize();
+  for (index_t at = 0; at < g.OutSize(); ++at) {
+    if (argmax[at] >= 0) grad[argmax[at]] += g_out[at];
+  }
+}
+
+// CPU item: plane i of max's input gradient; 32-bit offsets (half the traffic) where the
+// plane allows.
 template <int kReq>
 struct MaxPoolPlaneBackwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const PoolSpec, const DType* og,
                   const DType* in, DType* in_grad) {
-    const index_t width_done = g.in[0] * g.in[1] * g.out[2];
-    const index_t height_done = g.in[0] * g.out[1] * g.out[2];
-    const index_t n = width_done + height_done + g.OutSize();
-    const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
-    char* scratch = static_cast<char*>(
-        mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(index_t)));
-    DType* value = reinterpret_cast<DType*>(scratch);
-    index_t* offset = reinterpret_cast<index_t*>(scratch + value_bytes);
-    PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], value, offset);
-    PoolAlongRows<kMax, true>(g, 1, value, g.in[0], g.out[2], value + width_done, offset,
-                              offset + width_done);
-    const index_t* argmax = offset + width_done;
-    if (!IsIdentityAxis(g, 0)) {
-      PoolAlongRows<kMax, true>(g, 0, value + width_done, 1, g.out[1] * g.out[2],
-                                value + width_done + height_done, offset + width_done,
-                                offset + width_done + height_done);
-      argmax = offset + width_done + height_done;
-    }
-    DType* grad = in_grad + i * g.InSize();
-    if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
-    const DType* g_out = og + i * g.OutSize();
-    for (index_t at = 0; at < g.OutSize(); ++at) {
-      if (argmax[at] >= 0) grad[argmax[at]] += g_out[at];
+    if (g.InSize() <= std::numeric_limits<int32_t>::max()) {
+      MaxPoolPlaneGradient<kReq, int32_t>(i, g, og, in, in_grad);
+    } else {
+      MaxPoolPlaneGradient<kReq, index_t>(i, g, og, in, in_grad);
     }
   }
 };

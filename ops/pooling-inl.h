@@ -745,6 +745,36 @@ struct PoolElementBackward {
   }
 };
 
+// The CPU's kernels: planes over threads; max, avg and sum one axis at a time (lp window by
+// window). Functions of their own, so that nvcc never sees them called with a GPU stream.
+template <int kType, int kReq, typename DType>
+void PoolingForwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
+                         const PoolSpec& spec, index_t planes, const DType* in, DType* out) {
+  if constexpr (kType == kLp) {
+    Kernel<PoolPlaneForward<kType, kReq>, cpu>::LaunchItems(
+        stream, planes, g.OutSize() * g.KernelSize(), g, spec, in, out);
+  } else {
+    Kernel<PoolPlaneForwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
+                                                                  spec, in, out);
+  }
+}
+
+template <int kType, int kReq, typename DType>
+void PoolingBackwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
+                          const PoolSpec& spec, index_t planes, const DType* out_grad,
+                          const DType* in, const DType* out, DType* in_grad) {
+  if constexpr (kType == kAvg || kType == kSum) {
+    Kernel<PoolPlaneBackwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(),
+                                                                   g, spec, out_grad, in_grad);
+  } else if constexpr (kType == kMax) {
+    Kernel<MaxPoolPlaneBackwardByAxis<kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
+                                                               spec, out_grad, in, in_grad);
+  } else {
+    Kernel<PoolPlaneBackward<kType, kReq>, cpu>::LaunchItems(
+        stream, planes, g.OutSize() * g.KernelSize(), g, spec, out_grad, in, out, in_grad);
+  }
+}
+
 template <typename xpu>
 void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -757,13 +787,9 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
         constexpr int kType = decltype(type)::value;
-        if constexpr (std::is_same_v<xpu, cpu> && kType != kLp) {
-          Kernel<PoolPlaneForwardByAxis<kType, Req>, cpu>::LaunchItems(
-              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
-        } else if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<PoolPlaneForward<kType, Req>, cpu>::LaunchItems(
-              stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
-              out[0].dptr<DType>());
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          PoolingForwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
+                                          out[0].dptr<DType>());
         } else {
           Kernel<PoolElementForward<kType, Req>, xpu>::Launch(
               stream, planes * g.OutSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
@@ -787,17 +813,10 @@ void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
         constexpr int kType = decltype(type)::value;
-        if constexpr (std::is_same_v<xpu, cpu> && (kType == kAvg || kType == kSum)) {
-          Kernel<PoolPlaneBackwardByAxis<kType, Req>, cpu>::LaunchItems(
-              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
-        } else if constexpr (std::is_same_v<xpu, cpu> && kType == kMax) {
-          Kernel<MaxPoolPlaneBackwardByAxis<Req>, cpu>::LaunchItems(
-              stream, planes, g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),
-              out[0].dptr<DType>());
-        } else if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<PoolPlaneBackward<kType, Req>, cpu>::LaunchItems(
-              stream, planes, g.OutSize() * g.KernelSize(), g, spec, in[0].dptr<DType>(),
-              in[1].dptr<DType>(), in[2].dptr<DType>(), out[0].dptr<DType>());
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          PoolingBackwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
+                                           in[1].dptr<DType>(), in[2].dptr<DType>(),
+                                           out[0].dptr<DType>());
         } else {
           Kernel<PoolElementBackward<kType, Req>, xpu>::Launch(
               stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),

@@ -3,10 +3,10 @@
 // every device. pooling.cc registers them with FCompute<cpu> and shape inference, pooling.cu
 // adds FCompute<gpu>.
 //
-// As in ops/im2col.h, the CPU's items are whole planes (one image's channel), walked without
-// divisions, and the gradient is scattered from each output onto its window; the GPU's are
-// single elements, and each input element gathers the gradient of the windows that hold it,
-// so no two threads write one element.
+// As in ops/im2col.h, the CPU's items are whole planes (one image's channel): max, avg and
+// sum pool them one spatial axis at a time (vectorized passes; their gradients too), lp
+// window by window. The GPU's items are single elements, and each input element gathers the
+// gradient of the windows that hold it, so no two threads write one element.
 #ifndef OPS_POOLING_INL_H_
 #define OPS_POOLING_INL_H_
 
@@ -279,7 +279,8 @@ void PoolTypeSwitch(int type, Fn&& fn) {
   }
 }
 
-// CPU item: plane i (image, channel), every output position.
+// CPU item: plane i (image, channel), every output position, window by window (lp; the
+// other types go one axis at a time, below).
 template <int kType, int kReq>
 struct PoolPlaneForward {
   template <typename DType>
@@ -311,7 +312,7 @@ struct PoolElementForward {
 };
 
 // CPU item: plane i of the input gradient, written (kReq) with every window's gradient
-// scattered onto it.
+// scattered onto it (lp; the other types go one axis at a time, below).
 template <int kType, int kReq>
 struct PoolPlaneBackward {
   template <typename DType>
@@ -328,12 +329,6 @@ struct PoolPlaneBackward {
       for (index_t oh = 0; oh < g.out[1]; ++oh) {
         for (index_t ow = 0; ow < g.out[2]; ++ow, ++at) {
           const Window win = WindowAt(g, od, oh, ow);
-          if constexpr (kType == kMax) {
-            index_t argmax;
-            PoolWindow<kMax, true>(g, spec, win, plane, &argmax);
-            if (argmax >= 0) grad[argmax] += og[at];
-            continue;
-          }
           for (index_t d = win.d.begin; d < win.d.end; ++d) {
             for (index_t h = win.h.begin; h < win.h.end; ++h) {
               const index_t row = (d * height + h) * width;

@@ -171,6 +171,16 @@ def _slice_axis(x, params):
     return x[tuple(index)]
 
 
+def _pad(x, params):
+    width = _tuple(params["pad_width"])
+    pairs = [(width[2 * d], width[2 * d + 1]) for d in range(x.ndim)]
+    mode = params.get("mode", "constant")
+    if mode == "constant":
+        return np.pad(x, pairs, mode="constant",
+                      constant_values=float(params.get("constant_value", 0)))
+    return np.pad(x, pairs, mode=mode)  # NumPy's edge and reflect are MXNet's
+
+
 def _slice(x, params):
     begin, end = _tuple(params["begin"]), _tuple(params["end"])
     step = _tuple(params.get("step", "()"))
@@ -393,6 +403,7 @@ FORWARD = {
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
     "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,
+    "Pad": _pad,
     "Pooling": _pooling,
     "Reshape": _reshape,
     "SoftmaxOutput": lambda x, label, p: _softmax(

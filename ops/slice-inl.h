@@ -7,6 +7,7 @@
 #define OPS_SLICE_INL_H_
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <istream>
 #include <iterator>
@@ -53,9 +54,14 @@ inline bool ParseOptionalIndices(std::string_view text, OptionalIndices* out) {
       out->items.emplace_back();
     } else {
       if (!item.empty() && (item.back() == 'L' || item.back() == 'l')) item.pop_back();
+      // The whole item must be the number: an embedded NUL ends strtoll's reading early (and
+      // a C string there), so a partial read is refused, as is a number out of range.
+      const char* first = item.c_str();
       char* end = nullptr;
-      const long long value = std::strtoll(item.c_str(), &end, 10);
-      if (item.empty() || std::isspace(static_cast<unsigned char>(item[0])) || *end != '\0') {
+      errno = 0;
+      const long long value = std::strtoll(first, &end, 10);
+      if (item.empty() || std::isspace(static_cast<unsigned char>(item[0])) ||
+          end != first + item.size() || errno == ERANGE) {
         return false;
       }
       out->items.emplace_back(static_cast<index_t>(value));

@@ -37,6 +37,17 @@ constexpr char kTake[] = "take";
 constexpr char kPick[] = "pick";
 
 // a.shape[:axis] + indices.shape + a.shape[axis + 1:].
+// Selecting along an axis of no elements has nothing to read (mode clip or wrap would
+// index outside the data): a dmlc::Error, unless there is nothing to output either.
+void CheckSelectable(const char* op, const TShape& data, index_t extent, const TShape& out) {
+  if (extent == 0 && out.Size() > 0) {
+    std::ostringstream os;
+    os << op << ": data " << data << " has no element to select along the axis, but the output "
+       << out << " is not empty";
+    throw dmlc::Error(os.str());
+  }
+}
+
 bool TakeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& a = (*in)[0];
   const TShape& indices = (*in)[1];
@@ -45,7 +56,9 @@ bool TakeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   std::vector<index_t> dims(a.begin(), a.begin() + axis);
   dims.insert(dims.end(), indices.begin(), indices.end());
   dims.insert(dims.end(), a.begin() + axis + 1, a.end());
-  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  const TShape result(dims.begin(), dims.end());
+  CheckSelectable("take", a, a[axis], result);
+  AssignOutputShape(out, 0, result);
   return true;
 }
 
@@ -69,6 +82,7 @@ bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   if (!ShapeIsKnown(data)) return false;
   const PickParam& param = GetParam<PickParam>(attrs);
   const TShape picked = PickedShape(param, data);
+  CheckSelectable("pick", data, PickView(param, data).n, picked);
   // The index may also keep the axis as 1 when the output drops it (same elements, same
   // order), as MXNet allows.
   PickParam kept = param;

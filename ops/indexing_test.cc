@@ -110,6 +110,26 @@ TEST(PickTest, ClipAndWrapAsMxnet) {
               HasSubstr("shape of input 'index' is (4,) but (3,) is required"));
 }
 
+// Selecting along an empty axis would read outside the data (found by //ops:invoke_fuzz:
+// pick without an axis on empty data): an error, unless the output is empty too.
+TEST(TakeTest, EmptyAxisIsAnErrorUnlessTheOutputIsEmpty) {
+  auto error = [](const OpCase& c) {
+    return testing::ErrorOf([&] { testing::InferOutputShapes(c); });
+  };
+  EXPECT_THAT(error({"pick",
+                     {{"axis", "None"}},
+                     {InputSpec(TShape{0, 3}), InputSpec(TShape{1})}}),
+              HasSubstr("pick: data (0,3) has no element to select along the axis, but the "
+                        "output (1,) is not empty"));
+  EXPECT_THAT(error({"pick", {{"axis", "1"}}, {InputSpec(TShape{2, 0}), InputSpec(TShape{2})}}),
+              HasSubstr("pick: data (2,0) has no element"));
+  EXPECT_THAT(error({"take", {}, {InputSpec(TShape{0, 3}), InputSpec(TShape{2})}}),
+              HasSubstr("take: data (0,3) has no element"));
+  EXPECT_EQ(testing::InferOutputShapes(
+                {"take", {}, {InputSpec(TShape{0, 3}), InputSpec(TShape{0})}})[0],
+            (TShape{0, 3}));
+}
+
 TEST(OneHotTest, OnOffAndIndicesOutside) {
   // mx.nd.one_hot([1, -1, 5, 2.7], depth=4, on_value=3, off_value=-1).
   const OpCase c{"one_hot", {{"depth", "4"}, {"on_value", "3"}, {"off_value", "-1"}},

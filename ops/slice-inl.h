@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <istream>
 #include <iterator>
@@ -153,11 +154,16 @@ inline SliceView ViewOf(const SliceParam& param, const TShape& data) {
     };
     const index_t b = resolve(param.begin.items[d], step > 0 ? 0 : len - 1);
     const index_t e = resolve(param.end.items[d], step > 0 ? len : -1);
-    const index_t count = step > 0 ? (e > b ? (e - b + step - 1) / step : 0)
-                                   : (b > e ? (b - e - step - 1) / -step : 0);
+    // ceil(distance / |step|), in unsigned arithmetic: a step near 2^63 must not overflow.
+    const uint64_t distance = step > 0 ? (e > b ? static_cast<uint64_t>(e - b) : 0)
+                                       : (b > e ? static_cast<uint64_t>(b - e) : 0);
+    const uint64_t magnitude =
+        step > 0 ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+    const index_t count = distance == 0 ? 0 : static_cast<index_t>((distance - 1) / magnitude + 1);
     view.shape[d] = count;
     if (count > 0) view.base += b * view.strides[d];
-    view.strides[d] *= step;
+    // Two or more elements: |step| < the axis, so the product stays in range.
+    if (count > 1) view.strides[d] *= step;
   }
   return view;
 }

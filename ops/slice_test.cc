@@ -56,6 +56,9 @@ TEST(SliceTest, ClampsBoundsAsMXNet) {
   EXPECT_EQ(OutputShape("(0,-1)", "(3,-10)", "(1,-1)"), (TShape{3, 4}));
   EXPECT_EQ(OutputShape("(0,10)", "(3,None)", "(1,-1)"), (TShape{3, 4}));
   EXPECT_EQ(OutputShape("(None,1)", "(None,4)", "(None,2)"), (TShape{3, 2}));
+  // Steps near 2^63 take one element, without overflow (found by //ops:invoke_fuzz).
+  EXPECT_EQ(OutputShape("(None,)", "(1,)", "(9223372036854775807,)"), (TShape{1, 4}));
+  EXPECT_EQ(OutputShape("(None,)", "(None,)", "(-9223372036854775808,)"), (TShape{1, 4}));
   EXPECT_EQ(OutputShape("(1,)", "(0,)", "()"), (TShape{0, 4}));
 }
 

@@ -102,12 +102,22 @@ Views RepeatViews(const RepeatParam& param, const TShape& data) {
 namespace {
 
 // The output shape: the output view, with the pairs a view split merged back (tile: each
-// (r, d) is r * d; repeat: (d, r) is d * r, or n * r flattened).
-TShape Fold(const std::vector<index_t>& out, size_t group, size_t first, size_t count) {
+// (r, d) is r * d; repeat: (d, r) is d * r, or n * r flattened). A merged extent past index_t
+// is an error naming the operator, never a wrapped (undefined) product.
+TShape Fold(const char* op, const std::vector<index_t>& out, size_t group, size_t first,
+            size_t count) {
   std::vector<index_t> dims(out.begin(), out.begin() + first);
   for (size_t g = 0; g < count; ++g) {
     index_t extent = 1;
-    for (size_t k = 0; k < group; ++k) extent *= out[first + g * group + k];
+    for (size_t k = 0; k < group; ++k) {
+      const index_t factor = out[first + g * group + k];
+      if (__builtin_mul_overflow(extent, factor, &extent)) {
+        std::ostringstream os;
+        os << op << ": an output extent " << out[first + g * group] << " x "
+           << out[first + g * group + 1] << " overflows index_t";
+        Fail(os.str());
+      }
+    }
     dims.push_back(extent);
   }
   dims.insert(dims.end(), out.begin() + first + group * count, out.end());
@@ -125,7 +135,7 @@ bool SameRankShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
 bool TileShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   if (!ShapeIsKnown((*in)[0])) return false;
   const Views v = TileViews(GetParam<TileParam>(attrs), (*in)[0]);
-  AssignOutputShape(out, 0, Fold(v.out, 2, 0, v.out.size() / 2));
+  AssignOutputShape(out, 0, Fold("tile", v.out, 2, 0, v.out.size() / 2));
   return true;
 }
 
@@ -135,7 +145,7 @@ bool RepeatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
   const RepeatParam& param = GetParam<RepeatParam>(attrs);
   const Views v = RepeatViews(param, data);
   const size_t axis = param.axis.has_value() ? NormalizeAxis(param.axis.value(), data.ndim()) : 0;
-  AssignOutputShape(out, 0, Fold(v.out, 2, axis, 1));
+  AssignOutputShape(out, 0, Fold("repeat", v.out, 2, axis, 1));
   return true;
 }
 

@@ -99,6 +99,15 @@ TEST(BroadcastToTest, BadShapesAndParametersAreNamed) {
                 OutShape("broadcast_like", {{"lhs_axes", "(0,)"}}, {TShape{1, 3}, TShape{4, 3}});
               }),
               HasSubstr("lhs_axes and rhs_axes must be given together"));
+  // Found by //ops:invoke_fuzz: a merged extent past index_t wrapped (undefined) before.
+  EXPECT_THAT(testing::ErrorOf([] {
+                OutShape("tile", {{"reps", "(9223372036854775807,)"}}, {TShape{2}});
+              }),
+              HasSubstr("tile: an output extent 9223372036854775807 x 2 overflows index_t"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                OutShape("repeat", {{"repeats", "2"}}, {TShape{4611686018427387904}});
+              }),
+              HasSubstr("repeat: an output extent 4611686018427387904 x 2 overflows index_t"));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/line_moments.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -38,51 +39,10 @@ inline uint32_t NumOutputs(const NodeAttrs& attrs) {
   return GetParam<LayerNormParam>(attrs).output_mean_var ? 3 : 1;
 }
 
-// (outer, n, inner) around the axis.
-struct LineView {
-  index_t outer, n, inner;
-  MSHADOW_XINLINE index_t Lines() const { return outer * inner; }
-  // The first element of line l and the distance between its elements.
-  MSHADOW_XINLINE index_t Start(index_t l) const { return l / inner * n * inner + l % inner; }
-};
-
 inline LineView ViewOf(const TShape& data, int axis_param) {
   const int axis = NormalizeAxis(axis_param, static_cast<int>(data.ndim()));
   const mshadow::Shape<3> s = data.FlatTo3D(axis);
   return {s[0], s[1], s[2]};
-}
-
-// Line l's mean and 1 / sqrt(var + eps), two passes (the variance of x - mean).
-template <typename DType>
-MSHADOW_XINLINE void LineMoments(const LineView& v, const DType* x, index_t l, DType eps,
-                                 DType* mean, DType* rstd) {
-  const index_t start = v.Start(l);
-  DType sum = 0;
-  for (index_t j = 0; j < v.n; ++j) sum += x[start + j * v.inner];
-  const DType m = sum / DType(v.n);
-  DType sq = 0;
-  for (index_t j = 0; j < v.n; ++j) {
-    const DType d = x[start + j * v.inner] - m;
-    sq += d * d;
-  }
-  *mean = m;
-  *rstd = DType(1) / sqrt(sq / DType(v.n) + eps);
-}
-
-// The same for a contiguous line (inner = 1) on the CPU, vectorized.
-template <typename DType>
-void RowMoments(const DType* row, index_t n, DType eps, DType* mean, DType* rstd) {
-  const DType m = vec::Sum<DType>(n, [&](index_t j, auto tag) {
-                    return vec::PacketOf<decltype(tag)>::LoadUnAligned(row + j);
-                  }) /
-                  DType(n);
-  const DType sq = vec::Sum<DType>(n, [&](index_t j, auto tag) {
-    using P = vec::PacketOf<decltype(tag)>;
-    const P d = P::LoadUnAligned(row + j) - P::Fill(m);
-    return d * d;
-  });
-  *mean = m;
-  *rstd = DType(1) / std::sqrt(sq / DType(n) + eps);
 }
 
 // Item l: line l normalized (written as kReq says); its mean and rstd saved to `mean` and

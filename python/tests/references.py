@@ -149,6 +149,18 @@ def _layer_norm(x, gamma, beta, params):
     return (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
 
 
+def _group_norm(x, gamma, beta, params, groups, eps):
+    """Each sample's channels in `groups` groups, each normalized; gamma, beta per group."""
+    lines = x.reshape(x.shape[0], groups, -1)
+    mean, var = lines.mean(axis=-1, keepdims=True), lines.var(axis=-1, keepdims=True)
+    std = np.sqrt(var + _f32(eps))
+    out = ((lines - mean) / std * gamma.reshape(1, -1, 1) + beta.reshape(1, -1, 1))
+    out = out.reshape(x.shape)
+    if _flag(params, "output_mean_var"):
+        return [out, mean.reshape(x.shape[0], groups), std.reshape(x.shape[0], groups)]
+    return out
+
+
 def _embedding(data, weight, params):
     """Rows of weight; indices truncated and clipped to [0, input_dim), as MXNet's."""
     rows = np.clip(np.trunc(data), 0, weight.shape[0] - 1).astype(int)
@@ -401,6 +413,9 @@ FORWARD = {
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training
     "Embedding": _embedding,
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
+    "GroupNorm": lambda x, g, b, p: _group_norm(
+        x, g, b, p, int(p.get("num_groups", 1)), p.get("eps", 1e-5)),
+    "InstanceNorm": lambda x, g, b, p: _group_norm(x, g, b, p, x.shape[1], p.get("eps", 1e-3)),
     "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,

@@ -390,6 +390,39 @@ def _where(condition, x, y, p):
     return np.where(condition != 0, x, y)
 
 
+def _sorted_positions(x, p, ascend_default):
+    """(x viewed along the axis, the stable order of each line, the axis); NaN-free input."""
+    axis = p.get("axis", "-1")
+    if axis == "None":
+        x, axis = x.reshape(-1), 0
+    axis = int(axis) % x.ndim
+    ascend = _flag(p, "is_ascend", ascend_default)
+    return x, np.argsort(x if ascend else -x, axis=axis, kind="stable"), axis
+
+
+def _topk(x, p):
+    data, order, axis = _sorted_positions(x, p, False)
+    k = int(p.get("k", 1))
+    order = np.take(order, np.arange(k if k >= 1 else data.shape[axis]), axis=axis)
+    values = np.take_along_axis(data, order, axis=axis)
+    indices = order.astype(np.float64)
+    ret = p.get("ret_typ", "indices")
+    if ret == "mask":
+        mask = np.zeros_like(data)
+        np.put_along_axis(mask, order, 1, axis=axis)
+        return mask.reshape(x.shape)
+    return {"value": values, "indices": indices, "both": [values, indices]}[ret]
+
+
+def _sort(x, p):
+    data, order, axis = _sorted_positions(x, p, True)
+    return np.take_along_axis(data, order, axis=axis)
+
+
+def _argsort(x, p):
+    return _sorted_positions(x, p, True)[1].astype(np.float64)
+
+
 def _arg_reduce(fn):
     def reduce(x, p):
         axis = p.get("axis", "None")
@@ -513,6 +546,9 @@ FORWARD = {
     "where": _where,
     "add_n": lambda *a: sum(a[:-1]),
     "argmax": _arg_reduce(np.argmax),
+    "argsort": _argsort,
+    "sort": _sort,
+    "topk": _topk,
     "argmin": _arg_reduce(np.argmin),
     "reverse": lambda x, p: np.flip(x, axis=_tuple(p["axis"])),
     "swapaxes": _swapaxes,

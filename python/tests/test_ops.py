@@ -1,5 +1,7 @@
 """The Python package against NumPy references and against MXNet 1.9.1 on every case of
 ops/testing/op_cases.txt: forward outputs and, through FGradient, input gradients."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -52,11 +54,14 @@ def _mxnet_function(op):
     return getattr(mx.nd._internal, op)
 
 
-# Cases where MXNet 1.9.1's gradient is not the gradient of its own forward output; ours is
-# (the C++ tests check it against central differences).
+# Cases where MXNet 1.9.1's gradient is not the gradient of its own forward output, or fails;
+# ours is checked (the C++ tests check it against central differences).
 MXNET_GRADIENT_BUGS = {
     # Its forward normalizes the last axis; its backward normalizes axis 1.
     "SoftmaxActivation (2, 3, 4)",
+    # sort without an axis: its backward fails to parse the default axis it passes on
+    # ("Invalid Parameter format for axis ... value=''"); sort (4, 3, 2) gives one.
+    "sort (3, 7)",
 }
 
 # Operators that draw random numbers: compared with MXNet by what their draws do
@@ -72,13 +77,14 @@ def test_against_mxnet(case):
     inputs = case.arrays(np.float32)
     ours = _as_list(mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params))
     nd_inputs = [mx.nd.array(x, dtype=np.float32) for x in inputs]
-    has_gradient = mo.operator_info(case.op)["backward"] is not None
     differentiable = case.differentiable()
-    if has_gradient:
+    compare_gradients = (mo.operator_info(case.op)["backward"] is not None
+                         and any(differentiable) and case.name not in MXNET_GRADIENT_BUGS)
+    if compare_gradients:
         for x, d in zip(nd_inputs, differentiable):
             if d:
                 x.attach_grad()
-    with mx.autograd.record():
+    with mx.autograd.record() if compare_gradients else contextlib.nullcontext():
         theirs = _as_list(_mxnet_function(case.op)(*nd_inputs, **case.params))
     record = MXNET_ERRORS[case.op]
     record["cases"] += 1
@@ -88,7 +94,7 @@ def test_against_mxnet(case):
                              initial=0))
         record["forward"] = max(record["forward"], error)
         np.testing.assert_allclose(y, t.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=case.name)
-    if not has_gradient or not any(differentiable) or case.name in MXNET_GRADIENT_BUGS:
+    if not compare_gradients:
         return
     rng = np.random.default_rng(1)
     heads = [rng.uniform(-1, 1, size=y.shape).astype(y.dtype) for y in ours]

@@ -99,6 +99,12 @@ TEST(BroadcastToTest, BadShapesAndParametersAreNamed) {
                 OutShape("broadcast_like", {{"lhs_axes", "(0,)"}}, {TShape{1, 3}, TShape{4, 3}});
               }),
               HasSubstr("lhs_axes and rhs_axes must be given together"));
+  // Found by //ops:invoke_fuzz: an empty axis tiled a huge number of times is an empty output
+  // (the index space's size multiplied the other extents first and overflowed).
+  const OpCase empty{"tile", {{"reps", "(9223372036854775807,)"}}, {InputSpec{TShape{40, 0}}}};
+  const std::vector<CpuTensor> out =
+      testing::Forward(empty, testing::MakeInputs(empty, mshadow::kFloat32));
+  EXPECT_EQ(out[0].shape(), (TShape{40, 0}));
   // Found by //ops:invoke_fuzz: a merged extent past index_t wrapped (undefined) before.
   EXPECT_THAT(testing::ErrorOf([] {
                 OutShape("tile", {{"reps", "(9223372036854775807,)"}}, {TShape{2}});

@@ -62,8 +62,13 @@ struct StridedIndex {
     return index;
   }
 
-  // Number of points in the space.
+  // Number of points in the space. An empty axis makes it 0 before the product of the others
+  // (which may pass index_t when the space is empty: tile of an empty axis a huge number of
+  // times) is taken.
   MSHADOW_XINLINE index_t Size() const {
+    for (int d = 0; d < ndim; ++d) {
+      if (extent[d] == 0) return 0;
+    }
     index_t size = 1;
     for (int d = 0; d < ndim; ++d) size *= extent[d];
     return size;

@@ -29,13 +29,17 @@ struct GroupNormParam : public dmlc::Parameter<GroupNormParam> {
   float eps;
   bool output_mean_var;
   DMLC_DECLARE_PARAMETER(GroupNormParam) {
-    DMLC_DECLARE_FIELD(num_groups).set_default(1).set_lower_bound(1).describe(
-        "The number of groups the channels are split into; it must divide the channels.");
+    DMLC_DECLARE_FIELD(num_groups)
+        .set_default(1)
+        .set_lower_bound(1)
+        .describe("The number of groups the channels are split into; it must divide the channels.");
     DMLC_DECLARE_FIELD(eps).set_default(1e-5f).set_lower_bound(0.0f).describe(
         "Added to the variance before its square root.");
-    DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe(
-        "Also output each group's mean and standard deviation sqrt(var + eps), shaped "
-        "(N, num_groups).");
+    DMLC_DECLARE_FIELD(output_mean_var)
+        .set_default(false)
+        .describe(
+            "Also output each group's mean and standard deviation sqrt(var + eps), shaped "
+            "(N, num_groups).");
   }
 };
 
@@ -100,9 +104,9 @@ struct GroupNormRow {
     const DType shift = beta[l % g.per_sample];
     vec::ForEach<DType>(g.length, [&](index_t j, auto tag) {
       using P = vec::PacketOf<decltype(tag)>;
-      vec::Store<kReq == kAddTo>(out + l * g.length + j,
-                                 (P::LoadUnAligned(row + j) - P::Fill(m)) * P::Fill(scale) +
-                                     P::Fill(shift));
+      vec::Store<kReq == kAddTo>(
+          out + l * g.length + j,
+          (P::LoadUnAligned(row + j) - P::Fill(m)) * P::Fill(scale) + P::Fill(shift));
     });
   }
 };
@@ -214,8 +218,7 @@ void GroupNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       const auto lines = mshadow::Shape1(g.lines);
       Assign(out[1].get_with_shape<xpu, 1, DType>(lines, stream), req[1],
              mshadow::expr::F<mshadow::op::identity>(moments[0]));
-      Assign(out[2].get_with_shape<xpu, 1, DType>(lines, stream), req[2],
-             DType(1) / moments[1]);
+      Assign(out[2].get_with_shape<xpu, 1, DType>(lines, stream), req[2], DType(1) / moments[1]);
     }
   });
 }
@@ -255,9 +258,8 @@ void GroupNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     WithReqMode(req[1], [&](auto gamma_mode) {
       WithReqMode(req[2], [&](auto beta_mode) {
         Kernel<GroupNormParamGrad<decltype(gamma_mode)::value, decltype(beta_mode)::value>,
-               xpu>::LaunchItems(stream, g.per_sample, 2 * data.shape_[0], g,
-                                 sums[0].dptr_, sums[1].dptr_, out[1].dptr<DType>(),
-                                 out[2].dptr<DType>());
+               xpu>::LaunchItems(stream, g.per_sample, 2 * data.shape_[0], g, sums[0].dptr_,
+                                 sums[1].dptr_, out[1].dptr<DType>(), out[2].dptr<DType>());
       });
     });
   });
@@ -274,8 +276,7 @@ void SetGroupNormCompute() {
   RegisterOp("InstanceNorm")
       .set_attr<FCompute>(attr_name, FCompute(GroupNormCompute<InstanceNormParam, xpu>));
   RegisterOp("_backward_InstanceNorm")
-      .set_attr<FCompute>(attr_name,
-                          FCompute(GroupNormBackwardCompute<InstanceNormParam, xpu>));
+      .set_attr<FCompute>(attr_name, FCompute(GroupNormBackwardCompute<InstanceNormParam, xpu>));
 }
 
 }  // namespace group_norm

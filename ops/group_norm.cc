@@ -68,8 +68,9 @@ DMLC_REGISTER_PARAMETER(GroupNormParam);
 DMLC_REGISTER_PARAMETER(InstanceNormParam);
 
 OPS_REGISTER_OP(GroupNorm)
-    .describe("Group normalization: the channels of each sample split into num_groups groups, "
-              "each becomes (x - mean) / sqrt(var + eps) * gamma[group] + beta[group].")
+    .describe(
+        "Group normalization: the channels of each sample split into num_groups groups, "
+        "each becomes (x - mean) / sqrt(var + eps) * gamma[group] + beta[group].")
     .set_num_inputs(3)
     .set_num_outputs(NumOutputs<GroupNormParam>)
     .add_argument("data", "NDArray-or-Symbol", "Input data (N, C, spatial...).")
@@ -91,8 +92,9 @@ OPS_REGISTER_OP(_backward_GroupNorm)
     .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
 
 OPS_REGISTER_OP(InstanceNorm)
-    .describe("Instance normalization: each channel of each sample becomes (x - mean) / "
-              "sqrt(var + eps) * gamma[channel] + beta[channel].")
+    .describe(
+        "Instance normalization: each channel of each sample becomes (x - mean) / "
+        "sqrt(var + eps) * gamma[channel] + beta[channel].")
     .set_num_inputs(3)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "Input data (N, C, spatial...).")

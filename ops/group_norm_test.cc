@@ -51,7 +51,8 @@ class GroupNormTest : public ::testing::TestWithParam<NormCase> {};
 TEST_P(GroupNormTest, MatchesReferenceWithGradients) {
   const NormCase& nc = GetParam();
   const bool instance = nc.op == "InstanceNorm";
-  for (const bool with_moments : instance ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+  for (const bool with_moments :
+       instance ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
     SCOPED_TRACE(with_moments ? "output_mean_var" : "one output");
     OpCase c{nc.op,
              {{"eps", "0.001"}},
@@ -85,9 +86,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(GroupNormTest, ShapesAsMxnet) {
   std::vector<TShape> in = {TShape{2, 6, 3, 4}, TShape(), TShape()}, out;
-  InferShapes(
-      ParseAttrs(Op::Get("GroupNorm"), {{"num_groups", "3"}, {"output_mean_var", "True"}}), &in,
-      &out);
+  InferShapes(ParseAttrs(Op::Get("GroupNorm"), {{"num_groups", "3"}, {"output_mean_var", "True"}}),
+              &in, &out);
   EXPECT_EQ(in[1], (TShape{3}));
   EXPECT_EQ(out[0], (TShape{2, 6, 3, 4}));
   EXPECT_EQ(out[1], (TShape{2, 3}));
@@ -97,25 +97,33 @@ TEST(GroupNormTest, ShapesAsMxnet) {
   InferShapes(ParseAttrs(Op::Get("InstanceNorm"), {}), &in, &out);
   EXPECT_EQ(in[2], (TShape{6}));
   EXPECT_EQ(out[0], (TShape{2, 6}));
-  EXPECT_FLOAT_EQ(GetParam<group_norm::InstanceNormParam>(ParseAttrs(Op::Get("InstanceNorm"), {})).eps,
-                  1e-3f);
+  EXPECT_FLOAT_EQ(
+      GetParam<group_norm::InstanceNormParam>(ParseAttrs(Op::Get("InstanceNorm"), {})).eps, 1e-3f);
 }
 
 TEST(GroupNormTest, ErrorsNameTheBadValue) {
-  auto infer = [](const std::string& op, std::map<std::string, std::string> kwargs,
-                  TShape data, TShape gamma) {
+  auto infer = [](const std::string& op, std::map<std::string, std::string> kwargs, TShape data,
+                  TShape gamma) {
     testing::InferOutputShapes(
         OpCase{op, kwargs, {InputSpec{data}, InputSpec{gamma}, InputSpec{TShape()}}});
   };
-  EXPECT_THAT(testing::ErrorOf([&] { infer("GroupNorm", {{"num_groups", "4"}}, TShape{2, 6, 3}, TShape()); }),
+  EXPECT_THAT(testing::ErrorOf([&] {
+                infer("GroupNorm", {{"num_groups", "4"}}, TShape{2, 6, 3}, TShape());
+              }),
               HasSubstr("num_groups 4 must divide the 6 channels of data (2,6,3)"));
-  EXPECT_THAT(testing::ErrorOf([&] { infer("GroupNorm", {}, TShape{2, 6}, TShape()); }),
+  EXPECT_THAT(testing::ErrorOf([&] {
+                infer("GroupNorm", {}, TShape{2, 6}, TShape());
+              }),
               HasSubstr("data (2,6) must have at least 3 axes"));
-  EXPECT_THAT(testing::ErrorOf([&] { infer("GroupNorm", {{"num_groups", "2"}}, TShape{2, 6, 3}, TShape{6}); }),
+  EXPECT_THAT(testing::ErrorOf([&] {
+                infer("GroupNorm", {{"num_groups", "2"}}, TShape{2, 6, 3}, TShape{6});
+              }),
               HasSubstr("(2,)"));
   EXPECT_THAT(testing::ErrorOf([&] { infer("InstanceNorm", {}, TShape{6}, TShape()); }),
               HasSubstr("data (6,) must have at least 2 axes"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("GroupNorm"), {{"num_groups", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("GroupNorm"), {{"num_groups", "0"}});
+              }),
               HasSubstr("num_groups"));
 }
 

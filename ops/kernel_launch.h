@@ -46,6 +46,17 @@ MSHADOW_XINLINE void AssignReq(DType* out, DType value) {
   }
 }
 
+// The same with the write mode known at run time: for kernels bound by other work (sorting,
+// index arithmetic), where one branch costs less than an instantiation per mode.
+template <typename DType>
+MSHADOW_XINLINE void AssignReq(DType* out, DType value, OpReqType req) {
+  if (req == kAddTo) {
+    *out += value;
+  } else if (req != kNullOp) {
+    *out = value;
+  }
+}
+
 // out[i] (written as kReq says) = OP::Map(in[i]..., scalars...): an elementwise functor
 // lifted to a kernel functor. Arguments that are pointers are read at i; the others are
 // passed as they are (scalars).

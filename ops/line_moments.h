@@ -40,9 +40,10 @@ MSHADOW_XINLINE void LineMoments(const LineView& v, const DType* x, index_t l, D
 // The same for a contiguous line (inner = 1) on the CPU, vectorized.
 template <typename DType>
 void RowMoments(const DType* row, index_t n, DType eps, DType* mean, DType* rstd) {
-  const DType m = vec::Sum<DType>(n, [&](index_t j, auto tag) {
-                    return vec::PacketOf<decltype(tag)>::LoadUnAligned(row + j);
-                  }) /
+  const DType m = vec::Sum<DType>(n,
+                                  [&](index_t j, auto tag) {
+                                    return vec::PacketOf<decltype(tag)>::LoadUnAligned(row + j);
+                                  }) /
                   DType(n);
   const DType sq = vec::Sum<DType>(n, [&](index_t j, auto tag) {
     using P = vec::PacketOf<decltype(tag)>;

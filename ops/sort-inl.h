@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/index_type.h"
 #include "ops/infer_util.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -32,17 +33,6 @@ namespace sort {
 // What topk returns.
 enum TopKReturn { kValue, kIndices, kMask, kBoth };
 
-// The types indices may be returned in (MXNet also offers uint8 and float16, which cannot
-// hold the positions of most axes).
-template <typename Field>
-Field& IndexTypes(Field& field) {
-  return field.add_enum("float32", mshadow::kFloat32)
-      .add_enum("float64", mshadow::kFloat64)
-      .add_enum("int32", mshadow::kInt32)
-      .add_enum("int64", mshadow::kInt64)
-      .set_default(mshadow::kFloat32);
-}
-
 struct TopKParam : public dmlc::Parameter<TopKParam> {
   dmlc::optional<int> axis;
   int k;
@@ -50,8 +40,9 @@ struct TopKParam : public dmlc::Parameter<TopKParam> {
   bool is_ascend;
   int dtype;
   DMLC_DECLARE_PARAMETER(TopKParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "The axis to select along; None selects from the flattened data.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe("The axis to select along; None selects from the flattened data.");
     DMLC_DECLARE_FIELD(k).set_default(1).describe(
         "How many elements to keep; below 1, all of them (a sort of the whole axis).");
     DMLC_DECLARE_FIELD(ret_typ)
@@ -60,8 +51,9 @@ struct TopKParam : public dmlc::Parameter<TopKParam> {
         .add_enum("mask", kMask)
         .add_enum("both", kBoth)
         .set_default(kIndices)
-        .describe("What to return: the values, their indices, a 0/1 mask shaped like the "
-                  "data, or values and indices.");
+        .describe(
+            "What to return: the values, their indices, a 0/1 mask shaped like the "
+            "data, or values and indices.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(false).describe(
         "Keep the smallest elements, in ascending order, instead of the largest.");
     IndexTypes(DMLC_DECLARE_FIELD(dtype)).describe("The type of the returned indices.");
@@ -72,8 +64,9 @@ struct SortParam : public dmlc::Parameter<SortParam> {
   dmlc::optional<int> axis;
   bool is_ascend;
   DMLC_DECLARE_PARAMETER(SortParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "The axis to sort along; None sorts the flattened data.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe("The axis to sort along; None sorts the flattened data.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(true).describe("Ascending order, else descending.");
   }
 };
@@ -83,8 +76,9 @@ struct ArgSortParam : public dmlc::Parameter<ArgSortParam> {
   bool is_ascend;
   int dtype;
   DMLC_DECLARE_PARAMETER(ArgSortParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "The axis to sort along; None sorts the flattened data.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe("The axis to sort along; None sorts the flattened data.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(true).describe("Ascending order, else descending.");
     IndexTypes(DMLC_DECLARE_FIELD(dtype)).describe("The type of the returned indices.");
   }
@@ -139,17 +133,6 @@ MSHADOW_XINLINE bool Before(DType a, index_t i, DType b, index_t j, bool ascend)
   return a_first || (!b_first && i < j);
 }
 
-// Writes value at dst as the run-time write mode says (the kernels here are bound by their
-// comparisons, not by this test).
-template <typename T>
-MSHADOW_XINLINE void Put(T* dst, T value, OpReqType req) {
-  if (req == kAddTo) {
-    *dst += value;
-  } else if (req != kNullOp) {
-    *dst = value;
-  }
-}
-
 // The forward outputs (null where the operator has none) and their write modes.
 template <typename DType, typename IType>
 struct SortOutputs {
@@ -180,11 +163,11 @@ struct sort_by_rank {
     const index_t l = e / (v.n * v.inner) * v.inner + e % v.inner;
     const index_t j = e / v.inner % v.n;
     const index_t rank = RankInLine(x + v.Start(l), v.n, v.inner, j, ascend);
-    if (out.mask) Put(out.mask + e, DType(rank < v.k ? 1 : 0), out.mask_req);
+    if (out.mask) AssignReq(out.mask + e, DType(rank < v.k ? 1 : 0), out.mask_req);
     if (rank >= v.k) return;
     const index_t at = v.OutStart(l) + rank * v.inner;
-    if (out.values) Put(out.values + at, x[e], out.values_req);
-    if (out.indices) Put(out.indices + at, static_cast<IType>(j), out.indices_req);
+    if (out.values) AssignReq(out.values + at, x[e], out.values_req);
+    if (out.indices) AssignReq(out.indices + at, static_cast<IType>(j), out.indices_req);
   }
 };
 
@@ -196,7 +179,7 @@ struct sort_grad_by_rank {
     const index_t l = e / (v.n * v.inner) * v.inner + e % v.inner;
     const index_t j = e / v.inner % v.n;
     const index_t rank = RankInLine(x + v.Start(l), v.n, v.inner, j, ascend);
-    Put(dx + e, rank < v.k ? dvalues[v.OutStart(l) + rank * v.inner] : DType(0), req);
+    AssignReq(dx + e, rank < v.k ? dvalues[v.OutStart(l) + rank * v.inner] : DType(0), req);
   }
 };
 
@@ -223,8 +206,8 @@ struct LineScratch {
   index_t* order;
   index_t* rank;
   explicit LineScratch(index_t n) {
-    auto* base = static_cast<char*>(mshadow::ThreadScratch(
-        static_cast<size_t>(n) * (sizeof(DType) + 2 * sizeof(index_t))));
+    auto* base = static_cast<char*>(
+        mshadow::ThreadScratch(static_cast<size_t>(n) * (sizeof(DType) + 2 * sizeof(index_t))));
     order = reinterpret_cast<index_t*>(base);
     rank = order + n;
     keys = reinterpret_cast<DType*>(rank + n);
@@ -245,15 +228,15 @@ struct sort_line {
     OrderLine(v, ascend, x, l, s.keys, s.order);
     const index_t at = v.OutStart(l);
     for (index_t r = 0; r < v.k; ++r) {
-      if (out.values) Put(out.values + at + r * v.inner, s.keys[s.order[r]], out.values_req);
+      if (out.values) AssignReq(out.values + at + r * v.inner, s.keys[s.order[r]], out.values_req);
       if (out.indices) {
-        Put(out.indices + at + r * v.inner, static_cast<IType>(s.order[r]), out.indices_req);
+        AssignReq(out.indices + at + r * v.inner, static_cast<IType>(s.order[r]), out.indices_req);
       }
     }
     if (!out.mask) return;
     s.RankFromOrder(v);
     for (index_t i = 0; i < v.n; ++i) {
-      Put(out.mask + v.Start(l) + i * v.inner, DType(s.rank[i] < v.k ? 1 : 0), out.mask_req);
+      AssignReq(out.mask + v.Start(l) + i * v.inner, DType(s.rank[i] < v.k ? 1 : 0), out.mask_req);
     }
   }
 };
@@ -269,25 +252,10 @@ struct sort_line_grad {
     const index_t at = v.OutStart(l);
     for (index_t i = 0; i < v.n; ++i) {
       const index_t r = s.rank[i];
-      Put(dx + v.Start(l) + i * v.inner, r < v.k ? dvalues[at + r * v.inner] : DType(0), req);
+      AssignReq(dx + v.Start(l) + i * v.inner, r < v.k ? dvalues[at + r * v.inner] : DType(0), req);
     }
   }
 };
-
-// fn(IType()) for an index type flag of IndexTypes.
-template <typename Fn>
-void WithIndexType(int flag, Fn&& fn) {
-  switch (flag) {
-    case mshadow::kFloat64:
-      return fn(double());
-    case mshadow::kInt32:
-      return fn(int32_t());
-    case mshadow::kInt64:
-      return fn(int64_t());
-    default:
-      return fn(float());
-  }
-}
 
 template <typename Param, typename xpu>
 void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -297,40 +265,37 @@ void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const int index_output = spec.ret == kBoth ? 1 : 0;
-    WithIndexType(spec.HasIndices() ? out[index_output].type_flag_ : mshadow::kFloat32,
-                  [&](auto index_type) {
-                    using IType = decltype(index_type);
-                    SortOutputs<DType, IType> o{};
-                    if (spec.HasValues()) {
-                      o.values = out[0].dptr<DType>();
-                      o.values_req = req[0];
-                    }
-                    if (spec.HasIndices()) {
-                      o.indices = out[index_output].dptr<IType>();
-                      o.indices_req = req[index_output];
-                    }
-                    if (spec.ret == kMask) {
-                      o.mask = out[0].dptr<DType>();
-                      o.mask_req = req[0];
-                    }
-                    const DType* x = in[0].dptr<DType>();
-                    if constexpr (std::is_same_v<xpu, cpu>) {
-                      Kernel<sort_line, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v,
-                                                          spec.ascend, x, o);
-                    } else {
-                      Kernel<sort_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v,
-                                                        spec.ascend, x, o);
-                    }
-                  });
+    WithIndexType(
+        spec.HasIndices() ? out[index_output].type_flag_ : mshadow::kFloat32, [&](auto index_type) {
+          using IType = decltype(index_type);
+          SortOutputs<DType, IType> o{};
+          if (spec.HasValues()) {
+            o.values = out[0].dptr<DType>();
+            o.values_req = req[0];
+          }
+          if (spec.HasIndices()) {
+            o.indices = out[index_output].dptr<IType>();
+            o.indices_req = req[index_output];
+          }
+          if (spec.ret == kMask) {
+            o.mask = out[0].dptr<DType>();
+            o.mask_req = req[0];
+          }
+          const DType* x = in[0].dptr<DType>();
+          if constexpr (std::is_same_v<xpu, cpu>) {
+            Kernel<sort_line, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v, spec.ascend, x, o);
+          } else {
+            Kernel<sort_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v, spec.ascend, x, o);
+          }
+        });
   });
 }
 
 // Inputs: the gradients of the outputs (that of the indices ignored), data. Output: the data's
 // gradient (zeros where the operator returns no values).
 template <typename Param, typename xpu>
-void SortBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void SortBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SortSpec spec = SpecOf<Param>(attrs);
   const TBlob& data = in[spec.NumOutputs()];
   const SortView v = ViewOf(spec, data.shape_, attrs.op->name.c_str());
@@ -344,8 +309,7 @@ void SortBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     const DType* x = data.dptr<DType>();
     if constexpr (std::is_same_v<xpu, cpu>) {
       Kernel<sort_line_grad, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v, spec.ascend, x,
-                                               in[0].dptr<DType>(), out[0].dptr<DType>(),
-                                               req[0]);
+                                               in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
     } else {
       Kernel<sort_grad_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v, spec.ascend, x,
                                              in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);

@@ -89,13 +89,12 @@ uint32_t NumOutputs(const NodeAttrs& attrs) {
 }
 
 template <typename Param>
-void DefineSortOp(const std::string& name, const std::string& description,
-                  const char* backward) {
+void DefineSortOp(const std::string& name, const std::string& description, const char* backward) {
   Op& op = RegisterOp(name)
-                .describe(description)
-                .set_num_inputs(1)
-                .set_num_outputs(NumOutputs<Param>)
-                .add_argument("data", "NDArray-or-Symbol", "The input array.");
+               .describe(description)
+               .set_num_inputs(1)
+               .set_num_outputs(NumOutputs<Param>)
+               .add_argument("data", "NDArray-or-Symbol", "The input array.");
   // One call a statement: a call with a dependent argument returns a dependent type.
   op.set_attr<FInferShape>("FInferShape", SortShape<Param>);
   op.set_attr<FInferType>("FInferType", SortType<Param>);
@@ -104,9 +103,9 @@ void DefineSortOp(const std::string& name, const std::string& description,
   if (backward == nullptr) return;
   op.set_attr<FGradient>("FGradient", FGradient{backward, true, false});
   Op& grad = RegisterOp(backward)
-                  .describe("Gradient of " + name + ": each value's gradient back at its position.")
-                  .set_num_outputs(1)
-                  .set_attr<bool>("TIsBackward", true);
+                 .describe("Gradient of " + name + ": each value's gradient back at its position.")
+                 .set_num_outputs(1)
+                 .set_attr<bool>("TIsBackward", true);
   grad.set_num_inputs([](const NodeAttrs& attrs) { return NumOutputs<Param>(attrs) + 1; });
   grad.set_attr_parser(ParamParser<Param>);
 }

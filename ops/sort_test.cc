@@ -77,11 +77,12 @@ TEST_P(TopKTest, EveryReturnTypeOrderAndIndexType) {
             const std::vector<CpuTensor> out = testing::Forward(c, in);
             const Expected e = ReferenceTopK(testing::ToValues(in[0].blob()), tc.outer, tc.n,
                                              tc.inner, k < 1 ? tc.n : k, ascend);
-            const int index_type = std::map<std::string, int>{{"float32", mshadow::kFloat32},
-                                                              {"float64", mshadow::kFloat64},
-                                                              {"int32", mshadow::kInt32},
-                                                              {"int64", mshadow::kInt64}}
-                                       .at(dtype);
+            const int index_type = std::map<std::string, int>{
+                {"float32", mshadow::kFloat32},
+                {"float64", mshadow::kFloat64},
+                {"int32", mshadow::kInt32},
+                {"int64",
+                 mshadow::kInt64}}.at(dtype);
             if (ret == "value" || ret == "both") {
               EXPECT_EQ(out[0].type_flag(), type);
               EXPECT_THAT(testing::ToValues(out[0].blob()), ElementsAreArray(e.values));
@@ -108,8 +109,8 @@ TEST_P(TopKTest, ValueGradientsAndWriteModes) {
   for (const std::string op : {"sort", "topk"}) {
     for (const bool ascend : {false, true}) {
       SCOPED_TRACE(op + (ascend ? " ascending" : " descending"));
-      OpCase c{op, {{"axis", tc.axis}, {"is_ascend", ascend ? "True" : "False"}},
-               {InputSpec{tc.data}}};
+      OpCase c{
+          op, {{"axis", tc.axis}, {"is_ascend", ascend ? "True" : "False"}}, {InputSpec{tc.data}}};
       if (op == "topk") {
         c.kwargs["k"] = "2";
         c.kwargs["ret_typ"] = "value";
@@ -125,17 +126,18 @@ TEST_P(TopKTest, ValueGradientsAndWriteModes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Axes, TopKTest,
-    ::testing::Values(TopKCase{"last_axis", TShape{3, 7}, "-1", 3, 7, 1},
-                      TopKCase{"middle_axis", TShape{2, 5, 3}, "1", 2, 5, 3},
-                      TopKCase{"first_axis", TShape{6, 4}, "0", 1, 6, 4},
-                      TopKCase{"flattened", TShape{2, 3, 2}, "None", 1, 12, 1},
-                      TopKCase{"long_line", TShape{2, 300}, "-1", 2, 300, 1}),
-    [](const ::testing::TestParamInfo<TopKCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Axes, TopKTest,
+                         ::testing::Values(TopKCase{"last_axis", TShape{3, 7}, "-1", 3, 7, 1},
+                                           TopKCase{"middle_axis", TShape{2, 5, 3}, "1", 2, 5, 3},
+                                           TopKCase{"first_axis", TShape{6, 4}, "0", 1, 6, 4},
+                                           TopKCase{"flattened", TShape{2, 3, 2}, "None", 1, 12, 1},
+                                           TopKCase{"long_line", TShape{2, 300}, "-1", 2, 300, 1}),
+                         [](const ::testing::TestParamInfo<TopKCase>& info) {
+                           return info.param.name;
+                         });
 
 std::vector<double> Output(const std::string& op, std::map<std::string, std::string> kwargs,
-                        const std::vector<double>& x, size_t output = 0) {
+                           const std::vector<double>& x, size_t output = 0) {
   const OpCase c{op, kwargs, {InputSpec::WithValues(TShape{static_cast<index_t>(x.size())}, x)}};
   const std::vector<CpuTensor> out = testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
   return testing::ToValues(out[output].blob());
@@ -169,12 +171,16 @@ TEST(SortTest, IndicesAndMasksPassNoGradient) {
 }
 
 TEST(SortTest, ShapesAndErrors) {
-  EXPECT_EQ(testing::InferOutputShapes(OpCase{"topk", {{"k", "2"}, {"axis", "1"}}, {InputSpec{TShape{4, 6, 3}}}})[0],
+  EXPECT_EQ(testing::InferOutputShapes(
+                OpCase{"topk", {{"k", "2"}, {"axis", "1"}}, {InputSpec{TShape{4, 6, 3}}}})[0],
             (TShape{4, 2, 3}));
-  EXPECT_EQ(testing::InferOutputShapes(OpCase{"topk", {{"k", "2"}, {"axis", "None"}, {"ret_typ", "mask"}}, {InputSpec{TShape{4, 6}}}})[0],
+  EXPECT_EQ(testing::InferOutputShapes(OpCase{"topk",
+                                              {{"k", "2"}, {"axis", "None"}, {"ret_typ", "mask"}},
+                                              {InputSpec{TShape{4, 6}}}})[0],
             (TShape{4, 6}));
-  EXPECT_EQ(testing::InferOutputShapes(OpCase{"sort", {{"axis", "None"}}, {InputSpec{TShape{4, 6}}}})[0],
-            (TShape{24}));
+  EXPECT_EQ(
+      testing::InferOutputShapes(OpCase{"sort", {{"axis", "None"}}, {InputSpec{TShape{4, 6}}}})[0],
+      (TShape{24}));
   EXPECT_THAT(testing::ErrorOf([] {
                 testing::InferOutputShapes(OpCase{"topk", {{"k", "5"}}, {InputSpec{TShape{2, 4}}}});
               }),
@@ -183,13 +189,18 @@ TEST(SortTest, ShapesAndErrors) {
                 testing::InferOutputShapes(OpCase{"argsort", {}, {InputSpec{TShape{20000000}}}});
               }),
               HasSubstr("argsort: dtype float32 cannot hold the positions of 20000000 elements"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes(OpCase{"sort", {{"axis", "2"}}, {InputSpec{TShape{2, 4}}}});
+      }),
+      HasSubstr("axis 2 is out of range"));
   EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes(OpCase{"sort", {{"axis", "2"}}, {InputSpec{TShape{2, 4}}}});
+                ParseAttrs(Op::Get("topk"), {{"ret_typ", "values"}});
               }),
-              HasSubstr("axis 2 is out of range"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("topk"), {{"ret_typ", "values"}}); }),
               HasSubstr("ret_typ"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("argsort"), {{"dtype", "uint8"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("argsort"), {{"dtype", "uint8"}});
+              }),
               HasSubstr("dtype"));
 }
 

@@ -423,6 +423,27 @@ def _argsort(x, p):
     return _sorted_positions(x, p, True)[1].astype(np.float64)
 
 
+def _sequence(kind):
+    """SequenceMask, SequenceLast or SequenceReverse on (T, B, ...) or (B, T, ...)."""
+    def run(x, *rest):
+        p = rest[-1]
+        axis = int(p.get("axis", 0))
+        steps = x.shape[axis]
+        data = np.moveaxis(x, axis, 0)  # (T, B, ...)
+        lengths = (np.clip(np.trunc(rest[0]), 0, steps).astype(int) if len(rest) == 2
+                   else np.full(data.shape[1], steps))
+        if kind == "last":
+            return np.stack([data[max(n, 1) - 1, b] for b, n in enumerate(lengths)])
+        out = data.copy()
+        for b, n in enumerate(lengths):
+            if kind == "mask":
+                out[n:, b] = float(p.get("value", 0))
+            else:
+                out[:n, b] = data[:n, b][::-1]
+        return np.moveaxis(out, 0, axis)
+    return run
+
+
 def _arg_reduce(fn):
     def reduce(x, p):
         axis = p.get("axis", "None")
@@ -452,6 +473,9 @@ FORWARD = {
     "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,
+    "SequenceLast": _sequence("last"),
+    "SequenceMask": _sequence("mask"),
+    "SequenceReverse": _sequence("reverse"),
     "Pooling": _pooling,
     "Reshape": _reshape,
     "SoftmaxOutput": lambda x, label, p: _softmax(

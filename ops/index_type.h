@@ -1,0 +1,46 @@
+// ops/index_type.h: the types integer-valued arrays (positions, lengths) may come in, and
+// dispatch over them: the operators that return indices (topk, argsort) or read lengths
+// (Sequence*) accept the same four.
+#ifndef OPS_INDEX_TYPE_H_
+#define OPS_INDEX_TYPE_H_
+
+#include <cstdint>
+
+#include "mshadow/type_flag.h"
+
+namespace ops {
+
+// A dmlc parameter field offering the index types, float32 by default (as MXNet's dtype
+// fields). MXNet also offers uint8 and float16, which cannot hold the positions of most axes.
+template <typename Field>
+Field& IndexTypes(Field& field) {
+  return field.add_enum("float32", mshadow::kFloat32)
+      .add_enum("float64", mshadow::kFloat64)
+      .add_enum("int32", mshadow::kInt32)
+      .add_enum("int64", mshadow::kInt64)
+      .set_default(mshadow::kFloat32);
+}
+
+inline bool IsIndexType(int flag) {
+  return flag == mshadow::kFloat32 || flag == mshadow::kFloat64 || flag == mshadow::kInt32 ||
+         flag == mshadow::kInt64;
+}
+
+// fn(IType()) for an index type flag (float32 for any other).
+template <typename Fn>
+void WithIndexType(int flag, Fn&& fn) {
+  switch (flag) {
+    case mshadow::kFloat64:
+      return fn(double());
+    case mshadow::kInt32:
+      return fn(int32_t());
+    case mshadow::kInt64:
+      return fn(int64_t());
+    default:
+      return fn(float());
+  }
+}
+
+}  // namespace ops
+
+#endif  // OPS_INDEX_TYPE_H_

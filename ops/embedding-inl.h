@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -38,27 +39,6 @@ struct EmbeddingParam : public dmlc::Parameter<EmbeddingParam> {
         "A row-sparse weight gradient; only false (dense) is supported.");
   }
 };
-
-// The types indices may have.
-inline bool IsIndexType(int type_flag) {
-  return type_flag == mshadow::kFloat32 || type_flag == mshadow::kFloat64 ||
-         type_flag == mshadow::kInt32 || type_flag == mshadow::kInt64;
-}
-
-// fn(TypeTag<IType>()) for an index type (IsIndexType).
-template <typename Fn>
-void WithIndexType(int type_flag, Fn&& fn) {
-  switch (type_flag) {
-    case mshadow::kFloat32:
-      return fn(TypeTag<float>());
-    case mshadow::kFloat64:
-      return fn(TypeTag<double>());
-    case mshadow::kInt32:
-      return fn(TypeTag<int32_t>());
-    default:
-      return fn(TypeTag<int64_t>());
-  }
-}
 
 // The row an index reads: truncated toward zero, clipped to [0, rows).
 template <typename IType>

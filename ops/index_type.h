@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "mshadow/type_flag.h"
+#include "ops/registration_util.h"
 
 namespace ops {
 
@@ -26,18 +27,18 @@ inline bool IsIndexType(int flag) {
          flag == mshadow::kInt64;
 }
 
-// fn(IType()) for an index type flag (float32 for any other).
+// fn(TypeTag<IType>()) for an index type (IsIndexType; type inference refuses the others).
 template <typename Fn>
 void WithIndexType(int flag, Fn&& fn) {
   switch (flag) {
+    case mshadow::kFloat32:
+      return fn(TypeTag<float>());
     case mshadow::kFloat64:
-      return fn(double());
+      return fn(TypeTag<double>());
     case mshadow::kInt32:
-      return fn(int32_t());
-    case mshadow::kInt64:
-      return fn(int64_t());
+      return fn(TypeTag<int32_t>());
     default:
-      return fn(float());
+      return fn(TypeTag<int64_t>());
   }
 }
 

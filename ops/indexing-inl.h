@@ -23,9 +23,6 @@
 namespace ops {
 namespace indexing {
 
-using embedding::IsIndexType;
-using embedding::WithIndexType;
-
 enum IndexMode { kClip = 0, kWrap = 1, kRaise = 2 };
 
 struct TakeParam : public dmlc::Parameter<TakeParam> {

@@ -150,8 +150,9 @@ void WithTypes(const NodeAttrs& attrs, const TBlob& data, const TBlob* lengths, 
       fn(DType(), static_cast<const float*>(nullptr));
       return;
     }
-    WithIndexType(lengths->type_flag_,
-                  [&](auto length_type) { fn(DType(), lengths->dptr<decltype(length_type)>()); });
+    WithIndexType(lengths->type_flag_, [&](auto length_tag) {
+      fn(DType(), lengths->dptr<typename decltype(length_tag)::type>());
+    });
   });
 }
 
@@ -198,8 +199,8 @@ void SequenceBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     }
   });
   if (lengths == nullptr) return;
-  WithIndexType(out[1].type_flag_, [&](auto length_type) {
-    using LType = decltype(length_type);
+  WithIndexType(out[1].type_flag_, [&](auto length_tag) {
+    using LType = typename decltype(length_tag)::type;
     Assign(out[1].FlatTo2D<xpu, LType>(stream), req[1], mshadow::expr::scalar<LType>(0));
   });
 }

@@ -266,8 +266,8 @@ void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const int index_output = spec.ret == kBoth ? 1 : 0;
     WithIndexType(
-        spec.HasIndices() ? out[index_output].type_flag_ : mshadow::kFloat32, [&](auto index_type) {
-          using IType = decltype(index_type);
+        spec.HasIndices() ? out[index_output].type_flag_ : mshadow::kFloat32, [&](auto index_tag) {
+          using IType = typename decltype(index_tag)::type;
           SortOutputs<DType, IType> o{};
           if (spec.HasValues()) {
             o.values = out[0].dptr<DType>();

@@ -28,6 +28,12 @@ bool SequenceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
        << (param.axis == 0 ? "steps, batch" : "batch, steps") << ", ...)";
     throw dmlc::Error(os.str());
   }
+  if (std::is_same_v<Param, SequenceLastParam> && data[param.axis] == 0) {
+    std::ostringstream os;
+    os << "SequenceLast: data " << data << " has no steps along axis " << param.axis
+       << " to take the last of";
+    throw dmlc::Error(os.str());
+  }
   if (param.use_sequence_length) AssignInputShape(in, 1, TShape{data[1 - param.axis]});
   TShape result = data;
   if (std::is_same_v<Param, SequenceLastParam>) {

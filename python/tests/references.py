@@ -444,6 +444,19 @@ def _sequence(kind):
     return run
 
 
+def _nd_index(indices):
+    """indices (M, Y...) as the tuple NumPy indexes the first M axes with. The cases hold no
+    negative index: MXNet 1.9.1's gather_nd gradient scatters those outside its buffer (the
+    C++ tests check ours against central differences)."""
+    return tuple(np.trunc(indices).astype(int))
+
+
+def _scatter_nd(data, indices, params):
+    out = np.zeros(_tuple(params["shape"]), dtype=data.dtype)
+    out[_nd_index(indices)] = data
+    return out
+
+
 def _arg_reduce(fn):
     def reduce(x, p):
         axis = p.get("axis", "None")
@@ -469,6 +482,8 @@ FORWARD = {
     "FullyConnected": lambda *a: _fully_connected(*a[:-1], params=a[-1]),
     "GroupNorm": lambda x, g, b, p: _group_norm(
         x, g, b, p, int(p.get("num_groups", 1)), p.get("eps", 1e-5)),
+    "gather_nd": lambda data, indices, p: data[_nd_index(indices)],
+    "scatter_nd": _scatter_nd,
     "InstanceNorm": lambda x, g, b, p: _group_norm(x, g, b, p, x.shape[1], p.get("eps", 1e-3)),
     "LayerNorm": _layer_norm,
     "LeakyReLU": _leaky_relu,

@@ -1,0 +1,138 @@
+// gather_nd and scatter_nd against index arithmetic written out (negative and fractional
+// indices, repeated places, every index type), write modes, gradients (repeated places sum),
+// and the errors for indices outside their axes and shapes that do not fit.
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+// data (3, 4, 5) addressed by indices (2, 2, 3): 6 columns picking (i0, i1) slabs of 5.
+const TShape kArray{3, 4, 5};
+const TShape kIndices{2, 2, 3};
+// Row 0 indexes axis 0 (extent 3), row 1 axis 1 (extent 4): negatives, a fraction, a repeat.
+const std::vector<double> kIndexValues = {0, 2,  -1, 1.7, 0, 2,        // i0
+                                          3, -4, 1,  2,   3, -4};      // i1
+const std::vector<double> kDistinctIndexValues = {0, 2,  -1, 1, 0, 1,  // no place twice
+                                                  3, -4, 1,  2, 2, 0};
+
+// Slab offset (in slabs) of column y.
+int SlabOf(const Values& indices, int y) {
+  auto wrap = [](double v, int n) {
+    const int i = static_cast<int>(std::trunc(v));
+    return i < 0 ? i + n : i;
+  };
+  return wrap(indices[y], 3) * 4 + wrap(indices[6 + y], 4);
+}
+
+Values Gather(const Values& data, const Values& indices) {
+  Values out(6 * 5);
+  for (int y = 0; y < 6; ++y) {
+    for (int e = 0; e < 5; ++e) out[y * 5 + e] = data[SlabOf(indices, y) * 5 + e];
+  }
+  return out;
+}
+
+Values Scatter(const Values& slabs, const Values& indices) {
+  Values out(3 * 4 * 5, 0.0);
+  for (int y = 0; y < 6; ++y) {
+    for (int e = 0; e < 5; ++e) out[SlabOf(indices, y) * 5 + e] = slabs[y * 5 + e];
+  }
+  return out;
+}
+
+InputSpec Indices(const std::vector<double>& values) {
+  InputSpec spec = InputSpec::WithValues(kIndices, values);
+  spec.differentiable = false;
+  return spec;
+}
+
+TEST(GatherNDTest, GathersSlabsWithGradients) {
+  const OpCase c{"gather_nd", {}, {InputSpec{kArray}, Indices(kIndexValues)}};
+  testing::CheckForward(
+      c, [](const std::vector<Values>& in) { return std::vector<Values>{Gather(in[0], in[1])}; });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);  // places picked twice sum their gradients
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 3, 5}));
+}
+
+TEST(GatherNDTest, ScattersSlabsWithGradients) {
+  const OpCase c{"scatter_nd",
+                 {{"shape", "(3,4,5)"}},
+                 {InputSpec{TShape{2, 3, 5}}, Indices(kDistinctIndexValues)}};
+  testing::CheckForward(
+      c, [](const std::vector<Values>& in) { return std::vector<Values>{Scatter(in[0], in[1])}; });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+TEST(GatherNDTest, ScatterKeepsTheLastSlabOfARepeatedPlace) {
+  const OpCase c{
+      "scatter_nd", {{"shape", "(3,4,5)"}}, {InputSpec{TShape{2, 3, 5}}, Indices(kIndexValues)}};
+  const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+  EXPECT_THAT(testing::ToValues(testing::Forward(c, in)[0].blob()),
+              ElementsAreArray(Scatter(testing::ToValues(in[0].blob()), kIndexValues)));
+}
+
+TEST(GatherNDTest, EveryIndexType) {
+  const std::vector<double> whole = {0, 2, -1, 1, 0, 2, 3, -4, 1, 2, 3, -4};
+  for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kInt32, mshadow::kInt64}) {
+    SCOPED_TRACE(mshadow::TypeFlagName(type));
+    const OpCase c{"gather_nd", {}, {InputSpec{kArray}}};
+    std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
+    in.emplace_back(kIndices, type);
+    testing::SetValues(in[1].blob(), whole);
+    EXPECT_THAT(testing::ToValues(testing::Forward(c, in)[0].blob()),
+                ElementsAreArray(Gather(testing::ToValues(in[0].blob()), whole)));
+  }
+}
+
+std::string GatherError(const TShape& data, const TShape& indices, std::vector<double> values) {
+  return testing::ErrorOf([&] {
+    const OpCase c{"gather_nd", {}, {InputSpec{data}, InputSpec::WithValues(indices, values)}};
+    testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
+  });
+}
+
+TEST(GatherNDTest, ErrorsNameTheBadIndexOrShape) {
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2, 1}, {3, 0}),
+              HasSubstr("gather_nd: index 3 (row 0, column 0 of indices) is outside axis 0 of "
+                        "extent 3 (valid: -3 to 2)"));
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2, 2}, {0, 1, 2, -5}),
+              HasSubstr("index -5 (row 1, column 1 of indices) is outside axis 1 of extent 4"));
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{1, 1}, {std::nan("")}),
+              HasSubstr("index nan (row 0, column 0 of indices) is outside axis 0"));
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2}, {0, 1}),
+              HasSubstr("gather_nd: indices (2,) must have at least 2 axes (M, Y...)"));
+  EXPECT_THAT(
+      GatherError(TShape{3, 4}, TShape{3, 1}, {0, 1, 2}),
+      HasSubstr("gather_nd: indices (3,1) address 3 axes of (3,4); they may address 1 to 2"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes(OpCase{
+            "scatter_nd", {{"shape", "(3,4,5)"}}, {InputSpec{TShape{6, 5}}, InputSpec{kIndices}}});
+      }),
+      HasSubstr("(2,3,5)"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes(OpCase{"scatter_nd",
+                                          {{"shape", "(2,4611686018427387904,4,0)"}},
+                                          {InputSpec{TShape{1, 0}}, InputSpec{TShape{3, 1}}}});
+      }),
+      HasSubstr("overflows index_t"));
+}
+
+}  // namespace
+}  // namespace ops

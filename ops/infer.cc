@@ -95,7 +95,9 @@ void RunInference(const char* what, const NodeAttrs& attrs, const Fn* infer, std
                       conflict.given + " but " + conflict.required + " is required (inputs: " +
                       Listing(names(), *in, to_text) + ")");
   } catch (const dmlc::Error& e) {
-    throw dmlc::Error(op.name + ": " + e.what());
+    // Named once: messages that kernels also raise already start with the operator's name.
+    const std::string message = e.what(), prefix = op.name + ": ";
+    throw dmlc::Error(message.rfind(prefix, 0) == 0 ? message : prefix + message);
   }
   for (size_t i = 0; i < in->size(); ++i) {
     complete = complete && (*in)[i] != unknown;

@@ -457,6 +457,15 @@ def _scatter_nd(data, indices, params):
     return out
 
 
+def _upsampling(*args):
+    """Nearest: each input repeated to the first's size times scale, stacked or summed."""
+    inputs, p = args[:-1], args[-1]
+    height = inputs[0].shape[2] * int(p["scale"])
+    ups = [x.repeat(height // x.shape[2], axis=2).repeat(height // x.shape[2], axis=3)
+           for x in inputs]
+    return sum(ups) if p.get("multi_input_mode") == "sum" else np.concatenate(ups, axis=1)
+
+
 def _arg_reduce(fn):
     def reduce(x, p):
         axis = p.get("axis", "None")
@@ -489,6 +498,7 @@ FORWARD = {
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,
     "SequenceLast": _sequence("last"),
+    "UpSampling": _upsampling,
     "SequenceMask": _sequence("mask"),
     "SequenceReverse": _sequence("reverse"),
     "Pooling": _pooling,

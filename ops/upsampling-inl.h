@@ -1,0 +1,164 @@
+// ops/upsampling-inl.h: UpSampling with sample_type nearest and its backward operator, written
+// once for every device, with MXNet 1.9.1's semantics. The inputs are NCHW; the output is the
+// first input's height and width times `scale`, and input i is repeated s_i = out_h / h_i times
+// along both (s_i must be a whole number, the same for both axes). multi_input_mode concat
+// stacks the upsampled inputs' channels; sum adds them (same channels). The gradient of each
+// input element is the sum of the s_i x s_i block it was repeated into (a gather: no atomics).
+// Bilinear upsampling (MXNet: a Deconvolution with a fixed kernel) is not supported.
+// upsampling.cc registers the CPU, upsampling.cu adds FCompute<gpu>.
+#ifndef OPS_UPSAMPLING_INL_H_
+#define OPS_UPSAMPLING_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/infer_util.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace upsampling {
+
+enum SampleType { kNearest, kBilinear };
+enum MultiInputMode { kConcat, kSum };
+
+struct UpSamplingParam : public dmlc::Parameter<UpSamplingParam> {
+  int scale;
+  int num_filter;
+  int sample_type;
+  int multi_input_mode;
+  int num_args;
+  uint64_t workspace;
+  DMLC_DECLARE_PARAMETER(UpSamplingParam) {
+    DMLC_DECLARE_FIELD(scale).set_lower_bound(1).describe(
+        "The first input's height and width are multiplied by this.");
+    DMLC_DECLARE_FIELD(num_filter)
+        .set_default(0)
+        .describe("Bilinear only (not supported): the channels.");
+    DMLC_DECLARE_FIELD(sample_type)
+        .add_enum("nearest", kNearest)
+        .add_enum("bilinear", kBilinear)
+        .describe("nearest (each element repeated); bilinear is not supported.");
+    DMLC_DECLARE_FIELD(multi_input_mode)
+        .add_enum("concat", kConcat)
+        .add_enum("sum", kSum)
+        .set_default(kConcat)
+        .describe("How several inputs combine: their channels stacked, or summed.");
+    DMLC_DECLARE_FIELD(num_args).set_default(1).set_lower_bound(1).describe(
+        "The number of inputs.");
+    DMLC_DECLARE_FIELD(workspace).set_default(512).describe("Unused (MXNet's bilinear path).");
+  }
+};
+
+// Input i as upsampled into the output (N, C, OH, OW): its (C_i, h, w) and repetition s, and
+// the channel it starts at.
+struct Placement {
+  index_t channels, height, width, scale, first_channel;
+  index_t out_channels, out_height, out_width;
+};
+
+inline Placement PlacementOf(const TShape& input, const TShape& out, index_t first_channel) {
+  return {input[1], input[2], input[3], out[2] / input[2], first_channel, out[1], out[2], out[3]};
+}
+
+// Item i of input p's upsampled (N, C_i, OH, OW): the input element it repeats.
+struct upsample_nearest {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, OpReqType req, Placement p, const DType* x,
+                                  DType* out) {
+    const index_t w = i % p.out_width, h = i / p.out_width % p.out_height;
+    const index_t c = i / (p.out_width * p.out_height) % p.channels;
+    const index_t n = i / (p.out_width * p.out_height * p.channels);
+    const DType value = x[((n * p.channels + c) * p.height + h / p.scale) * p.width + w / p.scale];
+    AssignReq(
+        out + ((n * p.out_channels + p.first_channel + c) * p.out_height + h) * p.out_width + w,
+        value, req);
+  }
+};
+
+// Item i of input p: the sum of the s x s block of the output gradient it was repeated into.
+struct upsample_nearest_grad {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, OpReqType req, Placement p, const DType* dy,
+                                  DType* dx) {
+    const index_t w = i % p.width, h = i / p.width % p.height;
+    const index_t c = i / (p.width * p.height) % p.channels;
+    const index_t n = i / (p.width * p.height * p.channels);
+    const DType* block =
+        dy +
+        ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) * p.out_width +
+        w * p.scale;
+    DType sum = 0;
+    for (index_t a = 0; a < p.scale; ++a) {
+      for (index_t b = 0; b < p.scale; ++b) sum += block[a * p.out_width + b];
+    }
+    AssignReq(dx + i, sum, req);
+  }
+};
+
+// Where each input goes: concat stacks channels, sum puts every input at channel 0.
+inline std::vector<Placement> PlacementsOf(const UpSamplingParam& param,
+                                           const std::vector<TShape>& inputs, const TShape& out) {
+  std::vector<Placement> placements;
+  index_t channel = 0;
+  for (const TShape& input : inputs) {
+    placements.push_back(PlacementOf(input, out, channel));
+    if (param.multi_input_mode == kConcat) channel += input[1];
+  }
+  return placements;
+}
+
+template <typename xpu>
+void UpSamplingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  std::vector<TShape> shapes;
+  for (const TBlob& blob : in) shapes.push_back(blob.shape_);
+  const std::vector<Placement> placements = PlacementsOf(param, shapes, out[0].shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    for (size_t i = 0; i < in.size(); ++i) {
+      const Placement& p = placements[i];
+      // sum: the first input writes as req says, the others add to it.
+      const OpReqType mode =
+          (param.multi_input_mode == kSum && i > 0 && req[0] != kNullOp) ? kAddTo : req[0];
+      Kernel<upsample_nearest, xpu>::Launch(
+          s, out[0].shape_[0] * p.channels * p.out_height * p.out_width, mode, p,
+          in[i].dptr<DType>(), out[0].dptr<DType>());
+    }
+  });
+}
+
+// Inputs: the output gradient, then the inputs (for their shapes). Outputs: their gradients.
+template <typename xpu>
+void UpSamplingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                               const std::vector<TBlob>& out) {
+  const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  std::vector<TShape> shapes;
+  for (size_t i = 1; i < in.size(); ++i) shapes.push_back(in[i].shape_);
+  const std::vector<Placement> placements = PlacementsOf(param, shapes, in[0].shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    for (size_t i = 0; i < out.size(); ++i) {
+      Kernel<upsample_nearest_grad, xpu>::Launch(s, static_cast<index_t>(out[i].Size()), req[i],
+                                                 placements[i], in[0].dptr<DType>(),
+                                                 out[i].dptr<DType>());
+    }
+  });
+}
+
+// Adds FCompute<xpu> to UpSampling and its backward operator.
+template <typename xpu>
+void SetUpSamplingCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("UpSampling").set_attr<FCompute>(attr_name, FCompute(UpSamplingCompute<xpu>));
+  RegisterOp("_backward_UpSampling")
+      .set_attr<FCompute>(attr_name, FCompute(UpSamplingBackwardCompute<xpu>));
+}
+
+}  // namespace upsampling
+}  // namespace ops
+
+#endif  // OPS_UPSAMPLING_INL_H_

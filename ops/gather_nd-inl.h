@@ -170,7 +170,7 @@ void WithTypes(const TBlob& data, const TBlob& indices, Fn&& fn) {
 
 // gather_nd: inputs data, indices; output the gathered slabs.
 template <typename xpu>
-void GatherNDCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+void GatherNDCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const Addressing a = AddressingOf(in[0].shape_, in[1].shape_, "gather_nd");
@@ -185,8 +185,9 @@ void GatherNDCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
 
 // scatter_nd: inputs data, indices; output (shape) with data's slabs placed.
 template <typename xpu>
-void ScatterNDCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+void ScatterNDCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
+                      const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                      const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const Addressing a = AddressingOf(out[0].shape_, in[1].shape_, "scatter_nd");
   WithTypes(in[0], in[1], [&](auto dtype, auto itype) {
@@ -209,7 +210,7 @@ void ZeroIndexGradient(mshadow::Stream<xpu>* s, const TBlob& grad, OpReqType req
 // Backward of gather_nd: inputs dy, data, indices; outputs d data (dy's slabs summed onto the
 // picked places), d indices (zeros).
 template <typename xpu>
-void GatherNDBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+void GatherNDBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
                              const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                              const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
@@ -225,7 +226,7 @@ void GatherNDBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
 // Backward of scatter_nd: inputs dy, data, indices; outputs d data (dy's picked slabs),
 // d indices (zeros). A place picked twice passes its gradient to every slab written there.
 template <typename xpu>
-void ScatterNDBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+void ScatterNDBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                               const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();

@@ -9,6 +9,7 @@
 #ifndef OPS_UPSAMPLING_INL_H_
 #define OPS_UPSAMPLING_INL_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -97,6 +98,45 @@ struct upsample_nearest_grad {
   }
 };
 
+// CPU item r, a row (n, c, h) of input p: its elements each written `scale` times into the
+// `scale` output rows it becomes (contiguous runs, no index division per element).
+struct upsample_nearest_row {
+  template <typename DType>
+  static void Map(index_t row, OpReqType req, Placement p, const DType* x, DType* out) {
+    const index_t h = row % p.height, c = row / p.height % p.channels;
+    const index_t n = row / (p.height * p.channels);
+    const DType* src = x + row * p.width;
+    DType* first = out + ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) *
+                             p.out_width;
+    for (index_t a = 0; a < p.scale; ++a) {
+      DType* dst = first + a * p.out_width;
+      for (index_t w = 0; w < p.width; ++w) {
+        for (index_t b = 0; b < p.scale; ++b) AssignReq(dst + w * p.scale + b, src[w], req);
+      }
+    }
+  }
+};
+
+// CPU item r, a row (n, c, h) of input p: each element's s x s block summed, row by row.
+struct upsample_nearest_row_grad {
+  template <typename DType>
+  static void Map(index_t row, OpReqType req, Placement p, const DType* dy, DType* dx) {
+    const index_t h = row % p.height, c = row / p.height % p.channels;
+    const index_t n = row / (p.height * p.channels);
+    const DType* first =
+        dy +
+        ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) * p.out_width;
+    for (index_t w = 0; w < p.width; ++w) {
+      DType sum = 0;
+      for (index_t a = 0; a < p.scale; ++a) {
+        const DType* block = first + a * p.out_width + w * p.scale;
+        for (index_t b = 0; b < p.scale; ++b) sum += block[b];
+      }
+      AssignReq(dx + row * p.width + w, sum, req);
+    }
+  }
+};
+
 // Where each input goes: concat stacks channels, sum puts every input at channel 0.
 inline std::vector<Placement> PlacementsOf(const UpSamplingParam& param,
                                            const std::vector<TShape>& inputs, const TShape& out) {
@@ -123,9 +163,15 @@ void UpSamplingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
       // sum: the first input writes as req says, the others add to it.
       const OpReqType mode =
           (param.multi_input_mode == kSum && i > 0 && req[0] != kNullOp) ? kAddTo : req[0];
-      Kernel<upsample_nearest, xpu>::Launch(
-          s, out[0].shape_[0] * p.channels * p.out_height * p.out_width, mode, p,
-          in[i].dptr<DType>(), out[0].dptr<DType>());
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<upsample_nearest_row, cpu>::LaunchItems(s, out[0].shape_[0] * p.channels * p.height,
+                                                       p.scale * p.out_width, mode, p,
+                                                       in[i].dptr<DType>(), out[0].dptr<DType>());
+      } else {
+        Kernel<upsample_nearest, xpu>::Launch(
+            s, out[0].shape_[0] * p.channels * p.out_height * p.out_width, mode, p,
+            in[i].dptr<DType>(), out[0].dptr<DType>());
+      }
     }
   });
 }
@@ -142,9 +188,15 @@ void UpSamplingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     for (size_t i = 0; i < out.size(); ++i) {
-      Kernel<upsample_nearest_grad, xpu>::Launch(s, static_cast<index_t>(out[i].Size()), req[i],
-                                                 placements[i], in[0].dptr<DType>(),
-                                                 out[i].dptr<DType>());
+      const Placement& p = placements[i];
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<upsample_nearest_row_grad, cpu>::LaunchItems(
+            s, in[0].shape_[0] * p.channels * p.height, p.scale * p.out_width, req[i], p,
+            in[0].dptr<DType>(), out[i].dptr<DType>());
+      } else {
+        Kernel<upsample_nearest_grad, xpu>::Launch(s, static_cast<index_t>(out[i].Size()), req[i],
+                                                   p, in[0].dptr<DType>(), out[i].dptr<DType>());
+      }
     }
   });
 }

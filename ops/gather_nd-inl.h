@@ -67,15 +67,8 @@ Addressing AddressingOf(const TShape& array, const TShape& indices, const char* 
 template <typename xpu, typename IType>
 void CheckIndices(const Addressing& a, const TBlob& indices, mshadow::Stream<xpu>* s,
                   const char* op) {
-  const index_t count = static_cast<index_t>(indices.Size());
-  std::vector<IType> host(static_cast<size_t>(count));
-  if constexpr (std::is_same_v<xpu, cpu>) {
-    std::copy(indices.dptr<IType>(), indices.dptr<IType>() + count, host.begin());
-  } else {
-    mshadow::Tensor<cpu, 1, IType> dst(host.data(), mshadow::Shape1(count));
-    mshadow::Copy(dst, Flat<xpu, IType>(indices, s), s);
-    s->Wait();
-  }
+  const std::vector<IType> host = IndicesOnHost<xpu, IType>(indices, s);
+  const index_t count = static_cast<index_t>(host.size());
   for (index_t j = 0; j < count; ++j) {
     const int axis = static_cast<int>(j / a.columns);
     const double v = std::trunc(static_cast<double>(host[j]));

@@ -1,12 +1,18 @@
 // ops/index_type.h: the types integer-valued arrays (positions, lengths) may come in, and
 // dispatch over them: the operators that return indices (topk, argsort) or read lengths
-// (Sequence*) accept the same four.
+// (Sequence*) accept the same four; and reading such an array on the host, for the checks that
+// name a bad index before any kernel reads it (take's mode raise, gather_nd, scatter_nd).
 #ifndef OPS_INDEX_TYPE_H_
 #define OPS_INDEX_TYPE_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
+#include "mshadow/tensor.h"
 #include "mshadow/type_flag.h"
+#include "ops/kernel_util.h"
 #include "ops/registration_util.h"
 
 namespace ops {
@@ -40,6 +46,21 @@ void WithIndexType(int flag, Fn&& fn) {
     default:
       return fn(TypeTag<int64_t>());
   }
+}
+
+// The values of `indices` on the host: a GPU's copied there (waiting for the stream).
+template <typename xpu, typename IType>
+std::vector<IType> IndicesOnHost(const TBlob& indices, mshadow::Stream<xpu>* s) {
+  const index_t count = static_cast<index_t>(indices.Size());
+  std::vector<IType> host(static_cast<size_t>(count));
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    std::copy(indices.dptr<IType>(), indices.dptr<IType>() + count, host.begin());
+  } else {
+    mshadow::Tensor<mshadow::cpu, 1, IType> dst(host.data(), mshadow::Shape1(count));
+    mshadow::Copy(dst, Flat<xpu, IType>(indices, s), s);
+    s->Wait();
+  }
+  return host;
 }
 
 }  // namespace ops

@@ -16,6 +16,7 @@
 
 #include "mshadow/tensor.h"
 #include "ops/embedding-inl.h"
+#include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -141,15 +142,8 @@ struct take_scatter_position {
 // is not (the indices are read on the host; a GPU's are copied there first).
 template <typename xpu, typename IType>
 void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {
-  const index_t count = static_cast<index_t>(indices.Size());
-  std::vector<IType> host(static_cast<size_t>(count));
-  if constexpr (std::is_same_v<xpu, cpu>) {
-    std::copy(indices.dptr<IType>(), indices.dptr<IType>() + count, host.begin());
-  } else {
-    mshadow::Tensor<cpu, 1, IType> dst(host.data(), mshadow::Shape1(count));
-    mshadow::Copy(dst, Flat<xpu, IType>(indices, s), s);
-    s->Wait();
-  }
+  const std::vector<IType> host = IndicesOnHost<xpu, IType>(indices, s);
+  const index_t count = static_cast<index_t>(host.size());
   for (index_t j = 0; j < count; ++j) {
     const double v = static_cast<double>(host[j]);
     if (!(v > -1 && v < static_cast<double>(n))) {

@@ -57,6 +57,16 @@ struct UpSamplingParam : public dmlc::Parameter<UpSamplingParam> {
 struct Placement {
   index_t channels, height, width, scale, first_channel;
   index_t out_channels, out_height, out_width;
+
+  // Where output element (n, c of this input, h, w) lies.
+  MSHADOW_XINLINE index_t OutAt(index_t n, index_t c, index_t h, index_t w) const {
+    return ((n * out_channels + first_channel + c) * out_height + h) * out_width + w;
+  }
+  // Where the s x s output block of input element w of input row (n, c, h) starts.
+  MSHADOW_XINLINE index_t BlockOf(index_t row, index_t w) const {
+    return OutAt(row / (height * channels), row / height % channels, row % height * scale,
+                 w * scale);
+  }
 };
 
 inline Placement PlacementOf(const TShape& input, const TShape& out, index_t first_channel) {
@@ -72,9 +82,7 @@ struct upsample_nearest {
     const index_t c = i / (p.out_width * p.out_height) % p.channels;
     const index_t n = i / (p.out_width * p.out_height * p.channels);
     const DType value = x[((n * p.channels + c) * p.height + h / p.scale) * p.width + w / p.scale];
-    AssignReq(
-        out + ((n * p.out_channels + p.first_channel + c) * p.out_height + h) * p.out_width + w,
-        value, req);
+    AssignReq(out + p.OutAt(n, c, h, w), value, req);
   }
 };
 
@@ -83,13 +91,7 @@ struct upsample_nearest_grad {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, OpReqType req, Placement p, const DType* dy,
                                   DType* dx) {
-    const index_t w = i % p.width, h = i / p.width % p.height;
-    const index_t c = i / (p.width * p.height) % p.channels;
-    const index_t n = i / (p.width * p.height * p.channels);
-    const DType* block =
-        dy +
-        ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) * p.out_width +
-        w * p.scale;
+    const DType* block = dy + p.BlockOf(i / p.width, i % p.width);
     DType sum = 0;
     for (index_t a = 0; a < p.scale; ++a) {
       for (index_t b = 0; b < p.scale; ++b) sum += block[a * p.out_width + b];
@@ -103,11 +105,8 @@ struct upsample_nearest_grad {
 struct upsample_nearest_row {
   template <typename DType>
   static void Map(index_t row, OpReqType req, Placement p, const DType* x, DType* out) {
-    const index_t h = row % p.height, c = row / p.height % p.channels;
-    const index_t n = row / (p.height * p.channels);
     const DType* src = x + row * p.width;
-    DType* first = out + ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) *
-                             p.out_width;
+    DType* first = out + p.BlockOf(row, 0);
     for (index_t a = 0; a < p.scale; ++a) {
       DType* dst = first + a * p.out_width;
       for (index_t w = 0; w < p.width; ++w) {
@@ -121,11 +120,7 @@ struct upsample_nearest_row {
 struct upsample_nearest_row_grad {
   template <typename DType>
   static void Map(index_t row, OpReqType req, Placement p, const DType* dy, DType* dx) {
-    const index_t h = row % p.height, c = row / p.height % p.channels;
-    const index_t n = row / (p.height * p.channels);
-    const DType* first =
-        dy +
-        ((n * p.out_channels + p.first_channel + c) * p.out_height + h * p.scale) * p.out_width;
+    const DType* first = dy + p.BlockOf(row, 0);
     for (index_t w = 0; w < p.width; ++w) {
       DType sum = 0;
       for (index_t a = 0; a < p.scale; ++a) {

@@ -1,5 +1,5 @@
 // Reductions sum, mean, max, min, prod, nansum, nanprod over axes (axis: a tuple, None for
-// all; keepdims; exclude), with backward operators. The CPU kernels are here; the GPU's are
+// all; keepdims; exclude) and the L1/L2 norm, with backward operators. The CPU kernels are here; the GPU's are
 // in reduce.cu.
 #include <algorithm>
 #include <type_traits>
@@ -14,8 +14,9 @@ namespace ops {
 namespace reduce {
 namespace {
 
+template <typename Param>
 bool ReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  const ReduceParam& param = GetParam<ReduceParam>(attrs);
+  const Param& param = GetParam<Param>(attrs);
   const TShape& data = (*in)[0];
   if (!ShapeIsKnown(data)) return false;
   const std::vector<bool> reduced = ReducedAxes(param, static_cast<int>(data.ndim()));
@@ -36,34 +37,40 @@ bool ReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 // are reduced in order, so the split (and the result) does not depend on the thread count.
 constexpr index_t kReduceAllBlock = 1 << 14;
 
-// result[p] = reduction of row p of the (rows, width) array x: the engine's vectorized,
-// threaded row reduction. A single long row is cut into blocks first, so that threads share it.
-template <typename Red, typename DType>
+using mshadow::op::identity;
+
+// result[p] = reduction of Map(x) over row p of the (rows, width) array x: the engine's
+// vectorized, threaded row reduction. A single long row is cut into blocks first, so that
+// threads share it.
+template <typename Red, typename Map, typename DType>
 void ReduceRows(const DType* x, index_t rows, index_t width, DType* result) {
   using mshadow::Shape1;
   using mshadow::Shape2;
   if (rows == 1 && width >= 2 * kReduceAllBlock) {
     const index_t blocks = width / kReduceAllBlock, tail = width - blocks * kReduceAllBlock;
     std::vector<DType> partial(blocks + (tail > 0 ? 1 : 0));
-    ReduceRows<Red>(x, blocks, kReduceAllBlock, partial.data());
-    if (tail > 0) ReduceRows<Red>(x + blocks * kReduceAllBlock, 1, tail, &partial[blocks]);
-    ReduceRows<Red>(partial.data(), 1, static_cast<index_t>(partial.size()), result);
+    ReduceRows<Red, Map>(x, blocks, kReduceAllBlock, partial.data());
+    if (tail > 0) {
+      ReduceRows<Red, Map>(x + blocks * kReduceAllBlock, 1, tail, &partial[blocks]);
+    }
+    ReduceRows<Red, identity>(partial.data(), 1, static_cast<index_t>(partial.size()), result);
     return;
   }
   Tensor<cpu, 1, DType> dst(result, Shape1(rows));
   const Tensor<cpu, 2, DType> src(const_cast<DType*>(x), Shape2(rows, width));
-  mshadow::MapReduceKeepHighDim<mshadow::sv::saveto, Red, 0>(&dst, src);
+  mshadow::MapReduceKeepHighDim<mshadow::sv::saveto, Red, 0>(&dst, Mapped<Map>(src));
 }
 
-// result[q][k] = reduction over j of x[q][j][k] for the (outer, rows, width) array x: the
-// engine's vectorized, threaded column reduction per slice, slices over threads when many.
-template <typename Red, typename DType>
+// result[q][k] = reduction over j of Map(x[q][j][k]) for the (outer, rows, width) array x:
+// the engine's vectorized, threaded column reduction per slice, slices over threads when
+// many.
+template <typename Red, typename Map, typename DType>
 void ReduceColumns(const DType* x, index_t outer, index_t rows, index_t width, DType* result) {
   auto slice = [&](index_t q) {
     Tensor<cpu, 1, DType> dst(result + q * width, mshadow::Shape1(width));
     const Tensor<cpu, 2, DType> src(const_cast<DType*>(x + q * rows * width),
                                     mshadow::Shape2(rows, width));
-    mshadow::MapReduceKeepLowest<mshadow::sv::saveto, Red>(&dst, src);
+    mshadow::MapReduceKeepLowest<mshadow::sv::saveto, Red>(&dst, Mapped<Map>(src));
   };
   if (outer == 1) {
     slice(0);
@@ -75,26 +82,36 @@ void ReduceColumns(const DType* x, index_t outer, index_t rows, index_t width, D
   });
 }
 
-// Reduces x (whose axes form `runs`) into result, one reduced run at a time from the
+// Reduces Map(x) (x's axes form `runs`) into result, one reduced run at a time from the
 // innermost: a reduced run that is innermost is a row reduction, one followed by a kept run
-// a column reduction. Each pass reads the previous pass's (smaller) result.
-template <typename Red, typename DType>
+// a column reduction. Each pass reads the previous pass's (smaller) result; only the first
+// maps its elements.
+template <typename Red, typename Map, typename DType>
 void ReduceRuns(const DType* x, AxisRuns runs, DType* result, index_t result_size) {
   std::vector<DType> buffers[2];
   const DType* src = x;
   for (int pass = 0;; ++pass) {
     int last_reduced = static_cast<int>(runs.dims.size()) - 1;
     while (last_reduced >= 0 && !runs.reduced[last_reduced]) --last_reduced;
-    if (last_reduced < 0) break;  // nothing left to reduce
+    if (last_reduced < 0) {  // nothing left to reduce
+      if (pass == 0) {  // nothing was: only unit axes are reduced
+        for (index_t i = 0; i < result_size; ++i) result[i] = Map::Map(x[i]);
+        return;
+      }
+      break;
+    }
     index_t outer = 1, inner = 1;
     for (int r = 0; r < last_reduced; ++r) outer *= runs.dims[r];
     for (size_t r = last_reduced + 1; r < runs.dims.size(); ++r) inner *= runs.dims[r];
     std::vector<DType>& out = buffers[pass % 2];
     out.resize(outer * inner);
+    const bool first = pass == 0;
     if (inner == 1) {
-      ReduceRows<Red>(src, outer, runs.dims[last_reduced], out.data());
+      (first ? ReduceRows<Red, Map, DType> : ReduceRows<Red, identity, DType>)(
+          src, outer, runs.dims[last_reduced], out.data());
     } else {
-      ReduceColumns<Red>(src, outer, runs.dims[last_reduced], inner, out.data());
+      (first ? ReduceColumns<Red, Map, DType> : ReduceColumns<Red, identity, DType>)(
+          src, outer, runs.dims[last_reduced], inner, out.data());
     }
     AxisRuns next;
     for (size_t r = 0; r < runs.dims.size(); ++r) {
@@ -112,7 +129,7 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   if (req[0] == kNullOp) return;
   const TShape& shape = in[0].shape_;
   const std::vector<bool> reduced =
-      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
+      ReducedAxes(GetParam<ParamOf<kReducer>>(attrs), static_cast<int>(shape.ndim()));
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const index_t n = out[0].Size();
     auto acc = ctx.requested[0].get_space_typed<cpu, 1, DType>(Shape1(n), nullptr);
@@ -121,11 +138,12 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
       EngineReducer<kReducer>::SetInitValue(identity);
       acc = identity;
     } else {
-      ReduceRuns<EngineReducer<kReducer>>(in[0].dptr<DType>(), RunsOf(shape, reduced),
-                                          acc.dptr_, n);
+      ReduceRuns<EngineReducer<kReducer>, ElementMap<kReducer>>(
+          in[0].dptr<DType>(), RunsOf(shape, reduced), acc.dptr_, n);
     }
     if (kReducer == Reducer::kMean && n > 0) acc /= static_cast<DType>(shape.Size() / n);
-    Assign(Flat<DType>(out[0]), req[0], mshadow::expr::F<mshadow::op::identity>(acc));
+    using Finish = std::conditional_t<kReducer == Reducer::kNorm2, mshadow::op::sqrt, identity>;
+    Assign(Flat<DType>(out[0]), req[0], mshadow::expr::F<Finish>(acc));
   });
 }
 
@@ -157,7 +175,7 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
   const TShape& shape = out[0].shape_;
   if (shape.Size() == 0) return;
   const std::vector<bool> reduced =
-      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
+      ReducedAxes(GetParam<ParamOf<kReducer>>(attrs), static_cast<int>(shape.ndim()));
   const AxisRuns runs = RunsOf(shape, reduced);
   // Rows along the innermost run; each row's offset in g from the other runs' coordinates.
   const int last = static_cast<int>(runs.dims.size()) - 1;
@@ -193,37 +211,48 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
   });
 }
 
-template <Reducer kReducer>
-void DefineReduce(const std::string& name, const std::string& description) {
-  const std::string backward = "_backward_" + name;
-  RegisterOp(name)
-      .describe(description)
-      .set_num_inputs(1)
-      .set_num_outputs(1)
-      .add_argument("data", "NDArray-or-Symbol", "The input array.")
-      .add_arguments(ReduceParam::__FIELDS__())
-      .set_attr_parser(ParamParser<ReduceParam>)
-      .set_attr<FInferShape>("FInferShape", ReduceShape)
-      .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
-      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-      .set_attr<FCompute>("FCompute<cpu>", FCompute(ReduceCompute<kReducer>))
-      .set_attr<FGradient>("FGradient", FGradient{backward, true, true});
-  RegisterBackwardOp(backward, 3, 1)
-      .describe("Gradient of " + name + ".")
-      .set_attr_parser(ParamParser<ReduceParam>)
-      .set_attr<FCompute>("FCompute<cpu>", FCompute(ReduceBackwardCompute<kReducer>));
+template <typename Param>
+void DefineReduce(const std::string& name, const std::string& description, FCompute forward,
+                  FCompute backward) {
+  const std::string backward_name = "_backward_" + name;
+  Op& op = RegisterOp(name)
+               .describe(description)
+               .set_num_inputs(1)
+               .set_num_outputs(1)
+               .add_argument("data", "NDArray-or-Symbol", "The input array.")
+               .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+               .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
+               .set_attr<FCompute>("FCompute<cpu>", std::move(forward))
+               .set_attr<FGradient>("FGradient", FGradient{backward_name, true, true});
+  // Separate statements: calls with an argument that depends on Param.
+  op.add_arguments(Param::__FIELDS__());
+  op.set_attr_parser(ParamParser<Param>);
+  op.set_attr<FInferShape>("FInferShape", ReduceShape<Param>);
+  Op& backward_op = RegisterBackwardOp(backward_name, 3, 1)
+                        .describe("Gradient of " + name + ".")
+                        .set_attr<FCompute>("FCompute<cpu>", std::move(backward));
+  backward_op.set_attr_parser(ParamParser<Param>);
 }
 
 const bool kRegistered = [] {
   ForEachReduce([](auto reducer, const char* name, const char* description) {
-    DefineReduce<decltype(reducer)::value>(name, description);
+    constexpr Reducer kReducer = decltype(reducer)::value;
+    DefineReduce<ReduceParam>(name, description, ReduceCompute<kReducer>,
+                              ReduceBackwardCompute<kReducer>);
   });
+  DefineReduce<NormParam>(
+      "norm",
+      "The L1 (ord=1: sum of |x|) or L2 (ord=2: square root of the sum of x * x) norm over "
+      "the given axes.",
+      ByNormOrder(ReduceCompute<Reducer::kNorm1>, ReduceCompute<Reducer::kNorm2>),
+      ByNormOrder(ReduceBackwardCompute<Reducer::kNorm1>, ReduceBackwardCompute<Reducer::kNorm2>));
   return true;
 }();
 
 }  // namespace
 
 DMLC_REGISTER_PARAMETER(ReduceParam);
+DMLC_REGISTER_PARAMETER(NormParam);
 
 }  // namespace reduce
 }  // namespace ops

@@ -1,5 +1,5 @@
-// FCompute<gpu> of the reductions (sum, mean, max, min, prod, nansum, nanprod) and their
-// backward operators. A reduction over the innermost axes, or over the outermost with the
+// FCompute<gpu> of the reductions (sum, mean, max, min, prod, nansum, nanprod, norm) and
+// their backward operators. A reduction over the innermost axes, or over the outermost with the
 // rest kept, goes to mshadow's GPU reductions (a block per kept index, or 32-column tiles);
 // any other pattern runs one thread per output element. The gradient is one thread per
 // input element.
@@ -20,8 +20,8 @@ namespace {
 
 using mshadow::Shape2;
 
-// out[j] = scale * the reduction of in over the positions `summed` from j's offset.
-template <typename Red, int kReq>
+// out[j] = scale * the reduction of Map(in) over the positions `summed` from j's offset.
+template <typename Red, typename Map, int kReq>
 struct reduce_kernel {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t j, DType* out, const DType* in, StridedIndex<1> kept,
@@ -33,7 +33,7 @@ struct reduce_kernel {
     const index_t count = summed.Size();
     for (index_t r = 0; r < count; ++r) {
       summed.Offsets(r, &off);
-      Red::Reduce(acc, in[base + off]);
+      Red::Reduce(acc, Map::Map(in[base + off]));
     }
     AssignReq<kReq>(out + j, acc * scale);
   }
@@ -65,10 +65,12 @@ template <Reducer kReducer>
 void ReduceComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   using Red = EngineReducer<kReducer>;
+  using Map = ElementMap<kReducer>;
+  using mshadow::expr::F;
   if (req[0] == kNullOp) return;
   const TShape& shape = in[0].shape_;
   const std::vector<bool> reduced =
-      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
+      ReducedAxes(GetParam<ParamOf<kReducer>>(attrs), static_cast<int>(shape.ndim()));
   const AxisRuns runs = RunsOf(shape, reduced);
   const size_t k = runs.dims.size();
   mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
@@ -82,25 +84,31 @@ void ReduceComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::v
     }
     bool any_reduced = false;
     for (bool r : runs.reduced) any_reduced = any_reduced || r;
-    if (!any_reduced) {  // only axes of extent 1 are reduced: a copy
-      Assign(dst, req[0], mshadow::expr::F<mshadow::op::identity>(Flat<gpu, DType>(in[0], s)));
+    if (!any_reduced) {  // only axes of extent 1 are reduced: each element alone
+      using Alone = std::conditional_t<IsNorm(kReducer), mshadow::op::abs, mshadow::op::identity>;
+      Assign(dst, req[0], F<Alone>(Flat<gpu, DType>(in[0], s)));
       return;
     }
     const DType scale = kReducer == Reducer::kMean
                             ? DType(1) / static_cast<DType>(shape.Size() / out[0].Size())
                             : DType(1);
+    // The L2 norm takes a square root after the reduction: it reduces into scratch first.
+    constexpr bool kFinish = kReducer == Reducer::kNorm2;
+    auto sums = kFinish ? ctx.requested[0].get_space_typed<gpu, 1, DType>(dst.shape_, s) : dst;
+    const OpReqType sums_req = kFinish ? kWriteTo : req[0];
     auto as_matrix = [&](index_t rows, index_t width) {
       return Tensor<gpu, 2, DType>(in[0].dptr<DType>(), Shape2(rows, width), s);
     };
     if (runs.reduced[k - 1] && k <= 2) {  // (kept,) reduced: a row reduction
-      WithSaver(req[0], [&](auto saver) {
-        mshadow::MapReduceKeepHighDim<decltype(saver), Red, 0>(
-            &dst, as_matrix(k == 2 ? runs.dims[0] : 1, runs.dims[k - 1]), scale);
+      const auto matrix = as_matrix(k == 2 ? runs.dims[0] : 1, runs.dims[k - 1]);
+      WithSaver(sums_req, [&](auto saver) {
+        mshadow::MapReduceKeepHighDim<decltype(saver), Red, 0>(&sums, Mapped<Map>(matrix),
+                                                               scale);
       });
     } else if (k == 2) {  // reduced, kept: a column reduction
-      WithSaver(req[0], [&](auto saver) {
-        mshadow::MapReduceKeepLowest<decltype(saver), Red>(
-            &dst, as_matrix(runs.dims[0], runs.dims[1]), scale);
+      const auto matrix = as_matrix(runs.dims[0], runs.dims[1]);
+      WithSaver(sums_req, [&](auto saver) {
+        mshadow::MapReduceKeepLowest<decltype(saver), Red>(&sums, Mapped<Map>(matrix), scale);
       });
     } else {
       std::vector<index_t> kept(shape.ndim()), summed(shape.ndim());
@@ -111,11 +119,12 @@ void ReduceComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       const std::vector<index_t> strides = RowMajorStrides(shape);
       const auto kept_index = StridedIndex<1>::Of(kept, {strides});
       const auto summed_index = StridedIndex<1>::Of(summed, {strides});
-      OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<reduce_kernel<Red, Req>, gpu>::Launch(
-            s, out[0].Size(), dst.dptr_, in[0].dptr<DType>(), kept_index, summed_index, scale);
+      OPS_REQ_SWITCH(sums_req, Req, {
+        Kernel<reduce_kernel<Red, Map, Req>, gpu>::Launch(
+            s, out[0].Size(), sums.dptr_, in[0].dptr<DType>(), kept_index, summed_index, scale);
       });
     }
+    if constexpr (kFinish) Assign(dst, req[0], F<mshadow::op::sqrt>(sums));
   });
 }
 
@@ -127,7 +136,7 @@ void ReduceBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   const TShape& shape = out[0].shape_;
   if (shape.Size() == 0) return;
   const std::vector<bool> reduced =
-      ReducedAxes(GetParam<ReduceParam>(attrs), static_cast<int>(shape.ndim()));
+      ReducedAxes(GetParam<ParamOf<kReducer>>(attrs), static_cast<int>(shape.ndim()));
   const std::vector<index_t> extents(shape.begin(), shape.end());
   const auto at =
       StridedIndex<1>::Of(extents, {BroadcastStrides(KeptShape(shape, reduced), shape)});
@@ -149,6 +158,12 @@ const bool kRegistered = [] {
     RegisterOp(std::string("_backward_") + name)
         .set_attr<FCompute>("FCompute<gpu>", FCompute(ReduceBackwardComputeGpu<kReducer>));
   });
+  RegisterOp("norm").set_attr<FCompute>(
+      "FCompute<gpu>", ByNormOrder(ReduceComputeGpu<Reducer::kNorm1>,
+                                   ReduceComputeGpu<Reducer::kNorm2>));
+  RegisterOp("_backward_norm")
+      .set_attr<FCompute>("FCompute<gpu>", ByNormOrder(ReduceBackwardComputeGpu<Reducer::kNorm1>,
+                                                       ReduceBackwardComputeGpu<Reducer::kNorm2>));
   return true;
 }();
 

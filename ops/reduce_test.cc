@@ -208,6 +208,66 @@ TEST(ReduceTest, ProdGradientDividesByTheInput) {
   EXPECT_EQ(grad[1], 0);
 }
 
+// norm: the L1 or L2 norm over the same axis sets, against sum of |x| or sqrt of sum of x^2.
+TEST(ReduceTest, NormOrdersOverAxisSets) {
+  const TShape shape{3, 1, 20, 37};
+  const std::vector<std::pair<std::string, std::vector<bool>>> axis_sets = {
+      {"None", {true, true, true, true}},   {"()", {true, true, true, true}},
+      {"(0,)", {true, false, false, false}}, {"(1,)", {false, true, false, false}},
+      {"(2,)", {false, false, true, false}}, {"(-1,)", {false, false, false, true}},
+      {"(0,2)", {true, false, true, false}}, {"(1,3)", {false, true, false, true}},
+  };
+  for (const int ord : {1, 2}) {
+    for (const auto& [axes, reduced] : axis_sets) {
+      for (const char* keepdims : {"False", "True"}) {
+        SCOPED_TRACE("ord=" + std::to_string(ord) + " axis=" + axes + " keepdims=" + keepdims);
+        const OpCase c{"norm",
+                       {{"ord", std::to_string(ord)}, {"axis", axes}, {"keepdims", keepdims}},
+                       {InputSpec(shape)}};
+        const OpCase sum{"sum", {{"axis", axes}, {"keepdims", keepdims}}, {InputSpec(shape)}};
+        EXPECT_EQ(testing::InferOutputShapes(c)[0], testing::InferOutputShapes(sum)[0]);
+        testing::CheckForward(c, [&](const std::vector<Values>& in) {
+          Values mapped = in[0];
+          for (double& v : mapped) v = ord == 1 ? std::abs(v) : v * v;
+          Values out = ReduceAnyShape(mapped, shape, reduced, "sum");
+          if (ord == 2) {
+            for (double& v : out) v = std::sqrt(v);
+          }
+          return std::vector<Values>{out};
+        }, 1e-12, 1e-5);
+        testing::CheckWriteModes(c);
+        testing::CheckGradient(c);
+      }
+    }
+  }
+}
+
+// The L1 gradient is sign(x) (0 at 0); the L2 gradient x / norm, 0 where the norm is 0
+// (MXNet 1.9.1 gives NaN there: 0 / 0).
+TEST(ReduceTest, NormGradientAtZero) {
+  const OpCase l1{"norm", {{"ord", "1"}}, {InputSpec::WithValues(TShape{3}, {-2, 0, 3})}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Backward(l1, testing::MakeInputs(l1, mshadow::kFloat64), {{2}})[0]
+                    .blob()),
+            (Values{-2, 0, 2}));
+  const OpCase l2{"norm", {{"axis", "1"}},
+                  {InputSpec::WithValues(TShape{2, 2}, {0, 0, 3, -4})}};
+  const auto inputs = testing::MakeInputs(l2, mshadow::kFloat64);
+  EXPECT_EQ(testing::ToValues(testing::Forward(l2, inputs)[0].blob()), (Values{0, 5}));
+  EXPECT_EQ(testing::ToValues(testing::Backward(l2, inputs, {{1, 10}})[0].blob()),
+            (Values{0, 0, 6, -8}));
+}
+
+TEST(ReduceTest, NormOrderIsOneOrTwo) {
+  for (const char* ord : {"0", "3", "-1"}) {
+    EXPECT_THAT(testing::ErrorOf([&] { ParseAttrs(Op::Get("norm"), {{"ord", ord}}); }),
+                ::testing::HasSubstr("ord"))
+        << ord;
+  }
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("norm"), {{"exclude", "1"}}); }),
+              ::testing::HasSubstr("exclude"));
+}
+
 TEST(ReduceTest, BadAxes) {
   const OpCase out_of_range{"sum", {{"axis", "(3,)"}}, {InputSpec{TShape{2, 3}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(out_of_range); }),

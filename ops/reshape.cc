@@ -1,7 +1,9 @@
 // Reshape(shape) with MXNet's special values, Flatten, expand_dims and squeeze; all copy (or
 // run in place) and share one backward operator, a copy of the gradient back into the input's shape. Their
 // computation, for every device: reshape-inl.h; FCompute<gpu>: reshape.cu.
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "mshadow/tensor_blob.h"
 #include "ops/reshape-inl.h"
@@ -12,37 +14,73 @@ namespace {
 
 struct ReshapeParam : public dmlc::Parameter<ReshapeParam> {
   TShape shape;
+  bool reverse;
+  TShape target_shape;
+  bool keep_highest;
   DMLC_DECLARE_PARAMETER(ReshapeParam) {
-    DMLC_DECLARE_FIELD(shape).describe(
+    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe(
         "The target shape. Special values: 0 copies this input axis; -1 is inferred from the "
         "remaining size; -2 copies all remaining input axes; -3 merges the next two input "
         "axes; -4 splits the next input axis into the two values that follow (one may be "
         "-1).");
+    DMLC_DECLARE_FIELD(reverse).set_default(false).describe(
+        "Apply the special values from the last axis backwards: the input and shape are "
+        "reversed, reshaped, and the result reversed.");
+    DMLC_DECLARE_FIELD(target_shape)
+        .set_default(TShape())
+        .describe("(Deprecated: use shape.) The target shape when shape is not given; one 0 "
+                  "is inferred from the remaining size.");
+    DMLC_DECLARE_FIELD(keep_highest).set_default(false).describe(
+        "(Deprecated: use shape.) With target_shape: the first axis stays the input's.");
   }
 };
 
-[[noreturn]] void ReshapeError(const TShape& data, const TShape& spec, const std::string& why) {
+// What the user asked for, for error messages.
+struct ReshapeRequest {
+  const TShape& data;
+  const TShape& spec;
+  bool reverse;
+};
+
+[[noreturn]] void ReshapeError(const ReshapeRequest& request, const std::string& why) {
   std::ostringstream os;
-  os << "cannot reshape " << data << " into " << spec << ": " << why;
+  os << "cannot reshape " << request.data << " into " << request.spec
+     << (request.reverse ? " with reverse=True" : "") << ": " << why;
   throw dmlc::Error(os.str());
 }
 
 // a * b, or a ReshapeError when the product does not fit in index_t.
-index_t Multiply(index_t a, index_t b, const TShape& data, const TShape& spec) {
+index_t Multiply(index_t a, index_t b, const ReshapeRequest& request) {
   index_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) {
-    ReshapeError(data, spec, std::to_string(a) + " x " + std::to_string(b) + " overflows index_t");
+    ReshapeError(request, std::to_string(a) + " x " + std::to_string(b) + " overflows index_t");
   }
   return product;
 }
 
-// MXNet's reshape rules, applied to `data`.
-TShape InferTarget(const TShape& data, const TShape& spec) {
+// target, or a ReshapeError when its size is not the input's.
+TShape CheckSize(const std::vector<index_t>& out, const ReshapeRequest& request) {
+  TShape target(out.begin(), out.end());
+  index_t target_size = 1;
+  for (const index_t extent : out) target_size = Multiply(target_size, extent, request);
+  if (target_size != request.data.Size()) {
+    std::ostringstream os;
+    os << "the input has " << request.data.Size() << " elements, the target shape " << target
+       << " has " << target_size;
+    ReshapeError(request, os.str());
+  }
+  return target;
+}
+
+// MXNet's reshape rules, applied to `data` from the first axis (reverse=True calls this on
+// the reversed input and shape).
+TShape InferTargetForward(const TShape& data, const TShape& spec,
+                          const ReshapeRequest& request) {
   std::vector<index_t> out;
   index_t src = 0;
   int inferred = -1;  // the position of -1 in `out`, if any
   auto next_input_axis = [&](const char* what) {
-    if (src >= data.ndim()) ReshapeError(data, spec, std::string(what) + " runs past the input's axes");
+    if (src >= data.ndim()) ReshapeError(request, std::string(what) + " runs past the input's axes");
     return data[src++];
   };
   for (index_t i = 0; i < spec.ndim(); ++i) {
@@ -53,7 +91,7 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
     } else if (p == 0) {
       out.push_back(next_input_axis("0"));
     } else if (p == -1) {
-      if (inferred >= 0) ReshapeError(data, spec, "only one -1 is allowed");
+      if (inferred >= 0) ReshapeError(request, "only one -1 is allowed");
       inferred = static_cast<int>(out.size());
       out.push_back(1);
       ++src;
@@ -61,25 +99,25 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
       while (src < data.ndim()) out.push_back(data[src++]);
     } else if (p == -3) {
       const index_t a = next_input_axis("-3");
-      out.push_back(Multiply(a, next_input_axis("-3"), data, spec));
+      out.push_back(Multiply(a, next_input_axis("-3"), request));
     } else if (p == -4) {
-      if (i + 2 >= spec.ndim()) ReshapeError(data, spec, "-4 needs two values after it");
+      if (i + 2 >= spec.ndim()) ReshapeError(request, "-4 needs two values after it");
       const index_t d0 = next_input_axis("-4");
       index_t d1 = spec[i + 1], d2 = spec[i + 2];
       i += 2;
-      if (d1 == -1 && d2 == -1) ReshapeError(data, spec, "-4 can infer only one of its two values");
+      if (d1 == -1 && d2 == -1) ReshapeError(request, "-4 can infer only one of its two values");
       if (d1 == -1 && d2 > 0 && d0 % d2 == 0) d1 = d0 / d2;
       if (d2 == -1 && d1 > 0 && d0 % d1 == 0) d2 = d0 / d1;
       index_t product = 0;
       if (d1 <= 0 || d2 <= 0 || __builtin_mul_overflow(d1, d2, &product) || product != d0) {
         std::ostringstream os;
         os << "-4 cannot split an axis of " << d0 << " into " << spec[i - 1] << " x " << spec[i];
-        ReshapeError(data, spec, os.str());
+        ReshapeError(request, os.str());
       }
       out.push_back(d1);
       out.push_back(d2);
     } else {
-      ReshapeError(data, spec, "invalid value " + std::to_string(p) +
+      ReshapeError(request, "invalid value " + std::to_string(p) +
                                    "; valid: positive extents, 0, -1, -2, -3, -4");
     }
   }
@@ -87,29 +125,65 @@ TShape InferTarget(const TShape& data, const TShape& spec) {
   if (inferred >= 0) {
     index_t known = 1;
     for (size_t i = 0; i < out.size(); ++i) {
-      if (static_cast<int>(i) != inferred) known = Multiply(known, out[i], data, spec);
+      if (static_cast<int>(i) != inferred) known = Multiply(known, out[i], request);
     }
     if (known == 0 || size % known != 0) {
-      ReshapeError(data, spec, std::to_string(size) + " elements do not divide into " +
+      ReshapeError(request, std::to_string(size) + " elements do not divide into " +
                                    std::to_string(known));
     }
     out[inferred] = size / known;
   }
-  TShape target(out.begin(), out.end());
-  index_t target_size = 1;
-  for (const index_t extent : out) target_size = Multiply(target_size, extent, data, spec);
-  if (target_size != size) {
-    std::ostringstream os;
-    os << "the input has " << size << " elements, the target shape " << target << " has "
-       << target_size;
-    ReshapeError(data, spec, os.str());
+  return CheckSize(out, request);
+}
+
+TShape Reversed(const TShape& shape) {
+  std::vector<index_t> dims(shape.begin(), shape.end());
+  std::reverse(dims.begin(), dims.end());
+  return TShape(dims.begin(), dims.end());
+}
+
+// The deprecated target_shape: one 0 inferred from the size; keep_highest keeps the first
+// axis. (MXNet 1.9.1 does not check the size; here a mismatch is an error.)
+TShape InferLegacyTarget(const TShape& data, const ReshapeParam& param) {
+  const ReshapeRequest request{data, param.target_shape, false};
+  std::vector<index_t> out(param.target_shape.begin(), param.target_shape.end());
+  if (param.keep_highest) out[0] = data.ndim() > 0 ? data[0] : 1;
+  int inferred = -1;
+  index_t known = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] < 0) {
+      ReshapeError(request, "invalid target_shape value " + std::to_string(out[i]) +
+                                "; valid: positive extents and one 0");
+    }
+    if (out[i] == 0) {
+      if (inferred >= 0) ReshapeError(request, "target_shape may infer only one 0");
+      inferred = static_cast<int>(i);
+    } else {
+      known = Multiply(known, out[i], request);
+    }
   }
-  return target;
+  if (inferred >= 0) out[inferred] = data.Size() / known;
+  return CheckSize(out, request);
+}
+
+TShape InferTarget(const TShape& data, const ReshapeParam& param) {
+  if (param.shape.ndim() == 0) {
+    if (param.target_shape.ndim() == 0) {
+      std::ostringstream os;
+      os << "Reshape: no target shape for " << data << "; give shape (or the deprecated "
+         << "target_shape)";
+      throw dmlc::Error(os.str());
+    }
+    return InferLegacyTarget(data, param);
+  }
+  const ReshapeRequest request{data, param.shape, param.reverse};
+  if (!param.reverse) return InferTargetForward(data, param.shape, request);
+  return Reversed(InferTargetForward(Reversed(data), Reversed(param.shape), request));
 }
 
 bool ReshapeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   if (!ShapeIsKnown((*in)[0])) return false;
-  AssignOutputShape(out, 0, InferTarget((*in)[0], GetParam<ReshapeParam>(attrs).shape));
+  AssignOutputShape(out, 0, InferTarget((*in)[0], GetParam<ReshapeParam>(attrs)));
   return true;
 }
 

@@ -130,6 +130,46 @@ TEST(ReshapeTest, SpecialValuesAsInMXNet) {
   EXPECT_EQ(ReshapeTo(TShape{2, 3, 4}, "(2,-4,-1,3,-2)"), (TShape{2, 1, 3, 4}));
 }
 
+// reverse=True applies the special values from the last axis (MXNet 1.9.1's results).
+TEST(ReshapeTest, ReverseAsInMXNet) {
+  auto reversed = [](const TShape& data, const std::string& spec) {
+    return testing::InferOutputShapes(
+        OpCase{"Reshape", {{"shape", spec}, {"reverse", "True"}}, {InputSpec{data}}})[0];
+  };
+  EXPECT_EQ(reversed(TShape{10, 5, 4}, "(-1,0)"), (TShape{50, 4}));
+  EXPECT_EQ(reversed(TShape{10, 5, 4}, "(0,-1)"), (TShape{5, 40}));
+  EXPECT_EQ(reversed(TShape{10, 5, 4}, "(-3,0)"), (TShape{50, 4}));
+  EXPECT_EQ(reversed(TShape{10, 5, 4}, "(0,-1,2)"), (TShape{10, 10, 2}));
+  EXPECT_EQ(reversed(TShape{2, 3, 4, 5}, "(-1,0,0)"), (TShape{6, 4, 5}));
+  EXPECT_EQ(reversed(TShape{2, 3, 4, 5}, "(0,-3,0)"), (TShape{2, 12, 5}));
+  EXPECT_EQ(testing::ErrorOf([&] { reversed(TShape{10, 5, 4}, "(5,0,0)"); }),
+            "Reshape: cannot reshape (10,5,4) into (5,0,0) with reverse=True: the input has 200 "
+            "elements, the target shape (4,5,5) has 100");
+}
+
+// Without shape, the deprecated target_shape (one 0 inferred; keep_highest keeps axis 0).
+TEST(ReshapeTest, DeprecatedTargetShape) {
+  auto legacy = [](const TShape& data, std::map<std::string, std::string> kwargs) {
+    return testing::InferOutputShapes(OpCase{"Reshape", std::move(kwargs), {InputSpec{data}}})[0];
+  };
+  EXPECT_EQ(legacy(TShape{10, 5, 4}, {{"target_shape", "(0,20)"}}), (TShape{10, 20}));
+  EXPECT_EQ(legacy(TShape{10, 5, 4}, {{"target_shape", "(20,0)"}}), (TShape{20, 10}));
+  EXPECT_EQ(legacy(TShape{10, 5, 4}, {{"target_shape", "(3,20)"}, {"keep_highest", "1"}}),
+            (TShape{10, 20}));
+  EXPECT_EQ(legacy(TShape{10, 5, 4}, {{"shape", "(40,5)"}, {"target_shape", "(8,25)"}}),
+            (TShape{40, 5}));
+  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(0,0)"}}); }),
+            "Reshape: cannot reshape (10,5,4) into (0,0): target_shape may infer only one 0");
+  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(7,0)"}}); }),
+            "Reshape: cannot reshape (10,5,4) into (7,0): the input has 200 elements, the "
+            "target shape (7,28) has 196");
+  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(-1,5)"}}); }),
+            "Reshape: cannot reshape (10,5,4) into (-1,5): invalid target_shape value -1; "
+            "valid: positive extents and one 0");
+  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {}); }),
+            "Reshape: no target shape for (10,5,4); give shape (or the deprecated target_shape)");
+}
+
 TEST(ReshapeTest, ErrorsSayWhy) {
   auto error = [](const TShape& data, const std::string& spec) {
     return testing::ErrorOf([&] { ReshapeTo(data, spec); });

@@ -40,19 +40,30 @@ def _reduce(fn):
     return reduce
 
 
+def _norm(x, params):
+    ord1 = params.get("ord", "2") == "1"
+    return _reduce(lambda v, **kw: np.sum(np.abs(v), **kw) if ord1
+                   else np.sqrt(np.sum(v * v, **kw)))(x, params)
+
+
 def _reshape(x, params):
-    out, src, spec = [], 0, _tuple(params["shape"])
-    i = 0
-    while i < len(spec):  # the special values the case table uses: 0, -1, -3
-        p = spec[i]
+    if "shape" not in params:  # the deprecated target_shape: one 0 inferred
+        target = list(_tuple(params["target_shape"]))
+        if _flag(params, "keep_highest"):
+            target[0] = x.shape[0]
+        return x.reshape([-1 if t == 0 else t for t in target])
+    reverse = _flag(params, "reverse")
+    dims = x.shape[::-1] if reverse else x.shape
+    spec = _tuple(params["shape"])[::-1] if reverse else _tuple(params["shape"])
+    out, src = [], 0
+    for p in spec:  # the special values the case table uses: 0, -1, -3
         if p == 0:
-            out.append(x.shape[src]); src += 1
+            out.append(dims[src]); src += 1
         elif p == -3:
-            out.append(x.shape[src] * x.shape[src + 1]); src += 2
+            out.append(dims[src] * dims[src + 1]); src += 2
         else:
             out.append(p); src += 1
-        i += 1
-    return x.reshape(out)
+    return x.reshape(out[::-1] if reverse else out)
 
 
 def _fully_connected(x, w, b=None, params=None):
@@ -147,6 +158,16 @@ def _layer_norm(x, gamma, beta, params):
     eps = _f32(params.get("eps", 1e-5))
     mean, var = x.mean(axis=axis, keepdims=True), x.var(axis=axis, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+
+
+def _l2_normalization(x, params):
+    mode = params.get("mode", "instance")
+    if mode == "channel":
+        axes = (1,)
+    else:
+        axes = tuple(range(1 if mode == "instance" else 2, x.ndim))
+    eps = _f32(params.get("eps", 1e-10))
+    return x / np.sqrt(np.sum(x * x, axis=axes, keepdims=True) + eps)
 
 
 def _group_norm(x, gamma, beta, params, groups, eps):
@@ -495,6 +516,7 @@ FORWARD = {
     "scatter_nd": _scatter_nd,
     "InstanceNorm": lambda x, g, b, p: _group_norm(x, g, b, p, x.shape[1], p.get("eps", 1e-3)),
     "LayerNorm": _layer_norm,
+    "L2Normalization": _l2_normalization,
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,
     "SequenceLast": _sequence("last"),
@@ -534,6 +556,7 @@ FORWARD = {
     "min": _reduce(np.min),
     "nanprod": _reduce(np.nanprod),
     "nansum": _reduce(np.nansum),
+    "norm": _norm,
     "negative": _unary(np.negative),
     "prod": _reduce(np.prod),
     "relu": _unary(_ACTIVATIONS["relu"]),

@@ -170,6 +170,16 @@ def _l2_normalization(x, params):
     return x / np.sqrt(np.sum(x * x, axis=axes, keepdims=True) + eps)
 
 
+def _lrn(x, params):
+    """Across channels; the window (nsize - 1) // 2 each side, scaled by alpha / nsize."""
+    n, half = int(params["nsize"]), (int(params["nsize"]) - 1) // 2
+    alpha, beta = _f32(params.get("alpha", 1e-4)), _f32(params.get("beta", 0.75))
+    knorm = _f32(params.get("knorm", 2))
+    sq = np.pad(x * x, [(0, 0), (half, half)] + [(0, 0)] * (x.ndim - 2))
+    window = sum(sq[:, i:i + x.shape[1]] for i in range(2 * half + 1))
+    return x * (knorm + alpha / n * window) ** -beta
+
+
 def _group_norm(x, gamma, beta, params, groups, eps):
     """Each sample's channels in `groups` groups, each normalized; gamma, beta per group."""
     lines = x.reshape(x.shape[0], groups, -1)
@@ -516,6 +526,7 @@ FORWARD = {
     "scatter_nd": _scatter_nd,
     "InstanceNorm": lambda x, g, b, p: _group_norm(x, g, b, p, x.shape[1], p.get("eps", 1e-3)),
     "LayerNorm": _layer_norm,
+    "LRN": _lrn,
     "L2Normalization": _l2_normalization,
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,

@@ -148,6 +148,23 @@ struct NormalizeBlockGrad {
   static void Map(index_t o, LineView v, const DType* g, const DType* x, const DType* y,
                   DType eps, DType* dx) {
     const index_t offset = o * v.n * v.inner;
+    if (v.inner == 1) {  // one contiguous line
+      const DType r = InverseNorm(vec::Sum<DType>(v.n, [&](index_t j, auto tag) {
+        const auto p = vec::PacketOf<decltype(tag)>::LoadUnAligned(x + offset + j);
+        return p * p;
+      }), eps);
+      const DType dot = vec::Sum<DType>(v.n, [&](index_t j, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        return P::LoadUnAligned(g + offset + j) * P::LoadUnAligned(y + offset + j);
+      });
+      vec::ForEach<DType>(v.n, [&](index_t j, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        vec::Store<kReq == kAddTo>(dx + offset + j,
+                                   P::Fill(r) * (P::LoadUnAligned(g + offset + j) -
+                                                 P::LoadUnAligned(y + offset + j) * P::Fill(dot)));
+      });
+      return;
+    }
     // Per position: r (from the sum of x * x) and sum(g * y), over the block's rows.
     std::vector<DType> r(v.inner, DType(0)), dot(v.inner, DType(0));
     for (index_t j = 0; j < v.n; ++j) {

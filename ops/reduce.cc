@@ -147,9 +147,10 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   });
 }
 
-// Inputs: out_grad, x, y; dx = ReduceGradient(g, x, y). Written a row of x at a time: along
-// the innermost run of axes, g (and y) is either one value (the run is reduced) or a
-// contiguous row (the run is kept). sum and mean, which only copy or scale g, are vectorized.
+// Inputs: out_grad, x, y; dx = ReduceGradient(g, x, y). Written a piece of a row of x at a
+// time: along the innermost run of axes, g (and y) is either one value (the run is reduced)
+// or a contiguous row (the run is kept). sum and mean, which only copy or scale g, and the
+// norms from one value (L1: g * sign(x); L2: x * (g / y)) are vectorized.
 template <Reducer kReducer, bool kAdd, typename DType>
 void BroadcastGradientRow(const DType* g, const DType* x, const DType* y, DType* dx,
                           index_t width, bool g_is_row, DType scale) {
@@ -159,12 +160,31 @@ void BroadcastGradientRow(const DType* g, const DType* x, const DType* y, DType*
       const P grad = g_is_row ? P::LoadUnAligned(g + i) : P::Fill(g[0]);
       vec::Store<kAdd>(dx + i, kReducer == Reducer::kMean ? grad * P::Fill(scale) : grad);
     });
-  } else {
-    for (index_t i = 0; i < width; ++i) {
-      const index_t at = g_is_row ? i : 0;
-      const DType grad = ReduceGradient<kReducer>(g[at], x[i], y[at], scale);
-      dx[i] = kAdd ? dx[i] + grad : grad;
+    return;
+  } else if constexpr (kReducer == Reducer::kNorm1) {
+    if (!g_is_row) {  // g where x > 0, -g where x < 0, 0 at 0 (and NaN): no branches
+      vec::ForEach<DType>(width, [&](index_t i, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        const P v = P::LoadUnAligned(x + i), grad = P::Fill(g[0]), zero = P::Fill(DType(0));
+        vec::Store<kAdd>(dx + i, SelectNonNegative(v, grad, zero) +
+                                     SelectNonNegative(Negate(v), Negate(grad), zero));
+      });
+      return;
     }
+  } else if constexpr (kReducer == Reducer::kNorm2) {
+    if (!g_is_row) {
+      const DType factor = y[0] == DType(0) ? DType(0) : g[0] / y[0];
+      vec::ForEach<DType>(width, [&](index_t i, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        vec::Store<kAdd>(dx + i, P::LoadUnAligned(x + i) * P::Fill(factor));
+      });
+      return;
+    }
+  }
+  for (index_t i = 0; i < width; ++i) {
+    const index_t at = g_is_row ? i : 0;
+    const DType grad = ReduceGradient<kReducer>(g[at], x[i], y[at], scale);
+    dx[i] = kAdd ? dx[i] + grad : grad;
   }
 }
 
@@ -188,6 +208,10 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
       stride *= runs.dims[r];
     }
   }
+  // Rows cut into pieces, so that threads share a few long rows (a reduction of everything
+  // is one row).
+  const index_t piece = std::min(width, kReduceAllBlock);
+  const index_t pieces_per_row = (width + piece - 1) / piece;
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType* g = in[0].dptr<DType>();
     const DType* x = in[1].dptr<DType>();
@@ -196,15 +220,20 @@ void ReduceBackwardCompute(const NodeAttrs& attrs, const OpContext&,
     const DType scale =
         DType(1) / static_cast<DType>(shape.Size() / std::max<index_t>(1, in[0].Size()));
     vec::WithReq(req[0], [&](auto add) {
-      ParallelRows(shape.Size() / width, width, [&](index_t begin, index_t end) {
-        for (index_t row = begin; row < end; ++row) {
-          index_t rest = row, at = 0;
+      const index_t pieces = shape.Size() / width * pieces_per_row;
+      ParallelRows(pieces, piece, [&](index_t begin, index_t end) {
+        for (index_t item = begin; item < end; ++item) {
+          const index_t row = item / pieces_per_row;
+          const index_t start = item % pieces_per_row * piece;
+          index_t rest = row, at = g_is_row ? start : 0;
           for (int r = last - 1; r >= 0; --r) {
             at += rest % runs.dims[r] * g_strides[r];
             rest /= runs.dims[r];
           }
+          const index_t x_at = row * width + start;
           BroadcastGradientRow<kReducer, decltype(add)::value>(
-              g + at, x + row * width, y + at, dx + row * width, width, g_is_row, scale);
+              g + at, x + x_at, y + at, dx + x_at, std::min(piece, width - start), g_is_row,
+              scale);
         }
       });
     });

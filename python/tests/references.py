@@ -104,6 +104,38 @@ def _convolution(x, w, b=None, params=None):
     return y
 
 
+def _deconvolution(x, w, b=None, params=None):
+    """Each input element scattered through each kernel tap into an output padded by pad on
+    both sides (and adj, or target_shape's pad and adj), then cropped."""
+    kernel = _tuple(params["kernel"])
+    nd = len(kernel)
+    stride, dilate = _spatial(params, "stride", nd, 1), _spatial(params, "dilate", nd, 1)
+    pad, adj = _spatial(params, "pad", nd, 0), _spatial(params, "adj", nd, 0)
+    full = [stride[a] * (x.shape[2 + a] - 1) + dilate[a] * (kernel[a] - 1) + 1
+            for a in range(nd)]
+    if "target_shape" in params:
+        target = _tuple(params["target_shape"])
+        pad = [(full[a] - target[a] + 1) // 2 for a in range(nd)]
+        adj = [(full[a] - target[a]) % 2 for a in range(nd)]
+    groups = int(params.get("num_group", 1))
+    cg, fg = x.shape[1] // groups, w.shape[1]
+    y = np.zeros((x.shape[0], fg * groups) + tuple(full[a] + adj[a] for a in range(nd)))
+    for tap in np.ndindex(*kernel):
+        spatial = tuple(
+            slice(tap[a] * dilate[a], tap[a] * dilate[a] + stride[a] * (x.shape[2 + a] - 1) + 1,
+                  stride[a]) for a in range(nd))
+        for g in range(groups):
+            y[(slice(None), slice(g * fg, (g + 1) * fg)) + spatial] += np.einsum(
+                "nc...,cf->nf...", x[:, g * cg:(g + 1) * cg],
+                w[(slice(g * cg, (g + 1) * cg), slice(None)) + tap])
+    crop = (slice(None), slice(None)) + tuple(
+        slice(pad[a], pad[a] + full[a] + adj[a] - 2 * pad[a]) for a in range(nd))
+    y = y[crop]
+    if b is not None and not _flag(params, "no_bias", True):
+        y += b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
 def _pooling(x, params):
     """Each window of the input padded with NaN: NaN counts towards avg's divisor only with
     count_include_pad; windows end where the padded input ends (full convention)."""
@@ -515,6 +547,7 @@ FORWARD = {
     "BatchNorm": _batch_norm,
     "Cast": lambda x, p: x.astype(p["dtype"]),
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
+    "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training

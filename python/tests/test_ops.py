@@ -67,6 +67,14 @@ MXNET_GRADIENT_BUGS = {
     "SequenceLast (3, 4) axis=1",
 }
 
+# Cases MXNet 1.9.1 cannot run; ours is checked against the NumPy reference alone.
+MXNET_CANNOT_RUN = {
+    # Deconvolution with target_shape: oneDNN refuses the primitive MXNet asks for ("could
+    # not create a descriptor for a dilated deconvolution forward propagation primitive").
+    "Deconvolution (1, 2, 3, 4) (2, 2, 3, 3) kernel=(3,3) num_filter=2 stride=(2,2) "
+    "target_shape=(6,8)",
+}
+
 # Operators that draw random numbers: compared with MXNet by what their draws do
 # (test_dropout_like_mxnet), not value by value.
 RANDOM = {"Dropout"}
@@ -77,6 +85,8 @@ RANDOM = {"Dropout"}
 def test_against_mxnet(case):
     if case.op in RANDOM:
         pytest.skip("draws random numbers")
+    if case.name in MXNET_CANNOT_RUN:
+        pytest.skip("MXNet 1.9.1 cannot run this case")
     inputs = case.arrays(np.float32)
     ours = _as_list(mo.invoke(case.op, [x.copy() for x in inputs], is_train=True, **case.params))
     nd_inputs = [mx.nd.array(x, dtype=np.float32) for x in inputs]

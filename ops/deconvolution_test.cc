@@ -1,0 +1,211 @@
+// Deconvolution against a direct scatter of every input element through every kernel tap
+// (any rank, stride, dilation, padding, adj, target_shape, groups), its write modes and
+// numerical gradients, and its errors.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+// Per spatial axis: kernel, stride, dilate, pad, adj.
+struct Axis {
+  int kernel, stride, dilate, pad, adj;
+};
+
+std::string TupleOf(const std::vector<Axis>& axes, int Axis::*field) {
+  std::string text = "(";
+  for (size_t a = 0; a < axes.size(); ++a) {
+    text += (a ? "," : "") + std::to_string(axes[a].*field);
+  }
+  return text + (axes.size() == 1 ? ",)" : ")");
+}
+
+// out[n][f][i * stride - pad + k * dilate] += data[n][c][i] * weight[c][f - group start][k]
+// for every input position i and tap k landing inside the output; plus bias[f].
+Values DirectDeconvolution(const TShape& data_shape, const Values& data, const Values& weight,
+                           const Values* bias, const std::vector<Axis>& axes, int filters,
+                           int groups, const TShape& out_shape) {
+  const int nd = static_cast<int>(axes.size());
+  const int batch = data_shape[0], channels = data_shape[1];
+  const int group_channels = channels / groups, group_filters = filters / groups;
+  int in_size = 1, out_size = 1, kernel_size = 1;
+  for (int a = 0; a < nd; ++a) {
+    in_size *= data_shape[2 + a];
+    out_size *= out_shape[2 + a];
+    kernel_size *= axes[a].kernel;
+  }
+  Values result(static_cast<size_t>(batch) * filters * out_size);
+  for (int n = 0; n < batch; ++n) {
+    for (int f = 0; f < filters; ++f) {
+      for (int o = 0; o < out_size; ++o) {
+        result[(static_cast<size_t>(n) * filters + f) * out_size + o] = bias ? (*bias)[f] : 0;
+      }
+    }
+    for (int c = 0; c < channels; ++c) {
+      const int group = c / group_channels;
+      for (int i = 0; i < in_size; ++i) {
+        for (int k = 0; k < kernel_size; ++k) {
+          int i_rest = i, k_rest = k, offset = 0;
+          bool inside = true;
+          for (int a = nd - 1, scale = 1; a >= 0; --a) {
+            const int ia = i_rest % data_shape[2 + a], ka = k_rest % axes[a].kernel;
+            i_rest /= data_shape[2 + a];
+            k_rest /= axes[a].kernel;
+            const int o = ia * axes[a].stride - axes[a].pad + ka * axes[a].dilate;
+            inside = inside && o >= 0 && o < out_shape[2 + a];
+            offset += o * scale;
+            scale *= out_shape[2 + a];
+          }
+          if (!inside) continue;
+          for (int fl = 0; fl < group_filters; ++fl) {
+            const int f = group * group_filters + fl;
+            result[(static_cast<size_t>(n) * filters + f) * out_size + offset] +=
+                data[(static_cast<size_t>(n) * channels + c) * in_size + i] *
+                weight[(static_cast<size_t>(c) * group_filters + fl) * kernel_size + k];
+          }
+        }
+      }
+    }
+  }
+  return result;
+}
+
+struct DeconvCase {
+  std::string name;
+  TShape data;
+  std::vector<Axis> axes;
+  int filters;
+  int groups;
+  bool no_bias;
+  TShape expected_out;
+};
+
+class DeconvolutionTest : public ::testing::TestWithParam<DeconvCase> {};
+
+TEST_P(DeconvolutionTest, MatchesDirectScatterWithGradients) {
+  const DeconvCase& dc = GetParam();
+  const int nd = static_cast<int>(dc.axes.size());
+  TShape weight(static_cast<index_t>(nd + 2));
+  weight[0] = dc.data[1];
+  weight[1] = dc.filters / dc.groups;
+  for (int a = 0; a < nd; ++a) weight[2 + a] = dc.axes[a].kernel;
+  OpCase c{"Deconvolution",
+           {{"kernel", TupleOf(dc.axes, &Axis::kernel)},
+            {"stride", TupleOf(dc.axes, &Axis::stride)},
+            {"dilate", TupleOf(dc.axes, &Axis::dilate)},
+            {"pad", TupleOf(dc.axes, &Axis::pad)},
+            {"adj", TupleOf(dc.axes, &Axis::adj)},
+            {"num_filter", std::to_string(dc.filters)},
+            {"num_group", std::to_string(dc.groups)},
+            {"no_bias", dc.no_bias ? "True" : "False"}},
+           {InputSpec{dc.data}, InputSpec{weight}}};
+  if (!dc.no_bias) c.inputs.push_back(InputSpec{TShape{dc.filters}});
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  EXPECT_EQ(out_shape, dc.expected_out);
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{DirectDeconvolution(dc.data, in[0], in[1],
+                                                   dc.no_bias ? nullptr : &in[2], dc.axes,
+                                                   dc.filters, dc.groups, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DeconvolutionTest,
+    ::testing::Values(
+        DeconvCase{"deconv2d_3x3", TShape{2, 3, 4, 5}, {{3, 1, 1, 0, 0}, {3, 1, 1, 0, 0}}, 4, 1,
+                   false, TShape{2, 4, 6, 7}},
+        DeconvCase{"deconv2d_stride2_pad1_adj1", TShape{2, 2, 3, 4},
+                   {{3, 2, 1, 1, 1}, {3, 2, 1, 1, 0}}, 3, 1, true, TShape{2, 3, 6, 7}},
+        DeconvCase{"deconv2d_4x4_stride2_groups", TShape{1, 4, 3, 3},
+                   {{4, 2, 1, 1, 0}, {4, 2, 1, 1, 0}}, 6, 2, false, TShape{1, 6, 6, 6}},
+        DeconvCase{"deconv2d_dilated", TShape{1, 2, 3, 4}, {{3, 1, 2, 1, 0}, {2, 2, 3, 0, 1}},
+                   2, 1, false, TShape{1, 2, 5, 11}},
+        DeconvCase{"deconv2d_depthwise", TShape{2, 3, 4, 4}, {{3, 1, 1, 1, 0}, {3, 1, 1, 1, 0}},
+                   3, 3, true, TShape{2, 3, 4, 4}},
+        DeconvCase{"deconv1d", TShape{3, 2, 5}, {{3, 2, 1, 1, 1}}, 4, 1, false, TShape{3, 4, 10}},
+        DeconvCase{"deconv3d", TShape{1, 2, 2, 3, 2}, {{2, 1, 1, 0, 0}, {3, 2, 1, 1, 1}, {2, 2, 1, 0, 0}},
+                   2, 1, false, TShape{1, 2, 3, 6, 4}}),
+    [](const ::testing::TestParamInfo<DeconvCase>& info) { return info.param.name; });
+
+// MXNet 1.9.1's shapes: no bias by default; target_shape sets pad and adj.
+TEST(DeconvolutionTest, ShapesAsInMXNet) {
+  auto infer = [](std::map<std::string, std::string> kwargs) {
+    return testing::InferOutputShapes(
+        OpCase{"Deconvolution", kwargs, {InputSpec{TShape{1, 4, 5, 5}}, InputSpec{TShape()}}});
+  };
+  EXPECT_EQ(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}})[0], (TShape{1, 6, 7, 7}));
+  EXPECT_EQ(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"stride", "(2,2)"},
+                   {"target_shape", "(10,10)"}})[0],
+            (TShape{1, 6, 10, 10}));
+  EXPECT_EQ(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"stride", "(2,2)"},
+                   {"target_shape", "(9,8)"}})[0],
+            (TShape{1, 6, 9, 8}));
+  EXPECT_EQ(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"pad", "(3,3)"}})[0],
+            (TShape{1, 6, 1, 1}));
+}
+
+// target_shape gives the same output as the pad and adj it stands for.
+TEST(DeconvolutionTest, TargetShapeEqualsItsPadAndAdj) {
+  const std::vector<InputSpec> inputs = {InputSpec{TShape{1, 2, 4, 4}},
+                                         InputSpec{TShape{2, 3, 3, 3}}};
+  const OpCase targeted{"Deconvolution",
+                        {{"kernel", "(3,3)"}, {"num_filter", "3"}, {"stride", "(2,2)"},
+                         {"target_shape", "(8,7)"}},
+                        inputs};
+  // full extent 2 * 3 + 3 = 9: 8 is pad 1, adj 1; 7 is pad 1, adj 0.
+  const OpCase padded{"Deconvolution",
+                      {{"kernel", "(3,3)"}, {"num_filter", "3"}, {"stride", "(2,2)"},
+                       {"pad", "(1,1)"}, {"adj", "(1,0)"}},
+                      inputs};
+  const auto values = testing::MakeInputs(targeted, mshadow::kFloat64);
+  EXPECT_EQ(testing::ToValues(testing::Forward(targeted, values)[0].blob()),
+            testing::ToValues(testing::Forward(padded, values)[0].blob()));
+}
+
+TEST(DeconvolutionTest, BadParametersAndShapes) {
+  auto infer = [](std::map<std::string, std::string> kwargs, TShape data) {
+    return testing::ErrorOf([&] {
+      testing::InferOutputShapes(
+          OpCase{"Deconvolution", kwargs, {InputSpec{data}, InputSpec{TShape()}}});
+    });
+  };
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"stride", "(2,2)"},
+                     {"adj", "(2,2)"}},
+                    TShape{1, 4, 5, 5}),
+              HasSubstr("Deconvolution: adj 2 on spatial axis 0 must be smaller than its "
+                        "stride 2"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"stride", "(2,2)"},
+                     {"target_shape", "(20,20)"}},
+                    TShape{1, 4, 5, 5}),
+              HasSubstr("target_shape (20,20) asks for 20 positions on spatial axis 0; valid: "
+                        "1 to 11 for data (1,4,5,5)"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"target_shape", "(5,)"}},
+                    TShape{1, 4, 5, 5}),
+              HasSubstr("target_shape (5,) has 1 entries but the kernel has 2 spatial axes"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"pad", "(4,4)"}},
+                    TShape{1, 4, 5, 5}),
+              HasSubstr("pad 4 on spatial axis 0 leaves no output positions (-1)"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "6"}, {"num_group", "4"}},
+                    TShape{1, 4, 5, 5}),
+              HasSubstr("num_group 4 must divide both the input channels (4) and num_filter (6)"));
+  EXPECT_THAT(infer({{"kernel", "(3,)"}, {"num_filter", "6"}}, TShape{1, 4, 5, 5}),
+              HasSubstr("takes data of rank 3"));
+  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"layout", "NHWC"}},
+                    TShape{1, 5, 5, 1}),
+              HasSubstr("channel-first layouts NCW, NCHW and NCDHW"));
+}
+
+}  // namespace
+}  // namespace ops

@@ -1,10 +1,13 @@
-// ops/upsampling-inl.h: UpSampling with sample_type nearest and its backward operator, written
-// once for every device, with MXNet 1.9.1's semantics. The inputs are NCHW; the output is the
-// first input's height and width times `scale`, and input i is repeated s_i = out_h / h_i times
-// along both (s_i must be a whole number, the same for both axes). multi_input_mode concat
-// stacks the upsampled inputs' channels; sum adds them (same channels). The gradient of each
-// input element is the sum of the s_i x s_i block it was repeated into (a gather: no atomics).
-// Bilinear upsampling (MXNet: a Deconvolution with a fixed kernel) is not supported.
+// ops/upsampling-inl.h: UpSampling and its backward operator, written once for every device,
+// with MXNet 1.9.1's semantics. The inputs are NCHW; the output is the first input's height
+// and width times `scale`.
+// - nearest: input i is repeated s_i = out_h / h_i times along both axes (s_i must be a whole
+//   number, the same for both axes). multi_input_mode concat stacks the upsampled inputs'
+//   channels; sum adds them (same channels). The gradient of each input element is the sum of
+//   the s_i x s_i block it was repeated into (a gather: no atomics).
+// - bilinear: two inputs, data (N, C, H, W) and weight (C, 1, k, k), k = 2 * scale - scale % 2;
+//   as in MXNet, a depthwise Deconvolution (stride scale, pad ceil((scale - 1) / 2), no bias)
+//   by the weight, which the host initializes to the bilinear kernel (or learns).
 // upsampling.cc registers the CPU, upsampling.cu adds FCompute<gpu>.
 #ifndef OPS_UPSAMPLING_INL_H_
 #define OPS_UPSAMPLING_INL_H_
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/deconvolution-inl.h"
 #include "ops/infer_util.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -36,19 +40,21 @@ struct UpSamplingParam : public dmlc::Parameter<UpSamplingParam> {
         "The first input's height and width are multiplied by this.");
     DMLC_DECLARE_FIELD(num_filter)
         .set_default(0)
-        .describe("Bilinear only (not supported): the channels.");
+        .describe("bilinear: the channels of the data (and of the weight's first axis).");
     DMLC_DECLARE_FIELD(sample_type)
         .add_enum("nearest", kNearest)
         .add_enum("bilinear", kBilinear)
-        .describe("nearest (each element repeated); bilinear is not supported.");
+        .describe("nearest (each element repeated), or bilinear (a depthwise deconvolution by "
+                  "the weight input).");
     DMLC_DECLARE_FIELD(multi_input_mode)
         .add_enum("concat", kConcat)
         .add_enum("sum", kSum)
         .set_default(kConcat)
         .describe("How several inputs combine: their channels stacked, or summed.");
     DMLC_DECLARE_FIELD(num_args).set_default(1).set_lower_bound(1).describe(
-        "The number of inputs.");
-    DMLC_DECLARE_FIELD(workspace).set_default(512).describe("Unused (MXNet's bilinear path).");
+        "nearest: the number of inputs. bilinear: ignored (always data and weight).");
+    DMLC_DECLARE_FIELD(workspace).set_default(512).describe(
+        "Accepted for MXNet compatibility; unused.");
   }
 };
 
@@ -144,10 +150,32 @@ inline std::vector<Placement> PlacementsOf(const UpSamplingParam& param,
   return placements;
 }
 
+// bilinear's kernel extent for `scale`.
+inline index_t BilinearKernel(index_t scale) { return 2 * scale - scale % 2; }
+
+// The Deconvolution that bilinear upsampling is.
+inline NodeAttrs BilinearDeconvolution(const UpSamplingParam& param) {
+  const std::string k = std::to_string(BilinearKernel(param.scale));
+  const std::string s = std::to_string(param.scale);
+  const std::string p = std::to_string(param.scale / 2);  // ceil((scale - 1) / 2)
+  const std::string filters = std::to_string(param.num_filter);
+  return ParseAttrs(Op::Get("Deconvolution"),
+                    {{"kernel", "(" + k + "," + k + ")"},
+                     {"stride", "(" + s + "," + s + ")"},
+                     {"pad", "(" + p + "," + p + ")"},
+                     {"num_filter", filters},
+                     {"num_group", filters},
+                     {"no_bias", "True"}});
+}
+
 template <typename xpu>
 void UpSamplingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  if (param.sample_type == kBilinear) {
+    deconvolution::DeconvolutionCompute<xpu>(BilinearDeconvolution(param), ctx, in, req, out);
+    return;
+  }
   std::vector<TShape> shapes;
   for (const TBlob& blob : in) shapes.push_back(blob.shape_);
   const std::vector<Placement> placements = PlacementsOf(param, shapes, out[0].shape_);
@@ -177,6 +205,11 @@ void UpSamplingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                const std::vector<TBlob>& out) {
   const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  if (param.sample_type == kBilinear) {  // inputs: out_grad, data, weight
+    deconvolution::DeconvolutionBackwardCompute<xpu>(BilinearDeconvolution(param), ctx, in, req,
+                                                     out);
+    return;
+  }
   std::vector<TShape> shapes;
   for (size_t i = 1; i < in.size(); ++i) shapes.push_back(in[i].shape_);
   const std::vector<Placement> placements = PlacementsOf(param, shapes, in[0].shape_);

@@ -1,5 +1,5 @@
-// UpSampling(scale, sample_type, num_args, multi_input_mode) (upsampling-inl.h): shape
-// inference and the CPU registration; FCompute<gpu>: upsampling.cu.
+// UpSampling(scale, sample_type, num_filter, num_args, multi_input_mode) (upsampling-inl.h):
+// shape inference and the CPU registration; FCompute<gpu>: upsampling.cu.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,14 +15,32 @@ namespace {
 
 [[noreturn]] void Fail(const std::ostringstream& os) { throw dmlc::Error(os.str()); }
 
-bool UpSamplingShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+// bilinear: data (N, C, H, W) with C = num_filter; weight (C, 1, k, k).
+bool BilinearShape(const UpSamplingParam& param, std::vector<TShape>* in,
+                   std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
   std::ostringstream os;
-  if (param.sample_type == kBilinear) {
-    os << "UpSampling: sample_type bilinear is not supported (MXNet runs it as a Deconvolution "
-          "with a fixed kernel); only nearest";
+  if (data.ndim() != 4 || data[1] != param.num_filter) {
+    os << "UpSampling: bilinear takes data (batch, num_filter = " << param.num_filter
+       << ", height, width); the data is " << data;
     Fail(os);
   }
+  const index_t k = BilinearKernel(param.scale);
+  AssignInputShape(in, 1, TShape{data[1], 1, k, k});
+  // The deconvolution's own checks (and an output of exactly scale times the input).
+  std::vector<TShape> deconv_in = *in;
+  std::vector<TShape> deconv_out(1);
+  const NodeAttrs deconv = BilinearDeconvolution(param);
+  (*deconv.op->GetAttr<FInferShape>("FInferShape"))(deconv, &deconv_in, &deconv_out);
+  AssignOutputShape(out, 0, deconv_out[0]);
+  return true;
+}
+
+bool UpSamplingShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  if (param.sample_type == kBilinear) return BilinearShape(param, in, out);
+  std::ostringstream os;
   for (const TShape& s : *in) {
     if (!ShapeIsKnown(s)) return false;
   }
@@ -65,8 +83,22 @@ bool UpSamplingShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vecto
   return true;
 }
 
+// nearest: num_args inputs; bilinear: data and weight.
 uint32_t NumArgs(const NodeAttrs& attrs) {
-  return static_cast<uint32_t>(GetParam<UpSamplingParam>(attrs).num_args);
+  const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
+  return param.sample_type == kBilinear ? 2 : static_cast<uint32_t>(param.num_args);
+}
+
+std::vector<std::string> InputNames(const NodeAttrs& attrs) {
+  if (GetParam<UpSamplingParam>(attrs).sample_type == kBilinear) return {"data", "weight"};
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < NumArgs(attrs); ++i) names.push_back("arg" + std::to_string(i));
+  return names;
+}
+
+std::vector<ResourceRequest> BilinearTempSpace(const NodeAttrs& attrs) {
+  if (GetParam<UpSamplingParam>(attrs).sample_type != kBilinear) return {};
+  return RequestTempSpace(attrs);
 }
 
 const bool kRegistered = [] {
@@ -78,15 +110,18 @@ const bool kRegistered = [] {
 
 OPS_REGISTER_OP(UpSampling)
     .describe(
-        "Nearest-neighbour upsampling of NCHW inputs by a whole factor; several inputs "
-        "are brought to the first's upsampled size, then stacked or summed.")
+        "Upsampling of NCHW inputs by a whole factor. nearest: several inputs are brought to "
+        "the first's upsampled size, then stacked or summed. bilinear: a depthwise "
+        "deconvolution of the data by the weight input (C, 1, k, k).")
     .set_num_inputs(NumArgs)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol[]", "The inputs (arg0, arg1, ... when several).")
     .add_arguments(UpSamplingParam::__FIELDS__())
     .set_attr_parser(ParamParser<UpSamplingParam>)
     .set_attr<FInferShape>("FInferShape", UpSamplingShape)
+    .set_attr<FListInputNames>("FListInputNames", InputNames)
     .set_attr<FInferType>("FInferType", SameRealType)
+    .set_attr<FResourceRequest>("FResourceRequest", BilinearTempSpace)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_UpSampling", true, false});
 
 OPS_REGISTER_OP(_backward_UpSampling)
@@ -94,7 +129,8 @@ OPS_REGISTER_OP(_backward_UpSampling)
     .set_num_inputs([](const NodeAttrs& attrs) { return NumArgs(attrs) + 1; })
     .set_num_outputs(NumArgs)
     .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParamParser<UpSamplingParam>);
+    .set_attr_parser(ParamParser<UpSamplingParam>)
+    .set_attr<FResourceRequest>("FResourceRequest", BilinearTempSpace);
 
 }  // namespace upsampling
 }  // namespace ops

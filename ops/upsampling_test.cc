@@ -1,5 +1,6 @@
-// UpSampling (nearest) against index arithmetic written out: one input, several stacked or
+// UpSampling nearest against index arithmetic written out: one input, several stacked or
 // summed at different scales; write modes, gradients (each input's block sums), and errors.
+// UpSampling bilinear against the depthwise Deconvolution it is, with gradients.
 #include <string>
 #include <vector>
 
@@ -93,6 +94,38 @@ std::string ShapeError(std::vector<TShape> inputs, const std::string& mode = "co
   });
 }
 
+// bilinear is the depthwise Deconvolution with kernel 2 * scale - scale % 2, stride scale and
+// pad ceil((scale - 1) / 2) by the weight input; the output is scale times the input.
+TEST(UpSamplingTest, BilinearIsADepthwiseDeconvolution) {
+  for (const int scale : {1, 2, 3, 4}) {
+    SCOPED_TRACE("scale " + std::to_string(scale));
+    const index_t k = 2 * scale - scale % 2, pad = (scale - 1 + 1) / 2;
+    const std::vector<InputSpec> inputs = {InputSpec{TShape{2, 3, 4, 5}},
+                                           InputSpec{TShape{3, 1, k, k}}};
+    const OpCase bilinear{"UpSampling",
+                          {{"scale", std::to_string(scale)},
+                           {"sample_type", "bilinear"},
+                           {"num_filter", "3"},
+                           {"num_args", "2"}},
+                          inputs};
+    const std::string kk = std::to_string(k), ss = std::to_string(scale),
+                      pp = std::to_string(pad);
+    const OpCase deconvolution{"Deconvolution",
+                               {{"kernel", "(" + kk + "," + kk + ")"},
+                                {"stride", "(" + ss + "," + ss + ")"},
+                                {"pad", "(" + pp + "," + pp + ")"},
+                                {"num_filter", "3"},
+                                {"num_group", "3"}},
+                               inputs};
+    EXPECT_EQ(testing::InferOutputShapes(bilinear)[0], (TShape{2, 3, 4 * scale, 5 * scale}));
+    const auto values = testing::MakeInputs(bilinear, mshadow::kFloat64);
+    EXPECT_EQ(testing::ToValues(testing::Forward(bilinear, values)[0].blob()),
+              testing::ToValues(testing::Forward(deconvolution, values)[0].blob()));
+    testing::CheckWriteModes(bilinear);
+    testing::CheckGradient(bilinear);
+  }
+}
+
 TEST(UpSamplingTest, ErrorsNameTheBadInput) {
   EXPECT_THAT(ShapeError({TShape{1, 2, 3}}),
               HasSubstr("UpSampling: input 0 has shape (1,2,3); inputs must be (batch, channel, "
@@ -103,8 +136,9 @@ TEST(UpSamplingTest, ErrorsNameTheBadInput) {
               HasSubstr("input 1 (1,2,2,4) cannot be upsampled to 8x8"));
   EXPECT_THAT(ShapeError({TShape{1, 2, 4, 4}, TShape{1, 3, 4, 4}}, "sum"),
               HasSubstr("multi_input_mode sum needs equal channels; input 1 (1,3,4,4) has 3"));
-  EXPECT_THAT(ShapeError({TShape{1, 2, 4, 4}}, "concat", "bilinear"),
-              HasSubstr("sample_type bilinear is not supported"));
+  EXPECT_THAT(ShapeError({TShape{1, 2, 4, 4}, TShape()}, "concat", "bilinear"),
+              HasSubstr("UpSampling: bilinear takes data (batch, num_filter = 0, height, "
+                        "width); the data is (1,2,4,4)"));
   EXPECT_THAT(ShapeError({TShape{1, 2, 0, 4}}), HasSubstr("height and width >= 1"));
   EXPECT_THAT(testing::ErrorOf([] {
                 ParseAttrs(Op::Get("UpSampling"), {{"scale", "2"}});

@@ -521,8 +521,15 @@ def _scatter_nd(data, indices, params):
 
 
 def _upsampling(*args):
-    """Nearest: each input repeated to the first's size times scale, stacked or summed."""
+    """Nearest: each input repeated to the first's size times scale, stacked or summed.
+    Bilinear: the depthwise deconvolution by the weight input."""
     inputs, p = args[:-1], args[-1]
+    if p.get("sample_type") == "bilinear":
+        scale, channels = int(p["scale"]), inputs[0].shape[1]
+        k = 2 * scale - scale % 2
+        return _deconvolution(inputs[0], inputs[1], params={
+            "kernel": f"({k},{k})", "stride": f"({scale},{scale})",
+            "pad": f"({scale // 2},{scale // 2})", "num_group": str(channels)})
     height = inputs[0].shape[2] * int(p["scale"])
     ups = [x.repeat(height // x.shape[2], axis=2).repeat(height // x.shape[2], axis=3)
            for x in inputs]

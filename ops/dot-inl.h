@@ -117,14 +117,23 @@ void DotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// A batch_dot operand (batch..., rows, columns) as (batch, rows, columns).
+inline mshadow::Shape<3> AsBatch(const TShape& s) {
+  const int n = static_cast<int>(s.ndim());
+  return mshadow::Shape3(s.ProdShape(0, n - 2), s[n - 2], s[n - 1]);
+}
+
 template <typename xpu>
 void BatchDotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const DotParam& param = GetParam<DotParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Product(out[0].get<xpu, 3, DType>(s), req[0], in[0].get<xpu, 3, DType>(s),
-            param.transpose_a, in[1].get<xpu, 3, DType>(s), param.transpose_b);
+    auto batch = [&](const TBlob& blob) {
+      return blob.get_with_shape<xpu, 3, DType>(AsBatch(blob.shape_), s);
+    };
+    Product(batch(out[0]), req[0], batch(in[0]), param.transpose_a, batch(in[1]),
+            param.transpose_b);
   });
 }
 
@@ -136,9 +145,11 @@ void BatchDotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const DotParam& param = GetParam<DotParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    ProductGradients(in[0].get<xpu, 3, DType>(s), in[1].get<xpu, 3, DType>(s),
-                     in[2].get<xpu, 3, DType>(s), param.transpose_a, param.transpose_b,
-                     out[0].get<xpu, 3, DType>(s), req[0], out[1].get<xpu, 3, DType>(s), req[1]);
+    auto batch = [&](const TBlob& blob) {
+      return blob.get_with_shape<xpu, 3, DType>(AsBatch(blob.shape_), s);
+    };
+    ProductGradients(batch(in[0]), batch(in[1]), batch(in[2]), param.transpose_a,
+                     param.transpose_b, batch(out[0]), req[0], batch(out[1]), req[1]);
   });
 }
 

@@ -5,6 +5,8 @@
 // transposed, as (a0, a1*...*ak) used transposed; rhs of shape (b0, ..., bm) as
 // (b0, b1*...*bm), or, transposed, as (b0*...*b(m-1), bm) used transposed. The output shape
 // is lhs's kept axes followed by rhs's; (1,) for two vectors.
+#include <algorithm>
+
 #include "ops/dot-inl.h"
 
 namespace ops {
@@ -33,8 +35,8 @@ bool DotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShap
   return true;
 }
 
-// ---- batch_dot: (batch, m, k) x (batch, k, n) -> (batch, m, n), transposes on the last two
-// axes.
+// ---- batch_dot: (batch..., m, k) x (batch..., k, n) -> (batch..., m, n), transposes on the
+// last two axes; the batch axes (one or more, as MXNet 1.9.1) must match.
 
 bool BatchDotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const DotParam& param = GetParam<DotParam>(attrs);
@@ -42,18 +44,22 @@ bool BatchDotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
   const TShape& rhs = (*in)[1];
   if (!ShapeIsKnown(lhs) || !ShapeIsKnown(rhs)) return false;
   std::ostringstream os;
-  if (lhs.ndim() != 3 || rhs.ndim() != 3) {
-    os << "both operands must be 3-d (batch, rows, columns), got " << lhs << " and " << rhs;
-  } else if (lhs[0] != rhs[0]) {
-    os << "batch sizes differ: " << lhs << " and " << rhs;
-  } else if ((param.transpose_a ? lhs[1] : lhs[2]) != (param.transpose_b ? rhs[2] : rhs[1])) {
+  const index_t n = lhs.ndim();
+  if (n < 3 || rhs.ndim() != n) {
+    os << "both operands must have the same rank, at least 3 (batch..., rows, columns), got "
+       << lhs << " and " << rhs;
+  } else if (!std::equal(lhs.begin(), lhs.begin() + (n - 2), rhs.begin())) {
+    os << "batch axes differ: " << lhs << " and " << rhs;
+  } else if ((param.transpose_a ? lhs[n - 2] : lhs[n - 1]) !=
+             (param.transpose_b ? rhs[n - 1] : rhs[n - 2])) {
     os << "the reduced extents differ: " << lhs << (param.transpose_a ? " (transposed)" : "")
        << " and " << rhs << (param.transpose_b ? " (transposed)" : "");
   }
   if (!os.str().empty()) throw dmlc::Error(os.str());
-  AssignOutputShape(out, 0,
-                    TShape{lhs[0], param.transpose_a ? lhs[2] : lhs[1],
-                           param.transpose_b ? rhs[1] : rhs[2]});
+  TShape result = lhs;
+  result[n - 2] = param.transpose_a ? lhs[n - 1] : lhs[n - 2];
+  result[n - 1] = param.transpose_b ? rhs[n - 2] : rhs[n - 1];
+  AssignOutputShape(out, 0, result);
   return true;
 }
 
@@ -86,12 +92,12 @@ OPS_REGISTER_OP(_backward_dot)
     .set_attr_parser(ParamParser<DotParam>);
 
 OPS_REGISTER_OP(batch_dot)
-    .describe("Batched matrix product: out[i] = op(lhs[i]) op(rhs[i]) for 3-d operands "
-              "(batch, rows, columns).")
+    .describe("Batched matrix product: out[i...] = op(lhs[i...]) op(rhs[i...]) for operands "
+              "(batch..., rows, columns) of one rank (3 or more) and the same batch axes.")
     .set_num_inputs(2)
     .set_num_outputs(1)
-    .add_argument("lhs", "NDArray-or-Symbol", "Left operand, (batch, m, k).")
-    .add_argument("rhs", "NDArray-or-Symbol", "Right operand, (batch, k, n).")
+    .add_argument("lhs", "NDArray-or-Symbol", "Left operand, (batch..., m, k).")
+    .add_argument("rhs", "NDArray-or-Symbol", "Right operand, (batch..., k, n).")
     .add_arguments(DotParam::__FIELDS__())
     .set_attr_parser(ParamParser<DotParam>)
     .set_attr<FInferShape>("FInferShape", BatchDotShape)

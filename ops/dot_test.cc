@@ -60,33 +60,61 @@ TEST(DotTest, VectorsAndHigherRanks) {
             "dot: the reduced extents differ: lhs (2,3) has 3, rhs (4,5) has 4");
 }
 
+// One batch axis and two (MXNet 1.9.1 flattens any number of matching batch axes).
 TEST(BatchDotTest, AllTransposesForwardAndGradient) {
-  for (const bool ta : {false, true}) {
-    for (const bool tb : {false, true}) {
-      SCOPED_TRACE(std::to_string(ta) + std::to_string(tb));
-      const index_t batch = 2, m = 3, k = 2, n = 4;
-      const OpCase c{"batch_dot",
-                     {{"transpose_a", ta ? "1" : "0"}, {"transpose_b", tb ? "1" : "0"}},
-                     {InputSpec{ta ? TShape{batch, k, m} : TShape{batch, m, k}},
-                      InputSpec{tb ? TShape{batch, n, k} : TShape{batch, k, n}}}};
-      EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{batch, m, n}));
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        Values out;
-        for (index_t b = 0; b < batch; ++b) {
-          const Values a(in[0].begin() + b * m * k, in[0].begin() + (b + 1) * m * k);
-          const Values bb(in[1].begin() + b * k * n, in[1].begin() + (b + 1) * k * n);
-          const Values c = MatMul(a, bb, m, k, n, ta, tb);
-          out.insert(out.end(), c.begin(), c.end());
-        }
-        return std::vector<Values>{out};
-      }, 1e-13, 1e-5);
-      testing::CheckWriteModes(c);
-      testing::CheckGradient(c);
+  const index_t m = 3, k = 2, n = 4;
+  for (const TShape& batch_axes : {TShape{2}, TShape{2, 3}}) {
+    const index_t batch = batch_axes.Size();
+    auto with_batch = [&](index_t rows, index_t columns) {
+      std::vector<index_t> dims(batch_axes.begin(), batch_axes.end());
+      dims.push_back(rows);
+      dims.push_back(columns);
+      return TShape(dims.begin(), dims.end());
+    };
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        SCOPED_TRACE(std::to_string(batch_axes.ndim()) + " batch axes, transposes " +
+                     std::to_string(ta) + std::to_string(tb));
+        const OpCase c{"batch_dot",
+                       {{"transpose_a", ta ? "1" : "0"}, {"transpose_b", tb ? "1" : "0"}},
+                       {InputSpec{ta ? with_batch(k, m) : with_batch(m, k)},
+                        InputSpec{tb ? with_batch(n, k) : with_batch(k, n)}}};
+        EXPECT_EQ(testing::InferOutputShapes(c)[0], with_batch(m, n));
+        testing::CheckForward(c, [&](const std::vector<Values>& in) {
+          Values out;
+          for (index_t b = 0; b < batch; ++b) {
+            const Values a(in[0].begin() + b * m * k, in[0].begin() + (b + 1) * m * k);
+            const Values bb(in[1].begin() + b * k * n, in[1].begin() + (b + 1) * k * n);
+            const Values c = MatMul(a, bb, m, k, n, ta, tb);
+            out.insert(out.end(), c.begin(), c.end());
+          }
+          return std::vector<Values>{out};
+        }, 1e-13, 1e-5);
+        testing::CheckWriteModes(c);
+        testing::CheckGradient(c);
+      }
     }
   }
-  const OpCase bad{"batch_dot", {}, {InputSpec{TShape{2, 3, 4}}, InputSpec{TShape{3, 4, 5}}}};
-  EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(bad); }),
-            "batch_dot: batch sizes differ: (2,3,4) and (3,4,5)");
+}
+
+TEST(BatchDotTest, ShapeErrors) {
+  auto error = [](const TShape& lhs, const TShape& rhs) {
+    return testing::ErrorOf([&] {
+      testing::InferOutputShapes(OpCase{"batch_dot", {}, {InputSpec{lhs}, InputSpec{rhs}}});
+    });
+  };
+  EXPECT_EQ(error(TShape{2, 3, 4}, TShape{3, 4, 5}),
+            "batch_dot: batch axes differ: (2,3,4) and (3,4,5)");
+  EXPECT_EQ(error(TShape{2, 3, 3, 4}, TShape{2, 2, 4, 5}),
+            "batch_dot: batch axes differ: (2,3,3,4) and (2,2,4,5)");
+  EXPECT_EQ(error(TShape{2, 3, 4, 5}, TShape{6, 5, 6}),
+            "batch_dot: both operands must have the same rank, at least 3 (batch..., rows, "
+            "columns), got (2,3,4,5) and (6,5,6)");
+  EXPECT_EQ(error(TShape{3, 4}, TShape{4, 5}),
+            "batch_dot: both operands must have the same rank, at least 3 (batch..., rows, "
+            "columns), got (3,4) and (4,5)");
+  EXPECT_EQ(error(TShape{2, 3, 4}, TShape{2, 5, 6}),
+            "batch_dot: the reduced extents differ: (2,3,4) and (2,5,6)");
 }
 
 }  // namespace

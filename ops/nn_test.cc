@@ -224,6 +224,63 @@ TEST(SoftmaxTest, LargeInputsDoNotOverflow) {
   EXPECT_NEAR(p[0] + p[1] + p[2], 1.0, 1e-6);
 }
 
+// use_length: each line's first length elements normalized, the rest 0; lengths past the
+// axis are the whole line, negative ones none. Along the last axis and another, with a
+// negative temperature too; gradients with the lengths held.
+TEST(SoftmaxTest, UseLengthMasksEachLine) {
+  const TShape shape{3, 5, 4};
+  for (const int axis : {1, 2, -1}) {
+    for (const char* temperature : {"1", "-0.5"}) {
+      const int a = axis < 0 ? axis + 3 : axis;
+      const index_t n = shape[a];
+      const TShape length_shape = a == 1 ? TShape{3, 4} : TShape{3, 5};
+      std::ostringstream trace;
+      trace << "axis " << axis << " temperature " << temperature;
+      SCOPED_TRACE(trace.str());
+      Values lengths(length_shape.Size());
+      for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<double>(i % 8) - 1;
+      InputSpec length = InputSpec::WithValues(length_shape, lengths);
+      length.differentiable = false;
+      const OpCase c{"softmax",
+                     {{"axis", std::to_string(axis)},
+                      {"temperature", temperature},
+                      {"use_length", "True"}},
+                     {InputSpec{shape, -3, 3}, length}};
+      EXPECT_EQ(testing::InferOutputShapes(c)[0], shape);
+      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+        const index_t inner = a == 1 ? 4 : 1, outer = shape.Size() / (n * inner);
+        const double t = std::stod(temperature);
+        Values out(in[0].size(), 0.0);
+        for (index_t o = 0; o < outer; ++o) {
+          for (index_t k = 0; k < inner; ++k) {
+            const index_t l = o * inner + k, start = o * n * inner + k;
+            const index_t valid = std::clamp<index_t>(static_cast<index_t>(in[1][l]), 0, n);
+            double shift = -1e300, sum = 0;
+            for (index_t j = 0; j < valid; ++j) shift = std::max(shift, in[0][start + j * inner] / t);
+            for (index_t j = 0; j < valid; ++j) sum += std::exp(in[0][start + j * inner] / t - shift);
+            for (index_t j = 0; j < valid; ++j) {
+              out[start + j * inner] = std::exp(in[0][start + j * inner] / t - shift) / sum;
+            }
+          }
+        }
+        return std::vector<Values>{out};
+      }, 1e-13, 1e-5);
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(c);
+    }
+  }
+  const OpCase bad_length{"softmax",
+                          {{"use_length", "True"}},
+                          {InputSpec{TShape{3, 5}}, InputSpec{TShape{5}}}};
+  EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes(bad_length); }),
+              ::testing::HasSubstr("length"));
+  EXPECT_EQ(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("log_softmax"), {{"use_length", "True"}});
+            }),
+            "Invalid parameter of operator log_softmax: use_length is softmax's alone (as in "
+            "MXNet 1.9.1); log_softmax has no length input");
+}
+
 TEST(SoftmaxTest, BadAxisAndTemperature) {
   const OpCase c{"softmax", {{"axis", "3"}}, {InputSpec{TShape{2, 3}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(c); }),

@@ -1,5 +1,5 @@
-// softmax(axis, temperature), log_softmax(axis, temperature) and softmax_cross_entropy,
-// with backward operators. Each works on (outer, n, inner) views of the input, n being the
+// softmax(axis, temperature, use_length), log_softmax(axis, temperature) and
+// softmax_cross_entropy, with backward operators. Each works on (outer, n, inner) views of the input, n being the
 // extent of the axis, and subtracts the maximum before exponentiating (no overflow). The CPU
 // kernels are here; softmax.cu has the GPU's (softmax_cross_entropy is CPU-only).
 #include <algorithm>
@@ -19,16 +19,61 @@ void ParseSoftmax(NodeAttrs* attrs) {
   ParamParser<SoftmaxParam>(attrs);
   // Negative temperatures are valid (MXNet takes them); 0 would divide by zero (MXNet gives
   // NaN everywhere).
-  const auto& t = GetParam<SoftmaxParam>(*attrs).temperature;
+  const SoftmaxParam& param = GetParam<SoftmaxParam>(*attrs);
+  const auto& t = param.temperature;
   if (t.has_value() && !(*t != 0)) {
     throw dmlc::ParamError("temperature must be nonzero (negative reverses the order), got " +
                            dmlc::NumberToString(*t));
   }
+  if (param.use_length && attrs->op != nullptr &&
+      (attrs->op->name == "log_softmax" || attrs->op->name == "_backward_log_softmax")) {
+    throw dmlc::ParamError("use_length is softmax's alone (as in MXNet 1.9.1); " +
+                           attrs->op->name + " has no length input");
+  }
 }
 
+uint32_t NumInputs(const NodeAttrs& attrs) {
+  return GetParam<SoftmaxParam>(attrs).use_length ? 2 : 1;
+}
+
+std::vector<std::string> InputNames(const NodeAttrs& attrs) {
+  if (GetParam<SoftmaxParam>(attrs).use_length) return {"data", "length"};
+  return {"data"};
+}
+
+// The output is the data's shape; length (with use_length) the data's without the axis.
 bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  if (!ElemwiseShape<1, 1>(attrs, in, out)) return false;
-  NormalizeAxis(GetParam<SoftmaxParam>(attrs).axis, static_cast<int>((*in)[0].ndim()));
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  const int axis =
+      NormalizeAxis(GetParam<SoftmaxParam>(attrs).axis, static_cast<int>(data.ndim()));
+  if (in->size() > 1) {
+    std::vector<index_t> dims;
+    for (index_t d = 0; d < data.ndim(); ++d) {
+      if (static_cast<int>(d) != axis) dims.push_back(data[d]);
+    }
+    if (dims.empty()) dims.push_back(1);
+    AssignInputShape(in, 1, TShape(dims.begin(), dims.end()));
+  }
+  AssignOutputShape(out, 0, data);
+  return true;
+}
+
+// The data and output are float32 or float64; length an index type (the data's when
+// unknown).
+bool SoftmaxType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  const int data = (*in)[0];
+  if (data == -1) return false;
+  CheckRealType(data);
+  if (in->size() > 1) {
+    const int length = (*in)[1];
+    if (length != -1 && !IsIndexType(length)) {
+      throw dmlc::Error("length has type " + mshadow::TypeFlagName(length) +
+                        "; it must be int32, int64, float32 or float64");
+    }
+    if (length == -1) AssignInputType(in, 1, data);
+  }
+  AssignOutputType(out, 0, data);
   return true;
 }
 
@@ -170,12 +215,46 @@ void SoftmaxColumns(const DType* x, DType* y, const AxisView& v, index_t k0, ind
   }
 }
 
+// softmax with use_length: each line's valid prefix normalized, the rest 0. Rows (the last
+// axis) run SoftmaxRow on the prefix; other axes run the strided line kernel.
+template <typename DType, typename LType>
+void MaskedSoftmax(const DType* x, const LType* length, DType* y, const AxisView& v,
+                   DType inv_t, OpReqType req) {
+  if (v.inner != 1) {
+    OPS_REQ_SWITCH(req, kReq, {
+      Kernel<masked_softmax_line<kReq>, cpu>::LaunchItems(nullptr, v.outer * v.inner, 4 * v.n,
+                                                          v, x, length, inv_t, y);
+    });
+    return;
+  }
+  vec::WithReq(req, [&](auto add) {
+    constexpr bool kAdd = decltype(add)::value;
+    ParallelRows(v.outer, v.n, [&](index_t begin, index_t end) {
+      std::vector<DType> scratch(kAdd ? v.n : 0);
+      for (index_t r = begin; r < end; ++r) {
+        const index_t valid = ClampedLength(length[r], v.n);
+        DType* row = y + r * v.n;
+        if (valid > 0) SoftmaxRow<false, kAdd>(x + r * v.n, row, valid, inv_t, scratch.data());
+        if (!kAdd) std::fill(row + valid, row + v.n, DType(0));
+      }
+    });
+  });
+}
+
 template <bool kLog>
 void SoftmaxCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
   const AxisView v = ViewAround(in[0].shape_, param.axis);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (param.use_length) {  // softmax alone (the parser refuses it for log_softmax)
+      WithIndexType(in[1].type_flag_, [&](auto length_tag) {
+        using LType = typename decltype(length_tag)::type;
+        MaskedSoftmax(in[0].dptr<DType>(), in[1].dptr<LType>(), out[0].dptr<DType>(), v,
+                      DType(1) / static_cast<DType>(param.temperature.value_or(1.0)), req[0]);
+      });
+      return;
+    }
     const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
@@ -200,7 +279,8 @@ void SoftmaxCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<
 }
 
 // Inputs: out_grad, y. softmax: dx = y * (g - sum(g * y)) / T;
-// log_softmax: dx = (g - exp(y) * sum(g)) / T.
+// log_softmax: dx = (g - exp(y) * sum(g)) / T. (With use_length, y is 0 past each line's
+// length, so the same formula gives dx = 0 there; the length gets a zero gradient.)
 template <bool kLog, bool kAdd, typename DType>
 void SoftmaxBackwardRow(const DType* g, const DType* y, DType* dx, index_t n, DType inv_t) {
   const DType dot = vec::Sum<DType>(n, [&](index_t i, auto tag) {
@@ -270,24 +350,28 @@ void SoftmaxBackwardCompute(const NodeAttrs& attrs, const OpContext&,
       });
     });
   });
+  if (out.size() > 1) ZeroLengthGradient<cpu>(nullptr, out[1], req[1]);
 }
 
 void DefineSoftmax(const std::string& name, const std::string& description, bool log) {
   const std::string backward = "_backward_" + name;
   RegisterOp(name)
       .describe(description)
-      .set_num_inputs(1)
+      .set_num_inputs(NumInputs)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input array.")
+      .add_argument("length", "NDArray-or-Symbol", "softmax with use_length: the lengths.")
       .add_arguments(SoftmaxParam::__FIELDS__())
       .set_attr_parser(ParseSoftmax)
+      .set_attr<FListInputNames>("FListInputNames", InputNames)
       .set_attr<FInferShape>("FInferShape", SoftmaxShape)
-      .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+      .set_attr<FInferType>("FInferType", SoftmaxType)
       .set_attr<FCompute>("FCompute<cpu>", log ? FCompute(SoftmaxCompute<true>)
                                                : FCompute(SoftmaxCompute<false>))
       .set_attr<FGradient>("FGradient", FGradient{backward, false, true});
   RegisterBackwardOp(backward, 2, 1)
       .describe("Gradient of " + name + ".")
+      .set_num_outputs(NumInputs)
       .set_attr_parser(ParseSoftmax)
       .set_attr<FCompute>("FCompute<cpu>", log ? FCompute(SoftmaxBackwardCompute<true>)
                                                : FCompute(SoftmaxBackwardCompute<false>));

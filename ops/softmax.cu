@@ -194,6 +194,16 @@ void SoftmaxComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std::
     const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
+    if (param.use_length) {  // softmax alone: a thread per line
+      WithIndexType(in[1].type_flag_, [&](auto length_tag) {
+        using LType = typename decltype(length_tag)::type;
+        OPS_REQ_SWITCH(req[0], Req, {
+          Kernel<masked_softmax_line<Req>, gpu>::Launch(s, v.outer * v.inner, v,
+                                                         x, in[1].dptr<LType>(), inv_t, y);
+        });
+      });
+      return;
+    }
     OPS_REQ_SWITCH(req[0], Req, {
       if (v.inner == 1) {
         const cudaStream_t stream = mshadow::Stream<gpu>::GetStream(s);
@@ -228,8 +238,9 @@ void SoftmaxBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
                                const std::vector<TBlob>& out) {
   const SoftmaxParam& param = GetParam<SoftmaxParam>(attrs);
   const AxisView v = ViewAround(in[0].shape_, param.axis);
-  if (in[0].Size() == 0) return;
   mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  if (out.size() > 1) ZeroLengthGradient<gpu>(s, out[1], req[1]);
+  if (in[0].Size() == 0) return;
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const DType inv_t = DType(1) / static_cast<DType>(param.temperature.value_or(1.0));
     const DType* g = in[0].dptr<DType>();

@@ -28,6 +28,20 @@ def _softmax(x, params, log):
     return shifted - log_sum if log else np.exp(shifted - log_sum)
 
 
+def _masked_softmax(x, length=None, params=None):
+    """softmax; with use_length, each line's first length elements, the rest 0."""
+    if length is None:
+        return _softmax(x, params, log=False)
+    axis = int(params.get("axis", -1)) % x.ndim
+    position = np.arange(x.shape[axis]).reshape([-1 if a == axis else 1 for a in range(x.ndim)])
+    valid = position < np.expand_dims(length, axis)
+    t = params.get("temperature", "None")
+    z = np.where(valid, x / (1.0 if t == "None" else float(t)), -np.inf)
+    e = np.where(valid, np.exp(z - z.max(axis=axis, keepdims=True, initial=-np.inf,
+                                         where=valid)), 0)
+    return e / np.maximum(e.sum(axis=axis, keepdims=True), np.finfo(x.dtype).tiny)
+
+
 def _reduce(fn):
     def reduce(x, params):
         axis = params.get("axis", "None")
@@ -622,7 +636,7 @@ FORWARD = {
     "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),
     "slice": _slice,
     "slice_axis": _slice_axis,
-    "softmax": lambda x, p: _softmax(x, p, log=False),
+    "softmax": lambda *a: _masked_softmax(*a[:-1], params=a[-1]),
     "softmax_cross_entropy": _softmax_cross_entropy,
     "sqrt": _unary(np.sqrt),
     "square": _unary(np.square),

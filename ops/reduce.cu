@@ -20,8 +20,8 @@ namespace {
 
 using mshadow::Shape2;
 
-// out[j] = scale * the reduction of Map(in) over the positions `summed` from j's offset.
-template <typename Red, typename Map, int kReq>
+// out[j] = scale * the reduction of ElemMap(in) over the positions `summed` from j's offset.
+template <typename Red, typename ElemMap, int kReq>
 struct reduce_kernel {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t j, DType* out, const DType* in, StridedIndex<1> kept,
@@ -33,7 +33,7 @@ struct reduce_kernel {
     const index_t count = summed.Size();
     for (index_t r = 0; r < count; ++r) {
       summed.Offsets(r, &off);
-      Red::Reduce(acc, Map::Map(in[base + off]));
+      Red::Reduce(acc, ElemMap::Map(in[base + off]));
     }
     AssignReq<kReq>(out + j, acc * scale);
   }

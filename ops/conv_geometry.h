@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dmlc/logging.h"
+#include "dmlc/optional.h"
 #include "mshadow/base.h"
 #include "mshadow/tensor_blob.h"
 
@@ -63,6 +64,14 @@ inline void ExpandSpatial(const TShape& given, int ndim, index_t fill, index_t l
          << "; each must be at least " << lower_bound;
       throw dmlc::Error(os.str());
     }
+  }
+}
+
+// The layout parameter of Convolution, Deconvolution and Pooling (NCW 0, NCHW 1, NCDHW 2,
+// NHWC 3, NDHWC 4): only the channel-first ones (or None) are supported.
+inline void CheckChannelFirst(const dmlc::optional<int>& layout, const std::string& op) {
+  if (layout.has_value() && layout.value() > 2) {
+    throw dmlc::Error(op + " supports the channel-first layouts NCW, NCHW and NCDHW only");
   }
 }
 

@@ -71,9 +71,7 @@ struct ConvolutionParam : public dmlc::Parameter<ConvolutionParam> {
 // included; a dmlc::Error for parameters that do not fit it (a dilated kernel larger than the
 // padded input, channels not divisible by the groups, a layout other than channel-first).
 inline ConvGeometry Geometry(const ConvolutionParam& param, const TShape& data) {
-  if (param.layout.has_value() && param.layout.value() > 2) {
-    throw dmlc::Error("Convolution supports the channel-first layouts NCW, NCHW and NCDHW only");
-  }
+  CheckChannelFirst(param.layout, "Convolution");
   ConvGeometry g;
   SetSpatialInput(param.kernel, data, "Convolution", &g);
   ExpandSpatial(param.stride, g.ndim, 1, 1, "stride", g.stride);

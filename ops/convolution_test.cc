@@ -13,20 +13,13 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::TupleOf;
 using testing::Values;
 
 // Per spatial axis: kernel, stride, dilate, pad.
 struct Axis {
   int kernel, stride, dilate, pad;
 };
-
-std::string TupleOf(const std::vector<Axis>& axes, int Axis::*field) {
-  std::string text = "(";
-  for (size_t a = 0; a < axes.size(); ++a) {
-    text += (a ? "," : "") + std::to_string(axes[a].*field);
-  }
-  return text + (axes.size() == 1 ? ",)" : ")");
-}
 
 // out[n][f][o...] = bias[f] + sum over c in f's group and kernel taps k of
 // data[n][c][o * stride - pad + k * dilate] * weight[f][c - group start][k].

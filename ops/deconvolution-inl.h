@@ -93,11 +93,8 @@ struct DeconvolutionParam : public dmlc::Parameter<DeconvolutionParam> {
 // The equivalent convolution, from the deconvolution's output (channels num_filter, extents
 // `in`) to its data (extents `out`); a dmlc::Error for parameters that do not fit the data.
 inline ConvGeometry Geometry(const DeconvolutionParam& param, const TShape& data) {
+  CheckChannelFirst(param.layout, "Deconvolution");
   std::ostringstream os;
-  if (param.layout.has_value() && param.layout.value() > 2) {
-    os << "only the channel-first layouts NCW, NCHW and NCDHW are supported";
-    Fail(os);
-  }
   ConvGeometry g;
   SetSpatialInput(param.kernel, data, "Deconvolution", &g);
   ExpandSpatial(param.stride, g.ndim, 1, 1, "stride", g.stride);
@@ -163,12 +160,12 @@ inline GroupSizes GroupsOf(const DeconvolutionParam& param, const ConvGeometry& 
 
 // Inputs: data (N, C, in...), weight (C, F / groups, kernel...) [, bias (F)]. Output:
 // (N, F, out...).
+// (Also bilinear UpSampling's, with the parameters it builds.)
 template <typename xpu>
-void DeconvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                          const std::vector<TBlob>& out) {
+void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
+                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  const DeconvolutionParam& param = GetParam<DeconvolutionParam>(attrs);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   const ConvGeometry g = Geometry(param, in[0].shape_);
   const index_t batch = in[0].shape_[0], channels = in[0].shape_[1];
@@ -200,11 +197,9 @@ void DeconvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
 
 // Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
 template <typename xpu>
-void DeconvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                                  const std::vector<TBlob>& in,
-                                  const std::vector<OpReqType>& req,
-                                  const std::vector<TBlob>& out) {
-  const DeconvolutionParam& param = GetParam<DeconvolutionParam>(attrs);
+void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   const ConvGeometry g = Geometry(param, in[1].shape_);
   const index_t batch = in[1].shape_[0], channels = in[1].shape_[1];
@@ -251,9 +246,20 @@ void DeconvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
 template <typename xpu>
 void SetDeconvolutionCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("Deconvolution").set_attr<FCompute>(attr_name, FCompute(DeconvolutionCompute<xpu>));
+  RegisterOp("Deconvolution")
+      .set_attr<FCompute>(attr_name, [](const NodeAttrs& attrs, const OpContext& ctx,
+                                        const std::vector<TBlob>& in,
+                                        const std::vector<OpReqType>& req,
+                                        const std::vector<TBlob>& out) {
+        Deconvolve<xpu>(GetParam<DeconvolutionParam>(attrs), ctx, in, req, out);
+      });
   RegisterOp("_backward_Deconvolution")
-      .set_attr<FCompute>(attr_name, FCompute(DeconvolutionBackwardCompute<xpu>));
+      .set_attr<FCompute>(attr_name, [](const NodeAttrs& attrs, const OpContext& ctx,
+                                        const std::vector<TBlob>& in,
+                                        const std::vector<OpReqType>& req,
+                                        const std::vector<TBlob>& out) {
+        DeconvolveBackward<xpu>(GetParam<DeconvolutionParam>(attrs), ctx, in, req, out);
+      });
 }
 
 }  // namespace deconvolution

@@ -15,20 +15,13 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::TupleOf;
 using testing::Values;
 
 // Per spatial axis: kernel, stride, dilate, pad, adj.
 struct Axis {
   int kernel, stride, dilate, pad, adj;
 };
-
-std::string TupleOf(const std::vector<Axis>& axes, int Axis::*field) {
-  std::string text = "(";
-  for (size_t a = 0; a < axes.size(); ++a) {
-    text += (a ? "," : "") + std::to_string(axes[a].*field);
-  }
-  return text + (axes.size() == 1 ? ",)" : ")");
-}
 
 // out[n][f][i * stride - pad + k * dilate] += data[n][c][i] * weight[c][f - group start][k]
 // for every input position i and tap k landing inside the output; plus bias[f].

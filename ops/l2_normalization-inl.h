@@ -95,101 +95,93 @@ struct NormalizeLineGrad {
   }
 };
 
-// CPU item o: the (n, inner) block of outer index o, a row of `inner` at a time (contiguous,
-// vectorized), the per-position sums in `inner` accumulators. inner = 1 is one long row.
+// CPU: sums[i] = the sum over the n rows j of a[j * inner + i] * b[j * inner + i], a row of
+// `inner` at a time (contiguous, vectorized); inner = 1 is one long dot product.
+template <typename DType>
+void DotDownRows(const DType* a, const DType* b, index_t n, index_t inner, DType* sums) {
+  if (inner == 1) {
+    sums[0] = vec::Sum<DType>(n, [&](index_t j, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      return P::LoadUnAligned(a + j) * P::LoadUnAligned(b + j);
+    });
+    return;
+  }
+  std::fill(sums, sums + inner, DType(0));
+  for (index_t j = 0; j < n; ++j) {
+    vec::ForEach<DType>(inner, [&](index_t i, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      (P::LoadUnAligned(sums + i) +
+       P::LoadUnAligned(a + j * inner + i) * P::LoadUnAligned(b + j * inner + i))
+          .StoreUnAligned(sums + i);
+    });
+  }
+}
+
+// CPU: fn(at, per_position, tag) over the (n, inner) block a packet at a time, at being the
+// offset in the block and per_position(values) the packet of values[i] for the positions i
+// the packet covers; inner = 1 is one row of n elements, all at position 0.
+template <typename DType, typename Fn>
+void ForEachInBlock(index_t n, index_t inner, Fn&& fn) {
+  // The two shapes compiled apart: no test on the shape inside the packet loop.
+  auto run = [&](auto one_line_tag) {
+    constexpr bool kOneLine = decltype(one_line_tag)::value;
+    const index_t rows = kOneLine ? 1 : n, width = kOneLine ? n : inner;
+    for (index_t j = 0; j < rows; ++j) {
+      vec::ForEach<DType>(width, [&](index_t i, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        auto per_position = [&](const DType* values) {
+          if constexpr (kOneLine) {
+            return P::Fill(values[0]);
+          } else {
+            return P::LoadUnAligned(values + i);
+          }
+        };
+        fn(j * width + i, per_position, tag);
+      });
+    }
+  };
+  if (inner == 1) {
+    run(std::true_type());
+  } else {
+    run(std::false_type());
+  }
+}
+
+// CPU item o: the (n, inner) block of outer index o, per position r = 1 / sqrt(sum x^2 + eps).
 template <int kReq>
 struct NormalizeBlock {
   template <typename DType>
   static void Map(index_t o, LineView v, const DType* x, DType eps, DType* out) {
-    const DType* block = x + o * v.n * v.inner;
-    DType* block_out = out + o * v.n * v.inner;
-    if (v.inner == 1) {
-      const DType r = InverseNorm(vec::Sum<DType>(v.n, [&](index_t j, auto tag) {
-        const auto p = vec::PacketOf<decltype(tag)>::LoadUnAligned(block + j);
-        return p * p;
-      }), eps);
-      Scale(block, r, v.n, block_out);
-      return;
-    }
-    std::vector<DType> r(v.inner, DType(0));
-    for (index_t j = 0; j < v.n; ++j) {
-      const DType* row = block + j * v.inner;
-      vec::ForEach<DType>(v.inner, [&](index_t i, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        const P p = P::LoadUnAligned(row + i);
-        (P::LoadUnAligned(r.data() + i) + p * p).StoreUnAligned(r.data() + i);
-      });
-    }
+    const index_t offset = o * v.n * v.inner;
+    std::vector<DType> r(v.inner);
+    DotDownRows(x + offset, x + offset, v.n, v.inner, r.data());
     for (DType& s : r) s = InverseNorm(s, eps);
-    for (index_t j = 0; j < v.n; ++j) {
-      vec::ForEach<DType>(v.inner, [&](index_t i, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        vec::Store<kReq == kAddTo>(block_out + j * v.inner + i,
-                                   P::LoadUnAligned(block + j * v.inner + i) *
-                                       P::LoadUnAligned(r.data() + i));
-      });
-    }
-  }
-
- private:
-  template <typename DType>
-  static void Scale(const DType* row, DType r, index_t n, DType* out) {
-    vec::ForEach<DType>(n, [&](index_t j, auto tag) {
+    ForEachInBlock<DType>(v.n, v.inner, [&](index_t at, auto per_position, auto tag) {
       using P = vec::PacketOf<decltype(tag)>;
-      vec::Store<kReq == kAddTo>(out + j, P::LoadUnAligned(row + j) * P::Fill(r));
+      vec::Store<kReq == kAddTo>(out + offset + at,
+                                 P::LoadUnAligned(x + offset + at) * per_position(r.data()));
     });
   }
 };
 
-// CPU item o: the gradient of block o, as NormalizeLineGrad, a contiguous row at a time.
+// CPU item o: the gradient of block o, as NormalizeLineGrad: r * (g - y * sum(g * y)).
 template <int kReq>
 struct NormalizeBlockGrad {
   template <typename DType>
   static void Map(index_t o, LineView v, const DType* g, const DType* x, const DType* y,
                   DType eps, DType* dx) {
     const index_t offset = o * v.n * v.inner;
-    if (v.inner == 1) {  // one contiguous line
-      const DType r = InverseNorm(vec::Sum<DType>(v.n, [&](index_t j, auto tag) {
-        const auto p = vec::PacketOf<decltype(tag)>::LoadUnAligned(x + offset + j);
-        return p * p;
-      }), eps);
-      const DType dot = vec::Sum<DType>(v.n, [&](index_t j, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        return P::LoadUnAligned(g + offset + j) * P::LoadUnAligned(y + offset + j);
-      });
-      vec::ForEach<DType>(v.n, [&](index_t j, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        vec::Store<kReq == kAddTo>(dx + offset + j,
-                                   P::Fill(r) * (P::LoadUnAligned(g + offset + j) -
-                                                 P::LoadUnAligned(y + offset + j) * P::Fill(dot)));
-      });
-      return;
-    }
-    // Per position: r (from the sum of x * x) and sum(g * y), over the block's rows.
-    std::vector<DType> r(v.inner, DType(0)), dot(v.inner, DType(0));
-    for (index_t j = 0; j < v.n; ++j) {
-      const index_t row = offset + j * v.inner;
-      vec::ForEach<DType>(v.inner, [&](index_t i, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        const P p = P::LoadUnAligned(x + row + i);
-        (P::LoadUnAligned(r.data() + i) + p * p).StoreUnAligned(r.data() + i);
-        (P::LoadUnAligned(dot.data() + i) +
-         P::LoadUnAligned(g + row + i) * P::LoadUnAligned(y + row + i))
-            .StoreUnAligned(dot.data() + i);
-      });
-    }
+    std::vector<DType> r(v.inner), dot(v.inner);
+    DotDownRows(x + offset, x + offset, v.n, v.inner, r.data());
     for (DType& s : r) s = InverseNorm(s, eps);
-    for (index_t j = 0; j < v.n; ++j) {
-      const index_t row = offset + j * v.inner;
-      vec::ForEach<DType>(v.inner, [&](index_t i, auto tag) {
-        using P = vec::PacketOf<decltype(tag)>;
-        vec::Store<kReq == kAddTo>(
-            dx + row + i,
-            P::LoadUnAligned(r.data() + i) *
-                (P::LoadUnAligned(g + row + i) -
-                 P::LoadUnAligned(y + row + i) * P::LoadUnAligned(dot.data() + i)));
-      });
-    }
+    DotDownRows(g + offset, y + offset, v.n, v.inner, dot.data());
+    ForEachInBlock<DType>(v.n, v.inner, [&](index_t at, auto per_position, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      vec::Store<kReq == kAddTo>(
+          dx + offset + at,
+          per_position(r.data()) * (P::LoadUnAligned(g + offset + at) -
+                                    P::LoadUnAligned(y + offset + at) * per_position(dot.data())));
+    });
   }
 };
 

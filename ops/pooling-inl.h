@@ -100,9 +100,7 @@ inline PoolSpec SpecOf(const PoolingParam& param) {
 // The geometry of pooling `data` (batch, channels, spatial...), output extents included; a
 // dmlc::Error for parameters that do not fit it.
 inline ConvGeometry Geometry(const PoolingParam& param, const TShape& data) {
-  if (param.layout.has_value() && param.layout.value() > 2) {
-    throw dmlc::Error("Pooling supports the channel-first layouts NCW, NCHW and NCDHW only");
-  }
+  CheckChannelFirst(param.layout, "Pooling");
   if (param.pooling_convention == kSame) {
     throw dmlc::Error("pooling_convention 'same' is not supported; valid: 'valid', 'full'");
   }

@@ -153,19 +153,25 @@ inline std::vector<Placement> PlacementsOf(const UpSamplingParam& param,
 // bilinear's kernel extent for `scale`.
 inline index_t BilinearKernel(index_t scale) { return 2 * scale - scale % 2; }
 
-// The Deconvolution that bilinear upsampling is.
-inline NodeAttrs BilinearDeconvolution(const UpSamplingParam& param) {
-  const std::string k = std::to_string(BilinearKernel(param.scale));
-  const std::string s = std::to_string(param.scale);
-  const std::string p = std::to_string(param.scale / 2);  // ceil((scale - 1) / 2)
-  const std::string filters = std::to_string(param.num_filter);
-  return ParseAttrs(Op::Get("Deconvolution"),
-                    {{"kernel", "(" + k + "," + k + ")"},
-                     {"stride", "(" + s + "," + s + ")"},
-                     {"pad", "(" + p + "," + p + ")"},
-                     {"num_filter", filters},
-                     {"num_group", filters},
-                     {"no_bias", "True"}});
+// The Deconvolution that bilinear upsampling is, its parameters set directly (no parsing).
+inline deconvolution::DeconvolutionParam BilinearDeconvolution(const UpSamplingParam& param) {
+  const index_t k = BilinearKernel(param.scale), s = param.scale;
+  const index_t pad = param.scale / 2;  // ceil((scale - 1) / 2)
+  deconvolution::DeconvolutionParam d;
+  d.kernel = TShape{k, k};
+  d.stride = TShape{s, s};
+  d.dilate = TShape();
+  d.pad = TShape{pad, pad};
+  d.adj = TShape();
+  d.target_shape = TShape();
+  d.num_filter = static_cast<uint32_t>(param.num_filter);
+  d.num_group = static_cast<uint32_t>(param.num_filter);
+  d.workspace = param.workspace;
+  d.no_bias = true;
+  d.cudnn_tune = dmlc::optional<int>();
+  d.cudnn_off = false;
+  d.layout = dmlc::optional<int>();
+  return d;
 }
 
 template <typename xpu>
@@ -173,7 +179,7 @@ void UpSamplingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
   if (param.sample_type == kBilinear) {
-    deconvolution::DeconvolutionCompute<xpu>(BilinearDeconvolution(param), ctx, in, req, out);
+    deconvolution::Deconvolve<xpu>(BilinearDeconvolution(param), ctx, in, req, out);
     return;
   }
   std::vector<TShape> shapes;
@@ -206,8 +212,7 @@ void UpSamplingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                const std::vector<TBlob>& out) {
   const UpSamplingParam& param = GetParam<UpSamplingParam>(attrs);
   if (param.sample_type == kBilinear) {  // inputs: out_grad, data, weight
-    deconvolution::DeconvolutionBackwardCompute<xpu>(BilinearDeconvolution(param), ctx, in, req,
-                                                     out);
+    deconvolution::DeconvolveBackward<xpu>(BilinearDeconvolution(param), ctx, in, req, out);
     return;
   }
   std::vector<TShape> shapes;

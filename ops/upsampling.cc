@@ -28,12 +28,9 @@ bool BilinearShape(const UpSamplingParam& param, std::vector<TShape>* in,
   }
   const index_t k = BilinearKernel(param.scale);
   AssignInputShape(in, 1, TShape{data[1], 1, k, k});
-  // The deconvolution's own checks (and an output of exactly scale times the input).
-  std::vector<TShape> deconv_in = *in;
-  std::vector<TShape> deconv_out(1);
-  const NodeAttrs deconv = BilinearDeconvolution(param);
-  (*deconv.op->GetAttr<FInferShape>("FInferShape"))(deconv, &deconv_in, &deconv_out);
-  AssignOutputShape(out, 0, deconv_out[0]);
+  // The deconvolution's own checks; its output is exactly scale times the input.
+  const ConvGeometry g = deconvolution::Geometry(BilinearDeconvolution(param), data);
+  AssignOutputShape(out, 0, TShape{data[0], data[1], g.in[0], g.in[1]});
   return true;
 }
 

@@ -53,6 +53,17 @@ std::string ErrorOf(const std::function<void()>& f);
 // Output shapes inferred for the case's input shapes (rank-0 entries stay unknown).
 std::vector<TShape> InferOutputShapes(const OpCase& c);
 
+// One field of every spatial axis as a parameter tuple: "(3,3)", or "(3,)" for one axis
+// (the convolution and deconvolution tests' kernel, stride, pad... per axis).
+template <typename Axis>
+std::string TupleOf(const std::vector<Axis>& axes, int Axis::*field) {
+  std::string text = "(";
+  for (size_t a = 0; a < axes.size(); ++a) {
+    text += (a ? "," : "") + std::to_string(axes[a].*field);
+  }
+  return text + (axes.size() == 1 ? ",)" : ")");
+}
+
 }  // namespace testing
 }  // namespace ops
 

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Keeps Bazel's disk cache under a size cap by removing the least recently used entries.
+#
+# Bazel 4 never deletes from --disk_cache, and every commit and configuration (default,
+# sanitizers, fuzz, cuda) adds gigabytes: left alone the cache filled this machine's disk and
+# a CI build failed with "No space left on device". tools/bazel calls this before Bazel runs.
+#
+#   tools/trim_disk_cache.sh [CACHE_DIR]
+#
+# CACHE_DIR defaults to the one .bazelrc names. The cap is MSHADOW_OPS_DISK_CACHE_GIB
+# (default 20); when the cache is over it, the oldest files by access time go until it is
+# at three quarters of the cap, so that trimming does not run again on the next build.
+# The file system is mounted relatime on these machines: access times are exact to a day,
+# which is what least recently used needs here.
+set -euo pipefail
+
+cache_dir=${1:-$HOME/.cache/mshadow_ops/bazel-disk-cache}
+cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-20}
+if ! [[ "$cap_gib" =~ ^[0-9]+$ ]] || ((cap_gib == 0)); then
+  echo "tools/trim_disk_cache.sh: MSHADOW_OPS_DISK_CACHE_GIB must be a positive whole number of GiB, got '$cap_gib'" >&2
+  exit 2
+fi
+[[ -d "$cache_dir" ]] || exit 0
+
+cap_bytes=$((cap_gib * 1024 * 1024 * 1024))
+target_bytes=$((cap_bytes / 4 * 3))
+
+# One pass: "access-time size path" per file, oldest first; awk sums them all, then prints
+# the oldest paths until what remains fits the target.
+find "$cache_dir" -type f -printf '%A@ %s %p\n' | sort -n | awk -v cap="$cap_bytes" \
+  -v target="$target_bytes" '
+  { time[NR] = $1; size[NR] = $2; sub(/^[^ ]+ [^ ]+ /, ""); path[NR] = $0; total += size[NR] }
+  END {
+    if (total <= cap) exit
+    for (i = 1; i <= NR && total > target; ++i) { print path[i]; total -= size[i]; freed += size[i] }
+    printf "tools/trim_disk_cache.sh: removed %.1f GiB of least recently used entries\n",
+      freed / 2^30 > "/dev/stderr"
+  }' | tr '\n' '\0' | xargs -0 -r rm -f

@@ -61,7 +61,7 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
 
 // The data and output are float32 or float64; length an index type (the data's when
 // unknown).
-bool SoftmaxType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+bool SoftmaxType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
   const int data = (*in)[0];
   if (data == -1) return false;
   CheckRealType(data);

@@ -1,0 +1,696 @@
+// ops/rnn-inl.h: RNN(mode, state_size, num_layers, bidirectional, state_outputs, ...), MXNet's
+// fused recurrent layer (vanilla ReLU/tanh, LSTM, GRU; stacked; bidirectional), and its
+// backward operator, written once for every device.
+//
+// Each layer and direction is two gemms and one elementwise kernel per step: the input
+// projection of every step at once (x * Wx^T + bx, one gemm over T * N rows), then per step
+// the recurrent product h_{t-1} * Wh^T (a gemm over N rows) and a kernel that applies the
+// gates and writes h_t and the cell. The backward pass is the same in reverse: per step a
+// kernel for the gate gradients and one gemm for dh_{t-1}; the weight and input gradients
+// are single gemms over all steps afterwards.
+//
+// The backward operator recomputes the forward pass into its temporary space (gates and
+// cells of every step, every layer's output) rather than reading a reserve the forward
+// operator kept: operators here are stateless, so the backward call costs one forward more
+// (about a third of its time) and nothing is held between the calls.
+//
+// The flat `parameters` input is MXNet's layout: all weights, layer by layer, and within a
+// layer direction by direction [Wx (G*H, in), Wh (G*H, H)]; then all biases in the same
+// order [bx (G*H), bh (G*H)]. Gates in rows: LSTM i, f, g, o; GRU r, z, n.
+// rnn.cc registers the operators with FCompute<cpu>, rnn.cu adds FCompute<gpu>.
+#ifndef OPS_RNN_INL_H_
+#define OPS_RNN_INL_H_
+
+#include <sstream>
+#include <vector>
+
+#include "mshadow/extension/broadcast.h"
+#include "mshadow/extension/reduceto1d.h"
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace rnn {
+
+using mshadow::expr::dot;
+
+enum RNNMode { kRnnRelu, kRnnTanh, kLstm, kGru };
+
+struct RNNParam : public dmlc::Parameter<RNNParam> {
+  int state_size;
+  int num_layers;
+  bool bidirectional;
+  int mode;
+  float p;
+  bool state_outputs;
+  dmlc::optional<int> projection_size;
+  dmlc::optional<double> lstm_state_clip_min;
+  dmlc::optional<double> lstm_state_clip_max;
+  bool lstm_state_clip_nan;
+  bool use_sequence_length;
+  DMLC_DECLARE_PARAMETER(RNNParam) {
+    DMLC_DECLARE_FIELD(state_size).set_lower_bound(1).describe("Size of each layer's state.");
+    DMLC_DECLARE_FIELD(num_layers).set_lower_bound(1).describe("Number of stacked layers.");
+    DMLC_DECLARE_FIELD(bidirectional).set_default(false).describe(
+        "Whether each layer also runs backwards in time (outputs concatenated).");
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("rnn_relu", kRnnRelu)
+        .add_enum("rnn_tanh", kRnnTanh)
+        .add_enum("lstm", kLstm)
+        .add_enum("gru", kGru)
+        .describe("The recurrent cell.");
+    DMLC_DECLARE_FIELD(p).set_default(0.0f).set_range(0.0f, 1.0f).describe(
+        "Dropout rate on each layer's output but the last's (training only).");
+    DMLC_DECLARE_FIELD(state_outputs).set_default(false).describe(
+        "Whether the final states are outputs too.");
+    DMLC_DECLARE_FIELD(projection_size).set_default(dmlc::optional<int>()).describe(
+        "LSTM projection size (not supported: MXNet runs it with cuDNN only).");
+    DMLC_DECLARE_FIELD(lstm_state_clip_min).set_default(dmlc::optional<double>()).describe(
+        "Lower clip of the LSTM cell state; needs lstm_state_clip_max.");
+    DMLC_DECLARE_FIELD(lstm_state_clip_max).set_default(dmlc::optional<double>()).describe(
+        "Upper clip of the LSTM cell state; needs lstm_state_clip_min.");
+    DMLC_DECLARE_FIELD(lstm_state_clip_nan).set_default(false).describe(
+        "Whether a NaN cell state becomes lstm_state_clip_min instead of staying NaN.");
+    DMLC_DECLARE_FIELD(use_sequence_length).set_default(false).describe(
+        "Per-sample lengths as an extra input (not supported: MXNet runs it with cuDNN only).");
+  }
+};
+
+inline int GatesOf(int mode) { return mode == kLstm ? 4 : mode == kGru ? 3 : 1; }
+inline int NumStateInputs(const RNNParam& param) { return param.mode == kLstm ? 2 : 1; }
+inline int NumOutputs(const RNNParam& param) {
+  return param.state_outputs ? 1 + NumStateInputs(param) : 1;
+}
+
+// The sizes of one call: data (steps, batch, input); every state (layers * directions,
+// batch, hidden).
+struct RNNDims {
+  index_t steps, batch, input, hidden, layers, directions, gates;
+
+  RNNDims(const RNNParam& param, const TShape& data)
+      : steps(data[0]), batch(data[1]), input(data[2]), hidden(param.state_size),
+        layers(param.num_layers), directions(param.bidirectional ? 2 : 1),
+        gates(GatesOf(param.mode)) {}
+  index_t GateWidth() const { return gates * hidden; }
+  index_t OutputWidth() const { return directions * hidden; }
+  index_t Rows() const { return steps * batch; }
+  index_t LayerInput(index_t layer) const { return layer == 0 ? input : OutputWidth(); }
+  // Wx and Wh of one direction of `layer`.
+  index_t DirectionWeights(index_t layer) const {
+    return GateWidth() * (LayerInput(layer) + hidden);
+  }
+  index_t WeightOffset(index_t layer, index_t direction) const {
+    index_t offset = 0;
+    for (index_t l = 0; l < layer; ++l) offset += directions * DirectionWeights(l);
+    return offset + direction * DirectionWeights(layer);
+  }
+  index_t BiasOffset(index_t layer, index_t direction) const {
+    return WeightOffset(layers, 0) + (layer * directions + direction) * 2 * GateWidth();
+  }
+  index_t NumParams() const { return BiasOffset(layers, 0); }
+};
+
+// The errors RNN reports, shared by inference and compute: data must be (steps, batch,
+// input) with no empty extent; the clip bounds come together and in order; the options MXNet
+// runs with cuDNN only are refused with what is valid.
+inline void CheckRNNCall(const RNNParam& param, const TShape& data) {
+  std::ostringstream os;
+  os << "RNN: ";
+  if (data.ndim() != 3 || data.Size() == 0) {
+    os << "data " << data << " must be (steps, batch, input) with every extent at least 1";
+  } else if (param.projection_size.has_value()) {
+    os << "projection_size=" << param.projection_size.value()
+       << " is not supported; valid: None (MXNet runs LSTM projection with cuDNN only)";
+  } else if (param.use_sequence_length) {
+    os << "use_sequence_length=True is not supported; valid: False (MXNet runs it with cuDNN "
+          "only): pad the sequences and mask the output with SequenceMask";
+  } else if (param.lstm_state_clip_min.has_value() != param.lstm_state_clip_max.has_value()) {
+    os << "lstm_state_clip_min and lstm_state_clip_max must be given together";
+  } else if (param.lstm_state_clip_min.has_value() &&
+             !(param.lstm_state_clip_min.value() <= param.lstm_state_clip_max.value())) {
+    os << "lstm_state_clip_min=" << param.lstm_state_clip_min.value()
+       << " must not exceed lstm_state_clip_max=" << param.lstm_state_clip_max.value();
+  } else {
+    return;
+  }
+  throw dmlc::Error(os.str());
+}
+
+// One direction of one layer's parameters (or of their gradients) in the flat vector.
+template <typename xpu, typename DType>
+struct DirectionParams {
+  Tensor<xpu, 2, DType> wx, wh;
+  Tensor<xpu, 1, DType> bx, bh;
+
+  DirectionParams(const RNNDims& dims, DType* flat, index_t layer, index_t direction,
+                  mshadow::Stream<xpu>* stream) {
+    const index_t gw = dims.GateWidth(), in = dims.LayerInput(layer);
+    DType* w = flat + dims.WeightOffset(layer, direction);
+    DType* b = flat + dims.BiasOffset(layer, direction);
+    wx = Tensor<xpu, 2, DType>(w, mshadow::Shape2(gw, in), in, stream);
+    wh = Tensor<xpu, 2, DType>(w + gw * in, mshadow::Shape2(gw, dims.hidden), dims.hidden,
+                               stream);
+    bx = Tensor<xpu, 1, DType>(b, mshadow::Shape1(gw), stream);
+    bh = Tensor<xpu, 1, DType>(b + gw, mshadow::Shape1(gw), stream);
+  }
+};
+
+// The LSTM cell-state clip: [lo, hi] when `on`; a NaN becomes lo when `nan_to_lo`.
+template <typename DType>
+struct CellClip {
+  bool on = false, nan_to_lo = false;
+  DType lo = 0, hi = 0;
+
+  MSHADOW_XINLINE DType Apply(DType c) const {
+    if (!on) return c;
+    if (c != c) return nan_to_lo ? lo : c;
+    return c < lo ? lo : (c > hi ? hi : c);
+  }
+  // Whether the gradient passes the clip (it stops where the state sits on a bound).
+  MSHADOW_XINLINE bool Passes(DType c) const { return !on || (c > lo && c < hi); }
+};
+
+template <typename DType>
+CellClip<DType> CellClipOf(const RNNParam& param) {
+  CellClip<DType> clip;
+  if (param.lstm_state_clip_min.has_value()) {
+    clip.on = true;
+    clip.nan_to_lo = param.lstm_state_clip_nan;
+    clip.lo = static_cast<DType>(param.lstm_state_clip_min.value());
+    clip.hi = static_cast<DType>(param.lstm_state_clip_max.value());
+  }
+  return clip;
+}
+
+// ---- One step's kernels. Index i = (sample n, unit j) of n * hidden + j. `gates` holds the
+// step's input projection on entry and the activated gates on exit; `hh` is h_{t-1} * Wh^T;
+// h_prev and h have row strides (they are columns of a layer's output).
+
+struct StepPointers {
+  index_t hidden, h_prev_stride, h_stride;
+};
+
+template <int kMode>
+struct SimpleStepForward {  // vanilla RNN: h = act(a)
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* hh,
+                                  const DType* bh, DType* h) {
+    const index_t n = i / s.hidden, j = i % s.hidden;
+    const DType a = gates[i] + hh[i] + bh[j];
+    const DType out = kMode == kRnnRelu ? (a > DType(0) ? a : DType(0))
+                                        : mshadow::op::tanh::Map(a);
+    h[n * s.h_stride + j] = out;
+  }
+};
+
+struct LstmStepForward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, DType* gates, const DType* hh,
+                                  const DType* bh, const DType* c_prev, DType* c, DType* h,
+                                  CellClip<DType> clip) {
+    const index_t H = s.hidden, n = i / H, j = i % H;
+    DType* g = gates + n * 4 * H;
+    const DType* r = hh + n * 4 * H;
+    const DType in = mshadow::op::sigmoid::Map(g[j] + r[j] + bh[j]);
+    const DType forget = mshadow::op::sigmoid::Map(g[H + j] + r[H + j] + bh[H + j]);
+    const DType cand = mshadow::op::tanh::Map(g[2 * H + j] + r[2 * H + j] + bh[2 * H + j]);
+    const DType out = mshadow::op::sigmoid::Map(g[3 * H + j] + r[3 * H + j] + bh[3 * H + j]);
+    const DType cell = clip.Apply(forget * c_prev[i] + in * cand);
+    g[j] = in;
+    g[H + j] = forget;
+    g[2 * H + j] = cand;
+    g[3 * H + j] = out;
+    c[i] = cell;
+    h[n * s.h_stride + j] = out * mshadow::op::tanh::Map(cell);
+  }
+};
+
+// `hn` keeps W_hn h_{t-1} + b_hn, which the reset gate scales (the backward pass needs it).
+struct GruStepForward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, DType* gates, const DType* hh,
+                                  const DType* bh, const DType* h_prev, DType* hn, DType* h) {
+    const index_t H = s.hidden, n = i / H, j = i % H;
+    DType* g = gates + n * 3 * H;
+    const DType* r = hh + n * 3 * H;
+    const DType reset = mshadow::op::sigmoid::Map(g[j] + r[j] + bh[j]);
+    const DType update = mshadow::op::sigmoid::Map(g[H + j] + r[H + j] + bh[H + j]);
+    const DType hidden_n = r[2 * H + j] + bh[2 * H + j];
+    const DType cand = mshadow::op::tanh::Map(g[2 * H + j] + reset * hidden_n);
+    g[j] = reset;
+    g[H + j] = update;
+    g[2 * H + j] = cand;
+    hn[i] = hidden_n;
+    h[n * s.h_stride + j] = (DType(1) - update) * cand + update * h_prev[n * s.h_prev_stride + j];
+  }
+};
+
+// The backward kernels read dh = dy_t + dh_next and write the gate gradients: `dgx` for the
+// input side (Wx, bx, data), `dgh` for the recurrent side (Wh, bh; the GRU's differs in its
+// candidate gate). LSTM and the vanilla cell leave dh_next to the gemm that follows; the
+// GRU writes its direct part, dh * z, which the gemm adds to.
+
+template <int kMode>
+struct SimpleStepBackward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* h, const DType* dy,
+                                  index_t dy_stride, const DType* dh_next, DType* dgx) {
+    const index_t n = i / s.hidden, j = i % s.hidden;
+    const DType out = h[n * s.h_stride + j];
+    const DType dh = dy[n * dy_stride + j] + dh_next[i];
+    dgx[i] = kMode == kRnnRelu ? (out > DType(0) ? dh : DType(0)) : dh * (DType(1) - out * out);
+  }
+};
+
+struct LstmStepBackward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* c,
+                                  const DType* c_prev, const DType* dy, index_t dy_stride,
+                                  const DType* dh_next, DType* dc_next, DType* dgx,
+                                  CellClip<DType> clip) {
+    const index_t H = s.hidden, n = i / H, j = i % H;
+    const DType* g = gates + n * 4 * H;
+    const DType in = g[j], forget = g[H + j], cand = g[2 * H + j], out = g[3 * H + j];
+    const DType dh = dy[n * dy_stride + j] + dh_next[i];
+    const DType tc = mshadow::op::tanh::Map(c[i]);
+    DType dc = dc_next[i] + dh * out * (DType(1) - tc * tc);
+    if (!clip.Passes(c[i])) dc = DType(0);
+    DType* d = dgx + n * 4 * H;
+    d[j] = dc * cand * in * (DType(1) - in);
+    d[H + j] = dc * c_prev[i] * forget * (DType(1) - forget);
+    d[2 * H + j] = dc * in * (DType(1) - cand * cand);
+    d[3 * H + j] = dh * tc * out * (DType(1) - out);
+    dc_next[i] = dc * forget;
+  }
+};
+
+struct GruStepBackward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* hn,
+                                  const DType* h_prev, const DType* dy, index_t dy_stride,
+                                  DType* dh_next, DType* dgx, DType* dgh) {
+    const index_t H = s.hidden, n = i / H, j = i % H;
+    const DType* g = gates + n * 3 * H;
+    const DType reset = g[j], update = g[H + j], cand = g[2 * H + j];
+    const DType dh = dy[n * dy_stride + j] + dh_next[i];
+    const DType d_cand = dh * (DType(1) - update) * (DType(1) - cand * cand);
+    const DType d_reset = d_cand * hn[i] * reset * (DType(1) - reset);
+    const DType d_update =
+        dh * (h_prev[n * s.h_prev_stride + j] - cand) * update * (DType(1) - update);
+    DType* dx = dgx + n * 3 * H;
+    DType* dr = dgh + n * 3 * H;
+    dx[j] = dr[j] = d_reset;
+    dx[H + j] = dr[H + j] = d_update;
+    dx[2 * H + j] = d_cand;
+    dr[2 * H + j] = d_cand * reset;
+    dh_next[i] = dh * update;
+  }
+};
+
+// ---- The call's buffers, carved from one temporary allocation. The forward operator keeps
+// one layer's gates and cells and two layer outputs (ping-pong); the backward operator keeps
+// them all, for every layer and direction, plus its gradients.
+
+template <typename DType>
+struct Workspace {
+  std::vector<DType*> layer_out;  // per layer: (steps * batch, directions * hidden)
+  std::vector<DType*> gates;      // per layer and direction: (steps * batch, gates * hidden)
+  std::vector<DType*> cells;      // the same, (steps * batch, hidden): LSTM c_t, GRU hn_t
+  DType* hh = nullptr;            // (batch, gates * hidden)
+  DType* final_h = nullptr;       // (layers * directions, batch, hidden)
+  DType* final_c = nullptr;
+  // Backward only.
+  DType* dgx = nullptr;  // (steps * batch, gates * hidden)
+  DType* dgh = nullptr;  // the GRU's recurrent side; dgx for the others
+  DType* dy[2] = {nullptr, nullptr};  // layer output gradients, ping-pong
+  DType* dh = nullptr;                // (batch, hidden)
+  DType* dc = nullptr;
+
+  // Lays the buffers out from `base` and returns the elements they take; with base null,
+  // only counts.
+  size_t Plan(const RNNDims& dims, int mode, bool backward, DType* base) {
+    size_t used = 0;
+    auto take = [&](index_t elements) {
+      DType* at = base == nullptr ? nullptr : base + used;
+      used += (static_cast<size_t>(elements) + 15) / 16 * 16;  // 64-byte aligned pieces
+      return at;
+    };
+    const index_t rows = dims.Rows(), units = dims.layers * dims.directions;
+    const index_t cell_size = mode == kLstm || mode == kGru ? rows * dims.hidden : 0;
+    layer_out.assign(dims.layers, nullptr);
+    gates.assign(units, nullptr);
+    cells.assign(units, nullptr);
+    for (index_t l = 0; l < dims.layers; ++l) {
+      layer_out[l] = backward || l < 2 ? take(rows * dims.OutputWidth()) : layer_out[l % 2];
+    }
+    for (index_t u = 0; u < units; ++u) {
+      gates[u] = backward || u == 0 ? take(rows * dims.GateWidth()) : gates[0];
+      cells[u] = backward || u == 0 ? take(cell_size) : cells[0];
+    }
+    hh = take(dims.batch * dims.GateWidth());
+    final_h = take(units * dims.batch * dims.hidden);
+    final_c = take(mode == kLstm ? units * dims.batch * dims.hidden : 0);
+    if (backward) {
+      dgx = take(rows * dims.GateWidth());
+      dgh = mode == kGru ? take(rows * dims.GateWidth()) : dgx;
+      dy[0] = take(rows * dims.OutputWidth());
+      dy[1] = dims.layers > 2 ? take(rows * dims.OutputWidth()) : nullptr;
+      dh = take(dims.batch * dims.hidden);
+      dc = take(mode == kLstm ? dims.batch * dims.hidden : 0);
+    }
+    return used;
+  }
+};
+
+// The step at position `s` of a direction's pass (backwards in time for direction 1), and
+// the one before it.
+inline index_t StepAt(index_t s, index_t direction, index_t steps) {
+  return direction == 0 ? s : steps - 1 - s;
+}
+
+// Rows [step * batch, (step + count) * batch) of a (steps * batch, width) matrix with the
+// given row stride.
+template <typename xpu, typename DType>
+Tensor<xpu, 2, DType> StepRows(DType* base, index_t step, index_t count, index_t batch,
+                               index_t width, index_t stride, mshadow::Stream<xpu>* stream) {
+  return Tensor<xpu, 2, DType>(base + step * batch * stride, mshadow::Shape2(count * batch, width),
+                               stride, stream);
+}
+
+// What one direction of one layer reads and writes.
+template <typename xpu, typename DType>
+struct DirectionPass {
+  const RNNDims& dims;
+  int mode;
+  index_t direction;
+  CellClip<DType> clip;
+  Tensor<xpu, 2, DType> x;  // the layer's input (steps * batch, in)
+  DirectionParams<xpu, DType> w;
+  DType* h0;                // (batch, hidden)
+  DType* c0;                // LSTM only
+  DType* y;                 // this direction's columns of the layer output
+  DType* gates;
+  DType* cells;
+  mshadow::Stream<xpu>* stream;
+
+  index_t YStride() const { return dims.OutputWidth(); }
+  // h_{t-1} of step position s (h0 at the first).
+  DType* HPrev(index_t s) const {
+    if (s == 0) return h0;
+    const index_t prev = StepAt(s - 1, direction, dims.steps);
+    return y + prev * dims.batch * YStride();
+  }
+  index_t HPrevStride(index_t s) const { return s == 0 ? dims.hidden : YStride(); }
+  DType* CPrev(index_t s) const {
+    if (s == 0) return c0;
+    return cells + StepAt(s - 1, direction, dims.steps) * dims.batch * dims.hidden;
+  }
+  StepPointers Pointers(index_t s) const { return StepPointers{dims.hidden, HPrevStride(s), YStride()}; }
+};
+
+// The forward pass of one direction: gates, cells and this direction's columns of y.
+template <typename xpu, typename DType>
+void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
+  const RNNDims& dims = p.dims;
+  const index_t N = dims.batch, H = dims.hidden, gw = dims.GateWidth();
+  Tensor<xpu, 2, DType> gates(p.gates, mshadow::Shape2(dims.Rows(), gw), gw, p.stream);
+  gates = mshadow::expr::repmat(p.w.bx, dims.Rows());
+  gates += dot(p.x, p.w.wx.T());
+  Tensor<xpu, 2, DType> hh_t(hh, mshadow::Shape2(N, gw), gw, p.stream);
+  for (index_t s = 0; s < dims.steps; ++s) {
+    const index_t t = StepAt(s, p.direction, dims.steps);
+    hh_t = dot(Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s),
+                                     p.stream),
+               p.w.wh.T());
+    DType* g = p.gates + t * N * gw;
+    DType* y = p.y + t * N * p.YStride();
+    DType* cell = p.cells + t * N * H;
+    switch (p.mode) {
+      case kRnnRelu:
+        Kernel<SimpleStepForward<kRnnRelu>, xpu>::Launch(p.stream, N * H, p.Pointers(s),
+                                                         static_cast<const DType*>(g),
+                                                         static_cast<const DType*>(hh),
+                                                         static_cast<const DType*>(p.w.bh.dptr_), y);
+        break;
+      case kRnnTanh:
+        Kernel<SimpleStepForward<kRnnTanh>, xpu>::Launch(p.stream, N * H, p.Pointers(s),
+                                                         static_cast<const DType*>(g),
+                                                         static_cast<const DType*>(hh),
+                                                         static_cast<const DType*>(p.w.bh.dptr_), y);
+        break;
+      case kLstm:
+        Kernel<LstmStepForward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
+                                             static_cast<const DType*>(hh),
+                                             static_cast<const DType*>(p.w.bh.dptr_),
+                                             static_cast<const DType*>(p.CPrev(s)), cell, y,
+                                             p.clip);
+        break;
+      default:
+        Kernel<GruStepForward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
+                                            static_cast<const DType*>(hh),
+                                            static_cast<const DType*>(p.w.bh.dptr_),
+                                            static_cast<const DType*>(p.HPrev(s)), cell, y);
+    }
+  }
+}
+
+// Gradients of one direction, given dy (this direction's columns of the layer output's
+// gradient) and dh/dc holding the final states' gradients: writes the parameter gradients
+// `gw` (as `req_w` says), the input gradient dx (as `req_x`) and leaves dh/dc holding
+// the initial states' gradients.
+template <typename xpu, typename DType>
+void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, index_t dy_stride,
+                       Workspace<DType>* ws, DirectionParams<xpu, DType> gw,
+                       OpReqType req_w, Tensor<xpu, 2, DType> dx, OpReqType req_x) {
+  const RNNDims& dims = p.dims;
+  const index_t N = dims.batch, H = dims.hidden, width = dims.GateWidth(), T = dims.steps;
+  Tensor<xpu, 2, DType> dh(ws->dh, mshadow::Shape2(N, H), H, p.stream);
+  for (index_t s = T; s-- > 0;) {
+    const index_t t = StepAt(s, p.direction, T);
+    const DType* g = p.gates + t * N * width;
+    const DType* dy_t = dy + t * N * dy_stride;
+    DType* dgx = ws->dgx + t * N * width;
+    DType* dgh = ws->dgh + t * N * width;
+    switch (p.mode) {
+      case kRnnRelu:
+        Kernel<SimpleStepBackward<kRnnRelu>, xpu>::Launch(
+            p.stream, N * H, p.Pointers(s), static_cast<const DType*>(p.y + t * N * p.YStride()),
+            dy_t, dy_stride, static_cast<const DType*>(ws->dh), dgx);
+        break;
+      case kRnnTanh:
+        Kernel<SimpleStepBackward<kRnnTanh>, xpu>::Launch(
+            p.stream, N * H, p.Pointers(s), static_cast<const DType*>(p.y + t * N * p.YStride()),
+            dy_t, dy_stride, static_cast<const DType*>(ws->dh), dgx);
+        break;
+      case kLstm:
+        Kernel<LstmStepBackward, xpu>::Launch(
+            p.stream, N * H, p.Pointers(s), g, static_cast<const DType*>(p.cells + t * N * H),
+            static_cast<const DType*>(p.CPrev(s)), dy_t, dy_stride,
+            static_cast<const DType*>(ws->dh), ws->dc, dgx, p.clip);
+        break;
+      default:
+        Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
+                                             static_cast<const DType*>(p.cells + t * N * H),
+                                             static_cast<const DType*>(p.HPrev(s)), dy_t,
+                                             dy_stride, ws->dh, dgx, dgh);
+    }
+    Tensor<xpu, 2, DType> dgh_t(dgh, mshadow::Shape2(N, width), width, p.stream);
+    if (p.mode == kGru) {
+      dh += dot(dgh_t, p.w.wh);
+    } else {
+      dh = dot(dgh_t, p.w.wh);
+    }
+  }
+  const index_t rows = dims.Rows();
+  Tensor<xpu, 2, DType> dgx(ws->dgx, mshadow::Shape2(rows, width), width, p.stream);
+  Tensor<xpu, 2, DType> dgh(ws->dgh, mshadow::Shape2(rows, width), width, p.stream);
+  if (req_w != kNullOp) {
+    Assign(gw.wx, req_w, dot(dgx.T(), p.x));
+    // dWh = sum over steps of dgh_t^T h_{t-1}: the steps after the first read h_{t-1} from
+    // the layer output (one gemm over shifted rows), the first reads h0.
+    const index_t first = StepAt(0, p.direction, T);
+    Tensor<xpu, 2, DType> h0(p.h0, mshadow::Shape2(N, H), H, p.stream);
+    Assign(gw.wh, req_w, dot(StepRows(ws->dgh, first, 1, N, width, width, p.stream).T(), h0));
+    if (T > 1) {
+      const index_t dgh_from = p.direction == 0 ? 1 : 0, y_from = p.direction == 0 ? 0 : 1;
+      gw.wh += dot(StepRows(ws->dgh, dgh_from, T - 1, N, width, width, p.stream).T(),
+                   StepRows(p.y, y_from, T - 1, N, H, p.YStride(), p.stream));
+    }
+    Assign(gw.bx, req_w, mshadow::expr::sum_rows(dgx));
+    Assign(gw.bh, req_w, mshadow::expr::sum_rows(dgh));
+  }
+  if (req_x != kNullOp) Assign(dx, req_x, dot(dgx, p.w.wx));
+}
+
+// Inputs: data, parameters, state [, state_cell]. Outputs: out [, hy [, cy]]. Fills `ws`
+// (planned for the call) with the forward pass.
+template <typename xpu, typename DType>
+void RunForward(const RNNParam& param, const RNNDims& dims, const std::vector<TBlob>& in,
+                Workspace<DType>* ws, mshadow::Stream<xpu>* stream) {
+  DType* params = in[1].dptr<DType>();
+  DType* state = in[2].dptr<DType>();
+  DType* state_cell = param.mode == kLstm ? in[3].dptr<DType>() : nullptr;
+  const index_t N = dims.batch, H = dims.hidden, D = dims.directions;
+  for (index_t l = 0; l < dims.layers; ++l) {
+    const index_t in_width = dims.LayerInput(l);
+    DType* x = l == 0 ? in[0].dptr<DType>() : ws->layer_out[l - 1];
+    for (index_t d = 0; d < D; ++d) {
+      const index_t unit = l * D + d;
+      DirectionPass<xpu, DType> pass{
+          dims,
+          param.mode,
+          d,
+          CellClipOf<DType>(param),
+          Tensor<xpu, 2, DType>(x, mshadow::Shape2(dims.Rows(), in_width), in_width, stream),
+          DirectionParams<xpu, DType>(dims, params, l, d, stream),
+          state + unit * N * H,
+          state_cell == nullptr ? nullptr : state_cell + unit * N * H,
+          ws->layer_out[l] + d * H,
+          ws->gates[unit],
+          ws->cells[unit],
+          stream};
+      ForwardDirection(pass, ws->hh);
+      const index_t last = StepAt(dims.steps - 1, d, dims.steps);
+      Tensor<xpu, 2, DType> final_h(ws->final_h + unit * N * H, mshadow::Shape2(N, H), H, stream);
+      final_h = mshadow::expr::F<mshadow::op::identity>(
+          StepRows(pass.y, last, 1, N, H, dims.OutputWidth(), stream));
+      if (param.mode == kLstm) {
+        Tensor<xpu, 2, DType> final_c(ws->final_c + unit * N * H, mshadow::Shape2(N, H), H,
+                                      stream);
+        final_c = mshadow::expr::F<mshadow::op::identity>(
+            StepRows(pass.cells, last, 1, N, H, H, stream));
+      }
+    }
+  }
+}
+
+template <typename xpu>
+void RNNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const RNNParam& param = GetParam<RNNParam>(attrs);
+  CheckRNNCall(param, in[0].shape_);
+  if (ctx.is_train && param.p > 0 && param.num_layers > 1) {
+    std::ostringstream os;
+    os << "RNN: dropout between layers (p=" << param.p << ") is not supported in training; "
+       << "valid: p=0, or a Dropout operator between single-layer RNNs";
+    throw dmlc::Error(os.str());
+  }
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const RNNDims dims(param, in[0].shape_);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    Workspace<DType> ws;
+    const size_t elements = ws.Plan(dims, param.mode, false, nullptr);
+    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
+        mshadow::Shape1(static_cast<index_t>(elements)), stream);
+    ws.Plan(dims, param.mode, false, space.dptr_);
+    RunForward<xpu, DType>(param, dims, in, &ws, stream);
+    const index_t states = dims.layers * dims.directions * dims.batch * dims.hidden;
+    // Output k = the buffer at `src`, as req[k] says.
+    auto emit = [&](int k, DType* src, index_t n) {
+      Assign(Tensor<xpu, 1, DType>(out[k].dptr<DType>(), mshadow::Shape1(n), stream), req[k],
+             mshadow::expr::F<mshadow::op::identity>(
+                 Tensor<xpu, 1, DType>(src, mshadow::Shape1(n), stream)));
+    };
+    emit(0, ws.layer_out[dims.layers - 1], dims.Rows() * dims.OutputWidth());
+    if (param.state_outputs) {
+      emit(1, ws.final_h, states);
+      if (param.mode == kLstm) emit(2, ws.final_c, states);
+    }
+  });
+}
+
+// Inputs: the output gradients (out [, hy [, cy]]), then data, parameters, state
+// [, state_cell]. Outputs: their gradients.
+template <typename xpu>
+void RNNBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  const RNNParam& param = GetParam<RNNParam>(attrs);
+  const int num_out = NumOutputs(param);
+  const std::vector<TBlob> inputs(in.begin() + num_out, in.end());
+  CheckRNNCall(param, inputs[0].shape_);
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const RNNDims dims(param, inputs[0].shape_);
+  const index_t N = dims.batch, H = dims.hidden, D = dims.directions;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(inputs[0].type_flag_, DType, {
+    Workspace<DType> ws;
+    const size_t elements = ws.Plan(dims, param.mode, true, nullptr);
+    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
+        mshadow::Shape1(static_cast<index_t>(elements)), stream);
+    ws.Plan(dims, param.mode, true, space.dptr_);
+    RunForward<xpu, DType>(param, dims, inputs, &ws, stream);
+
+    DType* params = inputs[1].dptr<DType>();
+    DType* grad_params = out[1].dptr<DType>();
+    const DType* dhy = param.state_outputs ? in[1].dptr<DType>() : nullptr;
+    const DType* dcy = param.state_outputs && param.mode == kLstm ? in[2].dptr<DType>() : nullptr;
+    Tensor<xpu, 2, DType> dh(ws.dh, mshadow::Shape2(N, H), H, stream);
+    Tensor<xpu, 2, DType> dc(ws.dc, mshadow::Shape2(N, H), H, stream);
+    auto state_rows = [&](const DType* base, index_t unit) {
+      return Tensor<xpu, 2, DType>(const_cast<DType*>(base) + unit * N * H, mshadow::Shape2(N, H),
+                                   H, stream);
+    };
+    for (index_t l = dims.layers; l-- > 0;) {
+      const index_t in_width = dims.LayerInput(l);
+      const bool top = l == dims.layers - 1;
+      const DType* dy = top ? in[0].dptr<DType>() : ws.dy[l % 2];
+      DType* x = l == 0 ? inputs[0].dptr<DType>() : ws.layer_out[l - 1];
+      DType* dx = l == 0 ? out[0].dptr<DType>() : ws.dy[(l - 1) % 2];
+      const OpReqType req_x = l == 0 ? req[0] : kWriteTo;
+      for (index_t d = 0; d < D; ++d) {
+        const index_t unit = l * D + d;
+        DirectionPass<xpu, DType> pass{
+            dims,
+            param.mode,
+            d,
+            CellClipOf<DType>(param),
+            Tensor<xpu, 2, DType>(x, mshadow::Shape2(dims.Rows(), in_width), in_width, stream),
+            DirectionParams<xpu, DType>(dims, params, l, d, stream),
+            inputs[2].dptr<DType>() + unit * N * H,
+            param.mode == kLstm ? inputs[3].dptr<DType>() + unit * N * H : nullptr,
+            ws.layer_out[l] + d * H,
+            ws.gates[unit],
+            ws.cells[unit],
+            stream};
+        if (dhy != nullptr) {
+          dh = mshadow::expr::F<mshadow::op::identity>(state_rows(dhy, unit));
+        } else {
+          dh = DType(0);
+        }
+        if (param.mode == kLstm) {
+          if (dcy != nullptr) {
+            dc = mshadow::expr::F<mshadow::op::identity>(state_rows(dcy, unit));
+          } else {
+            dc = DType(0);
+          }
+        }
+        BackwardDirection(pass, dy + d * H, dims.OutputWidth(), &ws,
+                          DirectionParams<xpu, DType>(dims, grad_params, l, d, stream), req[1],
+                          Tensor<xpu, 2, DType>(dx, mshadow::Shape2(dims.Rows(), in_width),
+                                                in_width, stream),
+                          d == 0 ? req_x : (req_x == kNullOp ? kNullOp : kAddTo));
+        Assign(state_rows(out[2].dptr<DType>(), unit), req[2],
+               mshadow::expr::F<mshadow::op::identity>(dh));
+        if (param.mode == kLstm) {
+          Assign(state_rows(out[3].dptr<DType>(), unit), req[3],
+                 mshadow::expr::F<mshadow::op::identity>(dc));
+        }
+      }
+    }
+  });
+}
+
+// Adds FCompute<xpu> to RNN and _backward_RNN.
+template <typename xpu>
+void SetRNNCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("RNN").set_attr<FCompute>(attr_name, FCompute(RNNCompute<xpu>));
+  RegisterOp("_backward_RNN").set_attr<FCompute>(attr_name, FCompute(RNNBackwardCompute<xpu>));
+}
+
+}  // namespace rnn
+}  // namespace ops
+
+#endif  // OPS_RNN_INL_H_

@@ -226,6 +226,69 @@ def _lrn(x, params):
     return x * (knorm + alpha / n * window) ** -beta
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _rnn(data, parameters, state, *rest):
+    """MXNet's fused RNN: weights of every layer and direction [Wx, Wh], then the biases
+    [bx, bh] in the same order; gates LSTM i, f, g, o and GRU r, z, n."""
+    p = rest[-1]
+    cell0 = rest[0] if len(rest) == 2 else None
+    mode, hidden, layers = p["mode"], int(p["state_size"]), int(p["num_layers"])
+    directions = 2 if _flag(p, "bidirectional") else 1
+    gates = {"lstm": 4, "gru": 3}.get(mode, 1)
+    width = gates * hidden
+    weights, biases = [], []
+    at = 0
+    for layer in range(layers):
+        inputs = data.shape[2] if layer == 0 else directions * hidden
+        for _ in range(directions):
+            wx = parameters[at:at + width * inputs].reshape(width, inputs)
+            at += width * inputs
+            wh = parameters[at:at + width * hidden].reshape(width, hidden)
+            at += width * hidden
+            weights.append((wx, wh))
+    for _ in range(layers * directions):
+        biases.append((parameters[at:at + width], parameters[at + width:at + 2 * width]))
+        at += 2 * width
+    x, hy, cy = data, [], []
+    for layer in range(layers):
+        outputs = []
+        for d in range(directions):
+            unit = layer * directions + d
+            (wx, wh), (bx, bh) = weights[unit], biases[unit]
+            h = state[unit]
+            c = cell0[unit] if cell0 is not None else None
+            ys = [None] * x.shape[0]
+            steps = range(x.shape[0]) if d == 0 else reversed(range(x.shape[0]))
+            for t in steps:
+                a, r = x[t] @ wx.T + bx, h @ wh.T + bh
+                if mode == "rnn_relu":
+                    h = np.maximum(a + r, 0)
+                elif mode == "rnn_tanh":
+                    h = np.tanh(a + r)
+                elif mode == "lstm":
+                    i, f, g, o = np.split(a + r, 4, axis=1)
+                    c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+                    h = _sigmoid(o) * np.tanh(c)
+                else:
+                    ar, az, an = np.split(a, 3, axis=1)
+                    rr, rz, rn = np.split(r, 3, axis=1)
+                    reset, update = _sigmoid(ar + rr), _sigmoid(az + rz)
+                    h = (1 - update) * np.tanh(an + reset * rn) + update * h
+                ys[t] = h
+            outputs.append(np.stack(ys))
+            hy.append(h)
+            cy.append(c)
+        x = np.concatenate(outputs, axis=2)
+    if not _flag(p, "state_outputs"):
+        return x
+    if mode == "lstm":
+        return [x, np.stack(hy), np.stack(cy)]
+    return [x, np.stack(hy)]
+
+
 def _group_norm(x, gamma, beta, params, groups, eps):
     """Each sample's channels in `groups` groups, each normalized; gamma, beta per group."""
     lines = x.reshape(x.shape[0], groups, -1)
@@ -581,6 +644,7 @@ FORWARD = {
     "InstanceNorm": lambda x, g, b, p: _group_norm(x, g, b, p, x.shape[1], p.get("eps", 1e-3)),
     "LayerNorm": _layer_norm,
     "LRN": _lrn,
+    "RNN": _rnn,
     "L2Normalization": _l2_normalization,
     "LeakyReLU": _leaky_relu,
     "Pad": _pad,

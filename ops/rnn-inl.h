@@ -22,6 +22,7 @@
 #define OPS_RNN_INL_H_
 
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"
@@ -30,6 +31,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace rnn {
@@ -184,24 +186,107 @@ CellClip<DType> CellClipOf(const RNNParam& param) {
   return clip;
 }
 
-// ---- One step's kernels. Index i = (sample n, unit j) of n * hidden + j. `gates` holds the
-// step's input projection on entry and the activated gates on exit; `hh` is h_{t-1} * Wh^T;
-// h_prev and h have row strides (they are columns of a layer's output).
+// ---- One step's kernels. Unit (sample n, hidden unit j); `gates` holds the step's input
+// projection on entry and the activated gates on exit; `hh` is h_{t-1} * Wh^T; h_prev and h
+// have row strides (they are columns of a layer's output).
+//
+// The forward cells are written once over a value type: one unit (a GPU thread, or the CPU
+// where the LSTM cell clip is on) or a SIMD packet of consecutive units (the CPU otherwise,
+// where the gates' exp and tanh would cost as much as the gemms one lane at a time).
 
 struct StepPointers {
   index_t hidden, h_prev_stride, h_stride;
 };
 
+template <typename DType>
+struct ScalarLanes {
+  using V = DType;
+  MSHADOW_XINLINE static V Load(const DType* p) { return *p; }
+  MSHADOW_XINLINE static void Store(DType* p, V v) { *p = v; }
+  MSHADOW_XINLINE static V Fill(DType v) { return v; }
+  MSHADOW_XINLINE static V Sigmoid(V a) { return mshadow::op::sigmoid::Map(a); }
+  MSHADOW_XINLINE static V Tanh(V a) { return mshadow::op::tanh::Map(a); }
+  MSHADOW_XINLINE static V Relu(V a) { return mshadow::op::relu::Map(a); }
+  MSHADOW_XINLINE static V Clip(V c, const CellClip<DType>& clip) { return clip.Apply(c); }
+};
+
+// A packet of units; the cell clip is never on here (the CPU takes ScalarLanes for it).
+template <typename P>
+struct PacketLanes {
+  using V = P;
+  template <typename DType>
+  MSHADOW_CINLINE static V Load(const DType* p) { return P::LoadUnAligned(p); }
+  template <typename DType>
+  MSHADOW_CINLINE static void Store(DType* p, V v) { v.StoreUnAligned(p); }
+  template <typename DType>
+  MSHADOW_CINLINE static V Fill(DType v) { return P::Fill(v); }
+  MSHADOW_CINLINE static V Sigmoid(V a) { return mshadow::packet::Sigmoid(a); }
+  MSHADOW_CINLINE static V Tanh(V a) { return mshadow::packet::Tanh(a); }
+  MSHADOW_CINLINE static V Relu(V a) { return mshadow::packet::Max(a, P::Fill(0)); }
+  template <typename DType>
+  MSHADOW_CINLINE static V Clip(V c, const CellClip<DType>&) { return c; }
+};
+
+// The pre-activation of gate k: input projection + recurrent product + recurrent bias.
+template <typename L, typename DType>
+MSHADOW_XINLINE typename L::V GateInput(const DType* g, const DType* hh, const DType* bh,
+                                        index_t at) {
+  return L::Load(g + at) + L::Load(hh + at) + L::Load(bh + at);
+}
+
+template <int kMode, typename L, typename DType>
+MSHADOW_XINLINE void SimpleCell(StepPointers s, index_t n, index_t j, const DType* gates,
+                                const DType* hh, const DType* bh, DType* h) {
+  const auto a = GateInput<L>(gates + n * s.hidden, hh + n * s.hidden, bh, j);
+  L::Store(h + n * s.h_stride + j, kMode == kRnnRelu ? L::Relu(a) : L::Tanh(a));
+}
+
+template <typename L, typename DType>
+MSHADOW_XINLINE void LstmCell(StepPointers s, index_t n, index_t j, DType* gates,
+                              const DType* hh, const DType* bh, const DType* c_prev, DType* c,
+                              DType* h, const CellClip<DType>& clip) {
+  const index_t H = s.hidden;
+  DType* g = gates + n * 4 * H;
+  const DType* r = hh + n * 4 * H;
+  const auto in = L::Sigmoid(GateInput<L>(g, r, bh, j));
+  const auto forget = L::Sigmoid(GateInput<L>(g, r, bh, H + j));
+  const auto cand = L::Tanh(GateInput<L>(g, r, bh, 2 * H + j));
+  const auto out = L::Sigmoid(GateInput<L>(g, r, bh, 3 * H + j));
+  const auto cell = L::Clip(forget * L::Load(c_prev + n * H + j) + in * cand, clip);
+  L::Store(g + j, in);
+  L::Store(g + H + j, forget);
+  L::Store(g + 2 * H + j, cand);
+  L::Store(g + 3 * H + j, out);
+  L::Store(c + n * H + j, cell);
+  L::Store(h + n * s.h_stride + j, out * L::Tanh(cell));
+}
+
+// `hn` keeps W_hn h_{t-1} + b_hn, which the reset gate scales (the backward pass needs it).
+template <typename L, typename DType>
+MSHADOW_XINLINE void GruCell(StepPointers s, index_t n, index_t j, DType* gates, const DType* hh,
+                             const DType* bh, const DType* h_prev, DType* hn, DType* h) {
+  const index_t H = s.hidden;
+  DType* g = gates + n * 3 * H;
+  const DType* r = hh + n * 3 * H;
+  const auto reset = L::Sigmoid(GateInput<L>(g, r, bh, j));
+  const auto update = L::Sigmoid(GateInput<L>(g, r, bh, H + j));
+  const auto hidden_n = L::Load(r + 2 * H + j) + L::Load(bh + 2 * H + j);
+  const auto cand = L::Tanh(L::Load(g + 2 * H + j) + reset * hidden_n);
+  const auto prev = L::Load(h_prev + n * s.h_prev_stride + j);
+  L::Store(g + j, reset);
+  L::Store(g + H + j, update);
+  L::Store(g + 2 * H + j, cand);
+  L::Store(hn + n * H + j, hidden_n);
+  L::Store(h + n * s.h_stride + j, cand + update * (prev - cand));
+}
+
+// The cells as kernels over units i = n * hidden + j.
 template <int kMode>
-struct SimpleStepForward {  // vanilla RNN: h = act(a)
+struct SimpleStepForward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* hh,
                                   const DType* bh, DType* h) {
-    const index_t n = i / s.hidden, j = i % s.hidden;
-    const DType a = gates[i] + hh[i] + bh[j];
-    const DType out = kMode == kRnnRelu ? (a > DType(0) ? a : DType(0))
-                                        : mshadow::op::tanh::Map(a);
-    h[n * s.h_stride + j] = out;
+    SimpleCell<kMode, ScalarLanes<DType>>(s, i / s.hidden, i % s.hidden, gates, hh, bh, h);
   }
 };
 
@@ -210,40 +295,16 @@ struct LstmStepForward {
   MSHADOW_XINLINE static void Map(index_t i, StepPointers s, DType* gates, const DType* hh,
                                   const DType* bh, const DType* c_prev, DType* c, DType* h,
                                   CellClip<DType> clip) {
-    const index_t H = s.hidden, n = i / H, j = i % H;
-    DType* g = gates + n * 4 * H;
-    const DType* r = hh + n * 4 * H;
-    const DType in = mshadow::op::sigmoid::Map(g[j] + r[j] + bh[j]);
-    const DType forget = mshadow::op::sigmoid::Map(g[H + j] + r[H + j] + bh[H + j]);
-    const DType cand = mshadow::op::tanh::Map(g[2 * H + j] + r[2 * H + j] + bh[2 * H + j]);
-    const DType out = mshadow::op::sigmoid::Map(g[3 * H + j] + r[3 * H + j] + bh[3 * H + j]);
-    const DType cell = clip.Apply(forget * c_prev[i] + in * cand);
-    g[j] = in;
-    g[H + j] = forget;
-    g[2 * H + j] = cand;
-    g[3 * H + j] = out;
-    c[i] = cell;
-    h[n * s.h_stride + j] = out * mshadow::op::tanh::Map(cell);
+    LstmCell<ScalarLanes<DType>>(s, i / s.hidden, i % s.hidden, gates, hh, bh, c_prev, c, h,
+                                 clip);
   }
 };
 
-// `hn` keeps W_hn h_{t-1} + b_hn, which the reset gate scales (the backward pass needs it).
 struct GruStepForward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, StepPointers s, DType* gates, const DType* hh,
                                   const DType* bh, const DType* h_prev, DType* hn, DType* h) {
-    const index_t H = s.hidden, n = i / H, j = i % H;
-    DType* g = gates + n * 3 * H;
-    const DType* r = hh + n * 3 * H;
-    const DType reset = mshadow::op::sigmoid::Map(g[j] + r[j] + bh[j]);
-    const DType update = mshadow::op::sigmoid::Map(g[H + j] + r[H + j] + bh[H + j]);
-    const DType hidden_n = r[2 * H + j] + bh[2 * H + j];
-    const DType cand = mshadow::op::tanh::Map(g[2 * H + j] + reset * hidden_n);
-    g[j] = reset;
-    g[H + j] = update;
-    g[2 * H + j] = cand;
-    hn[i] = hidden_n;
-    h[n * s.h_stride + j] = (DType(1) - update) * cand + update * h_prev[n * s.h_prev_stride + j];
+    GruCell<ScalarLanes<DType>>(s, i / s.hidden, i % s.hidden, gates, hh, bh, h_prev, hn, h);
   }
 };
 
@@ -410,6 +471,52 @@ struct DirectionPass {
   StepPointers Pointers(index_t s) const { return StepPointers{dims.hidden, HPrevStride(s), YStride()}; }
 };
 
+// Step position s's cells: on the CPU a SIMD packet of units at a time, each sample's row on
+// the library's threads (one unit at a time with the LSTM cell clip on); on the GPU a thread
+// per unit.
+template <typename xpu, typename DType>
+void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const DType* hh,
+                 DType* y, DType* cell) {
+  const index_t N = p.dims.batch, H = p.dims.hidden;
+  const StepPointers ptrs = p.Pointers(s);
+  const DType* bh = p.w.bh.dptr_;
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (!(p.mode == kLstm && p.clip.on)) {
+      const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
+      const DType* h_prev = p.HPrev(s);
+      ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
+        for (index_t n = begin; n < end; ++n) {
+          vec::ForEach<DType>(H, [&](index_t j, auto tag) {
+            using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
+            switch (p.mode) {
+              case kRnnRelu: return SimpleCell<kRnnRelu, L>(ptrs, n, j, g, hh, bh, y);
+              case kRnnTanh: return SimpleCell<kRnnTanh, L>(ptrs, n, j, g, hh, bh, y);
+              case kLstm: return LstmCell<L>(ptrs, n, j, g, hh, bh, c_prev, cell, y, p.clip);
+              default: return GruCell<L>(ptrs, n, j, g, hh, bh, h_prev, cell, y);
+            }
+          });
+        }
+      });
+      return;
+    }
+  }
+  switch (p.mode) {
+    case kRnnRelu:
+      return Kernel<SimpleStepForward<kRnnRelu>, xpu>::Launch(
+          p.stream, N * H, ptrs, static_cast<const DType*>(g), hh, bh, y);
+    case kRnnTanh:
+      return Kernel<SimpleStepForward<kRnnTanh>, xpu>::Launch(
+          p.stream, N * H, ptrs, static_cast<const DType*>(g), hh, bh, y);
+    case kLstm:
+      return Kernel<LstmStepForward, xpu>::Launch(p.stream, N * H, ptrs, g, hh, bh,
+                                                  static_cast<const DType*>(p.CPrev(s)), cell, y,
+                                                  p.clip);
+    default:
+      return Kernel<GruStepForward, xpu>::Launch(p.stream, N * H, ptrs, g, hh, bh,
+                                                 static_cast<const DType*>(p.HPrev(s)), cell, y);
+  }
+}
+
 // The forward pass of one direction: gates, cells and this direction's columns of y.
 template <typename xpu, typename DType>
 void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
@@ -424,35 +531,8 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
     hh_t = dot(Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s),
                                      p.stream),
                p.w.wh.T());
-    DType* g = p.gates + t * N * gw;
-    DType* y = p.y + t * N * p.YStride();
-    DType* cell = p.cells + t * N * H;
-    switch (p.mode) {
-      case kRnnRelu:
-        Kernel<SimpleStepForward<kRnnRelu>, xpu>::Launch(p.stream, N * H, p.Pointers(s),
-                                                         static_cast<const DType*>(g),
-                                                         static_cast<const DType*>(hh),
-                                                         static_cast<const DType*>(p.w.bh.dptr_), y);
-        break;
-      case kRnnTanh:
-        Kernel<SimpleStepForward<kRnnTanh>, xpu>::Launch(p.stream, N * H, p.Pointers(s),
-                                                         static_cast<const DType*>(g),
-                                                         static_cast<const DType*>(hh),
-                                                         static_cast<const DType*>(p.w.bh.dptr_), y);
-        break;
-      case kLstm:
-        Kernel<LstmStepForward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
-                                             static_cast<const DType*>(hh),
-                                             static_cast<const DType*>(p.w.bh.dptr_),
-                                             static_cast<const DType*>(p.CPrev(s)), cell, y,
-                                             p.clip);
-        break;
-      default:
-        Kernel<GruStepForward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
-                                            static_cast<const DType*>(hh),
-                                            static_cast<const DType*>(p.w.bh.dptr_),
-                                            static_cast<const DType*>(p.HPrev(s)), cell, y);
-    }
+    StepForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
+                p.y + t * N * p.YStride(), p.cells + t * N * H);
   }
 }
 

@@ -3,6 +3,7 @@
 // of every input, and its errors.
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct RNNCase {
   index_t steps, batch, input, hidden;
   double clip = 0;  // LSTM cell clip [-clip, clip] when positive
 };
+
+void PrintTo(const RNNCase& rc, std::ostream* os) {
+  *os << rc.mode << " layers=" << rc.layers << " bidirectional=" << rc.bidirectional
+      << " state_outputs=" << rc.state_outputs << " (T,N,I,H)=(" << rc.steps << ","
+      << rc.batch << "," << rc.input << "," << rc.hidden << ") clip=" << rc.clip;
+}
 
 int GatesOf(const std::string& mode) { return mode == "lstm" ? 4 : mode == "gru" ? 3 : 1; }
 

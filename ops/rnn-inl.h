@@ -468,7 +468,9 @@ struct DirectionPass {
     if (s == 0) return c0;
     return cells + StepAt(s - 1, direction, dims.steps) * dims.batch * dims.hidden;
   }
-  StepPointers Pointers(index_t s) const { return StepPointers{dims.hidden, HPrevStride(s), YStride()}; }
+  StepPointers Pointers(index_t s) const {
+    return StepPointers{dims.hidden, HPrevStride(s), YStride()};
+  }
 };
 
 // Step position s's cells: on the CPU a SIMD packet of units at a time, each sample's row on
@@ -604,33 +606,53 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
   if (req_x != kNullOp) Assign(dx, req_x, dot(dgx, p.w.wx));
 }
 
+// Direction d of layer l of the call with inputs data, parameters, state [, state_cell]:
+// its input is the data or the layer below's output in `ws`.
+template <typename xpu, typename DType>
+DirectionPass<xpu, DType> PassOf(const RNNParam& param, const RNNDims& dims,
+                                 const std::vector<TBlob>& in, const Workspace<DType>& ws,
+                                 index_t l, index_t d, mshadow::Stream<xpu>* stream) {
+  const index_t unit = l * dims.directions + d, state_at = unit * dims.batch * dims.hidden;
+  const index_t in_width = dims.LayerInput(l);
+  DType* x = l == 0 ? in[0].dptr<DType>() : ws.layer_out[l - 1];
+  return DirectionPass<xpu, DType>{
+      dims,
+      param.mode,
+      d,
+      CellClipOf<DType>(param),
+      Tensor<xpu, 2, DType>(x, mshadow::Shape2(dims.Rows(), in_width), in_width, stream),
+      DirectionParams<xpu, DType>(dims, in[1].dptr<DType>(), l, d, stream),
+      in[2].dptr<DType>() + state_at,
+      param.mode == kLstm ? in[3].dptr<DType>() + state_at : nullptr,
+      ws.layer_out[l] + d * dims.hidden,
+      ws.gates[unit],
+      ws.cells[unit],
+      stream};
+}
+
+// The workspace of a forward (or backward) call, laid out in the call's temporary space.
+template <typename xpu, typename DType>
+Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mode,
+                               bool backward, mshadow::Stream<xpu>* stream) {
+  Workspace<DType> ws;
+  const size_t elements = ws.Plan(dims, mode, backward, nullptr);
+  auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
+      mshadow::Shape1(static_cast<index_t>(elements)), stream);
+  ws.Plan(dims, mode, backward, space.dptr_);
+  return ws;
+}
+
 // Inputs: data, parameters, state [, state_cell]. Outputs: out [, hy [, cy]]. Fills `ws`
 // (planned for the call) with the forward pass.
 template <typename xpu, typename DType>
 void RunForward(const RNNParam& param, const RNNDims& dims, const std::vector<TBlob>& in,
                 Workspace<DType>* ws, mshadow::Stream<xpu>* stream) {
-  DType* params = in[1].dptr<DType>();
-  DType* state = in[2].dptr<DType>();
-  DType* state_cell = param.mode == kLstm ? in[3].dptr<DType>() : nullptr;
   const index_t N = dims.batch, H = dims.hidden, D = dims.directions;
   for (index_t l = 0; l < dims.layers; ++l) {
-    const index_t in_width = dims.LayerInput(l);
-    DType* x = l == 0 ? in[0].dptr<DType>() : ws->layer_out[l - 1];
     for (index_t d = 0; d < D; ++d) {
       const index_t unit = l * D + d;
-      DirectionPass<xpu, DType> pass{
-          dims,
-          param.mode,
-          d,
-          CellClipOf<DType>(param),
-          Tensor<xpu, 2, DType>(x, mshadow::Shape2(dims.Rows(), in_width), in_width, stream),
-          DirectionParams<xpu, DType>(dims, params, l, d, stream),
-          state + unit * N * H,
-          state_cell == nullptr ? nullptr : state_cell + unit * N * H,
-          ws->layer_out[l] + d * H,
-          ws->gates[unit],
-          ws->cells[unit],
-          stream};
+      const DirectionPass<xpu, DType> pass =
+          PassOf<xpu, DType>(param, dims, in, *ws, l, d, stream);
       ForwardDirection(pass, ws->hh);
       const index_t last = StepAt(dims.steps - 1, d, dims.steps);
       Tensor<xpu, 2, DType> final_h(ws->final_h + unit * N * H, mshadow::Shape2(N, H), H, stream);
@@ -660,11 +682,7 @@ void RNNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   const RNNDims dims(param, in[0].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    Workspace<DType> ws;
-    const size_t elements = ws.Plan(dims, param.mode, false, nullptr);
-    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
-        mshadow::Shape1(static_cast<index_t>(elements)), stream);
-    ws.Plan(dims, param.mode, false, space.dptr_);
+    Workspace<DType> ws = PlanWorkspace<xpu, DType>(ctx, dims, param.mode, false, stream);
     RunForward<xpu, DType>(param, dims, in, &ws, stream);
     const index_t states = dims.layers * dims.directions * dims.batch * dims.hidden;
     // Output k = the buffer at `src`, as req[k] says.
@@ -695,14 +713,9 @@ void RNNBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const RNNDims dims(param, inputs[0].shape_);
   const index_t N = dims.batch, H = dims.hidden, D = dims.directions;
   MSHADOW_SGL_DBL_TYPE_SWITCH(inputs[0].type_flag_, DType, {
-    Workspace<DType> ws;
-    const size_t elements = ws.Plan(dims, param.mode, true, nullptr);
-    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
-        mshadow::Shape1(static_cast<index_t>(elements)), stream);
-    ws.Plan(dims, param.mode, true, space.dptr_);
+    Workspace<DType> ws = PlanWorkspace<xpu, DType>(ctx, dims, param.mode, true, stream);
     RunForward<xpu, DType>(param, dims, inputs, &ws, stream);
 
-    DType* params = inputs[1].dptr<DType>();
     DType* grad_params = out[1].dptr<DType>();
     const DType* dhy = param.state_outputs ? in[1].dptr<DType>() : nullptr;
     const DType* dcy = param.state_outputs && param.mode == kLstm ? in[2].dptr<DType>() : nullptr;
@@ -712,40 +725,26 @@ void RNNBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       return Tensor<xpu, 2, DType>(const_cast<DType*>(base) + unit * N * H, mshadow::Shape2(N, H),
                                    H, stream);
     };
+    // A final state's gradient (zero when it is not an output) where the pass starts.
+    auto start_from = [&](Tensor<xpu, 2, DType> grad, const DType* final_grad, index_t unit) {
+      if (final_grad != nullptr) {
+        grad = mshadow::expr::F<mshadow::op::identity>(state_rows(final_grad, unit));
+      } else {
+        grad = DType(0);
+      }
+    };
     for (index_t l = dims.layers; l-- > 0;) {
       const index_t in_width = dims.LayerInput(l);
       const bool top = l == dims.layers - 1;
       const DType* dy = top ? in[0].dptr<DType>() : ws.dy[l % 2];
-      DType* x = l == 0 ? inputs[0].dptr<DType>() : ws.layer_out[l - 1];
       DType* dx = l == 0 ? out[0].dptr<DType>() : ws.dy[(l - 1) % 2];
       const OpReqType req_x = l == 0 ? req[0] : kWriteTo;
       for (index_t d = 0; d < D; ++d) {
         const index_t unit = l * D + d;
-        DirectionPass<xpu, DType> pass{
-            dims,
-            param.mode,
-            d,
-            CellClipOf<DType>(param),
-            Tensor<xpu, 2, DType>(x, mshadow::Shape2(dims.Rows(), in_width), in_width, stream),
-            DirectionParams<xpu, DType>(dims, params, l, d, stream),
-            inputs[2].dptr<DType>() + unit * N * H,
-            param.mode == kLstm ? inputs[3].dptr<DType>() + unit * N * H : nullptr,
-            ws.layer_out[l] + d * H,
-            ws.gates[unit],
-            ws.cells[unit],
-            stream};
-        if (dhy != nullptr) {
-          dh = mshadow::expr::F<mshadow::op::identity>(state_rows(dhy, unit));
-        } else {
-          dh = DType(0);
-        }
-        if (param.mode == kLstm) {
-          if (dcy != nullptr) {
-            dc = mshadow::expr::F<mshadow::op::identity>(state_rows(dcy, unit));
-          } else {
-            dc = DType(0);
-          }
-        }
+        const DirectionPass<xpu, DType> pass =
+            PassOf<xpu, DType>(param, dims, inputs, ws, l, d, stream);
+        start_from(dh, dhy, unit);
+        if (param.mode == kLstm) start_from(dc, dcy, unit);
         BackwardDirection(pass, dy + d * H, dims.OutputWidth(), &ws,
                           DirectionParams<xpu, DType>(dims, grad_params, l, d, stream), req[1],
                           Tensor<xpu, 2, DType>(dx, mshadow::Shape2(dims.Rows(), in_width),

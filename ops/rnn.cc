@@ -68,7 +68,8 @@ OPS_REGISTER_OP(RNN)
 
 OPS_REGISTER_OP(_backward_RNN)
     .describe("Gradient of RNN (recomputes the forward pass into its temporary space).")
-    .set_num_inputs([](const NodeAttrs& attrs) { return NumForwardOutputs(attrs) + NumInputs(attrs); })
+    .set_num_inputs(
+        [](const NodeAttrs& attrs) { return NumForwardOutputs(attrs) + NumInputs(attrs); })
     .set_num_outputs(NumInputs)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParamParser<RNNParam>)

@@ -70,7 +70,9 @@ std::vector<Values> Reference(const RNNCase& rc, const std::vector<Values>& in) 
       const double* bh = bx + G * H;
       std::vector<double> h(in[2].begin() + unit * N * H, in[2].begin() + (unit + 1) * N * H);
       std::vector<double> c(N * H, 0.0);
-      if (lstm) std::copy(in[3].begin() + unit * N * H, in[3].begin() + (unit + 1) * N * H, c.begin());
+      if (lstm) {
+        std::copy(in[3].begin() + unit * N * H, in[3].begin() + (unit + 1) * N * H, c.begin());
+      }
       for (index_t s = 0; s < T; ++s) {
         const index_t t = d == 0 ? s : T - 1 - s;
         std::vector<double> h_next(N * H), c_next(N * H);
@@ -79,7 +81,9 @@ std::vector<Values> Reference(const RNNCase& rc, const std::vector<Values>& in) 
           std::vector<double> ax(G * H), ah(G * H);
           for (index_t r = 0; r < G * H; ++r) {
             ax[r] = bx[r];
-            for (index_t m = 0; m < width; ++m) ax[r] += wx[r * width + m] * x[(t * N + n) * width + m];
+            for (index_t m = 0; m < width; ++m) {
+              ax[r] += wx[r * width + m] * x[(t * N + n) * width + m];
+            }
             ah[r] = bh[r];
             for (index_t m = 0; m < H; ++m) ah[r] += wh[r * H + m] * h[n * H + m];
           }

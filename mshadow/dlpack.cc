@@ -7,7 +7,12 @@
 namespace mshadow {
 namespace {
 
-constexpr char kValidTypes[] = "float16, float32, float64, uint8, int8, int32, int64";
+constexpr char kValidTypes[] =
+    "float16, float32, float64, bfloat16, uint8, int8, int32, int64, bool";
+
+// DLPack 0.8's type code for bool, one byte per value (Debian's header is DLPack 0.6, which
+// has no code for it; NumPy 1.25 and PyTorch export bool arrays with it).
+constexpr uint8_t kDLBoolCode = 6;
 
 // Errors a host sees when it hands over a tensor: plain messages, without the file:line
 // prefix CHECK adds.
@@ -25,6 +30,7 @@ std::string DLDataTypeName(DLDataType dtype) {
     case kDLUInt: os << "uint"; break;
     case kDLFloat: os << "float"; break;
     case kDLBfloat: os << "bfloat"; break;
+    case kDLBoolCode: os << "bool"; break;
     case kDLComplex: os << "complex"; break;
     case kDLOpaqueHandle: os << "handle"; break;
     default: os << "code" << static_cast<int>(dtype.code) << "_"; break;
@@ -56,7 +62,9 @@ DLDataType ToDLDataType(int type_flag) {
     case kFloat32:
     case kFloat64:
     case kFloat16: dtype.code = kDLFloat; break;
+    case kBfloat16: dtype.code = kDLBfloat; break;
     case kUint8: dtype.code = kDLUInt; break;
+    case kBool: dtype.code = kDLBoolCode; break;
     default: dtype.code = kDLInt; break;  // kInt8, kInt32, kInt64
   }
   return dtype;
@@ -70,8 +78,14 @@ int FromDLDataType(DLDataType dtype) {
         if (dtype.bits == 32) return kFloat32;
         if (dtype.bits == 64) return kFloat64;
         break;
+      case kDLBfloat:
+        if (dtype.bits == 16) return kBfloat16;
+        break;
       case kDLUInt:
         if (dtype.bits == 8) return kUint8;
+        break;
+      case kDLBoolCode:
+        if (dtype.bits == 8) return kBool;
         break;
       case kDLInt:
         if (dtype.bits == 8) return kInt8;

@@ -22,7 +22,8 @@ ManagedPtr Manage(DLManagedTensor* managed) {
 }
 
 TEST(DLPackTest, DataTypesMapBothWays) {
-  for (int flag : {kFloat32, kFloat64, kFloat16, kUint8, kInt32, kInt8, kInt64}) {
+  for (int flag :
+       {kFloat32, kFloat64, kFloat16, kBfloat16, kUint8, kInt32, kInt8, kInt64, kBool}) {
     const DLDataType dtype = ToDLDataType(flag);
     EXPECT_EQ(dtype.lanes, 1);
     EXPECT_EQ(dtype.bits, TypeFlagSize(flag) * 8);
@@ -31,9 +32,11 @@ TEST(DLPackTest, DataTypesMapBothWays) {
   EXPECT_EQ(ToDLDataType(kUint8).code, kDLUInt);
   EXPECT_EQ(ToDLDataType(kInt8).code, kDLInt);
   EXPECT_EQ(ToDLDataType(kFloat16).code, kDLFloat);
-  EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLBfloat, 16, 1}); }),
-              HasSubstr("DLPack data type bfloat16 is not supported; valid: float16, float32, "
-                        "float64, uint8, int8, int32, int64 (one lane)"));
+  EXPECT_EQ(ToDLDataType(kBfloat16).code, kDLBfloat);
+  EXPECT_EQ(ToDLDataType(kBool).code, 6);  // DLPack 0.8's kDLBool
+  EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLBfloat, 32, 1}); }),
+              HasSubstr("DLPack data type bfloat32 is not supported; valid: float16, float32, "
+                        "float64, bfloat16, uint8, int8, int32, int64, bool (one lane)"));
   EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLFloat, 32, 4}); }),
               HasSubstr("DLPack data type float32x4 is not supported"));
   EXPECT_THAT(ErrorMessageOf([] { FromDLDataType(DLDataType{kDLUInt, 16, 1}); }),

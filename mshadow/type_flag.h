@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dmlc/logging.h"
+#include "mshadow/bfloat.h"
 #include "mshadow/half.h"
 
 namespace mshadow {
@@ -26,6 +27,8 @@ enum TypeFlag {
   kInt32 = 4,
   kInt8 = 5,
   kInt64 = 6,
+  kBool = 7,
+  kBfloat16 = 12,
 };
 
 // Maps a C++ element type to its flag. `kLanes` is the number of values per element.
@@ -45,6 +48,8 @@ MSHADOW_DEFINE_DATA_TYPE(uint8_t, kUint8);
 MSHADOW_DEFINE_DATA_TYPE(int32_t, kInt32);
 MSHADOW_DEFINE_DATA_TYPE(int8_t, kInt8);
 MSHADOW_DEFINE_DATA_TYPE(int64_t, kInt64);
+MSHADOW_DEFINE_DATA_TYPE(bool, kBool);
+MSHADOW_DEFINE_DATA_TYPE(bfloat::bf16_t, kBfloat16);
 #undef MSHADOW_DEFINE_DATA_TYPE
 
 // The default flag for `default_real_t`.
@@ -60,6 +65,8 @@ inline std::string TypeFlagName(int type_flag) {
     case kInt32: return "int32";
     case kInt8: return "int8";
     case kInt64: return "int64";
+    case kBool: return "bool";
+    case kBfloat16: return "bfloat16";
     default: return "unknown(" + std::to_string(type_flag) + ")";
   }
 }
@@ -74,9 +81,12 @@ inline int TypeFlagSize(int type_flag) {
     case kInt32: return 4;
     case kInt8: return 1;
     case kInt64: return 8;
+    case kBool: return 1;
+    case kBfloat16: return 2;
     default:
       LOG(FATAL) << "unknown type flag " << type_flag
-                 << "; valid: float32, float64, float16, uint8, int32, int8, int64";
+                 << "; valid: float32, float64, float16, uint8, int32, int8, int64, bool, "
+                    "bfloat16";
       return 0;
   }
 }
@@ -94,7 +104,8 @@ inline int TypeFlagSize(int type_flag) {
     LOG(FATAL) << "data type " << ::mshadow::TypeFlagName(type)                             \
                << " is not supported here; valid: " valid;
 
-// All seven types.
+// The seven numeric types every operator supports. bool and bfloat16 are storage types that
+// Cast converts to and from (MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL).
 #define MSHADOW_TYPE_SWITCH(type, DType, ...)                                         \
   switch (type) {                                                                     \
     MSHADOW_TYPE_CASE_(::mshadow::kFloat32, float, DType, __VA_ARGS__)                \
@@ -105,6 +116,22 @@ inline int TypeFlagSize(int type_flag) {
     MSHADOW_TYPE_CASE_(::mshadow::kInt32, int32_t, DType, __VA_ARGS__)                \
     MSHADOW_TYPE_CASE_(::mshadow::kInt64, int64_t, DType, __VA_ARGS__)                \
     MSHADOW_TYPE_SWITCH_FAIL_(type, "float32, float64, float16, uint8, int8, int32, int64") \
+  }
+
+// The seven types, bool and bfloat16.
+#define MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(type, DType, ...)                           \
+  switch (type) {                                                                     \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat32, float, DType, __VA_ARGS__)                \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat64, double, DType, __VA_ARGS__)               \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat16, ::mshadow::half::half_t, DType, __VA_ARGS__) \
+    MSHADOW_TYPE_CASE_(::mshadow::kBfloat16, ::mshadow::bfloat::bf16_t, DType, __VA_ARGS__) \
+    MSHADOW_TYPE_CASE_(::mshadow::kUint8, uint8_t, DType, __VA_ARGS__)                \
+    MSHADOW_TYPE_CASE_(::mshadow::kInt8, int8_t, DType, __VA_ARGS__)                  \
+    MSHADOW_TYPE_CASE_(::mshadow::kInt32, int32_t, DType, __VA_ARGS__)                \
+    MSHADOW_TYPE_CASE_(::mshadow::kInt64, int64_t, DType, __VA_ARGS__)                \
+    MSHADOW_TYPE_CASE_(::mshadow::kBool, bool, DType, __VA_ARGS__)                    \
+    MSHADOW_TYPE_SWITCH_FAIL_(type,                                                   \
+        "float32, float64, float16, bfloat16, uint8, int8, int32, int64, bool")       \
   }
 
 // Floating point types only.

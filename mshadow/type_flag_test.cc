@@ -19,6 +19,8 @@ TEST(TypeFlagTest, NumberingMatchesMshadow) {
   EXPECT_EQ(kInt32, 4);
   EXPECT_EQ(kInt8, 5);
   EXPECT_EQ(kInt64, 6);
+  EXPECT_EQ(kBool, 7);
+  EXPECT_EQ(kBfloat16, 12);
   EXPECT_EQ(DataType<float>::kFlag, kFloat32);
   EXPECT_EQ(DataType<double>::kFlag, kFloat64);
   EXPECT_EQ(DataType<half::half_t>::kFlag, kFloat16);
@@ -26,6 +28,8 @@ TEST(TypeFlagTest, NumberingMatchesMshadow) {
   EXPECT_EQ(DataType<int32_t>::kFlag, kInt32);
   EXPECT_EQ(DataType<int8_t>::kFlag, kInt8);
   EXPECT_EQ(DataType<int64_t>::kFlag, kInt64);
+  EXPECT_EQ(DataType<bool>::kFlag, kBool);
+  EXPECT_EQ(DataType<bfloat::bf16_t>::kFlag, kBfloat16);
   const int& by_reference = DataType<float>::kFlag;  // constexpr: no ODR link error
   EXPECT_EQ(by_reference, 0);
 }
@@ -33,7 +37,11 @@ TEST(TypeFlagTest, NumberingMatchesMshadow) {
 TEST(TypeFlagTest, NamesAndSizes) {
   EXPECT_EQ(TypeFlagName(kFloat32), "float32");
   EXPECT_EQ(TypeFlagName(kInt64), "int64");
+  EXPECT_EQ(TypeFlagName(kBool), "bool");
+  EXPECT_EQ(TypeFlagName(kBfloat16), "bfloat16");
   EXPECT_EQ(TypeFlagName(42), "unknown(42)");
+  EXPECT_EQ(TypeFlagSize(kBool), 1);
+  EXPECT_EQ(TypeFlagSize(kBfloat16), 2);
   EXPECT_EQ(TypeFlagSize(kFloat16), 2);
   EXPECT_EQ(TypeFlagSize(kFloat64), 8);
   EXPECT_THROW(TypeFlagSize(-1), dmlc::Error);
@@ -54,6 +62,23 @@ TEST(TypeSwitchTest, EveryFlagSelectsItsType) {
   EXPECT_EQ(SwitchedTypeName(kInt8), typeid(int8_t).name());
   EXPECT_EQ(SwitchedTypeName(kInt32), typeid(int32_t).name());
   EXPECT_EQ(SwitchedTypeName(kInt64), typeid(int64_t).name());
+}
+
+TEST(TypeSwitchTest, ExtendedSwitchAddsBoolAndBfloat16) {
+  std::string name;
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(kBool, DType, { name = typeid(DType).name(); });
+  EXPECT_EQ(name, typeid(bool).name());
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(kBfloat16, DType, { name = typeid(DType).name(); });
+  EXPECT_EQ(name, typeid(bfloat::bf16_t).name());
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(kInt8, DType, { name = typeid(DType).name(); });
+  EXPECT_EQ(name, typeid(int8_t).name());
+  // The operators' switch names the seven types it covers.
+  try {
+    SwitchedTypeName(kBool);
+    FAIL() << "expected dmlc::Error";
+  } catch (const dmlc::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("data type bool is not supported here"));
+  }
 }
 
 TEST(TypeSwitchTest, UnknownFlagIsAnErrorListingValidTypes) {

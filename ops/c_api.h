@@ -6,7 +6,8 @@
  *   across this boundary; every handle and pointer argument is checked.
  * - Tensors are DLPack DLTensors (CPU; CUDA when the library is built with --config=cuda),
  *   row-major and compact. Element types are mshadow TypeFlags: 0 float32, 1 float64,
- *   2 float16, 3 uint8, 4 int32, 5 int8, 6 int64; -1 is "unknown" in type inference.
+ *   2 float16, 3 uint8, 4 int32, 5 int8, 6 int64, 7 bool, 12 bfloat16 (the last two are
+ *   taken by Cast only); -1 is "unknown" in type inference.
  * - Strings and arrays the library returns stay valid until the next call of the same
  *   function on the same thread (MXOpsListOperators: until the library is unloaded).
  *

@@ -27,17 +27,22 @@ struct CastParam : public dmlc::Parameter<CastParam> {
         .add_enum("int32", mshadow::kInt32)
         .add_enum("int8", mshadow::kInt8)
         .add_enum("int64", mshadow::kInt64)
+        .add_enum("bool", mshadow::kBool)
+        .add_enum("bfloat16", mshadow::kBfloat16)
         .describe("The type to convert to.");
   }
 };
 
 // One element converted to Dst. Floating point to integer saturates to the integer type's
-// range and maps NaN to 0, where C++ would leave the result undefined.
+// range and maps NaN to 0, where C++ would leave the result undefined. To bool is "not zero"
+// (NaN is true), as NumPy and MXNet.
 template <typename Dst>
 struct convert_to {
   template <typename Src>
   MSHADOW_XINLINE static Dst Map(Src value) {
-    if constexpr (std::is_integral_v<Dst> && !std::is_integral_v<Src>) {
+    if constexpr (std::is_same_v<Dst, bool>) {
+      return !(static_cast<double>(value) == 0.0);
+    } else if constexpr (std::is_integral_v<Dst> && !std::is_integral_v<Src>) {
       const double v = static_cast<double>(value);
       if (v != v) return Dst(0);
       if (v <= static_cast<double>(std::numeric_limits<Dst>::lowest())) {
@@ -47,19 +52,22 @@ struct convert_to {
         return std::numeric_limits<Dst>::max();
       }
       return static_cast<Dst>(v);
-    } else {
+    } else if constexpr (std::is_arithmetic_v<Src>) {
       return static_cast<Dst>(value);
+    } else {  // half_t or bf16_t: one to the other only through float
+      return static_cast<Dst>(static_cast<float>(value));
     }
   }
 };
 
-// out[i] = in[i] converted to the output's type, for any pair of types.
+// out[i] = in[i] converted to the output's type, for any pair of types, bool and bfloat16
+// included.
 template <typename xpu>
 void CastCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_TYPE_SWITCH(in[0].type_flag_, SrcType, {
-    MSHADOW_TYPE_SWITCH(out[0].type_flag_, DstType, {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(in[0].type_flag_, SrcType, {
+    MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[0].type_flag_, DstType, {
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<op_with_req<convert_to<DstType>, Req>, xpu>::Launch(
             s, out[0].Size(), out[0].dptr<DstType>(), in[0].dptr<SrcType>());

@@ -53,7 +53,7 @@ Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng) {
 
 Values ToValues(const TBlob& blob) {
   Values values(static_cast<size_t>(blob.Size()));
-  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(blob.type_flag_, DType, {
     const DType* data = blob.dptr<DType>();
     for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(data[i]);
   });
@@ -63,7 +63,7 @@ Values ToValues(const TBlob& blob) {
 void SetValues(const TBlob& blob, const Values& values) {
   CHECK_EQ(values.size(), static_cast<size_t>(blob.Size()))
       << "values for a tensor of another size";
-  MSHADOW_TYPE_SWITCH(blob.type_flag_, DType, {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(blob.type_flag_, DType, {
     DType* data = blob.dptr<DType>();
     for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<DType>(values[i]);
   });

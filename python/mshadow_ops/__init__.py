@@ -121,9 +121,10 @@ class _Attrs:
 
 # TypeFlags (mshadow/type_flag.h) and DLPack (code, bits).
 _FLAG_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
-               6: "int64"}
+               6: "int64", 7: "bool", 12: "bfloat16"}
+_DLPACK_BOOL = 6  # DLPack 0.8's kDLBool
 _DLPACK_FLAGS = {(2, 32): 0, (2, 64): 1, (2, 16): 2, (1, 8): 3, (0, 32): 4, (0, 8): 5,
-                 (0, 64): 6}
+                 (0, 64): 6, (_DLPACK_BOOL, 8): 7, (4, 16): 12}
 _REQ = {"null": 0, "write": 1, "inplace": 2, "add": 3}
 
 
@@ -137,10 +138,14 @@ class _Tensor:
     def __init__(self, array, writable=False):
         array = _as_dlpack_array(array, writable)
         self.array = array
-        self.capsule = array.__dlpack__()
+        # NumPy before 1.25 exports no bool arrays: their bytes go as uint8, marked bool.
+        numpy_bool = type(array).__module__ == "numpy" and array.dtype == bool
+        self.capsule = (array.view("uint8") if numpy_bool else array).__dlpack__()
         managed = ctypes.cast(self._get_pointer(self.capsule, b"dltensor"),
                               ctypes.POINTER(_capi.DLManagedTensor))
         self.dl = managed.contents.dl_tensor
+        if numpy_bool:
+            self.dl.dtype.code = _DLPACK_BOOL
         dtype = (self.dl.dtype.code, self.dl.dtype.bits)
         if dtype not in _DLPACK_FLAGS or self.dl.dtype.lanes != 1:
             raise MShadowOpsError(f"unsupported element type {array.dtype}; valid: "
@@ -184,6 +189,9 @@ def _new_like_framework(like, shape, type_flag, zeros=False):
         new = torch.zeros if zeros else torch.empty
         return new(shape, dtype=getattr(torch, _FLAG_NAMES[type_flag]), device=like.array.device)
     import numpy as np
+    if _FLAG_NAMES.get(type_flag) == "bfloat16":
+        raise MShadowOpsError("NumPy has no bfloat16: pass a bfloat16 torch tensor as out=, "
+                              "or torch inputs")
     return (np.zeros if zeros else np.empty)(shape, dtype=_FLAG_NAMES[type_flag])
 
 

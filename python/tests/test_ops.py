@@ -166,6 +166,18 @@ def test_out_and_req():
         mo.relu(x, out=out, req="sometimes")
 
 
+def test_cast_to_and_from_bool_and_bfloat16():
+    x = np.array([0, 1.5, -2, np.nan, -0.0], np.float32)
+    flags = mo.Cast(x, dtype="bool")
+    assert flags.dtype == np.bool_
+    np.testing.assert_array_equal(flags, x.astype(bool))
+    np.testing.assert_array_equal(mo.Cast(flags, dtype="float64"), x.astype(bool).astype(float))
+    if mx is not None:
+        np.testing.assert_array_equal(flags, mx.nd.Cast(mx.nd.array(x), dtype="bool").asnumpy())
+    with pytest.raises(mo.MShadowOpsError, match="NumPy has no bfloat16"):
+        mo.Cast(x, dtype="bfloat16")
+
+
 def test_inputs_by_name_and_non_contiguous_arrays():
     x = np.random.default_rng(0).uniform(size=(3, 4))
     np.testing.assert_allclose(mo.exp(data=x.T), np.exp(x.T))  # a transposed view is copied

@@ -319,6 +319,85 @@ TEST(SoftmaxTest, NegativeTemperature) {
   }
 }
 
+// dtype and float16 data: the kernels run in float32 or float64 on converted copies. Every
+// pairing of data and output types, along the last axis and another, forward (kWriteTo and
+// kAddTo) and backward against double-precision formulas on the values the types hold.
+TEST(SoftmaxTest, DtypeAndFloat16Data) {
+  const TShape shape{4, 37};
+  const int types[] = {mshadow::kFloat16, mshadow::kFloat32, mshadow::kFloat64};
+  auto tolerance = [](int type) {
+    return type == mshadow::kFloat16 ? 2e-3 : type == mshadow::kFloat32 ? 2e-6 : 1e-12;
+  };
+  for (const bool log : {false, true}) {
+    for (const int axis : {-1, 0}) {
+      for (const int data_type : types) {
+        for (const int out_type : types) {
+          const std::string name = log ? "log_softmax" : "softmax";
+          SCOPED_TRACE(name + " axis " + std::to_string(axis) + " " +
+                       mshadow::TypeFlagName(data_type) + " -> " +
+                       mshadow::TypeFlagName(out_type));
+          const OpCase c{name,
+                         {{"axis", std::to_string(axis)},
+                          {"dtype", mshadow::TypeFlagName(out_type)}},
+                         {InputSpec{shape, -3, 3}}};
+          const std::vector<CpuTensor> x = testing::MakeInputs(c, data_type);
+          const Values held = testing::ToValues(x[0].blob());  // as the data type rounds them
+          const Values expected = SoftmaxAlong(held, shape, axis < 0 ? 1 : 0, 1.0, log);
+          const double tol = std::max(tolerance(data_type), tolerance(out_type));
+          const std::vector<CpuTensor> y = testing::Forward(c, x);
+          ASSERT_EQ(y[0].type_flag(), out_type);
+          testing::ExpectClose(expected, testing::ToValues(y[0].blob()), tol, tol, "forward");
+          // kAddTo converts into the output with its request.
+          const NodeAttrs attrs = ParseAttrs(Op::Get(name), c.kwargs);
+          CpuTensor sum(shape, out_type);
+          testing::SetValues(sum.blob(), Values(shape.Size(), 1.0));
+          Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs), Blobs(x), {kAddTo}, {sum.blob()});
+          Values plus_one = expected;
+          for (double& v : plus_one) v += 1;
+          testing::ExpectClose(plus_one, testing::ToValues(sum.blob()), tol, tol, "kAddTo");
+          // Backward: out_grad and y in the output's type, the data's gradient in its type.
+          Values g(shape.Size());
+          for (size_t i = 0; i < g.size(); ++i) g[i] = std::sin(0.7 * i);
+          const std::vector<CpuTensor> dx = testing::Backward(c, x, {g});
+          ASSERT_EQ(dx[0].type_flag(), data_type);
+          const Values y_held = testing::ToValues(y[0].blob());
+          CpuTensor g_tensor(shape, out_type);
+          testing::SetValues(g_tensor.blob(), g);
+          const Values g_held = testing::ToValues(g_tensor.blob());
+          Values expected_dx(g.size());
+          const mshadow::Shape<3> v = shape.FlatTo3D(axis < 0 ? 1 : 0);
+          for (index_t o = 0; o < v[0]; ++o) {
+            for (index_t k = 0; k < v[2]; ++k) {
+              const index_t base = o * v[1] * v[2] + k;
+              double dot = 0;
+              for (index_t j = 0; j < v[1]; ++j) {
+                const index_t at = base + j * v[2];
+                dot += log ? g_held[at] : g_held[at] * y_held[at];
+              }
+              for (index_t j = 0; j < v[1]; ++j) {
+                const index_t at = base + j * v[2];
+                expected_dx[at] = log ? g_held[at] - std::exp(y_held[at]) * dot
+                                      : y_held[at] * (g_held[at] - dot);
+              }
+            }
+          }
+          testing::ExpectClose(expected_dx, testing::ToValues(dx[0].blob()), tol, tol,
+                               "backward");
+        }
+      }
+    }
+  }
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}}); }),
+              ::testing::HasSubstr("valid values are: {'float16', 'float32', 'float64'}"));
+  const OpCase int_data{"softmax", {}, {InputSpec{TShape{2, 3}}}};
+  EXPECT_THAT(testing::ErrorOf([&] {
+                RunCpu(ParseAttrs(Op::Get("softmax"), {}),
+                       Blobs(testing::MakeInputs(int_data, mshadow::kInt32)));
+              }),
+              ::testing::HasSubstr("data type int32 is not supported; valid: float16, float32, "
+                                   "float64"));
+}
+
 TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
   InputSpec label{TShape{4}};
   label.values = {0, 2, 1, 2};

@@ -1,11 +1,13 @@
 // ops/softmax-inl.h: what the CPU (softmax.cc) and GPU (softmax.cu) kernels of softmax and
-// log_softmax share: the parameter, the (outer, n, inner) view around the axis, and softmax's
-// masked form (use_length).
+// log_softmax share: the parameter, the type they compute in, the (outer, n, inner) view
+// around the axis, and softmax's masked form (use_length).
 #ifndef OPS_SOFTMAX_INL_H_
 #define OPS_SOFTMAX_INL_H_
 
 #include <cmath>
+#include <vector>
 
+#include "ops/converted_compute.h"
 #include "ops/index_type.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -17,6 +19,7 @@ struct SoftmaxParam : public dmlc::Parameter<SoftmaxParam> {
   int axis;
   dmlc::optional<double> temperature;
   bool use_length;
+  dmlc::optional<int> dtype;
   DMLC_DECLARE_PARAMETER(SoftmaxParam) {
     DMLC_DECLARE_FIELD(axis).set_default(-1).describe("The axis to normalize along.");
     DMLC_DECLARE_FIELD(temperature)
@@ -28,8 +31,46 @@ struct SoftmaxParam : public dmlc::Parameter<SoftmaxParam> {
             "softmax only: a second input, length (the data's shape without the axis; int32, "
             "int64, or, beyond MXNet, float32/float64 truncated), gives each line's valid "
             "prefix; the rest of the line is 0.");
+    DMLC_DECLARE_FIELD(dtype)
+        .add_enum("float16", mshadow::kFloat16)
+        .add_enum("float32", mshadow::kFloat32)
+        .add_enum("float64", mshadow::kFloat64)
+        .set_default(dmlc::optional<int>())
+        .describe("The output's type; None means the data's.");
   }
 };
+
+// The type the kernels compute in: float64 when the data or the output is float64, float32
+// otherwise (float16 data or output is converted: a float16 sum of exponentials would lose
+// most of its digits).
+inline int ComputeType(int data_type, int output_type) {
+  return data_type == mshadow::kFloat64 || output_type == mshadow::kFloat64 ? mshadow::kFloat64
+                                                                            : mshadow::kFloat32;
+}
+
+// A kernel function for blobs of one type (float32 or float64).
+using ComputeFn = void(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                       const std::vector<OpReqType>&, const std::vector<TBlob>&);
+
+// The registered forward function: kCompute in the compute type, from data (and length) to
+// the output.
+template <typename xpu, ComputeFn* kCompute>
+void ForwardInComputeType(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  ComputeConverted<xpu>(ComputeType(in[0].type_flag_, out[0].type_flag_), 1, 1, kCompute, attrs,
+                        ctx, in, req, out);
+}
+
+// The registered backward function: from out_grad and output (the output's type) to
+// data_grad (the data's type).
+template <typename xpu, ComputeFn* kCompute>
+void BackwardInComputeType(const NodeAttrs& attrs, const OpContext& ctx,
+                           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                           const std::vector<TBlob>& out) {
+  ComputeConverted<xpu>(ComputeType(out[0].type_flag_, in[0].type_flag_), 2, 1, kCompute, attrs,
+                        ctx, in, req, out);
+}
 
 // A line's valid length, truncated and clamped to [0, n] (a length past the axis is the
 // whole line, as MXNet; a negative one or NaN is none).

@@ -1,5 +1,6 @@
-// softmax(axis, temperature, use_length), log_softmax(axis, temperature) and
-// softmax_cross_entropy, with backward operators. Each works on (outer, n, inner) views of the input, n being the
+// softmax(axis, temperature, use_length, dtype), log_softmax(axis, temperature, dtype) and
+// softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
+// data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works on (outer, n, inner) views of the input, n being the
 // extent of the axis, and subtracts the maximum before exponentiating (no overflow). The CPU
 // kernels are here; softmax.cu has the GPU's (softmax_cross_entropy is CPU-only).
 #include <algorithm>
@@ -59,12 +60,15 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
-// The data and output are float32 or float64; length an index type (the data's when
-// unknown).
-bool SoftmaxType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
+// The data is float16, float32 or float64; the output has dtype (the data's type when None);
+// length is an index type (the data's when unknown).
+bool SoftmaxType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   const int data = (*in)[0];
   if (data == -1) return false;
-  CheckRealType(data);
+  if (data != mshadow::kFloat16 && data != mshadow::kFloat32 && data != mshadow::kFloat64) {
+    throw dmlc::Error("data type " + mshadow::TypeFlagName(data) +
+                      " is not supported; valid: float16, float32, float64");
+  }
   if (in->size() > 1) {
     const int length = (*in)[1];
     if (length != -1 && !IsIndexType(length)) {
@@ -73,7 +77,7 @@ bool SoftmaxType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) 
     }
     if (length == -1) AssignInputType(in, 1, data);
   }
-  AssignOutputType(out, 0, data);
+  AssignOutputType(out, 0, GetParam<SoftmaxParam>(attrs).dtype.value_or(data));
   return true;
 }
 
@@ -366,15 +370,19 @@ void DefineSoftmax(const std::string& name, const std::string& description, bool
       .set_attr<FListInputNames>("FListInputNames", InputNames)
       .set_attr<FInferShape>("FInferShape", SoftmaxShape)
       .set_attr<FInferType>("FInferType", SoftmaxType)
-      .set_attr<FCompute>("FCompute<cpu>", log ? FCompute(SoftmaxCompute<true>)
-                                               : FCompute(SoftmaxCompute<false>))
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          log ? FCompute(ForwardInComputeType<cpu, SoftmaxCompute<true>>)
+                              : FCompute(ForwardInComputeType<cpu, SoftmaxCompute<false>>))
       .set_attr<FGradient>("FGradient", FGradient{backward, false, true});
   RegisterBackwardOp(backward, 2, 1)
       .describe("Gradient of " + name + ".")
       .set_num_outputs(NumInputs)
       .set_attr_parser(ParseSoftmax)
-      .set_attr<FCompute>("FCompute<cpu>", log ? FCompute(SoftmaxBackwardCompute<true>)
-                                               : FCompute(SoftmaxBackwardCompute<false>));
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
+      .set_attr<FCompute>(
+          "FCompute<cpu>", log ? FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<true>>)
+                               : FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<false>>));
 }
 
 // ---- softmax_cross_entropy(data (batch, classes), label (batch,)) -> (1,):

@@ -261,12 +261,14 @@ void SoftmaxBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
 }
 
 const bool kRegistered = [] {
-  RegisterOp("softmax").set_attr<FCompute>("FCompute<gpu>", SoftmaxComputeGpu<false>);
-  RegisterOp("log_softmax").set_attr<FCompute>("FCompute<gpu>", SoftmaxComputeGpu<true>);
-  RegisterOp("_backward_softmax")
-      .set_attr<FCompute>("FCompute<gpu>", SoftmaxBackwardComputeGpu<false>);
-  RegisterOp("_backward_log_softmax")
-      .set_attr<FCompute>("FCompute<gpu>", SoftmaxBackwardComputeGpu<true>);
+  RegisterOp("softmax").set_attr<FCompute>(
+      "FCompute<gpu>", ForwardInComputeType<gpu, SoftmaxComputeGpu<false>>);
+  RegisterOp("log_softmax").set_attr<FCompute>(
+      "FCompute<gpu>", ForwardInComputeType<gpu, SoftmaxComputeGpu<true>>);
+  RegisterOp("_backward_softmax").set_attr<FCompute>(
+      "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<false>>);
+  RegisterOp("_backward_log_softmax").set_attr<FCompute>(
+      "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<true>>);
   return true;
 }();
 

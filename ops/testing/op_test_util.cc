@@ -23,6 +23,8 @@ CpuTensor TensorLike(const TBlob& like, const Values& values) {
   return t;
 }
 
+}  // namespace
+
 void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
                  const std::string& what) {
   ASSERT_EQ(expected.size(), actual.size()) << what;
@@ -35,8 +37,6 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
     }
   }
 }
-
-}  // namespace
 
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs) {
   return RunCpu(AttrsOf(c.op, c.kwargs), Blobs(inputs), /*is_train=*/true);

@@ -47,6 +47,11 @@ void CheckWriteModes(const OpCase& c);
 // the outputs, in float64; plus the backward operator's kAddTo and kNullOp.
 void CheckGradient(const OpCase& c, double rtol = 1e-5, double atol = 1e-8);
 
+// Each actual value within atol + rtol * max(|expected|, |actual|) of the expected one (NaN
+// where NaN is expected); failures name `what` and the element.
+void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
+                 const std::string& what);
+
 // The message of the dmlc::Error that `f` throws ("" and a test failure if none).
 std::string ErrorOf(const std::function<void()>& f);
 

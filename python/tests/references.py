@@ -25,7 +25,8 @@ def _softmax(x, params, log):
     x = x / (1.0 if t == "None" else float(t))
     shifted = x - x.max(axis=axis, keepdims=True)
     log_sum = np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-    return shifted - log_sum if log else np.exp(shifted - log_sum)
+    out = shifted - log_sum if log else np.exp(shifted - log_sum)
+    return out.astype(params["dtype"]) if params.get("dtype", "None") != "None" else out
 
 
 def _masked_softmax(x, length=None, params=None):

@@ -178,6 +178,20 @@ def test_cast_to_and_from_bool_and_bfloat16():
         mo.Cast(x, dtype="bfloat16")
 
 
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_softmax_dtype_and_float16_like_mxnet():
+    x = np.random.default_rng(4).uniform(-3, 3, (5, 40))
+    for data, dtype in (("float16", "float32"), ("float32", "float16"), ("float16", None),
+                        ("float64", "float32")):
+        for op in ("softmax", "log_softmax"):
+            params = {} if dtype is None else {"dtype": dtype}
+            ours = getattr(mo, op)(x.astype(data), **params)
+            theirs = getattr(mx.nd, op)(mx.nd.array(x, dtype=data), **params).asnumpy()
+            assert ours.dtype == theirs.dtype, (op, data, dtype)
+            np.testing.assert_allclose(ours.astype(np.float64), theirs, rtol=2e-3, atol=2e-3,
+                                       err_msg=f"{op} {data} -> {dtype}")
+
+
 def test_inputs_by_name_and_non_contiguous_arrays():
     x = np.random.default_rng(0).uniform(size=(3, 4))
     np.testing.assert_allclose(mo.exp(data=x.T), np.exp(x.T))  # a transposed view is copied

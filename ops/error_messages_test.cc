@@ -315,7 +315,7 @@ const std::vector<Entry>& Catalogue() {
          });
        },
        "MXOpsInvoke: inputs[0]: DLPack data type complex64 is not supported; valid: float16, "
-       "float32, float64, uint8, int8, int32, int64 (one lane)"},
+       "float32, float64, bfloat16, uint8, int8, int32, int64, bool (one lane)"},
 #ifndef MSHADOW_OPS_WITH_CUDA
       {"C ABI: CUDA tensors given to a library built without CUDA",
        [] {

@@ -1,6 +1,7 @@
-// ops/optimizer-inl.h: the optimizer updates sgd_update and sgd_mom_update, written once for
-// every device. optimizer.cc registers them with FCompute<cpu>, optimizer.cu adds
-// FCompute<gpu>.
+// ops/optimizer-inl.h: the optimizer updates sgd_update, sgd_mom_update, nag_mom_update,
+// signsgd_update and signum_update, and the multi-precision mp_sgd_update, mp_sgd_mom_update
+// and mp_nag_mom_update, written once for every device. optimizer.cc registers them with
+// FCompute<cpu>, optimizer.cu adds FCompute<gpu>.
 //
 // The step is one formula (SGDStep) evaluated on a DType (an element, on any device) or on
 // a CPU SIMD packet: the CPU runs it a packet at a time over ranges on the library's threads,
@@ -69,6 +70,20 @@ MSHADOW_XINLINE DType ClipMagnitude(DType x, DType bound) {
   if (bound < DType(0)) return x;
   return x > bound ? bound : (x < -bound ? -bound : x);
 }
+
+// nag_mom_update's fields (MXNet's NAGMomParam: no lazy_update).
+struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
+  float lr;
+  float momentum;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(NAGMomParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("Decay of the momentum.");
+    OPS_DECLARE_GRADIENT_FIELDS();
+  }
+};
 
 struct SignSGDParam : public dmlc::Parameter<SignSGDParam> {
   float lr;
@@ -167,18 +182,68 @@ struct sgd_kernel {
   }
 };
 
-// mom[i] = momentum * mom[i] - step (always); weight_out[i] = weight[i] + mom[i] as kReq says.
-template <int kReq>
-struct sgd_mom_kernel {
+// The momentum rules on one element in the type M the state is kept in: *mom updated, the
+// new weight returned. step = lr * (clip(rescale_grad * grad) + wd * weight).
+// SGD: mom = momentum * mom - step; weight + mom.
+struct SGDMomRule {
+  template <typename M>
+  MSHADOW_XINLINE static M Apply(M weight, M grad, M* mom, M momentum, const SGDStep<M>& step) {
+    const M m = momentum * *mom - step(grad, weight);
+    *mom = m;
+    return weight + m;
+  }
+};
+// Nesterov: mom = momentum * mom - step; weight + momentum * mom - step (MXNet 1.9.1).
+struct NAGMomRule {
+  template <typename M>
+  MSHADOW_XINLINE static M Apply(M weight, M grad, M* mom, M momentum, const SGDStep<M>& step) {
+    const M s = step(grad, weight);
+    const M m = momentum * *mom - s;
+    *mom = m;
+    return weight + momentum * m - s;
+  }
+};
+
+// weight_out[i] = Rule's new weight; mom updated in place.
+template <typename Rule, int kReq>
+struct mom_kernel {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* g,
                                   DType* mom, DType momentum, SGDStep<DType> step) {
-    const DType wi = w[i];
-    const DType m = momentum * mom[i] - step(g[i], wi);
-    mom[i] = m;
-    AssignReq<kReq>(w_out + i, wi + m);
+    AssignReq<kReq>(w_out + i, Rule::Apply(w[i], g[i], mom + i, momentum, step));
   }
 };
+template <int kReq>
+using sgd_mom_kernel = mom_kernel<SGDMomRule, kReq>;
+template <int kReq>
+using nag_mom_kernel = mom_kernel<NAGMomRule, kReq>;
+
+// Multi-precision: the float32 master weight w32 (and momentum) carry the state; the weight
+// (float16 usually) receives w32 rounded to its type. The weight input itself is not read.
+template <int kReq>
+struct mp_sgd_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* g, float* w32,
+                                  SGDStep<float> step) {
+    const float w = w32[i] - step(static_cast<float>(g[i]), w32[i]);
+    w32[i] = w;
+    AssignReq<kReq>(w_out + i, static_cast<DType>(w));
+  }
+};
+template <typename Rule, int kReq>
+struct mp_mom_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* g, float* mom,
+                                  float* w32, float momentum, SGDStep<float> step) {
+    const float w = Rule::Apply(w32[i], static_cast<float>(g[i]), mom + i, momentum, step);
+    w32[i] = w;
+    AssignReq<kReq>(w_out + i, static_cast<DType>(w));
+  }
+};
+template <int kReq>
+using mp_sgd_mom_kernel = mp_mom_kernel<SGDMomRule, kReq>;
+template <int kReq>
+using mp_nag_mom_kernel = mp_mom_kernel<NAGMomRule, kReq>;
 
 // The CPU's loop: fn(i, tag, add) over the n elements, a packet at a time, ranges of it on
 // the engine's threads; add is the weight output's write mode (kAddTo or not).
@@ -263,6 +328,48 @@ void SGDMomUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// Inputs: weight, grad, mom. Nesterov momentum (NAGMomRule).
+template <typename xpu>
+void NAGMomUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const NAGMomParam& p = GetParam<NAGMomParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchUpdate<nag_mom_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
+                                 out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(),
+                                 in[2].dptr<DType>(), DType(p.momentum),
+                                 SGDStep<DType>{p.lr, p.rescale_grad, p.clip_gradient, p.wd});
+  });
+}
+
+// Inputs: weight, grad (float16, float32 or float64), weight32 (float32, updated in place).
+template <typename xpu>
+void MPSGDUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  const SGDParam& p = GetParam<SGDParam>(attrs);
+  MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchUpdate<mp_sgd_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
+                                out[0].dptr<DType>(), in[1].dptr<DType>(), in[2].dptr<float>(),
+                                SGDStep<float>{p.lr, p.rescale_grad, p.clip_gradient, p.wd});
+  });
+}
+
+// Inputs: weight, grad (float16, float32 or float64), mom and weight32 (float32, updated in
+// place). Param: SGDMomParam or NAGMomParam, as the kernel's rule.
+template <typename xpu, template <int> class KernelOf, typename Param>
+void MPMomUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  const Param& p = GetParam<Param>(attrs);
+  MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchUpdate<KernelOf>(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
+                           in[1].dptr<DType>(), in[2].dptr<float>(), in[3].dptr<float>(),
+                           p.momentum,
+                           SGDStep<float>{p.lr, p.rescale_grad, p.clip_gradient, p.wd});
+  });
+}
+
 // Inputs: weight, grad.
 template <typename xpu>
 void SignSGDUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
@@ -292,7 +399,7 @@ void SignumUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// Adds FCompute<xpu> to sgd_update, sgd_mom_update, signsgd_update and signum_update.
+// Adds FCompute<xpu> to every update of this file.
 template <typename xpu>
 void SetOptimizerCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -300,6 +407,14 @@ void SetOptimizerCompute() {
   RegisterOp("signum_update").set_attr<FCompute>(attr_name, FCompute(SignumUpdateCompute<xpu>));
   RegisterOp("sgd_update").set_attr<FCompute>(attr_name, FCompute(SGDUpdateCompute<xpu>));
   RegisterOp("sgd_mom_update").set_attr<FCompute>(attr_name, FCompute(SGDMomUpdateCompute<xpu>));
+  RegisterOp("nag_mom_update").set_attr<FCompute>(attr_name, FCompute(NAGMomUpdateCompute<xpu>));
+  RegisterOp("mp_sgd_update").set_attr<FCompute>(attr_name, FCompute(MPSGDUpdateCompute<xpu>));
+  RegisterOp("mp_sgd_mom_update")
+      .set_attr<FCompute>(attr_name,
+                          FCompute(MPMomUpdateCompute<xpu, mp_sgd_mom_kernel, SGDMomParam>));
+  RegisterOp("mp_nag_mom_update")
+      .set_attr<FCompute>(attr_name,
+                          FCompute(MPMomUpdateCompute<xpu, mp_nag_mom_kernel, NAGMomParam>));
 }
 
 }  // namespace optimizer

@@ -73,7 +73,7 @@ std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed)
   std::mt19937_64 rng(seed);
   std::vector<CpuTensor> inputs;
   for (const InputSpec& spec : c.inputs) {
-    inputs.emplace_back(spec.shape, type_flag);
+    inputs.emplace_back(spec.shape, spec.type_flag >= 0 ? spec.type_flag : type_flag);
     const size_t n = static_cast<size_t>(spec.shape.Size());
     Values values = spec.values.empty() ? RandomValues(n, spec.lo, spec.hi, &rng) : spec.values;
     if (spec.integer) {
@@ -95,8 +95,21 @@ std::vector<std::string> SplitTableFields(const std::string& line) {
 InputSpec ParseInputSpec(const std::string& spec_text) {
   // A trailing '~' marks a state input (e.g. BatchNorm's moving statistics): not differentiated.
   const bool state = !spec_text.empty() && spec_text.back() == '~';
-  const std::string text = state ? spec_text.substr(0, spec_text.size() - 1) : spec_text;
+  std::string text = state ? spec_text.substr(0, spec_text.size() - 1) : spec_text;
+  // ":type" fixes the input's type (multi-precision optimizers' float32 master weights).
+  int type_flag = -1;
+  const size_t colon = text.find(':');
+  if (colon != std::string::npos) {
+    const std::string name = text.substr(colon + 1);
+    for (int flag : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kFloat16, mshadow::kUint8,
+                     mshadow::kInt32, mshadow::kInt8, mshadow::kInt64}) {
+      if (mshadow::TypeFlagName(flag) == name) type_flag = flag;
+    }
+    if (type_flag < 0) Fail("bad input type '" + name + "'; valid: float32, float64, ...");
+    text = text.substr(0, colon);
+  }
   InputSpec spec = ParseValueSpec(text);
+  spec.type_flag = type_flag;
   if (state) spec.differentiable = false;
   return spec;
 }

@@ -43,6 +43,8 @@ struct InputSpec {
   // Whole numbers in [lo, hi) (labels, indices) instead of reals in [lo, hi].
   bool integer = false;
   std::vector<double> values;
+  // The input's own type; -1: the type the case runs in.
+  int type_flag = -1;
 };
 
 struct OpCase {
@@ -54,7 +56,7 @@ struct OpCase {
 // One tensor's values, row-major, as doubles.
 using Values = std::vector<double>;
 
-// The case's inputs as tensors of `type_flag`, filled with fixed-seed uniform values in each
+// The case's inputs as tensors of `type_flag` (or their own type), filled with fixed-seed uniform values in each
 // InputSpec's range (or its given values).
 std::vector<CpuTensor> MakeInputs(const OpCase& c, int type_flag, uint64_t seed = 42);
 // n uniform values in [lo, hi].

@@ -15,36 +15,44 @@ class Case:
 
     @property
     def name(self):
-        shapes = " ".join(str(tuple(s)) for s, _, _, _, _ in self.inputs)
+        shapes = " ".join(str(tuple(s)) for s, *_ in self.inputs)
         params = " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.op} {shapes} {params}".strip()
 
     def arrays(self, dtype=np.float32, seed=0):
-        """Random inputs in each input's range; integer inputs hold whole numbers."""
+        """Random inputs in each input's range, in dtype or the input's own type; integer
+        inputs hold whole numbers."""
         rng = np.random.default_rng(seed)
         arrays = []
-        for shape, lo, hi, integer, _ in self.inputs:
+        for shape, lo, hi, integer, _, own_type in self.inputs:
             if integer:
-                arrays.append(rng.integers(lo, hi, size=shape).astype(dtype))
+                values = rng.integers(lo, hi, size=shape)
             else:
-                arrays.append(rng.uniform(lo, hi, size=shape).astype(dtype))
+                values = rng.uniform(lo, hi, size=shape)
+            arrays.append(values.astype(own_type or dtype))
         return arrays
 
+    def fixed_types(self):
+        """Each input's own type, None where it takes the case's."""
+        return [own_type for *_, own_type in self.inputs]
+
     def differentiable(self):
-        return [not (integer or state) for _, _, _, integer, state in self.inputs]
+        return [not (integer or state) for _, _, _, integer, state, _ in self.inputs]
 
 
 def _parse_input(text):
-    """(shape, lo, hi, integer, state); a trailing '~' marks a state input (not
-    differentiated), as in ops/testing/op_cases.h."""
-    match = re.fullmatch(r"\(([-\d,\s]*)\)(?:([\[{])([-\d.e]+),([-\d.e]+)[\]}])?(~?)", text)
+    """(shape, lo, hi, integer, state, type); ':type' fixes the input's type and a trailing
+    '~' marks a state input (not differentiated), as in ops/testing/op_cases.h."""
+    match = re.fullmatch(
+        r"\(([-\d,\s]*)\)(?:([\[{])([-\d.e]+),([-\d.e]+)[\]}])?(?::(\w+))?(~?)", text)
     if not match:
         raise ValueError(f"bad input {text!r} in {TABLE}")
     shape = tuple(int(d) for d in match.group(1).split(",") if d.strip())
-    state = match.group(5) == "~"
+    own_type, state = match.group(5), match.group(6) == "~"
     if match.group(2) is None:
-        return shape, -1.0, 1.0, False, state
-    return shape, float(match.group(3)), float(match.group(4)), match.group(2) == "{", state
+        return shape, -1.0, 1.0, False, state, own_type
+    return (shape, float(match.group(3)), float(match.group(4)), match.group(2) == "{", state,
+            own_type)
 
 
 def load():

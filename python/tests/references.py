@@ -353,6 +353,23 @@ def _sgd(weight, grad, params, mom=None):
     return weight + mom
 
 
+def _nag(weight, grad, mom, params):
+    g = _clip(grad * _f32(params.get("rescale_grad", 1)), _f32(params.get("clip_gradient", -1)))
+    step = _f32(params["lr"]) * (g + _f32(params.get("wd", 0)) * weight)
+    momentum = _f32(params.get("momentum", 0))
+    mom = momentum * mom - step
+    return weight + momentum * mom - step
+
+
+def _mp(update):
+    """A multi-precision update: the rule on the float32 master weight (the last input), the
+    result in the weight's type."""
+    def run(weight, grad, *state_and_params):
+        *state, weight32, params = state_and_params
+        return update(weight32, grad, *state, params).astype(weight.dtype)
+    return run
+
+
 def _clip(x, bound):
     return x if bound < 0 else np.clip(x, -bound, bound)
 
@@ -691,6 +708,10 @@ FORWARD = {
     "prod": _reduce(np.prod),
     "relu": _unary(_ACTIVATIONS["relu"]),
     "sgd_mom_update": lambda w, g, m, p: _sgd(w, g, p, mom=m),
+    "nag_mom_update": _nag,
+    "mp_sgd_update": _mp(lambda w, g, p: _sgd(w, g, p)),
+    "mp_sgd_mom_update": _mp(lambda w, g, m, p: _sgd(w, g, p, mom=m)),
+    "mp_nag_mom_update": _mp(_nag),
     "sgd_update": lambda w, g, p: _sgd(w, g, p),
     "signsgd_update": lambda w, g, p: (1 - _f32(p["lr"]) * _f32(p.get("wd", 0))) * w
     - _f32(p["lr"]) * np.sign(g),

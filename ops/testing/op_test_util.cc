@@ -126,12 +126,16 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
 
   std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> outputs = Forward(c, inputs);
-  // The loss is sum_k <weights_k, outputs_k>; its output gradients are the weights.
+  // The loss is sum_k <weights_k, outputs_k>; its output gradients are the weights. Hidden
+  // outputs (TNumVisibleOutputs: Dropout's mask, CTCLoss's gradient) are not part of it.
   std::mt19937_64 rng(11);
+  const uint32_t* visible = op->GetAttr<uint32_t>("TNumVisibleOutputs");
   std::vector<CpuTensor> weights;
-  for (const CpuTensor& out : outputs) {
-    weights.push_back(
-        TensorLike(out.blob(), RandomValues(static_cast<size_t>(out.shape().Size()), -1, 1, &rng)));
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const size_t n = static_cast<size_t>(outputs[k].shape().Size());
+    const bool hidden = visible != nullptr && k >= *visible;
+    weights.push_back(TensorLike(outputs[k].blob(),
+                                 hidden ? Values(n, 0.0) : RandomValues(n, -1, 1, &rng)));
   }
   auto loss = [&]() {
     const std::vector<CpuTensor> y = Forward(c, inputs);

@@ -44,7 +44,7 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = 1
 void CheckWriteModes(const OpCase& c);
 
 // The backward operator's gradients against central differences of a random projection of
-// the outputs, in float64; plus the backward operator's kAddTo and kNullOp.
+// the visible outputs, in float64; plus the backward operator's kAddTo and kNullOp.
 void CheckGradient(const OpCase& c, double rtol = 1e-5, double atol = 1e-8);
 
 // Each actual value within atol + rtol * max(|expected|, |actual|) of the expected one (NaN

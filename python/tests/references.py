@@ -370,6 +370,46 @@ def _mp(update):
     return run
 
 
+def _ctc_loss(data, label, *rest):
+    """-log p(label | data) per sample by the forward (alpha) recursion in probabilities;
+    0 where no alignment fits, as MXNet."""
+    *lengths, p = rest
+    blank_first = p.get("blank_label", "first") == "first"
+    use_data, use_label = (p.get(k, "False") == "True"
+                           for k in ("use_data_lengths", "use_label_lengths"))
+    data_lengths = lengths.pop(0) if use_data else None
+    label_lengths = lengths.pop(0) if use_label else None
+    T, N, C = data.shape
+    blank, padding = (0, 0) if blank_first else (C - 1, -1)
+    probs = np.exp(data - data.max(axis=2, keepdims=True))
+    probs /= probs.sum(axis=2, keepdims=True)
+    loss = np.zeros(N)
+    for n in range(N):
+        labels = [int(v) for v in label[n]]
+        if use_label:
+            labels = labels[:int(label_lengths[n])]
+        elif padding in labels:
+            labels = labels[:labels.index(padding)]
+        ext = [blank]
+        for v in labels:
+            ext += [v, blank]
+        steps = int(data_lengths[n]) if use_data else T
+        alpha = np.zeros(len(ext))
+        if steps == 0:
+            continue
+        alpha[:2] = [probs[0, n, c] for c in ext[:2]]
+        for t in range(1, steps):
+            new = alpha.copy()
+            new[1:] += alpha[:-1]
+            for s in range(2, len(ext)):
+                if ext[s] != blank and ext[s] != ext[s - 2]:
+                    new[s] += alpha[s - 2]
+            alpha = new * probs[t, n, ext]
+        likelihood = alpha[-2:].sum()
+        loss[n] = -np.log(likelihood) if likelihood > 0 else 0.0
+    return loss
+
+
 def _clip(x, bound):
     return x if bound < 0 else np.clip(x, -bound, bound)
 
@@ -648,6 +688,7 @@ FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
     "Cast": lambda x, p: x.astype(p["dtype"]),
+    "CTCLoss": _ctc_loss,
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),

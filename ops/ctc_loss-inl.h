@@ -160,13 +160,16 @@ struct ctc_sample {
   }
 };
 
-// data_grad[t, n, c] = out_grad[n] * grad[t, n, c].
+// Row r = t * N + n of the data's gradient: out_grad[n] * grad[t, n, :].
 template <int kReq>
 struct ctc_scale_gradient {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, index_t N, index_t C, const DType* out_grad,
+  MSHADOW_XINLINE static void Map(index_t r, index_t N, index_t C, const DType* out_grad,
                                   const DType* grad, DType* data_grad) {
-    AssignReq<kReq>(data_grad + i, out_grad[i / C % N] * grad[i]);
+    const DType scale = out_grad[r % N];
+    for (index_t c = r * C; c < (r + 1) * C; ++c) {
+      AssignReq<kReq>(data_grad + c, scale * grad[c]);
+    }
   }
 };
 
@@ -293,10 +296,13 @@ void CTCLossBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::v
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const index_t N = out[0].shape_[1], C = out[0].shape_[2];
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<ctc_scale_gradient<Req>, xpu>::Launch(s, out[0].Size(), N, C, in[0].dptr<DType>(),
-                                                   in[3].dptr<DType>(), out[0].dptr<DType>());
-    });
+    if (out[0].Size() != 0) {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<ctc_scale_gradient<Req>, xpu>::LaunchItems(
+            s, out[0].Size() / C, C, N, C, in[0].dptr<DType>(), in[3].dptr<DType>(),
+            out[0].dptr<DType>());
+      });
+    }
   });
   for (size_t i = 1; i < out.size(); ++i) {
     WithIndexType(out[i].type_flag_, [&](auto tag) {

@@ -24,9 +24,11 @@ std::vector<std::string> InputNames(const NodeAttrs& attrs) {
 bool CTCLossShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& data = (*in)[0];
   if (!ShapeIsKnown(data)) return false;
-  if (data.ndim() != 3) {
+  if (data.ndim() != 3 || data[2] == 0) {
     std::ostringstream os;
-    os << "data must be 3-d (sequence length, batch, classes), got " << data;
+    os << "data must be 3-d (sequence length, batch, classes) with at least one class (the "
+          "blank), got "
+       << data;
     throw dmlc::Error(os.str());
   }
   const TShape& label = (*in)[1];

@@ -296,6 +296,25 @@ struct PoolPlaneForward {
   }
 };
 
+// Max pooling's outputs: the maxima and, hidden, the plane offset of each window's first
+// maximum (int32), which the backward operator reads instead of searching the window again.
+inline uint32_t NumOutputs(const PoolingParam& param) { return param.pool_type == kMax ? 2 : 1; }
+
+// GPU item: output element i of max pooling and its argmax.
+template <int kReq>
+struct MaxPoolElementForward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
+                                  const DType* in, DType* out, int32_t* argmax) {
+    const index_t ow = i % g.out[2], oh = i / g.out[2] % g.out[1];
+    const index_t od = i / (g.out[2] * g.out[1]) % g.out[0], plane = i / g.OutSize();
+    index_t where;
+    AssignReq<kReq>(out + i, PoolWindow<kMax, true>(g, spec, WindowAt(g, od, oh, ow),
+                                                    in + plane * g.InSize(), &where));
+    argmax[i] = static_cast<int32_t>(where);
+  }
+};
+
 // GPU item: output element i.
 template <int kType, int kReq>
 struct PoolElementForward {
@@ -409,27 +428,34 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
         if constexpr (kArg) where[o] = first;
       };
       for (index_t o = 0; o < lo; ++o) edge(o);
-      // A pass per tap, each over the row's interior (the first pass starts the fold).
+      // A pass per tap, each over the row's interior (the first pass starts the fold). With
+      // kArg the passes keep the tap of the maximum (a constant per pass, cheap to select);
+      // one pass afterwards turns taps into offsets.
       for (index_t k = 0; k < g.kernel[2]; ++k) {
         const DType* tap = x - pad + k;
-        const Offset tap_offset = static_cast<Offset>(r * in - pad + k);
         if (k == 0) {
           OPS_SIMD_LOOP
           for (index_t o = lo; o < hi; ++o) {
             y[o] = Fold<kType>(FoldIdentity<kType, DType>(), tap[o * stride]);
-            if constexpr (kArg) where[o] = tap_offset + static_cast<Offset>(o * stride);
+            if constexpr (kArg) where[o] = 0;
           }
         } else if constexpr (kArg) {
+          const Offset tap_index = static_cast<Offset>(k);
           OPS_SIMD_LOOP
           for (index_t o = lo; o < hi; ++o) {
             const DType v = tap[o * stride];
-            where[o] = v > y[o] ? tap_offset + static_cast<Offset>(o * stride) : where[o];
+            where[o] = v > y[o] ? tap_index : where[o];
             y[o] = v > y[o] ? v : y[o];
           }
         } else {
           OPS_SIMD_LOOP
           for (index_t o = lo; o < hi; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
         }
+      }
+      if constexpr (kArg) {  // window o starts at r * in - pad + o * stride
+        const Offset start = static_cast<Offset>(r * in - pad), step = static_cast<Offset>(stride);
+        OPS_SIMD_LOOP
+        for (index_t o = lo; o < hi; ++o) where[o] += start + static_cast<Offset>(o) * step;
       }
       for (index_t o = hi; o < out; ++o) edge(o);
     }
@@ -647,49 +673,65 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
-// Plane i of max's input gradient: each output's gradient added at its window's first
-// maximum, found one axis at a time (values and plane offsets, of type Offset, carried
-// along).
-template <int kReq, typename Offset, typename DType>
-void MaxPoolPlaneGradient(index_t i, const ConvGeometry& g, const DType* og, const DType* in,
-                          DType* in_grad) {
+// Plane i's max pooling one axis at a time: each window's maximum into `value` and the plane
+// offset of its first maximum into `offset` (g.OutSize() each), the passes between them in
+// the calling thread's scratch (values and offsets carried along).
+template <typename DType>
+void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value,
+                  int32_t* offset) {
   const index_t width_done = g.in[0] * g.in[1] * g.out[2];
-  const index_t height_done = g.in[0] * g.out[1] * g.out[2];
-  const index_t n = width_done + height_done + g.OutSize();
+  const index_t height_done = IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
+  const index_t n = width_done + height_done;
   const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
   char* scratch = static_cast<char*>(
-      mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(Offset)));
-  DType* value = reinterpret_cast<DType*>(scratch);
-  Offset* offset = reinterpret_cast<Offset*>(scratch + value_bytes);
-  PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], value, offset);
-  PoolAlongRows<kMax, true>(g, 1, value, g.in[0], g.out[2], value + width_done, offset,
-                            offset + width_done);
-  const Offset* argmax = offset + width_done;
-  if (!IsIdentityAxis(g, 0)) {
-    PoolAlongRows<kMax, true>(g, 0, value + width_done, 1, g.out[1] * g.out[2],
-                              value + width_done + height_done, offset + width_done,
-                              offset + width_done + height_done);
-    argmax = offset + width_done + height_done;
+      mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(int32_t)));
+  DType* pass_value = reinterpret_cast<DType*>(scratch);
+  int32_t* pass_offset = reinterpret_cast<int32_t*>(scratch + value_bytes);
+  PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], pass_value,
+                             pass_offset);
+  if (IsIdentityAxis(g, 0)) {
+    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], value, pass_offset, offset);
+    return;
   }
-  DType* grad = in_grad + i * g.InSize();
-  if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
-  const DType* g_out = og + i * g.OutSize();
-  for (index_t at = 0; at < g.OutSize(); ++at) {
-    if (argmax[at] >= 0) grad[argmax[at]] += g_out[at];
-  }
+  PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
+                            pass_offset, pass_offset + width_done);
+  PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], value,
+                            pass_offset + width_done, offset);
 }
 
-// CPU item: plane i of max's input gradient; 32-bit offsets (half the traffic) where the
-// plane allows.
+// CPU item: plane i of max pooling, the maxima written (kReq) and their offsets in the plane
+// to the hidden argmax output (always). kWriteTo passes write the output directly.
+template <int kReq>
+struct MaxPoolPlaneForwardByAxis {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, const DType* in, DType* out,
+                  int32_t* argmax) {
+    DType* y = out + i * g.OutSize();
+    if constexpr (kReq == kWriteTo || kReq == kWriteInplace) {
+      MaxPoolPlane(i, g, in, y, argmax + i * g.OutSize());
+    } else {
+      std::vector<DType> value(static_cast<size_t>(g.OutSize()));
+      MaxPoolPlane(i, g, in, value.data(), argmax + i * g.OutSize());
+      OPS_SIMD_LOOP
+      for (index_t at = 0; at < g.OutSize(); ++at) AssignReq<kReq>(y + at, value[at]);
+    }
+  }
+};
+
+// CPU item: plane i of max's input gradient, each output's gradient added at the offset its
+// forward call kept. Offsets outside the plane (an empty window's -1, or a hidden output the
+// host did not get from the forward call) go nowhere.
 template <int kReq>
 struct MaxPoolPlaneBackwardByAxis {
   template <typename DType>
-  static void Map(index_t i, const ConvGeometry g, const PoolSpec, const DType* og,
-                  const DType* in, DType* in_grad) {
-    if (g.InSize() <= std::numeric_limits<int32_t>::max()) {
-      MaxPoolPlaneGradient<kReq, int32_t>(i, g, og, in, in_grad);
-    } else {
-      MaxPoolPlaneGradient<kReq, index_t>(i, g, og, in, in_grad);
+  static void Map(index_t i, const ConvGeometry g, const DType* og, const int32_t* argmax,
+                  DType* in_grad) {
+    DType* grad = in_grad + i * g.InSize();
+    if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
+    const DType* g_out = og + i * g.OutSize();
+    const int32_t* where = argmax + i * g.OutSize();
+    for (index_t at = 0; at < g.OutSize(); ++at) {
+      if (where[at] >= 0 && where[at] < g.InSize()) grad[where[at]] += g_out[at];
     }
   }
 };
@@ -703,17 +745,17 @@ MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, ind
   *last = hi / g.stride[a] + 1 < g.out[a] ? hi / g.stride[a] + 1 : g.out[a];
 }
 
-// GPU item: input element i, the sum of the gradients of the windows that hold it.
+// GPU item: input element i, the sum of the gradients of the windows that hold it (max: of
+// those whose kept argmax is this element).
 template <int kType, int kReq>
 struct PoolElementBackward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
                                   const DType* og, const DType* in, const DType* out,
-                                  DType* in_grad) {
+                                  const int32_t* argmax, DType* in_grad) {
     const index_t x = i % g.in[2], y = i / g.in[2] % g.in[1];
     const index_t z = i / (g.in[2] * g.in[1]) % g.in[0], plane = i / g.InSize();
     const index_t offset = i - plane * g.InSize();
-    const DType* data = in + plane * g.InSize();
     index_t d0, d1, h0, h1, w0, w1;
     OutputsHolding(g, 0, z, &d0, &d1);
     OutputsHolding(g, 1, y, &h0, &h1);
@@ -723,13 +765,10 @@ struct PoolElementBackward {
       for (index_t oh = h0; oh < h1; ++oh) {
         for (index_t ow = w0; ow < w1; ++ow) {
           const index_t at = plane * g.OutSize() + (od * g.out[1] + oh) * g.out[2] + ow;
-          const Window win = WindowAt(g, od, oh, ow);
           if constexpr (kType == kMax) {
-            index_t argmax;
-            PoolWindow<kMax, true>(g, spec, win, data, &argmax);
-            if (argmax == offset) sum += og[at];
+            if (argmax[at] == offset) sum += og[at];
           } else {
-            sum += ElementGradient<kType>(spec, win, og[at], out[at], data[offset]);
+            sum += ElementGradient<kType>(spec, WindowAt(g, od, oh, ow), og[at], out[at], in[i]);
           }
         }
       }
@@ -742,10 +781,14 @@ struct PoolElementBackward {
 // window). Functions of their own, so that nvcc never sees them called with a GPU stream.
 template <int kType, int kReq, typename DType>
 void PoolingForwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
-                         const PoolSpec& spec, index_t planes, const DType* in, DType* out) {
+                         const PoolSpec& spec, index_t planes, const DType* in, DType* out,
+                         int32_t* argmax) {
   if constexpr (kType == kLp) {
     Kernel<PoolPlaneForward<kType, kReq>, cpu>::LaunchItems(
         stream, planes, g.OutSize() * g.KernelSize(), g, spec, in, out);
+  } else if constexpr (kType == kMax) {
+    Kernel<MaxPoolPlaneForwardByAxis<kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g, in,
+                                                              out, argmax);
   } else {
     Kernel<PoolPlaneForwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
                                                                   spec, in, out);
@@ -755,13 +798,14 @@ void PoolingForwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
 template <int kType, int kReq, typename DType>
 void PoolingBackwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
                           const PoolSpec& spec, index_t planes, const DType* out_grad,
-                          const DType* in, const DType* out, DType* in_grad) {
+                          const DType* in, const DType* out, const int32_t* argmax,
+                          DType* in_grad) {
   if constexpr (kType == kAvg || kType == kSum) {
     Kernel<PoolPlaneBackwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(),
                                                                    g, spec, out_grad, in_grad);
   } else if constexpr (kType == kMax) {
     Kernel<MaxPoolPlaneBackwardByAxis<kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
-                                                               spec, out_grad, in, in_grad);
+                                                               out_grad, argmax, in_grad);
   } else {
     Kernel<PoolPlaneBackward<kType, kReq>, cpu>::LaunchItems(
         stream, planes, g.OutSize() * g.KernelSize(), g, spec, out_grad, in, out, in_grad);
@@ -780,9 +824,14 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
         constexpr int kType = decltype(type)::value;
+        int32_t* argmax = kType == kMax ? out[1].dptr<int32_t>() : nullptr;
         if constexpr (std::is_same_v<xpu, cpu>) {
           PoolingForwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
-                                          out[0].dptr<DType>());
+                                          out[0].dptr<DType>(), argmax);
+        } else if constexpr (kType == kMax) {
+          Kernel<MaxPoolElementForward<Req>, xpu>::Launch(stream, planes * g.OutSize(), g, spec,
+                                                          in[0].dptr<DType>(),
+                                                          out[0].dptr<DType>(), argmax);
         } else {
           Kernel<PoolElementForward<kType, Req>, xpu>::Launch(
               stream, planes * g.OutSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
@@ -792,28 +841,33 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   });
 }
 
-// Inputs: out_grad, data, out. Output: data_grad.
+// Inputs: out_grad (and, for max, the argmax's, unused), data, out (and, for max, argmax).
+// Output: data_grad.
 template <typename xpu>
 void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
   const PoolingParam& param = GetParam<PoolingParam>(attrs);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
-  const ConvGeometry g = As3D(Geometry(param, in[1].shape_));
+  const size_t outputs = NumOutputs(param);
+  const TBlob& data = in[outputs];
+  const TBlob& pooled = in[outputs + 1];
+  const int32_t* argmax = param.pool_type == kMax ? in[outputs + 2].dptr<int32_t>() : nullptr;
+  const ConvGeometry g = As3D(Geometry(param, data.shape_));
   const PoolSpec spec = SpecOf(param);
-  const index_t planes = in[1].shape_[0] * g.channels;
+  const index_t planes = data.shape_[0] * g.channels;
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       PoolTypeSwitch(spec.type, [&](auto type) {
         constexpr int kType = decltype(type)::value;
         if constexpr (std::is_same_v<xpu, cpu>) {
           PoolingBackwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
-                                           in[1].dptr<DType>(), in[2].dptr<DType>(),
+                                           data.dptr<DType>(), pooled.dptr<DType>(), argmax,
                                            out[0].dptr<DType>());
         } else {
           Kernel<PoolElementBackward<kType, Req>, xpu>::Launch(
-              stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), in[1].dptr<DType>(),
-              in[2].dptr<DType>(), out[0].dptr<DType>());
+              stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), data.dptr<DType>(),
+              pooled.dptr<DType>(), argmax, out[0].dptr<DType>());
         }
       });
     });

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -257,6 +258,37 @@ TEST(PoolingTest, MaxSkipsNaNAndEmptyWindows) {
                 pc.grad);
     }
   }
+}
+
+// Max pooling's hidden second output: each window's first maximum as an int32 offset in its
+// plane (-1 for an empty window), which the backward operator follows; offsets a host gives
+// that are not in the plane send their gradient nowhere.
+TEST(PoolingTest, MaxKeepsItsArgmaxForTheGradient) {
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("Pooling"), {{"kernel", "(1,2)"}, {"stride", "(1,2)"},
+                                      {"pooling_convention", "full"}});
+  EXPECT_EQ(*Op::Get("Pooling")->GetAttr<uint32_t>("TNumVisibleOutputs"), 1u);
+  EXPECT_EQ(Op::Get("Pooling")->num_outputs(attrs), 2u);
+  EXPECT_EQ(Op::Get("Pooling")->num_outputs(ParseAttrs(
+                Op::Get("Pooling"), {{"kernel", "(2,2)"}, {"pool_type", "avg"}})),
+            1u);
+  CpuTensor data(TShape{2, 1, 1, 5}, mshadow::kFloat32);
+  testing::SetValues(data.blob(), {3, 1, 4, 4, 2, 0, 9, 9, 8, 7});
+  const std::vector<CpuTensor> out = RunCpu(attrs, {data.blob()});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].type_flag(), mshadow::kInt32);
+  EXPECT_EQ(testing::ToValues(out[1].blob()), (Values{0, 2, 4, 1, 2, 4}));
+  // The backward operator reads the offsets given, not the data.
+  testing::SetValues(out[1].blob(), {1, 3, -1, 0, 7, -5});
+  CpuTensor head(out[0].shape(), mshadow::kFloat32), hidden_head(out[1].shape(), mshadow::kInt32);
+  testing::SetValues(head.blob(), {1, 2, 3, 4, 5, 6});
+  CpuTensor grad(data.shape(), mshadow::kFloat32);
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
+                       BackwardInputs(attrs, {head.blob(), hidden_head.blob()}, {data.blob()},
+                                      Blobs(out)),
+                       {kWriteTo}, {grad.blob()});
+  EXPECT_EQ(testing::ToValues(grad.blob()), (Values{0, 1, 0, 2, 0, 4, 0, 0, 0, 0}));
 }
 
 TEST(PoolingTest, BadParametersAndShapes) {

@@ -23,6 +23,12 @@ CpuTensor TensorLike(const TBlob& like, const Values& values) {
   return t;
 }
 
+// How many of the operator's outputs a caller sees (TNumVisibleOutputs; all by default).
+size_t VisibleOutputs(const std::string& op_name, size_t outputs) {
+  const uint32_t* visible = Op::Get(op_name)->GetAttr<uint32_t>("TNumVisibleOutputs");
+  return visible != nullptr ? std::min<size_t>(*visible, outputs) : outputs;
+}
+
 }  // namespace
 
 void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
@@ -47,9 +53,12 @@ std::vector<CpuTensor> Backward(const OpCase& c, const std::vector<CpuTensor>& i
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
   const NodeAttrs backward_attrs = BackwardAttrs(attrs);
   const std::vector<CpuTensor> outputs = Forward(c, inputs);
+  // Hidden outputs take no gradient from the caller: zeros.
   std::vector<CpuTensor> heads, grads;
-  for (size_t k = 0; k < outputs.size() && k < out_grads.size(); ++k) {
-    heads.push_back(TensorLike(outputs[k].blob(), out_grads[k]));
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    heads.push_back(k < out_grads.size()
+                        ? TensorLike(outputs[k].blob(), out_grads[k])
+                        : CpuTensor(outputs[k].shape(), outputs[k].type_flag()));
   }
   for (const CpuTensor& x : inputs) grads.emplace_back(x.shape(), x.type_flag());
   Invoke<mshadow::cpu>(backward_attrs, MakeCpuContext(backward_attrs, true),
@@ -73,9 +82,10 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64, do
     for (const CpuTensor& t : inputs) input_values.push_back(ToValues(t.blob()));
     const std::vector<Values> expected = reference(input_values);
     const std::vector<CpuTensor> outputs = Forward(c, inputs);
-    ASSERT_EQ(outputs.size(), expected.size()) << c.op;
+    // The reference gives the visible outputs (hidden ones are checked through the gradient).
+    ASSERT_EQ(VisibleOutputs(c.op, outputs.size()), expected.size()) << c.op;
     const double rtol = type_flag == mshadow::kFloat64 ? rtol64 : rtol32;
-    for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ(outputs[i].type_flag(), type_flag) << c.op << " output " << i;
       ExpectClose(expected[i], ToValues(outputs[i].blob()), rtol, rtol,
                   c.op + " " + mshadow::TypeFlagName(type_flag) + " output " +
@@ -89,6 +99,8 @@ void CheckWriteModes(const OpCase& c) {
   const std::vector<CpuTensor> reference = Forward(c, inputs);
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
   std::mt19937_64 rng(7);
+  // Hidden outputs are written whatever the request; the visible ones are checked.
+  const size_t visible = VisibleOutputs(c.op, reference.size());
   for (const OpReqType req : {kWriteTo, kAddTo, kNullOp}) {
     std::vector<CpuTensor> outputs;
     std::vector<Values> before;
@@ -96,11 +108,13 @@ void CheckWriteModes(const OpCase& c) {
       before.push_back(RandomValues(static_cast<size_t>(r.shape().Size()), -5, 5, &rng));
       outputs.push_back(TensorLike(r.blob(), before.back()));
     }
+    std::vector<OpReqType> requests(outputs.size(), kWriteTo);
+    std::fill(requests.begin(), requests.begin() + visible, req);
     // Fresh copies of the inputs: an operator must not write them.
     const std::vector<CpuTensor> fresh = MakeInputs(c, mshadow::kFloat64);
-    Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, true), Blobs(fresh),
-                         std::vector<OpReqType>(outputs.size(), req), Blobs(outputs));
-    for (size_t i = 0; i < outputs.size(); ++i) {
+    Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, true), Blobs(fresh), requests,
+                         Blobs(outputs));
+    for (size_t i = 0; i < visible; ++i) {
       Values expected = ToValues(reference[i].blob());
       if (req == kAddTo) {
         for (size_t j = 0; j < expected.size(); ++j) expected[j] += before[i][j];

@@ -26,13 +26,13 @@ namespace testing {
 // Runs the forward operator on the CPU (outputs allocated, kWriteTo).
 std::vector<CpuTensor> Forward(const OpCase& c, const std::vector<CpuTensor>& inputs);
 
-// Runs the backward operator on the CPU (kWriteTo) with output gradients of the given values;
-// returns the input gradients.
+// Runs the backward operator on the CPU (kWriteTo) with output gradients of the given values
+// (zeros for outputs past them: the hidden ones); returns the input gradients.
 std::vector<CpuTensor> Backward(const OpCase& c, const std::vector<CpuTensor>& inputs,
                                 const std::vector<Values>& out_grads);
 
-// Compares the forward outputs with `reference` (given the inputs' values) in float64 with
-// `rtol64` and in float32 with `rtol32`.
+// Compares the forward's visible outputs with `reference` (given the inputs' values) in
+// float64 with `rtol64` and in float32 with `rtol32`.
 using Reference = std::function<std::vector<Values>(const std::vector<Values>& inputs)>;
 // The reference of a unary elementwise operator: f applied to every element.
 Reference ElementwiseReference(std::function<double(double)> f);
@@ -40,7 +40,7 @@ Reference ElementwiseReference(std::function<double(double)> f);
 void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = 1e-12,
                   double rtol32 = 1e-5);
 
-// kWriteTo overwrites whatever the outputs held, kAddTo adds to it, kNullOp leaves it.
+// kWriteTo overwrites whatever the visible outputs held, kAddTo adds to it, kNullOp leaves it.
 void CheckWriteModes(const OpCase& c);
 
 // The backward operator's gradients against central differences of a random projection of

@@ -6,6 +6,7 @@
 #define OPS_CONVOLUTION_INL_H_
 
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"
@@ -14,6 +15,7 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/winograd_conv.h"
 
 namespace ops {
 namespace convolution {
@@ -117,6 +119,34 @@ Tensor<xpu, 2, DType> ColumnBuffer(const OpContext& ctx, const ConvGeometry& g,
                                                           stream);
 }
 
+// The forward convolution as a Winograd F(2x2, 3x3) problem, and its data gradient's (the
+// output gradient convolved with the flipped kernels, channel axes swapped, padded 2 - pad).
+inline winograd::Shape WinogradForward(const ConvGeometry& g, index_t batch, index_t filters) {
+  return {batch, g.channels, filters, g.in[0], g.in[1], g.out[0], g.out[1], g.pad[0], g.pad[1]};
+}
+inline winograd::Shape WinogradDataGradient(const ConvGeometry& g, index_t batch,
+                                            index_t filters) {
+  return {batch, filters, g.channels, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pad[0],
+          2 - g.pad[1]};
+}
+
+// Whether the CPU runs this convolution (and, with `data_gradient`, its data gradient) by
+// Winograd's F(2x2, 3x3) instead of im2col.
+template <typename xpu>
+bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters,
+                  bool data_gradient) {
+  if (!std::is_same_v<xpu, cpu> || !winograd::Applies(g, gs.groups, filters)) return false;
+  return !data_gradient || (g.pad[0] <= 2 && g.pad[1] <= 2);
+}
+
+template <typename DType>
+DType* WinogradWorkspace(const OpContext& ctx, const winograd::Shape& shape,
+                         mshadow::Stream<cpu>* stream) {
+  return ctx.requested[0]
+      .get_space_typed<cpu, 1, DType>(mshadow::Shape1(shape.WorkspaceSize()), stream)
+      .dptr_;
+}
+
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
 // (N, F, output spatial...).
 template <typename xpu>
@@ -137,6 +167,19 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                       stream);
     auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
                                                   stream);
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (UsesWinograd<xpu>(g, gs, filters, false)) {
+        const winograd::Shape shape = WinogradForward(g, batch, filters);
+        const DType* w = weight.dptr_;
+        const index_t kernel_size = 9 * g.channels;
+        winograd::Convolve(
+            stream, shape, data.dptr_,
+            [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
+            param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
+            WinogradWorkspace<DType>(ctx, shape, stream));
+        return;
+      }
+    }
     Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
     for (index_t n = 0; n < batch; ++n) {
       Im2Col(stream, g, data[n].dptr_, col.dptr_);
@@ -182,6 +225,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         mshadow::Shape2(batch, g.channels * g.InSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
+    const bool winograd_data_gradient = UsesWinograd<xpu>(g, gs, filters, true);
     Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
     for (index_t n = 0; n < batch; ++n) {
       Tensor<xpu, 2, DType> ogn = og[n];
@@ -196,13 +240,25 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         }
       }
       // Data gradient: weight^T * og into the column matrix, folded back onto the image.
-      if (req[0] != kNullOp) {
+      if (req[0] != kNullOp && !winograd_data_gradient) {
         for (index_t grp = 0; grp < gs.groups; ++grp) {
           col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows) =
               dot(weight.Slice(grp * gs.filters, (grp + 1) * gs.filters).T(),
                   ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters));
         }
         Col2Im(stream, g, col.dptr_, dx[n].dptr_, req[0]);
+      }
+    }
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (winograd_data_gradient) {
+        const winograd::Shape shape = WinogradDataGradient(g, batch, filters);
+        const DType* w = weight.dptr_;
+        const index_t channels = g.channels;
+        winograd::Convolve(
+            stream, shape, og.dptr_,
+            [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
+            static_cast<const DType*>(nullptr),
+            dx.dptr_, req[0], WinogradWorkspace<DType>(ctx, shape, stream));
       }
     }
     if (!param.no_bias) {

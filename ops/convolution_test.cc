@@ -111,6 +111,14 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, ConvolutionTest,
     ::testing::Values(
         ConvCase{"conv2d_3x3_pad1", TShape{2, 3, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 1, false},
+        // 3x3, stride 1: the CPU runs these (and, for pad <= 2, their data gradients) by
+        // Winograd's F(2x2, 3x3), odd output extents and all-padding tiles included.
+        ConvCase{"conv2d_3x3_pad0_odd_extents", TShape{1, 2, 7, 8},
+                 {{3, 1, 1, 0}, {3, 1, 1, 0}}, 3, 1, true},
+        ConvCase{"conv2d_3x3_pad2_pad1", TShape{2, 3, 6, 5}, {{3, 1, 1, 2}, {3, 1, 1, 1}}, 2, 1,
+                 false},
+        ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1,
+                 false},
         ConvCase{"conv2d_stride2_no_bias", TShape{2, 2, 7, 6}, {{3, 2, 1, 0}, {2, 2, 1, 1}}, 3, 1,
                  true},
         ConvCase{"conv2d_dilated", TShape{1, 2, 7, 7}, {{3, 1, 2, 2}, {3, 1, 2, 1}}, 2, 1, false},
@@ -125,6 +133,22 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
                  1, false}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+// Images go through Winograd's gemms a few at a time (about 1024 tiles): several chunks, the
+// last one short.
+TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
+  const TShape data{5, 3, 40, 38};
+  const std::vector<Axis> axes{{3, 1, 1, 1}, {3, 1, 1, 1}};
+  const OpCase c{"Convolution",
+                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}},
+                 {InputSpec{data}, InputSpec{TShape{4, 3, 3, 3}}, InputSpec{TShape{4}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{
+        DirectConvolution(data, in[0], in[1], &in[2], axes, 4, 1, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+}
 
 TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {
   const OpCase c{"Convolution",

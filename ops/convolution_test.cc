@@ -119,6 +119,9 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1,
                  false},
+        // More than 8 channels and filters: the point products' 8-row tiles and the rows left.
+        ConvCase{"conv2d_3x3_9_to_10_channels", TShape{1, 9, 5, 4}, {{3, 1, 1, 1}, {3, 1, 1, 1}},
+                 10, 1, false},
         ConvCase{"conv2d_stride2_no_bias", TShape{2, 2, 7, 6}, {{3, 2, 1, 0}, {2, 2, 1, 1}}, 3, 1,
                  true},
         ConvCase{"conv2d_dilated", TShape{1, 2, 7, 7}, {{3, 1, 2, 2}, {3, 1, 2, 1}}, 2, 1, false},
@@ -140,12 +143,12 @@ TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
   const TShape data{5, 3, 40, 38};
   const std::vector<Axis> axes{{3, 1, 1, 1}, {3, 1, 1, 1}};
   const OpCase c{"Convolution",
-                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}},
-                 {InputSpec{data}, InputSpec{TShape{4, 3, 3, 3}}, InputSpec{TShape{4}}}};
+                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "17"}},
+                 {InputSpec{data}, InputSpec{TShape{17, 3, 3, 3}}, InputSpec{TShape{17}}}};
   const TShape out_shape = testing::InferOutputShapes(c)[0];
   testing::CheckForward(c, [&](const std::vector<Values>& in) {
     return std::vector<Values>{
-        DirectConvolution(data, in[0], in[1], &in[2], axes, 4, 1, out_shape)};
+        DirectConvolution(data, in[0], in[1], &in[2], axes, 17, 1, out_shape)};
   });
   testing::CheckWriteModes(c);
 }

@@ -8,7 +8,10 @@
 // over channels, each of the 16 points is a matrix product, U[p] (out x in) times V[p] (in x
 // tiles), so the work is 16 gemms with 16 multiply-adds per tile and channel pair where im2col
 // and one gemm need 36: 2.25 times fewer. The transforms are additions only, along contiguous
-// rows (the patches' even and odd columns kept apart), so they vectorize.
+// rows (the patches' even and odd columns kept apart), so they vectorize. The products are
+// this file's own register-tiled kernel, a point and a block of tiles per item on the
+// library's threads: OpenBLAS, called once per point, spread these 64x64 by 64x1568 products
+// over its threads poorly (docs/benchmarks.md).
 //
 // Convolution's forward operator uses it for data; its backward operator for the data
 // gradient, which is the same convolution of the output gradient with the kernels flipped
@@ -18,9 +21,10 @@
 #define OPS_WINOGRAD_CONV_H_
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
-#include "mshadow/tensor.h"
+#include "mshadow/base.h"
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/vector_loop.h"
@@ -29,7 +33,6 @@ namespace ops {
 namespace winograd {
 
 using mshadow::cpu;
-using mshadow::Tensor;
 
 constexpr index_t kPoints = 16;  // transformed points of a 4x4 patch
 
@@ -164,6 +167,95 @@ struct TransformInputPlane {
   }
 };
 
+// Tells the compiler to unroll a loop of constant trip count completely, so that a tile's
+// accumulators stay in registers. Nothing under nvcc (these kernels are the CPU's).
+#if defined(__CUDACC__)
+#define OPS_UNROLL_FULLY
+#else
+#define OPS_UNROLL_FULLY _Pragma("GCC unroll 16")
+#endif
+
+// c + a * b, fused where the packet has a fused multiply-add (float's do).
+template <typename P>
+MSHADOW_CINLINE P MultiplyAdd(P a, P b, P c) {
+  if constexpr (std::is_same_v<P, vec::Full<float>> &&
+                MSHADOW_DEFAULT_PACKET != mshadow::packet::kPlain) {
+    return MulAdd(a, b, c);
+  } else {
+    return a * b + c;
+  }
+}
+
+// c (kRows x 2 packets, row stride ldc) = a (kRows x depth, row-major) times b (depth x 2
+// packets, row stride ldb): each of a's elements broadcast once, each of b's rows loaded
+// once, kRows * 2 packet accumulators.
+template <int kRows, typename DType>
+MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t depth, const DType* b, index_t ldb,
+                                  DType* c, index_t ldc) {
+  using P = vec::Full<DType>;
+  P acc[kRows][2];
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = P::Fill(DType(0));
+  for (index_t k = 0; k < depth; ++k) {
+    const P b0 = P::LoadUnAligned(b + k * ldb);
+    const P b1 = P::LoadUnAligned(b + k * ldb + P::kSize);
+    OPS_UNROLL_FULLY
+    for (int i = 0; i < kRows; ++i) {
+      const P ai = P::Fill(a[i * depth + k]);
+      acc[i][0] = MultiplyAdd(ai, b0, acc[i][0]);
+      acc[i][1] = MultiplyAdd(ai, b1, acc[i][1]);
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    acc[i][0].StoreUnAligned(c + i * ldc);
+    acc[i][1].StoreUnAligned(c + i * ldc + P::kSize);
+  }
+}
+
+// c (rows x cols, row stride ldc) = a (rows x depth, row-major) times b (depth x cols, row
+// stride ldb): tiles of 8 rows and 2 packets (b's slab of them stays in the L1 cache while
+// every row block passes over it), then the last rows, then the last columns one at a time.
+template <typename DType>
+void MultiplyBlock(index_t rows, index_t depth, index_t cols, const DType* a, const DType* b,
+                   index_t ldb, DType* c, index_t ldc) {
+  constexpr index_t kWidth = 2 * vec::Full<DType>::kSize;
+  index_t col = 0;
+  for (; col + kWidth <= cols; col += kWidth) {
+    index_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+      MultiplyTile<8>(a + r * depth, depth, b + col, ldb, c + r * ldc + col, ldc);
+    }
+    for (; r < rows; ++r) {
+      MultiplyTile<1>(a + r * depth, depth, b + col, ldb, c + r * ldc + col, ldc);
+    }
+  }
+  for (index_t r = 0; r < rows; ++r) {
+    for (index_t j = col; j < cols; ++j) {
+      DType sum = 0;
+      for (index_t k = 0; k < depth; ++k) sum += a[r * depth + k] * b[k * ldb + j];
+      c[r * ldc + j] = sum;
+    }
+  }
+}
+
+constexpr index_t kBlockTiles = 256;  // columns (tiles) of one point product item
+
+// Item: point `item / blocks` and a block of kBlockTiles tiles: m[p] = u[p] (out x in) times
+// v[p] (in x tiles) on those columns.
+struct PointProduct {
+  template <typename DType>
+  static void Map(index_t item, const Shape s, index_t tiles, const DType* u, const DType* v,
+                  DType* m) {
+    const index_t blocks = (tiles + kBlockTiles - 1) / kBlockTiles;
+    const index_t p = item / blocks, begin = item % blocks * kBlockTiles;
+    const index_t cols = std::min(kBlockTiles, tiles - begin);
+    MultiplyBlock(s.out_channels, s.in_channels, cols, u + p * s.out_channels * s.in_channels,
+                  v + p * s.in_channels * tiles + begin, tiles,
+                  m + p * s.out_channels * tiles + begin, tiles);
+  }
+};
+
 // Item: one output plane (image `item / out_channels` of the chunk, channel `item %
 // out_channels`): Y = A^T M A for every tile of m[p][channel][tile], plus the bias (if any),
 // written (kAdd: added) to the plane.
@@ -242,15 +334,11 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, K
     Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
                                                   s, tiles, data + first * s.in_channels * in_plane,
                                                   v);
-    for (index_t q = 0; q < kPoints; ++q) {
-      Tensor<cpu, 2, DType> uq(u + q * s.out_channels * s.in_channels,
-                               mshadow::Shape2(s.out_channels, s.in_channels), stream);
-      Tensor<cpu, 2, DType> vq(v + q * s.in_channels * tiles,
-                               mshadow::Shape2(s.in_channels, tiles), stream);
-      Tensor<cpu, 2, DType> mq(m + q * s.out_channels * tiles,
-                               mshadow::Shape2(s.out_channels, tiles), stream);
-      mq = mshadow::expr::dot(uq, vq);
-    }
+    const index_t blocks = (tiles + kBlockTiles - 1) / kBlockTiles;
+    Kernel<PointProduct, cpu>::LaunchItems(stream, kPoints * blocks,
+                                           s.out_channels * s.in_channels * kBlockTiles, s,
+                                           tiles, static_cast<const DType*>(u),
+                                           static_cast<const DType*>(v), m);
     DType* out_chunk = out + first * s.out_channels * out_plane;
     const index_t planes = images * s.out_channels;
     if (req == kAddTo) {

@@ -225,28 +225,35 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         mshadow::Shape2(batch, g.channels * g.InSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
+    // On the CPU, 3x3 stride-1 convolutions take both gradients by Winograd (the data
+    // gradient only for pad <= 2); the rest goes through the column matrix, image by image.
+    const bool winograd_weight_gradient = UsesWinograd<xpu>(g, gs, filters, false);
     const bool winograd_data_gradient = UsesWinograd<xpu>(g, gs, filters, true);
-    Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
-    for (index_t n = 0; n < batch; ++n) {
-      Tensor<xpu, 2, DType> ogn = og[n];
-      // Weight gradient: og * col^T, summed over the batch (the first image writes).
-      if (req[1] != kNullOp) {
-        Im2Col(stream, g, data[n].dptr_, col.dptr_);
-        const OpReqType dw_req = n == 0 ? req[1] : kAddTo;
-        for (index_t grp = 0; grp < gs.groups; ++grp) {
-          Assign(dw.Slice(grp * gs.filters, (grp + 1) * gs.filters), dw_req,
-                 dot(ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters),
-                     col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows).T()));
+    const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient;
+    const bool im2col_data_gradient = req[0] != kNullOp && !winograd_data_gradient;
+    if (im2col_weight_gradient || im2col_data_gradient) {
+      Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
+      for (index_t n = 0; n < batch; ++n) {
+        Tensor<xpu, 2, DType> ogn = og[n];
+        // Weight gradient: og * col^T, summed over the batch (the first image writes).
+        if (im2col_weight_gradient) {
+          Im2Col(stream, g, data[n].dptr_, col.dptr_);
+          const OpReqType dw_req = n == 0 ? req[1] : kAddTo;
+          for (index_t grp = 0; grp < gs.groups; ++grp) {
+            Assign(dw.Slice(grp * gs.filters, (grp + 1) * gs.filters), dw_req,
+                   dot(ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters),
+                       col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows).T()));
+          }
         }
-      }
-      // Data gradient: weight^T * og into the column matrix, folded back onto the image.
-      if (req[0] != kNullOp && !winograd_data_gradient) {
-        for (index_t grp = 0; grp < gs.groups; ++grp) {
-          col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows) =
-              dot(weight.Slice(grp * gs.filters, (grp + 1) * gs.filters).T(),
-                  ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters));
+        // Data gradient: weight^T * og into the column matrix, folded back onto the image.
+        if (im2col_data_gradient) {
+          for (index_t grp = 0; grp < gs.groups; ++grp) {
+            col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows) =
+                dot(weight.Slice(grp * gs.filters, (grp + 1) * gs.filters).T(),
+                    ogn.Slice(grp * gs.filters, (grp + 1) * gs.filters));
+          }
+          Col2Im(stream, g, col.dptr_, dx[n].dptr_, req[0]);
         }
-        Col2Im(stream, g, col.dptr_, dx[n].dptr_, req[0]);
       }
     }
     if constexpr (std::is_same_v<xpu, cpu>) {
@@ -257,8 +264,14 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         winograd::Convolve(
             stream, shape, og.dptr_,
             [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
-            static_cast<const DType*>(nullptr),
-            dx.dptr_, req[0], WinogradWorkspace<DType>(ctx, shape, stream));
+            static_cast<const DType*>(nullptr), dx.dptr_, req[0],
+            WinogradWorkspace<DType>(ctx, shape, stream));
+      }
+      if (winograd_weight_gradient) {
+        const winograd::Shape shape = WinogradForward(g, batch, filters);
+        winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
+                                 static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
+                                 WinogradWorkspace<DType>(ctx, shape, stream));
       }
     }
     if (!param.no_bias) {

@@ -119,6 +119,9 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1,
                  false},
+        // Two chunks of images (3 of 289 tiles each, then 1) through every gradient.
+        ConvCase{"conv2d_3x3_two_chunks", TShape{4, 1, 33, 33}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 2,
+                 1, false},
         // More than 8 channels and filters: the point products' 8-row tiles and the rows left.
         ConvCase{"conv2d_3x3_9_to_10_channels", TShape{1, 9, 5, 4}, {{3, 1, 1, 1}, {3, 1, 1, 1}},
                  10, 1, false},

@@ -315,6 +315,155 @@ struct TransformOutputPlane {
   }
 };
 
+// ---- The kernel gradient. With Y = A^T (U .* V) A per tile and U = G g G^T, the gradient
+// of a kernel g is G^T dU G, where dU[p] (out x in) sums, over tiles, (A dY A^T)[p] (out x
+// tiles) times V[p] transposed (tiles x in): 16 products again, reducing over the tiles.
+
+// Item: one output-gradient plane (image `item / out_channels` of the chunk, channel `item %
+// out_channels`): A dY A^T for every 2x2 block (zero past the plane's edge), written to
+// y[p][channel][tile].
+struct TransformOutputGradientPlane {
+  template <typename DType>
+  static void Map(index_t item, const Shape s, index_t tiles, const DType* out_grad, DType* y) {
+    const index_t image = item / s.out_channels, channel = item % s.out_channels;
+    const index_t tw = s.TilesW();
+    const DType* plane = out_grad + item * s.out_h * s.out_w;
+    DType* ybase = y + channel * tiles + image * s.TilesPerImage();
+    const index_t point_stride = s.out_channels * tiles;
+    // The block's two rows, even and odd columns apart (zero past the edge).
+    std::vector<DType> rows(4 * tw);
+    for (index_t ty = 0; ty < s.TilesH(); ++ty) {
+      for (int dy = 0; dy < 2; ++dy) {
+        DType* __restrict__ even = rows.data() + 2 * dy * tw;
+        DType* __restrict__ odd = even + tw;
+        const index_t oy = 2 * ty + dy;
+        if (oy >= s.out_h) {
+          std::fill(even, even + 2 * tw, DType(0));
+          continue;
+        }
+        const DType* __restrict__ src = plane + oy * s.out_w;
+        const index_t pairs = s.out_w / 2;
+        OPS_SIMD_LOOP
+        for (index_t tx = 0; tx < pairs; ++tx) {
+          even[tx] = src[2 * tx];
+          odd[tx] = src[2 * tx + 1];
+        }
+        if (pairs < tw) {  // an odd width: the last block's right column is past the edge
+          even[pairs] = src[2 * pairs];
+          odd[pairs] = DType(0);
+        }
+      }
+      const DType* __restrict__ e0 = rows.data();
+      const DType* __restrict__ o0 = e0 + tw;
+      const DType* __restrict__ e1 = o0 + tw;
+      const DType* __restrict__ o1 = e1 + tw;
+      // Row r of A dY is A[r][0] * (e0, o0) + A[r][1] * (e1, o1); each row (x, z) then
+      // becomes x, x + z, x - z, -z (times A^T).
+      static constexpr int kA[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, -1}};
+      for (int r = 0; r < 4; ++r) {
+        const DType top = DType(kA[r][0]), bottom = DType(kA[r][1]);
+        DType* __restrict__ y0 = ybase + (4 * r) * point_stride + ty * tw;
+        DType* __restrict__ y1 = ybase + (4 * r + 1) * point_stride + ty * tw;
+        DType* __restrict__ y2 = ybase + (4 * r + 2) * point_stride + ty * tw;
+        DType* __restrict__ y3 = ybase + (4 * r + 3) * point_stride + ty * tw;
+        OPS_SIMD_LOOP
+        for (index_t tx = 0; tx < tw; ++tx) {
+          const DType x = top * e0[tx] + bottom * e1[tx];
+          const DType z = top * o0[tx] + bottom * o1[tx];
+          y0[tx] = x;
+          y1[tx] = x + z;
+          y2[tx] = x - z;
+          y3[tx] = -z;
+        }
+      }
+    }
+  }
+};
+
+// out[i][j] += the dot product of a's row i and b's row j over n elements (rows ld apart):
+// kRows + kCols packet loads feed kRows * kCols fused multiply-adds.
+template <int kRows, int kCols, typename DType>
+MSHADOW_CINLINE void DotTile(const DType* a, const DType* b, index_t ld, index_t n, DType* out,
+                             index_t ldo) {
+  using P = vec::Full<DType>;
+  P acc[kRows][kCols];
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kCols; ++j) acc[i][j] = P::Fill(DType(0));
+  }
+  index_t t = 0;
+  for (; t + P::kSize <= n; t += P::kSize) {
+    P bj[kCols];
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kCols; ++j) bj[j] = P::LoadUnAligned(b + j * ld + t);
+    OPS_UNROLL_FULLY
+    for (int i = 0; i < kRows; ++i) {
+      const P ai = P::LoadUnAligned(a + i * ld + t);
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kCols; ++j) acc[i][j] = MultiplyAdd(ai, bj[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < kRows; ++i) {
+    for (int j = 0; j < kCols; ++j) {
+      DType sum = acc[i][j].Sum();
+      for (index_t k = t; k < n; ++k) sum += a[i * ld + k] * b[j * ld + k];
+      out[i * ldo + j] += sum;
+    }
+  }
+}
+
+// Item: point `item / row_blocks` and output channels [4 * (item % row_blocks), + 4):
+// du[p] (out x in) += y[p] (out x tiles) times v[p] (in x tiles) transposed.
+struct PointGradient {
+  template <typename DType>
+  static void Map(index_t item, const Shape s, index_t tiles, const DType* y, const DType* v,
+                  DType* du) {
+    const index_t row_blocks = (s.out_channels + 3) / 4;
+    const index_t p = item / row_blocks, first = item % row_blocks * 4;
+    const index_t rows = std::min<index_t>(4, s.out_channels - first);
+    const DType* yp = y + (p * s.out_channels + first) * tiles;
+    const DType* vp = v + p * s.in_channels * tiles;
+    DType* dup = du + (p * s.out_channels + first) * s.in_channels;
+    index_t done = 0;  // input channels the 4x4 tiles covered
+    if (rows == 4) {
+      for (; done + 4 <= s.in_channels; done += 4) {
+        DotTile<4, 4>(yp, vp + done * tiles, tiles, tiles, dup + done, s.in_channels);
+      }
+    }
+    for (index_t i = 0; i < rows; ++i) {
+      for (index_t j = done; j < s.in_channels; ++j) {
+        DotTile<1, 1>(yp + i * tiles, vp + j * tiles, tiles, tiles, dup + i * s.in_channels + j,
+                      s.in_channels);
+      }
+    }
+  }
+};
+
+// Item: kernel (o, i) = item / in, item % in: G^T du G from its 16 points, written (kAdd:
+// added) to grad[o][i] (3x3).
+template <bool kAdd>
+struct FoldKernelGradient {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t item, index_t plane, const DType* du, DType* grad) {
+    DType x[4][4];
+    for (int q = 0; q < 16; ++q) x[q / 4][q % 4] = du[q * plane + item];
+    DType z[3][4];  // G^T x
+    for (int c = 0; c < 4; ++c) {
+      z[0][c] = x[0][c] + DType(0.5) * (x[1][c] + x[2][c]);
+      z[1][c] = DType(0.5) * (x[1][c] - x[2][c]);
+      z[2][c] = DType(0.5) * (x[1][c] + x[2][c]) + x[3][c];
+    }
+    DType* out = grad + item * 9;
+    for (int r = 0; r < 3; ++r) {  // (G^T x) G
+      const DType k[3] = {z[r][0] + DType(0.5) * (z[r][1] + z[r][2]),
+                          DType(0.5) * (z[r][1] - z[r][2]),
+                          DType(0.5) * (z[r][1] + z[r][2]) + z[r][3]};
+      for (int c = 0; c < 3; ++c) out[r * 3 + c] = kAdd ? out[r * 3 + c] + k[c] : k[c];
+    }
+  }
+};
+
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
 // `bias` (out_channels; null: none). `workspace` holds s.WorkspaceSize() elements.
@@ -348,6 +497,44 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, K
       Kernel<TransformOutputPlane<false>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s,
                                                             tiles, m, bias, out_chunk);
     }
+  }
+}
+
+// kernel_grad (out_channels, in_channels, 3, 3), written as `req` says, = the gradient of the
+// convolution of data (images, in_channels, in_h, in_w) for out_grad (images, out_channels,
+// out_h, out_w). `workspace` holds s.WorkspaceSize() elements.
+template <typename DType>
+void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data,
+                    const DType* out_grad, DType* kernel_grad, OpReqType req, DType* workspace) {
+  if (req == kNullOp) return;
+  const index_t plane = s.out_channels * s.in_channels;
+  DType* du = workspace;
+  DType* v = du + kPoints * plane;
+  std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
+  const index_t per_chunk = s.ImagesPerChunk();
+  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  for (index_t first = 0; first < s.images; first += per_chunk) {
+    const index_t images = std::min(per_chunk, s.images - first);
+    const index_t tiles = images * s.TilesPerImage();
+    DType* y = v + kPoints * s.in_channels * tiles;
+    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
+                                                  s, tiles, data + first * s.in_channels * in_plane,
+                                                  v);
+    Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
+        stream, images * s.out_channels, 4 * out_plane, s, tiles,
+        out_grad + first * s.out_channels * out_plane, y);
+    const index_t row_blocks = (s.out_channels + 3) / 4;
+    Kernel<PointGradient, cpu>::LaunchItems(stream, kPoints * row_blocks,
+                                            4 * s.in_channels * tiles, s, tiles,
+                                            static_cast<const DType*>(y),
+                                            static_cast<const DType*>(v), du);
+  }
+  if (req == kAddTo) {
+    Kernel<FoldKernelGradient<true>, cpu>::Launch(stream, plane, plane,
+                                                  static_cast<const DType*>(du), kernel_grad);
+  } else {
+    Kernel<FoldKernelGradient<false>, cpu>::Launch(stream, plane, plane,
+                                                   static_cast<const DType*>(du), kernel_grad);
   }
 }
 

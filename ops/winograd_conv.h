@@ -49,11 +49,15 @@ struct Shape {
   index_t ImagesPerChunk() const {
     return std::min(images, std::max<index_t>(1, 1024 / TilesPerImage()));
   }
+  // The row stride of a chunk's transformed inputs and products (tiles x channels per
+  // point): the tiles rounded up to whole register tiles of the products (32 columns),
+  // whose padding columns are zero.
+  static index_t RowStride(index_t tiles) { return (tiles + 31) / 32 * 32; }
   // Elements of workspace: the transformed kernels, then a chunk's transformed inputs and
   // products.
   index_t WorkspaceSize() const {
-    const index_t tiles = ImagesPerChunk() * TilesPerImage();
-    return kPoints * (out_channels * in_channels + (in_channels + out_channels) * tiles);
+    const index_t ld = RowStride(ImagesPerChunk() * TilesPerImage());
+    return kPoints * (out_channels * in_channels + (in_channels + out_channels) * ld);
   }
 };
 
@@ -102,52 +106,57 @@ void TransformKernels(index_t out_channels, index_t in_channels, bool flip, Kern
 }
 
 // Item: one input plane (image `item / in_channels` of the chunk, channel `item %
-// in_channels`), every tile's V = B^T d B written to v[p][channel][tile] (`tiles` columns).
+// in_channels`), every tile's V = B^T d B written to v[p][channel][tile] (rows ld apart).
 struct TransformInputPlane {
   template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, const DType* data, DType* v) {
+  static void Map(index_t item, const Shape s, index_t ld, const DType* data, DType* v) {
     const index_t image = item / s.in_channels, channel = item % s.in_channels;
-    const index_t tw = s.TilesW(), padded_w = 2 * tw + 2;
+    const index_t tw = s.TilesW();
     const DType* plane = data + item * s.in_h * s.in_w;
-    // Four padded input rows; then B^T d (rows combined), its even and odd columns apart.
-    std::vector<DType> rows(4 * padded_w), even(4 * (tw + 1)), odd(4 * (tw + 1));
-    DType* vbase = v + channel * tiles + image * s.TilesPerImage();
-    const index_t point_stride = s.in_channels * tiles;
+    // B^T d (rows combined) for a row of tiles, its even and odd columns apart; rows above or
+    // below the plane read a row of zeros.
+    const index_t half = tw + 1;
+    std::vector<DType> even(4 * half), odd(4 * half), zeros(s.in_w, DType(0));
+    DType* vbase = v + channel * ld + image * s.TilesPerImage();
+    const index_t point_stride = s.in_channels * ld;
+    // Columns 2k - pad_w and 2k + 1 - pad_w both lie in the plane for k in [body_begin,
+    // body_end); the columns before and after are checked one by one.
+    const index_t body_begin = std::min<index_t>(half, (s.pad_w + 1) / 2);
+    const index_t body_end = std::max(body_begin, std::min<index_t>(half, (s.in_w + s.pad_w) / 2));
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
-      // Input columns [begin, end) of the padded row are the plane's; the rest is zero.
-      const index_t begin = std::min<index_t>(s.pad_w, padded_w);
-      const index_t end = std::max<index_t>(begin, std::min<index_t>(padded_w, s.in_w + s.pad_w));
+      const DType* d[4];
       for (int k = 0; k < 4; ++k) {
-        DType* row = rows.data() + k * padded_w;
         const index_t y = 2 * ty - s.pad_h + k;
-        if (y < 0 || y >= s.in_h) {
-          std::fill(row, row + padded_w, DType(0));
-          continue;
-        }
-        std::fill(row, row + begin, DType(0));
-        std::copy(plane + y * s.in_w + begin - s.pad_w, plane + y * s.in_w + end - s.pad_w,
-                  row + begin);
-        std::fill(row + end, row + padded_w, DType(0));
+        d[k] = y >= 0 && y < s.in_h ? plane + y * s.in_w : zeros.data();
       }
-      const DType* __restrict__ d0 = rows.data();
-      const DType* __restrict__ d1 = d0 + padded_w;
-      const DType* __restrict__ d2 = d1 + padded_w;
-      const DType* __restrict__ d3 = d2 + padded_w;
-      const index_t half = tw + 1;
+      const DType* __restrict__ d0 = d[0];
+      const DType* __restrict__ d1 = d[1];
+      const DType* __restrict__ d2 = d[2];
+      const DType* __restrict__ d3 = d[3];
       DType* __restrict__ e = even.data();
       DType* __restrict__ o = odd.data();
+      auto combine_rows = [&](index_t k, auto load) {
+        const index_t c0 = 2 * k - s.pad_w, c1 = c0 + 1;
+        const DType a0 = load(d0, c0), a1 = load(d1, c0), a2 = load(d2, c0), a3 = load(d3, c0);
+        const DType b0 = load(d0, c1), b1 = load(d1, c1), b2 = load(d2, c1), b3 = load(d3, c1);
+        e[k] = a0 - a2;
+        e[half + k] = a1 + a2;
+        e[2 * half + k] = a2 - a1;
+        e[3 * half + k] = a1 - a3;
+        o[k] = b0 - b2;
+        o[half + k] = b1 + b2;
+        o[2 * half + k] = b2 - b1;
+        o[3 * half + k] = b1 - b3;
+      };
+      const index_t width = s.in_w;
+      auto checked = [width](const DType* row, index_t c) {
+        return c >= 0 && c < width ? row[c] : DType(0);
+      };
+      auto direct = [](const DType* row, index_t c) { return row[c]; };
+      for (index_t k = 0; k < body_begin; ++k) combine_rows(k, checked);
       OPS_SIMD_LOOP
-      for (index_t x = 0; x < half; ++x) {
-        const index_t c0 = 2 * x, c1 = 2 * x + 1;
-        e[x] = d0[c0] - d2[c0];
-        e[half + x] = d1[c0] + d2[c0];
-        e[2 * half + x] = d2[c0] - d1[c0];
-        e[3 * half + x] = d1[c0] - d3[c0];
-        o[x] = d0[c1] - d2[c1];
-        o[half + x] = d1[c1] + d2[c1];
-        o[2 * half + x] = d2[c1] - d1[c1];
-        o[3 * half + x] = d1[c1] - d3[c1];
-      }
+      for (index_t k = body_begin; k < body_end; ++k) combine_rows(k, direct);
+      for (index_t k = body_end; k < half; ++k) combine_rows(k, checked);
       for (int r = 0; r < 4; ++r) {  // (B^T d) B, tile by tile along the row
         const DType* __restrict__ er = e + r * half;
         const DType* __restrict__ orow = o + r * half;
@@ -241,18 +250,18 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, const DType* a, co
 
 constexpr index_t kBlockTiles = 256;  // columns (tiles) of one point product item
 
-// Item: point `item / blocks` and a block of kBlockTiles tiles: m[p] = u[p] (out x in) times
-// v[p] (in x tiles) on those columns.
+// Item: point `item / blocks` and a block of kBlockTiles columns of the chunk's ld (padding
+// included): m[p] = u[p] (out x in) times v[p] (in x ld) on those columns.
 struct PointProduct {
   template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, const DType* u, const DType* v,
+  static void Map(index_t item, const Shape s, index_t ld, const DType* u, const DType* v,
                   DType* m) {
-    const index_t blocks = (tiles + kBlockTiles - 1) / kBlockTiles;
+    const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
     const index_t p = item / blocks, begin = item % blocks * kBlockTiles;
-    const index_t cols = std::min(kBlockTiles, tiles - begin);
+    const index_t cols = std::min(kBlockTiles, ld - begin);
     MultiplyBlock(s.out_channels, s.in_channels, cols, u + p * s.out_channels * s.in_channels,
-                  v + p * s.in_channels * tiles + begin, tiles,
-                  m + p * s.out_channels * tiles + begin, tiles);
+                  v + p * s.in_channels * ld + begin, ld, m + p * s.out_channels * ld + begin,
+                  ld);
   }
 };
 
@@ -262,14 +271,14 @@ struct PointProduct {
 template <bool kAdd>
 struct TransformOutputPlane {
   template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, const DType* m, const DType* bias,
+  static void Map(index_t item, const Shape s, index_t ld, const DType* m, const DType* bias,
                   DType* out) {
     const index_t image = item / s.out_channels, channel = item % s.out_channels;
     const index_t tw = s.TilesW();
     const DType b = bias == nullptr ? DType(0) : bias[channel];
     DType* plane = out + item * s.out_h * s.out_w;
-    const DType* mbase = m + channel * tiles + image * s.TilesPerImage();
-    const index_t point_stride = s.out_channels * tiles;
+    const DType* mbase = m + channel * ld + image * s.TilesPerImage();
+    const index_t point_stride = s.out_channels * ld;
     // A^T M's two rows, per column of the tile (r[j], r[4 + j]); then a row of outputs.
     std::vector<DType> r(8 * tw), y(2 * tw);
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
@@ -324,12 +333,12 @@ struct TransformOutputPlane {
 // y[p][channel][tile].
 struct TransformOutputGradientPlane {
   template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, const DType* out_grad, DType* y) {
+  static void Map(index_t item, const Shape s, index_t ld, const DType* out_grad, DType* y) {
     const index_t image = item / s.out_channels, channel = item % s.out_channels;
     const index_t tw = s.TilesW();
     const DType* plane = out_grad + item * s.out_h * s.out_w;
-    DType* ybase = y + channel * tiles + image * s.TilesPerImage();
-    const index_t point_stride = s.out_channels * tiles;
+    DType* ybase = y + channel * ld + image * s.TilesPerImage();
+    const index_t point_stride = s.out_channels * ld;
     // The block's two rows, even and odd columns apart (zero past the edge).
     std::vector<DType> rows(4 * tw);
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
@@ -414,26 +423,26 @@ MSHADOW_CINLINE void DotTile(const DType* a, const DType* b, index_t ld, index_t
 }
 
 // Item: point `item / row_blocks` and output channels [4 * (item % row_blocks), + 4):
-// du[p] (out x in) += y[p] (out x tiles) times v[p] (in x tiles) transposed.
+// du[p] (out x in) += y[p] (out x tiles) times v[p] (in x tiles) transposed (rows ld apart).
 struct PointGradient {
   template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, const DType* y, const DType* v,
-                  DType* du) {
+  static void Map(index_t item, const Shape s, index_t tiles, index_t ld, const DType* y,
+                  const DType* v, DType* du) {
     const index_t row_blocks = (s.out_channels + 3) / 4;
     const index_t p = item / row_blocks, first = item % row_blocks * 4;
     const index_t rows = std::min<index_t>(4, s.out_channels - first);
-    const DType* yp = y + (p * s.out_channels + first) * tiles;
-    const DType* vp = v + p * s.in_channels * tiles;
+    const DType* yp = y + (p * s.out_channels + first) * ld;
+    const DType* vp = v + p * s.in_channels * ld;
     DType* dup = du + (p * s.out_channels + first) * s.in_channels;
     index_t done = 0;  // input channels the 4x4 tiles covered
     if (rows == 4) {
       for (; done + 4 <= s.in_channels; done += 4) {
-        DotTile<4, 4>(yp, vp + done * tiles, tiles, tiles, dup + done, s.in_channels);
+        DotTile<4, 4>(yp, vp + done * ld, ld, tiles, dup + done, s.in_channels);
       }
     }
     for (index_t i = 0; i < rows; ++i) {
       for (index_t j = done; j < s.in_channels; ++j) {
-        DotTile<1, 1>(yp + i * tiles, vp + j * tiles, tiles, tiles, dup + i * s.in_channels + j,
+        DotTile<1, 1>(yp + i * ld, vp + j * ld, ld, tiles, dup + i * s.in_channels + j,
                       s.in_channels);
       }
     }
@@ -478,24 +487,27 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, K
   const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   for (index_t first = 0; first < s.images; first += per_chunk) {
     const index_t images = std::min(per_chunk, s.images - first);
-    const index_t tiles = images * s.TilesPerImage();
-    DType* m = v + kPoints * s.in_channels * tiles;
+    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
+    DType* m = v + kPoints * s.in_channels * ld;
     Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
-                                                  s, tiles, data + first * s.in_channels * in_plane,
+                                                  s, ld, data + first * s.in_channels * in_plane,
                                                   v);
-    const index_t blocks = (tiles + kBlockTiles - 1) / kBlockTiles;
+    for (index_t row = 0; row < kPoints * s.in_channels; ++row) {
+      std::fill(v + row * ld + tiles, v + (row + 1) * ld, DType(0));
+    }
+    const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
     Kernel<PointProduct, cpu>::LaunchItems(stream, kPoints * blocks,
-                                           s.out_channels * s.in_channels * kBlockTiles, s,
-                                           tiles, static_cast<const DType*>(u),
+                                           s.out_channels * s.in_channels * kBlockTiles, s, ld,
+                                           static_cast<const DType*>(u),
                                            static_cast<const DType*>(v), m);
     DType* out_chunk = out + first * s.out_channels * out_plane;
     const index_t planes = images * s.out_channels;
     if (req == kAddTo) {
-      Kernel<TransformOutputPlane<true>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s,
-                                                           tiles, m, bias, out_chunk);
+      Kernel<TransformOutputPlane<true>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s, ld,
+                                                           m, bias, out_chunk);
     } else {
       Kernel<TransformOutputPlane<false>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s,
-                                                            tiles, m, bias, out_chunk);
+                                                            ld, m, bias, out_chunk);
     }
   }
 }
@@ -515,17 +527,17 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
   const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   for (index_t first = 0; first < s.images; first += per_chunk) {
     const index_t images = std::min(per_chunk, s.images - first);
-    const index_t tiles = images * s.TilesPerImage();
-    DType* y = v + kPoints * s.in_channels * tiles;
+    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
+    DType* y = v + kPoints * s.in_channels * ld;
     Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
-                                                  s, tiles, data + first * s.in_channels * in_plane,
+                                                  s, ld, data + first * s.in_channels * in_plane,
                                                   v);
     Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
-        stream, images * s.out_channels, 4 * out_plane, s, tiles,
+        stream, images * s.out_channels, 4 * out_plane, s, ld,
         out_grad + first * s.out_channels * out_plane, y);
     const index_t row_blocks = (s.out_channels + 3) / 4;
     Kernel<PointGradient, cpu>::LaunchItems(stream, kPoints * row_blocks,
-                                            4 * s.in_channels * tiles, s, tiles,
+                                            4 * s.in_channels * tiles, s, tiles, ld,
                                             static_cast<const DType*>(y),
                                             static_cast<const DType*>(v), du);
   }

@@ -412,7 +412,43 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
   InteriorOfWidth(g, &lo, &hi);
   WithConstantStride(g.stride[2], [&](auto constant) {
     const index_t stride = constant.value ? constant.value : g.stride[2];
-    for (index_t r = 0; r < rows; ++r) {
+    // Outputs [begin, end) of rows laid end to end, each reading its taps at o * stride - pad
+    // + k of src: a pass per tap (the first starts the fold). With kArg the passes keep the
+    // tap of the maximum (a constant per pass, cheap to select); one pass afterwards turns
+    // taps into offsets.
+    auto interior = [&](const DType* x, DType* y, Offset* where, index_t begin, index_t end) {
+      for (index_t k = 0; k < g.kernel[2]; ++k) {
+        const DType* tap = x - pad + k;
+        if (k == 0) {
+          OPS_SIMD_LOOP
+          for (index_t o = begin; o < end; ++o) {
+            y[o] = Fold<kType>(FoldIdentity<kType, DType>(), tap[o * stride]);
+            if constexpr (kArg) where[o] = 0;
+          }
+        } else if constexpr (kArg) {
+          const Offset tap_index = static_cast<Offset>(k);
+          OPS_SIMD_LOOP
+          for (index_t o = begin; o < end; ++o) {
+            const DType v = tap[o * stride];
+            // A select written as bit arithmetic: GCC turns `v > y ? k : where` into a
+            // branch around a masked store, which random data mispredicts half the time.
+            const Offset taken = -static_cast<Offset>(v > y[o]);
+            where[o] ^= (where[o] ^ tap_index) & taken;
+            y[o] = v > y[o] ? v : y[o];
+          }
+        } else {
+          OPS_SIMD_LOOP
+          for (index_t o = begin; o < end; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
+        }
+      }
+      if constexpr (kArg) {  // window o starts at o * stride - pad in x
+        const Offset start = static_cast<Offset>(x - src - pad), step = static_cast<Offset>(stride);
+        OPS_SIMD_LOOP
+        for (index_t o = begin; o < end; ++o) where[o] += start + static_cast<Offset>(o) * step;
+      }
+    };
+    // The windows at a row's ends, which the padding cuts: one at a time.
+    auto edges = [&](index_t r) {
       const DType* x = src + r * in;
       DType* y = dst + r * out;
       Offset* where = kArg ? arg + r * out : nullptr;
@@ -428,36 +464,19 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
         if constexpr (kArg) where[o] = first;
       };
       for (index_t o = 0; o < lo; ++o) edge(o);
-      // A pass per tap, each over the row's interior (the first pass starts the fold). With
-      // kArg the passes keep the tap of the maximum (a constant per pass, cheap to select);
-      // one pass afterwards turns taps into offsets.
-      for (index_t k = 0; k < g.kernel[2]; ++k) {
-        const DType* tap = x - pad + k;
-        if (k == 0) {
-          OPS_SIMD_LOOP
-          for (index_t o = lo; o < hi; ++o) {
-            y[o] = Fold<kType>(FoldIdentity<kType, DType>(), tap[o * stride]);
-            if constexpr (kArg) where[o] = 0;
-          }
-        } else if constexpr (kArg) {
-          const Offset tap_index = static_cast<Offset>(k);
-          OPS_SIMD_LOOP
-          for (index_t o = lo; o < hi; ++o) {
-            const DType v = tap[o * stride];
-            where[o] = v > y[o] ? tap_index : where[o];
-            y[o] = v > y[o] ? v : y[o];
-          }
-        } else {
-          OPS_SIMD_LOOP
-          for (index_t o = lo; o < hi; ++o) y[o] = Fold<kType>(y[o], tap[o * stride]);
-        }
-      }
-      if constexpr (kArg) {  // window o starts at r * in - pad + o * stride
-        const Offset start = static_cast<Offset>(r * in - pad), step = static_cast<Offset>(stride);
-        OPS_SIMD_LOOP
-        for (index_t o = lo; o < hi; ++o) where[o] += start + static_cast<Offset>(o) * step;
-      }
       for (index_t o = hi; o < out; ++o) edge(o);
+    };
+    if (in == out * stride && lo < hi) {
+      // Rows end to end are one row: output r * out + o reads r * in + o * stride - pad + k.
+      // One long pass (no short remainder loop per row) from the first row's interior to the
+      // last row's; the outputs between two rows' interiors are then redone as edges.
+      interior(src, dst, arg, lo, (rows - 1) * out + hi);
+      for (index_t r = 0; r < rows; ++r) edges(r);
+      return;
+    }
+    for (index_t r = 0; r < rows; ++r) {
+      interior(src + r * in, dst + r * out, kArg ? arg + r * out : nullptr, lo, hi);
+      edges(r);
     }
   });
 }
@@ -700,15 +719,28 @@ void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* valu
 }
 
 // CPU item: plane i of max pooling, the maxima written (kReq) and their offsets in the plane
-// to the hidden argmax output (always). kWriteTo passes write the output directly.
+// to the hidden argmax output (always). kWriteTo passes write the output directly, or, with
+// `stream` (outputs larger than the cache), the calling thread's buffers that then go out
+// through streaming stores: no read of each output line before its write.
 template <int kReq>
 struct MaxPoolPlaneForwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const DType* in, DType* out,
-                  int32_t* argmax) {
+                  int32_t* argmax, bool stream) {
     DType* y = out + i * g.OutSize();
     if constexpr (kReq == kWriteTo || kReq == kWriteInplace) {
-      MaxPoolPlane(i, g, in, y, argmax + i * g.OutSize());
+      if (!stream) {
+        MaxPoolPlane(i, g, in, y, argmax + i * g.OutSize());
+        return;
+      }
+      thread_local std::vector<DType> value;
+      thread_local std::vector<int32_t> offset;
+      value.resize(static_cast<size_t>(g.OutSize()));
+      offset.resize(static_cast<size_t>(g.OutSize()));
+      MaxPoolPlane(i, g, in, value.data(), offset.data());
+      StreamRun(y, value.data(), g.OutSize());
+      StreamRun(argmax + i * g.OutSize(), offset.data(), g.OutSize());
+      mshadow::FenceStreamingStores();
     } else {
       std::vector<DType> value(static_cast<size_t>(g.OutSize()));
       MaxPoolPlane(i, g, in, value.data(), argmax + i * g.OutSize());
@@ -787,8 +819,10 @@ void PoolingForwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
     Kernel<PoolPlaneForward<kType, kReq>, cpu>::LaunchItems(
         stream, planes, g.OutSize() * g.KernelSize(), g, spec, in, out);
   } else if constexpr (kType == kMax) {
-    Kernel<MaxPoolPlaneForwardByAxis<kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g, in,
-                                                              out, argmax);
+    const index_t out_bytes = planes * g.OutSize() * static_cast<index_t>(sizeof(DType) + 4);
+    Kernel<MaxPoolPlaneForwardByAxis<kReq>, cpu>::LaunchItems(
+        stream, planes, g.InSize(), g, in, out, argmax,
+        out_bytes >= mshadow::StreamingStoreMinBytes());
   } else {
     Kernel<PoolPlaneForwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
                                                                   spec, in, out);

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
@@ -289,6 +290,28 @@ TEST(PoolingTest, MaxKeepsItsArgmaxForTheGradient) {
                                       Blobs(out)),
                        {kWriteTo}, {grad.blob()});
   EXPECT_EQ(testing::ToValues(grad.blob()), (Values{0, 1, 0, 2, 0, 4, 0, 0, 0, 0}));
+}
+
+// Max pooling writes outputs larger than the cache through streaming stores: forced on here
+// (any output size), the maxima and offsets are those of ordinary stores, on aligned and
+// unaligned planes (3x5 outputs) alike.
+TEST(PoolingTest, MaxThroughStreamingStoresMatchesOrdinaryStores) {
+  for (const TShape& shape : {TShape{2, 3, 16, 64}, TShape{2, 3, 7, 11}}) {
+    const NodeAttrs attrs = ParseAttrs(
+        Op::Get("Pooling"), {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}});
+    CpuTensor data(shape, mshadow::kFloat32);
+    std::vector<double> values(shape.Size());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.37 * i) * 100;
+    testing::SetValues(data.blob(), values);
+    mshadow::SetStreamingStoreMinBytes(mshadow::kNoStreamingStores);
+    const std::vector<CpuTensor> ordinary = RunCpu(attrs, {data.blob()});
+    mshadow::SetStreamingStoreMinBytes(1);
+    const std::vector<CpuTensor> streamed = RunCpu(attrs, {data.blob()});
+    mshadow::SetStreamingStoreMinBytes(0);
+    ASSERT_EQ(streamed.size(), 2u);
+    EXPECT_EQ(testing::ToValues(streamed[0].blob()), testing::ToValues(ordinary[0].blob()));
+    EXPECT_EQ(testing::ToValues(streamed[1].blob()), testing::ToValues(ordinary[1].blob()));
+  }
 }
 
 TEST(PoolingTest, BadParametersAndShapes) {

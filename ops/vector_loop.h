@@ -15,6 +15,7 @@
 #define OPS_VECTOR_LOOP_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -147,6 +148,25 @@ inline void CopyRun(DType* dst, const DType* src, index_t n) {
     using P = vec::PacketOf<decltype(tag)>;
     vec::Store<true>(dst + i, P::LoadUnAligned(src + i));
   });
+}
+
+// dst[0, n) = src through streaming stores (around the caches) where dst is aligned to a
+// packet, plain copies elsewhere: for outputs too large to stay cached until they are read.
+// The caller orders the stores (mshadow::FenceStreamingStores) before others read dst.
+template <typename DType>
+inline void StreamRun(DType* dst, const DType* src, index_t n) {
+  static_assert(sizeof(DType) % sizeof(float) == 0, "copied as floats");
+  using P = vec::Full<float>;
+  auto* to = reinterpret_cast<float*>(dst);
+  const auto* from = reinterpret_cast<const float*>(src);
+  const index_t floats = n * static_cast<index_t>(sizeof(DType) / sizeof(float));
+  index_t i = 0;
+  if (reinterpret_cast<uintptr_t>(to) % (P::kSize * sizeof(float)) == 0) {
+    for (; i + P::kSize <= floats; i += P::kSize) {
+      P::LoadUnAligned(from + i).StoreStreaming(to + i);
+    }
+  }
+  if (i < floats) std::memcpy(to + i, from + i, (floats - i) * sizeof(float));
 }
 
 // dst[0, n) = value or += value as the write mode says.

@@ -38,8 +38,10 @@ struct where_grad_kernel {
   }
 };
 
+// x's elements per condition value; 1 where there is no value (x is empty then too).
 inline index_t PerCondition(const TBlob& cond, const TBlob& x) {
-  return cond.shape_ == x.shape_ ? 1 : static_cast<index_t>(x.Size() / cond.Size());
+  if (cond.shape_ == x.shape_ || cond.Size() == 0) return 1;
+  return static_cast<index_t>(x.Size() / cond.Size());
 }
 
 // Inputs: condition, x, y.

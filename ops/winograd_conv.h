@@ -45,7 +45,7 @@ struct Shape {
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
   index_t TilesPerImage() const { return TilesH() * TilesW(); }
-  // Images whose tiles go through the gemms together: about 1024 tiles.
+  // Images whose tiles go through the products together: about 1024 tiles.
   index_t ImagesPerChunk() const {
     return std::min(images, std::max<index_t>(1, 1024 / TilesPerImage()));
   }

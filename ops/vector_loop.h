@@ -85,9 +85,20 @@ MSHADOW_CINLINE DType Max(index_t n, Fn&& fn) {
   using P = Full<DType>;
   using mshadow::packet::Max;
   constexpr index_t kLanes = P::kSize;
-  P acc = P::Fill(-std::numeric_limits<DType>::infinity());
+  // Four accumulators: a NaN-propagating max is a compare and a blend, whose latency one
+  // accumulator would wait on every packet (measured: half of softmax's time on 1000-wide
+  // rows).
+  const P lowest = P::Fill(-std::numeric_limits<DType>::infinity());
+  P acc = lowest, acc1 = lowest, acc2 = lowest, acc3 = lowest;
   index_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    acc = Max(acc, fn(i, Tag<P>()));
+    acc1 = Max(acc1, fn(i + kLanes, Tag<P>()));
+    acc2 = Max(acc2, fn(i + 2 * kLanes, Tag<P>()));
+    acc3 = Max(acc3, fn(i + 3 * kLanes, Tag<P>()));
+  }
   for (; i + kLanes <= n; i += kLanes) acc = Max(acc, fn(i, Tag<P>()));
+  acc = Max(Max(acc, acc1), Max(acc2, acc3));
   DType lanes[kLanes];
   acc.StoreUnAligned(lanes);
   One<DType> result(lanes[0]);

@@ -694,34 +694,44 @@ struct PoolPlaneBackwardByAxis {
 
 // Plane i's max pooling one axis at a time: each window's maximum into `value` and the plane
 // offset of its first maximum into `offset` (g.OutSize() each), the passes between them in
-// the calling thread's scratch (values and offsets carried along).
+// the calling thread's scratch (values and offsets carried along). With `stream` (outputs
+// larger than the cache) the last pass too writes scratch, which then goes out through
+// streaming stores: no read of each output line before its write.
 template <typename DType>
 void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value,
-                  int32_t* offset) {
+                  int32_t* offset, bool stream) {
   const index_t width_done = g.in[0] * g.in[1] * g.out[2];
   const index_t height_done = IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
-  const index_t n = width_done + height_done;
+  const index_t passes = width_done + height_done;
+  const index_t n = passes + (stream ? g.OutSize() : 0);
   const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
   char* scratch = static_cast<char*>(
       mshadow::ThreadScratch(value_bytes + static_cast<size_t>(n) * sizeof(int32_t)));
   DType* pass_value = reinterpret_cast<DType*>(scratch);
   int32_t* pass_offset = reinterpret_cast<int32_t*>(scratch + value_bytes);
+  DType* last_value = stream ? pass_value + passes : value;
+  int32_t* last_offset = stream ? pass_offset + passes : offset;
   PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], pass_value,
                              pass_offset);
   if (IsIdentityAxis(g, 0)) {
-    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], value, pass_offset, offset);
-    return;
+    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], last_value, pass_offset,
+                              last_offset);
+  } else {
+    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
+                              pass_offset, pass_offset + width_done);
+    PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2],
+                              last_value, pass_offset + width_done, last_offset);
   }
-  PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
-                            pass_offset, pass_offset + width_done);
-  PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], value,
-                            pass_offset + width_done, offset);
+  if (stream) {
+    StreamRun(value, last_value, g.OutSize());
+    StreamRun(offset, last_offset, g.OutSize());
+    mshadow::FenceStreamingStores();
+  }
 }
 
 // CPU item: plane i of max pooling, the maxima written (kReq) and their offsets in the plane
-// to the hidden argmax output (always). kWriteTo passes write the output directly, or, with
-// `stream` (outputs larger than the cache), the calling thread's buffers that then go out
-// through streaming stores: no read of each output line before its write.
+// to the hidden argmax output (always). kWriteTo passes write the output directly (`stream`:
+// see MaxPoolPlane).
 template <int kReq>
 struct MaxPoolPlaneForwardByAxis {
   template <typename DType>
@@ -729,21 +739,10 @@ struct MaxPoolPlaneForwardByAxis {
                   int32_t* argmax, bool stream) {
     DType* y = out + i * g.OutSize();
     if constexpr (kReq == kWriteTo || kReq == kWriteInplace) {
-      if (!stream) {
-        MaxPoolPlane(i, g, in, y, argmax + i * g.OutSize());
-        return;
-      }
-      thread_local std::vector<DType> value;
-      thread_local std::vector<int32_t> offset;
-      value.resize(static_cast<size_t>(g.OutSize()));
-      offset.resize(static_cast<size_t>(g.OutSize()));
-      MaxPoolPlane(i, g, in, value.data(), offset.data());
-      StreamRun(y, value.data(), g.OutSize());
-      StreamRun(argmax + i * g.OutSize(), offset.data(), g.OutSize());
-      mshadow::FenceStreamingStores();
+      MaxPoolPlane(i, g, in, y, argmax + i * g.OutSize(), stream);
     } else {
       std::vector<DType> value(static_cast<size_t>(g.OutSize()));
-      MaxPoolPlane(i, g, in, value.data(), argmax + i * g.OutSize());
+      MaxPoolPlane(i, g, in, value.data(), argmax + i * g.OutSize(), false);
       OPS_SIMD_LOOP
       for (index_t at = 0; at < g.OutSize(); ++at) AssignReq<kReq>(y + at, value[at]);
     }

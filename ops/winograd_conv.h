@@ -368,7 +368,7 @@ struct TransformOutputGradientPlane {
       const DType* __restrict__ o1 = e1 + tw;
       // Row r of A dY is A[r][0] * (e0, o0) + A[r][1] * (e1, o1); each row (x, z) then
       // becomes x, x + z, x - z, -z (times A^T).
-      static constexpr int kA[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, -1}};
+      const int kA[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, -1}};
       for (int r = 0; r < 4; ++r) {
         const DType top = DType(kA[r][0]), bottom = DType(kA[r][1]);
         DType* __restrict__ y0 = ybase + (4 * r) * point_stride + ty * tw;

@@ -430,10 +430,7 @@ void PoolAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DType
           OPS_SIMD_LOOP
           for (index_t o = begin; o < end; ++o) {
             const DType v = tap[o * stride];
-            // A select written as bit arithmetic: GCC turns `v > y ? k : where` into a
-            // branch around a masked store, which random data mispredicts half the time.
-            const Offset taken = -static_cast<Offset>(v > y[o]);
-            where[o] ^= (where[o] ^ tap_index) & taken;
+            where[o] = v > y[o] ? tap_index : where[o];
             y[o] = v > y[o] ? v : y[o];
           }
         } else {

@@ -473,6 +473,25 @@ struct FoldKernelGradient {
   }
 };
 
+// For each chunk of images: transforms its inputs into v (rows ld apart, padding columns
+// zero), then calls fn(first image, images, tiles, ld).
+template <typename DType, typename Fn>
+void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, DType* v,
+                  Fn&& fn) {
+  const index_t per_chunk = s.ImagesPerChunk(), in_plane = s.in_h * s.in_w;
+  for (index_t first = 0; first < s.images; first += per_chunk) {
+    const index_t images = std::min(per_chunk, s.images - first);
+    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
+    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
+                                                  s, ld, data + first * s.in_channels * in_plane,
+                                                  v);
+    for (index_t row = 0; row < kPoints * s.in_channels; ++row) {
+      std::fill(v + row * ld + tiles, v + (row + 1) * ld, DType(0));
+    }
+    fn(first, images, tiles, ld);
+  }
+}
+
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
 // `bias` (out_channels; null: none). `workspace` holds s.WorkspaceSize() elements.
@@ -483,33 +502,20 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, K
   DType* u = workspace;
   DType* v = u + kPoints * s.out_channels * s.in_channels;
   TransformKernels(s.out_channels, s.in_channels, flip, kernel, u);
-  const index_t per_chunk = s.ImagesPerChunk();
-  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
-  for (index_t first = 0; first < s.images; first += per_chunk) {
-    const index_t images = std::min(per_chunk, s.images - first);
-    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
+  const index_t out_plane = s.out_h * s.out_w;
+  ForEachChunk(stream, s, data, v, [&](index_t first, index_t images, index_t, index_t ld) {
     DType* m = v + kPoints * s.in_channels * ld;
-    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
-                                                  s, ld, data + first * s.in_channels * in_plane,
-                                                  v);
-    for (index_t row = 0; row < kPoints * s.in_channels; ++row) {
-      std::fill(v + row * ld + tiles, v + (row + 1) * ld, DType(0));
-    }
     const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
     Kernel<PointProduct, cpu>::LaunchItems(stream, kPoints * blocks,
                                            s.out_channels * s.in_channels * kBlockTiles, s, ld,
                                            static_cast<const DType*>(u),
                                            static_cast<const DType*>(v), m);
-    DType* out_chunk = out + first * s.out_channels * out_plane;
-    const index_t planes = images * s.out_channels;
-    if (req == kAddTo) {
-      Kernel<TransformOutputPlane<true>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s, ld,
-                                                           m, bias, out_chunk);
-    } else {
-      Kernel<TransformOutputPlane<false>, cpu>::LaunchItems(stream, planes, 4 * out_plane, s,
-                                                            ld, m, bias, out_chunk);
-    }
-  }
+    vec::WithReq(req, [&](auto add) {
+      Kernel<TransformOutputPlane<decltype(add)::value>, cpu>::LaunchItems(
+          stream, images * s.out_channels, 4 * out_plane, s, ld, static_cast<const DType*>(m),
+          bias, out + first * s.out_channels * out_plane);
+    });
+  });
 }
 
 // kernel_grad (out_channels, in_channels, 3, 3), written as `req` says, = the gradient of the
@@ -523,15 +529,9 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
   DType* du = workspace;
   DType* v = du + kPoints * plane;
   std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
-  const index_t per_chunk = s.ImagesPerChunk();
-  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
-  for (index_t first = 0; first < s.images; first += per_chunk) {
-    const index_t images = std::min(per_chunk, s.images - first);
-    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
+  const index_t out_plane = s.out_h * s.out_w;
+  ForEachChunk(stream, s, data, v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
     DType* y = v + kPoints * s.in_channels * ld;
-    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
-                                                  s, ld, data + first * s.in_channels * in_plane,
-                                                  v);
     Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
         stream, images * s.out_channels, 4 * out_plane, s, ld,
         out_grad + first * s.out_channels * out_plane, y);
@@ -540,14 +540,11 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
                                             4 * s.in_channels * tiles, s, tiles, ld,
                                             static_cast<const DType*>(y),
                                             static_cast<const DType*>(v), du);
-  }
-  if (req == kAddTo) {
-    Kernel<FoldKernelGradient<true>, cpu>::Launch(stream, plane, plane,
-                                                  static_cast<const DType*>(du), kernel_grad);
-  } else {
-    Kernel<FoldKernelGradient<false>, cpu>::Launch(stream, plane, plane,
-                                                   static_cast<const DType*>(du), kernel_grad);
-  }
+  });
+  vec::WithReq(req, [&](auto add) {
+    Kernel<FoldKernelGradient<decltype(add)::value>, cpu>::Launch(
+        stream, plane, plane, static_cast<const DType*>(du), kernel_grad);
+  });
 }
 
 }  // namespace winograd

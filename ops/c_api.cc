@@ -258,6 +258,14 @@ int MXOpsGetArity(MXOpsAttrsHandle handle, int* num_inputs, int* num_outputs) {
   });
 }
 
+int MXOpsGetNumVisibleOutputs(MXOpsAttrsHandle handle, int* num_visible) {
+  return Guarded(__func__, [&](const char* function) {
+    const ops::NodeAttrs& attrs = AttrsOf(handle, function);
+    Require(num_visible, function, "num_visible");
+    *num_visible = static_cast<int>(attrs.op->num_visible_outputs(attrs));
+  });
+}
+
 int MXOpsGetInputNames(MXOpsAttrsHandle handle, int* num_inputs, const char* const** names) {
   return Guarded(__func__, [&](const char* function) {
     const ops::NodeAttrs& attrs = AttrsOf(handle, function);

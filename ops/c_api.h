@@ -69,6 +69,9 @@ int MXOpsFreeAttrs(MXOpsAttrsHandle attrs);
 /* The number of inputs and outputs the operator takes with these attributes, and the name
  * of each input ("data", "weight", ...). */
 int MXOpsGetArity(MXOpsAttrsHandle attrs, int* num_inputs, int* num_outputs);
+/* How many of the outputs (the first ones) a caller sees; the others (Dropout's mask, topk's
+ * positions) feed the backward operator. Invoke takes every output all the same. */
+int MXOpsGetNumVisibleOutputs(MXOpsAttrsHandle attrs, int* num_visible);
 int MXOpsGetInputNames(MXOpsAttrsHandle attrs, int* num_inputs, const char* const** names);
 
 /* Shape inference. Input i has in_ndims[i] axes, its extents consecutive in in_dims (all

@@ -104,7 +104,12 @@ static void TestAttrs(void) {
   const char* const* input_names = NULL;
   OK(MXOpsGetInputNames(attrs, &num_inputs, &input_names));
   EXPECT(num_inputs == 3 && strcmp(input_names[0], "arg0") == 0);
+  int num_visible = 0;
+  OK(MXOpsGetNumVisibleOutputs(attrs, &num_visible));
+  EXPECT(num_visible == 1);
   FAILS_WITH(MXOpsGetArity(NULL, &num_inputs, &num_outputs), "argument 'attrs' is NULL");
+  FAILS_WITH(MXOpsGetNumVisibleOutputs(NULL, &num_visible), "argument 'attrs' is NULL");
+  FAILS_WITH(MXOpsGetNumVisibleOutputs(attrs, NULL), "argument 'num_visible' is NULL");
   FAILS_WITH(MXOpsGetInputNames(attrs, NULL, &input_names), "argument 'num_inputs' is NULL");
   OK(MXOpsFreeAttrs(attrs));
 }
@@ -292,6 +297,10 @@ static void TestRandomSeed(void) {
   const char* keys[1] = {"p"};
   const char* values[1] = {"0.5"};
   OK(MXOpsCreateAttrs("Dropout", 1, keys, values, &dropout));
+  int num_inputs = 0, num_outputs = 0, num_visible = 0;
+  OK(MXOpsGetArity(dropout, &num_inputs, &num_outputs));
+  OK(MXOpsGetNumVisibleOutputs(dropout, &num_visible));
+  EXPECT(num_outputs == 2 && num_visible == 1); /* the mask is hidden */
   float x[64];
   struct DropoutResult first, next, again;
   for (int i = 0; i < 64; ++i) x[i] = 1.0f + (float)i;

@@ -35,10 +35,12 @@ void WriteEntry(const Op& op, dmlc::JSONWriter* writer) {
   const int num_outputs =
       op.has_variable_outputs() ? -1 : static_cast<int>(op.num_outputs(NodeAttrs()));
   writer->WriteObjectKeyValue("num_outputs", num_outputs);
-  // Outputs a caller sees; the rest (Dropout's mask) are for the backward operator.
-  const uint32_t* visible = op.GetAttr<uint32_t>("TNumVisibleOutputs");
-  writer->WriteObjectKeyValue("num_visible_outputs",
-                              visible != nullptr ? static_cast<int>(*visible) : num_outputs);
+  // Outputs a caller sees; the rest (Dropout's mask) are for the backward operator. -1 when
+  // the count depends on the parameters (topk's ret_typ).
+  const int num_visible = op.has_variable_visible_outputs()
+                              ? -1
+                              : static_cast<int>(op.num_visible_outputs(NodeAttrs()));
+  writer->WriteObjectKeyValue("num_visible_outputs", num_visible);
   const auto* gradient = op.GetAttr<FGradient>("FGradient");
   writer->WriteObjectKeyValue("backward", gradient ? dmlc::optional<std::string>(gradient->backward_op)
                                                    : dmlc::optional<std::string>());

@@ -78,7 +78,7 @@ OPS_REGISTER_OP(CTCLoss)
     .describe("Connectionist temporal classification loss of each sample: -log p(label | "
               "data), data (sequence length, batch, classes) the unnormalized activations "
               "(softmax is applied inside), label (batch, labels) class indices. The second "
-              "output, hidden (TNumVisibleOutputs), is the loss's gradient with respect to the "
+              "output, hidden (set_num_visible_outputs), is the loss's gradient with respect to the "
               "data. A sample whose labels cannot fit its steps gets loss 0 and a zero "
               "gradient, as MXNet 1.9.1.")
     .set_num_inputs(NumInputs)
@@ -90,7 +90,7 @@ OPS_REGISTER_OP(CTCLoss)
     .add_arguments(CTCLossParam::__FIELDS__())
     .set_attr_parser(ParamParser<CTCLossParam>)
     .set_attr<FListInputNames>("FListInputNames", InputNames)
-    .set_attr<uint32_t>("TNumVisibleOutputs", 1)
+    .set_num_visible_outputs(1)
     .set_attr<FInferShape>("FInferShape", CTCLossShape)
     .set_attr<FInferType>("FInferType", CTCLossType)
     .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)

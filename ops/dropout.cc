@@ -43,14 +43,14 @@ DMLC_REGISTER_PARAMETER(DropoutParam);
 OPS_REGISTER_OP(Dropout)
     .describe("Dropout: in training (or mode=always) each element is kept with probability "
               "1 - p and scaled by 1 / (1 - p), or zeroed; otherwise the identity. The second "
-              "output, hidden (TNumVisibleOutputs), is the mask the gradient uses (uint8, 1 where "
+              "output, hidden (set_num_visible_outputs), is the mask the gradient uses (uint8, 1 where "
               "kept).")
     .set_num_inputs(1)
     .set_num_outputs(2)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")
     .add_arguments(DropoutParam::__FIELDS__())
     .set_attr_parser(ParamParser<DropoutParam>)
-    .set_attr<uint32_t>("TNumVisibleOutputs", 1)
+    .set_num_visible_outputs(1)
     .set_attr<FInferShape>("FInferShape", DropoutShape)
     .set_attr<FInferType>("FInferType", DropoutType)
     .set_attr<FResourceRequest>("FResourceRequest", RequestRandom)

@@ -130,7 +130,7 @@ TEST(DropoutTest, GradientIsTheOutputGradientTimesTheMask) {
 }
 
 TEST(DropoutTest, OutputsAndErrors) {
-  EXPECT_EQ(*Op::Get("Dropout")->GetAttr<uint32_t>("TNumVisibleOutputs"), 1u);
+  EXPECT_EQ(Op::Get("Dropout")->num_visible_outputs(NodeAttrs()), 1u);
   std::vector<int> in = {mshadow::kFloat64}, out;
   InferTypes(ParseAttrs(Op::Get("Dropout"), {}), &in, &out);
   EXPECT_EQ(out, (std::vector<int>{mshadow::kFloat64, mshadow::kUint8}));

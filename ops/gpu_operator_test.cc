@@ -101,8 +101,7 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
   // random numbers from the same seed. Hidden outputs (Dropout's mask) are always written.
   void ExpectGpuMatchesCpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                            const std::vector<CpuTensor>& expected, const std::string& what) {
-    const uint32_t* visible = attrs.op->GetAttr<uint32_t>("TNumVisibleOutputs");
-    const size_t num_visible = visible != nullptr ? *visible : expected.size();
+    const size_t num_visible = attrs.op->num_visible_outputs(attrs);
     std::vector<CpuTensor> ones;
     for (const CpuTensor& e : expected) {
       ones.emplace_back(e.shape(), e.type_flag());

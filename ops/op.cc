@@ -38,6 +38,23 @@ Op& Op::set_num_outputs(std::function<uint32_t(const NodeAttrs&)> fn) {
   return *this;
 }
 
+Op& Op::set_num_visible_outputs(uint32_t n) {
+  num_visible_outputs_ = n;
+  get_num_visible_outputs_ = nullptr;
+  return *this;
+}
+
+Op& Op::set_num_visible_outputs(std::function<uint32_t(const NodeAttrs&)> fn) {
+  num_visible_outputs_.reset();
+  get_num_visible_outputs_ = std::move(fn);
+  return *this;
+}
+
+uint32_t Op::num_visible_outputs(const NodeAttrs& attrs) const {
+  if (get_num_visible_outputs_) return get_num_visible_outputs_(attrs);
+  return num_visible_outputs_ ? *num_visible_outputs_ : num_outputs(attrs);
+}
+
 Op& Op::add_argument(const std::string& arg_name, const std::string& type,
                      const std::string& arg_description) {
   dmlc::ParamFieldInfo info;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -49,6 +50,10 @@ class Op {
   Op& set_num_inputs(std::function<uint32_t(const NodeAttrs&)> fn);
   Op& set_num_outputs(uint32_t n);
   Op& set_num_outputs(std::function<uint32_t(const NodeAttrs&)> fn);
+  // How many of the outputs (the first ones) a caller sees; the rest are for the backward
+  // operator (Dropout's mask, topk's positions). Hosts allocate and pass every output.
+  Op& set_num_visible_outputs(uint32_t n);
+  Op& set_num_visible_outputs(std::function<uint32_t(const NodeAttrs&)> fn);
   Op& add_argument(const std::string& arg_name, const std::string& type,
                    const std::string& arg_description);
   Op& add_arguments(const std::vector<dmlc::ParamFieldInfo>& args);
@@ -84,9 +89,16 @@ class Op {
   uint32_t num_outputs(const NodeAttrs& attrs) const {
     return get_num_outputs_ ? get_num_outputs_(attrs) : num_outputs_;
   }
+  // All of the outputs unless set_num_visible_outputs said fewer (a constant count needs no
+  // parsed attributes: catalogues read it from NodeAttrs()).
+  uint32_t num_visible_outputs(const NodeAttrs& attrs) const;
   // Whether the arity depends on the attributes (then it reads as -1 in catalogues).
   bool has_variable_inputs() const { return static_cast<bool>(get_num_inputs_); }
   bool has_variable_outputs() const { return static_cast<bool>(get_num_outputs_); }
+  bool has_variable_visible_outputs() const {
+    if (get_num_visible_outputs_) return true;
+    return num_visible_outputs_ ? false : has_variable_outputs();
+  }
 
   // The attributes every call uses, without a lookup by name (nullptr when not set).
   const FInferShape* infer_shape() const { return infer_shape_; }
@@ -123,6 +135,8 @@ class Op {
   uint32_t num_outputs_ = 1;
   std::function<uint32_t(const NodeAttrs&)> get_num_inputs_;
   std::function<uint32_t(const NodeAttrs&)> get_num_outputs_;
+  std::optional<uint32_t> num_visible_outputs_;
+  std::function<uint32_t(const NodeAttrs&)> get_num_visible_outputs_;
   // A variable arity above kMaxArity is a dmlc::ParamError.
   void CheckArity(const NodeAttrs& attrs) const;
   // Keeps a typed pointer to the attributes every call uses (map nodes never move).

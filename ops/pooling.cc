@@ -56,14 +56,14 @@ DMLC_REGISTER_PARAMETER(PoolingParam);
 OPS_REGISTER_OP(Pooling)
     .describe("Pooling over 1, 2 or 3 spatial axes of data (batch, channel, spatial...): the "
               "max, average, sum or p-norm (lp) of each window. With max, a second output, "
-              "hidden (TNumVisibleOutputs), holds the plane offset (int32) of each window's "
+              "hidden (set_num_visible_outputs), holds the plane offset (int32) of each window's "
               "first maximum, which the gradient uses.")
     .set_num_inputs(1)
     .set_num_outputs(NumPoolingOutputs)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")
     .add_arguments(PoolingParam::__FIELDS__())
     .set_attr_parser(ParamParser<PoolingParam>)
-    .set_attr<uint32_t>("TNumVisibleOutputs", 1)
+    .set_num_visible_outputs(1)
     .set_attr<FInferShape>("FInferShape", PoolingShape)
     .set_attr<FInferType>("FInferType", PoolingType)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_Pooling", true, true});

@@ -268,7 +268,7 @@ TEST(PoolingTest, MaxKeepsItsArgmaxForTheGradient) {
   const NodeAttrs attrs =
       ParseAttrs(Op::Get("Pooling"), {{"kernel", "(1,2)"}, {"stride", "(1,2)"},
                                       {"pooling_convention", "full"}});
-  EXPECT_EQ(*Op::Get("Pooling")->GetAttr<uint32_t>("TNumVisibleOutputs"), 1u);
+  EXPECT_EQ(Op::Get("Pooling")->num_visible_outputs(NodeAttrs()), 1u);
   EXPECT_EQ(Op::Get("Pooling")->num_outputs(attrs), 2u);
   EXPECT_EQ(Op::Get("Pooling")->num_outputs(ParseAttrs(
                 Op::Get("Pooling"), {{"kernel", "(2,2)"}, {"pool_type", "avg"}})),

@@ -3,8 +3,9 @@
 // data without one) is ordered by value, ties by position (a stable sort, as MXNet's), NaN
 // after every number; topk keeps the first k of the order (descending unless is_ascend), as
 // values, indices (in `dtype`), a 0/1 mask shaped like the data, or values and indices.
-// The gradient of the values goes back to the positions they came from; indices and masks
-// have none (zeros, as MXNet's).
+// The gradient of the values goes back to the positions they came from, which the forward
+// call writes beside the values (the visible indices of ret_typ=both, else a hidden int64
+// output, as MXNet's); indices and masks have no gradient (zeros, as MXNet's).
 // - CPU: one line per item, sorted (partially for k < n) in the engine's threads.
 // - GPU: one element per thread, its rank counted against its line (O(n) each): no sort
 //   library, and every output written by exactly one thread; right for the lines of a few
@@ -93,7 +94,12 @@ struct SortSpec {
   int dtype;
   bool HasValues() const { return ret == kValue || ret == kBoth; }
   bool HasIndices() const { return ret == kIndices || ret == kBoth; }
-  int NumOutputs() const { return ret == kBoth ? 2 : 1; }
+  // Values come with their positions for the gradient: visible (both) or hidden (value).
+  int NumOutputs() const { return HasValues() ? 2 : 1; }
+  int NumVisibleOutputs() const { return ret == kBoth ? 2 : 1; }
+  // Where the positions go, and their type.
+  int PositionOutput() const { return HasValues() ? 1 : 0; }
+  int PositionType() const { return ret == kValue ? mshadow::kInt64 : dtype; }
 };
 inline SortSpec SpecOf(const TopKParam& p) {
   return {p.axis, p.k, p.ret_typ, p.is_ascend, p.dtype};
@@ -171,15 +177,36 @@ struct sort_by_rank {
   }
 };
 
-// Item e (GPU): the gradient of element e, that of the value it became (zero past k).
-struct sort_grad_by_rank {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t e, SortView v, bool ascend, const DType* x,
+// A kept value's gradient g to the element of its line (dx_line: where the line starts) at
+// position p, which the forward call wrote beside the value. Positions come from the host:
+// one outside the axis (or NaN) is skipped, never followed outside dx.
+template <typename DType, typename IType>
+MSHADOW_XINLINE void ScatterValueGrad(const SortView& v, DType* dx_line, IType p, DType g,
+                                      OpReqType req) {
+  if (!(p >= IType(0) && p < static_cast<IType>(v.n))) return;
+  AssignReq(dx_line + static_cast<index_t>(p) * v.inner, g, req);
+}
+
+// Item e (GPU), a kept value (outer, k, inner): its gradient to where it came from.
+struct scatter_value_grad {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t e, SortView v, const IType* positions,
                                   const DType* dvalues, DType* dx, OpReqType req) {
-    const index_t l = e / (v.n * v.inner) * v.inner + e % v.inner;
-    const index_t j = e / v.inner % v.n;
-    const index_t rank = RankInLine(x + v.Start(l), v.n, v.inner, j, ascend);
-    AssignReq(dx + e, rank < v.k ? dvalues[v.OutStart(l) + rank * v.inner] : DType(0), req);
+    const index_t l = e / (v.k * v.inner) * v.inner + e % v.inner;
+    ScatterValueGrad(v, dx + v.Start(l), positions[e], dvalues[e], req);
+  }
+};
+
+// Item l (CPU): the same for line l's k kept values, without a division per value.
+struct scatter_line_value_grad {
+  template <typename DType, typename IType>
+  static void Map(index_t l, SortView v, const IType* positions, const DType* dvalues, DType* dx,
+                  OpReqType req) {
+    const index_t at = v.OutStart(l);
+    for (index_t r = 0; r < v.k; ++r) {
+      const index_t e = at + r * v.inner;
+      ScatterValueGrad(v, dx + v.Start(l), positions[e], dvalues[e], req);
+    }
   }
 };
 
@@ -241,22 +268,6 @@ struct sort_line {
   }
 };
 
-// Item l (CPU): line l's gradient, each element taking that of the value it became.
-struct sort_line_grad {
-  template <typename DType>
-  static void Map(index_t l, SortView v, bool ascend, const DType* x, const DType* dvalues,
-                  DType* dx, OpReqType req) {
-    LineScratch<DType> s(v.n);
-    OrderLine(v, ascend, x, l, s.keys, s.order);
-    s.RankFromOrder(v);
-    const index_t at = v.OutStart(l);
-    for (index_t i = 0; i < v.n; ++i) {
-      const index_t r = s.rank[i];
-      AssignReq(dx + v.Start(l) + i * v.inner, r < v.k ? dvalues[at + r * v.inner] : DType(0), req);
-    }
-  }
-};
-
 template <typename Param, typename xpu>
 void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -264,18 +275,19 @@ void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   const SortView v = ViewOf(spec, in[0].shape_, attrs.op->name.c_str());
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    const int index_output = spec.ret == kBoth ? 1 : 0;
+    const int at = spec.PositionOutput();
     WithIndexType(
-        spec.HasIndices() ? out[index_output].type_flag_ : mshadow::kFloat32, [&](auto index_tag) {
+        spec.ret == kMask ? mshadow::kFloat32 : out[at].type_flag_, [&](auto index_tag) {
           using IType = typename decltype(index_tag)::type;
           SortOutputs<DType, IType> o{};
           if (spec.HasValues()) {
             o.values = out[0].dptr<DType>();
             o.values_req = req[0];
           }
-          if (spec.HasIndices()) {
-            o.indices = out[index_output].dptr<IType>();
-            o.indices_req = req[index_output];
+          if (spec.ret != kMask) {
+            o.indices = out[at].dptr<IType>();
+            // Hidden positions are written whatever the request: the gradient reads them.
+            o.indices_req = spec.HasIndices() ? req[at] : kWriteTo;
           }
           if (spec.ret == kMask) {
             o.mask = out[0].dptr<DType>();
@@ -291,29 +303,35 @@ void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   });
 }
 
-// Inputs: the gradients of the outputs (that of the indices ignored), data. Output: the data's
-// gradient (zeros where the operator returns no values).
+// Inputs: the gradients of the outputs (that of the positions ignored), then the outputs.
+// Output: the data's gradient: each kept value's gradient at the position it came from, zero
+// elsewhere (everywhere where the operator returns no values).
 template <typename Param, typename xpu>
 void SortBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SortSpec spec = SpecOf<Param>(attrs);
-  const TBlob& data = in[spec.NumOutputs()];
-  const SortView v = ViewOf(spec, data.shape_, attrs.op->name.c_str());
+  const TBlob& dx = out[0];
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
-    if (!spec.HasValues()) {
-      Assign(out[0].FlatTo2D<xpu, DType>(stream), req[0], mshadow::expr::scalar<DType>(0));
-      return;
-    }
+  MSHADOW_SGL_DBL_TYPE_SWITCH(dx.type_flag_, DType, {
     if (req[0] == kNullOp) return;
-    const DType* x = data.dptr<DType>();
-    if constexpr (std::is_same_v<xpu, cpu>) {
-      Kernel<sort_line_grad, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v, spec.ascend, x,
-                                               in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
-    } else {
-      Kernel<sort_grad_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v, spec.ascend, x,
-                                             in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    if (req[0] != kAddTo) {
+      Assign(dx.FlatTo2D<xpu, DType>(stream), req[0], mshadow::expr::scalar<DType>(0));
     }
+    if (!spec.HasValues()) return;
+    const SortView v = ViewOf(spec, dx.shape_, attrs.op->name.c_str());
+    const TBlob& positions = in[spec.NumOutputs() + spec.PositionOutput()];
+    WithIndexType(positions.type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      const OpReqType mode = req[0] == kAddTo ? kAddTo : kWriteTo;
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<scatter_line_value_grad, cpu>::LaunchItems(stream, v.Lines(), v.k, v,
+                                                          positions.dptr<IType>(),
+                                                          in[0].dptr<DType>(), dx.dptr<DType>(), mode);
+      } else {
+        Kernel<scatter_value_grad, xpu>::Launch(stream, v.Lines() * v.k, v, positions.dptr<IType>(),
+                                                in[0].dptr<DType>(), dx.dptr<DType>(), mode);
+      }
+    });
   });
 }
 

@@ -67,11 +67,11 @@ bool SortShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
     kept = TShape{v.k};
   }
   AssignOutputShape(out, 0, spec.ret == kMask ? data : kept);
-  if (spec.ret == kBoth) AssignOutputShape(out, 1, kept);
+  if (spec.HasValues()) AssignOutputShape(out, 1, kept);
   return true;
 }
 
-// Values and masks in the data's type, indices in dtype.
+// Values and masks in the data's type, indices in dtype, hidden positions int64.
 template <typename Param>
 bool SortType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   const int data = (*in)[0];
@@ -79,7 +79,7 @@ bool SortType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* ou
   CheckRealType(data);
   const SortSpec spec = SpecOf<Param>(attrs);
   AssignOutputType(out, 0, spec.ret == kIndices ? spec.dtype : data);
-  if (spec.ret == kBoth) AssignOutputType(out, 1, spec.dtype);
+  if (spec.HasValues()) AssignOutputType(out, 1, spec.PositionType());
   return true;
 }
 
@@ -89,11 +89,17 @@ uint32_t NumOutputs(const NodeAttrs& attrs) {
 }
 
 template <typename Param>
+uint32_t NumVisibleOutputs(const NodeAttrs& attrs) {
+  return SpecOf<Param>(attrs).NumVisibleOutputs();
+}
+
+template <typename Param>
 void DefineSortOp(const std::string& name, const std::string& description, const char* backward) {
   Op& op = RegisterOp(name)
                .describe(description)
                .set_num_inputs(1)
                .set_num_outputs(NumOutputs<Param>)
+               .set_num_visible_outputs(NumVisibleOutputs<Param>)
                .add_argument("data", "NDArray-or-Symbol", "The input array.");
   // One call a statement: a call with a dependent argument returns a dependent type.
   op.set_attr<FInferShape>("FInferShape", SortShape<Param>);
@@ -101,12 +107,14 @@ void DefineSortOp(const std::string& name, const std::string& description, const
   op.add_arguments(Param::__FIELDS__());
   op.set_attr_parser(ParamParser<Param>);
   if (backward == nullptr) return;
-  op.set_attr<FGradient>("FGradient", FGradient{backward, true, false});
+  op.set_attr<FGradient>("FGradient", FGradient{backward, false, true});
   Op& grad = RegisterOp(backward)
-                 .describe("Gradient of " + name + ": each value's gradient back at its position.")
+                 .describe("Gradient of " + name +
+                           ": each value's gradient back at the position the forward call "
+                           "wrote beside it.")
                  .set_num_outputs(1)
                  .set_attr<bool>("TIsBackward", true);
-  grad.set_num_inputs([](const NodeAttrs& attrs) { return NumOutputs<Param>(attrs) + 1; });
+  grad.set_num_inputs([](const NodeAttrs& attrs) { return 2 * NumOutputs<Param>(attrs); });
   grad.set_attr_parser(ParamParser<Param>);
 }
 
@@ -114,11 +122,14 @@ const bool kRegistered = [] {
   DefineSortOp<TopKParam>(
       "topk",
       "The k largest (or, is_ascend, smallest) elements along axis, in order, ties by "
-      "position: their values, indices, a mask, or values and indices (ret_typ).",
+      "position: their values, indices, a mask, or values and indices (ret_typ). With "
+      "ret_typ=value a second, hidden output holds the values' positions (int64) for the "
+      "gradient.",
       "_backward_topk");
   DefineSortOp<SortParam>("sort",
                           "The data sorted along axis, stable (ties keep their order), NaN "
-                          "after every number.",
+                          "after every number; a second, hidden output holds each value's "
+                          "position (int64) for the gradient.",
                           "_backward_sort");
   DefineSortOp<ArgSortParam>("argsort",
                              "The positions that sort the data along axis (stable), in dtype; "

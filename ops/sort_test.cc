@@ -1,6 +1,7 @@
 // topk, sort and argsort against a stable sort written out (every ret_typ, both orders, axes
 // first, middle, last and none, k below 1 and k = n, every index dtype), ties and NaN,
-// gradients of the values (and zeros for indices and masks), write modes, errors.
+// gradients of the values through the positions the forward call kept (and zeros for indices
+// and masks), hidden outputs, write modes, errors.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -86,6 +88,11 @@ TEST_P(TopKTest, EveryReturnTypeOrderAndIndexType) {
             if (ret == "value" || ret == "both") {
               EXPECT_EQ(out[0].type_flag(), type);
               EXPECT_THAT(testing::ToValues(out[0].blob()), ElementsAreArray(e.values));
+            }
+            if (ret == "value") {  // the positions, hidden, for the gradient
+              ASSERT_EQ(out.size(), 2u);
+              EXPECT_EQ(out[1].type_flag(), mshadow::kInt64);
+              EXPECT_THAT(testing::ToValues(out[1].blob()), ElementsAreArray(e.indices));
             }
             if (ret == "indices" || ret == "both") {
               const CpuTensor& indices = out[ret == "both" ? 1 : 0];
@@ -167,6 +174,55 @@ TEST(SortTest, IndicesAndMasksPassNoGradient) {
     // Both: each of the 2 kept values per row passes its 1 back; else nothing.
     const double expected = ret == "both" ? 6 : 0;
     EXPECT_EQ(std::accumulate(grad.begin(), grad.end(), 0.0), expected);
+  }
+}
+
+// Values come with their positions: hidden (int64) for ret_typ=value and sort, the visible
+// indices for both; none for indices, mask and argsort.
+TEST(SortTest, VisibleAndHiddenOutputs) {
+  const struct {
+    std::string op, ret;
+    uint32_t outputs, visible;
+  } cases[] = {{"topk", "value", 2, 1}, {"topk", "both", 2, 2},   {"topk", "indices", 1, 1},
+               {"topk", "mask", 1, 1},  {"sort", "", 2, 1},       {"argsort", "", 1, 1}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.op + " " + c.ret);
+    std::map<std::string, std::string> kwargs;
+    if (!c.ret.empty()) kwargs["ret_typ"] = c.ret;
+    const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), kwargs);
+    EXPECT_EQ(attrs.op->num_outputs(attrs), c.outputs);
+    EXPECT_EQ(attrs.op->num_visible_outputs(attrs), c.visible);
+  }
+  EXPECT_TRUE(Op::Get("topk")->has_variable_visible_outputs());
+}
+
+// The backward operator follows the positions it is handed, not the data; one outside the
+// axis (negative, past it, NaN) sends its gradient nowhere. Each case: a (2,4) gradient from
+// two values per row.
+TEST(SortTest, GradientFollowsThePositionsGivenAndSkipsThoseOutsideTheAxis) {
+  for (const std::string ret : {"value", "both"}) {
+    SCOPED_TRACE(ret);
+    const NodeAttrs attrs =
+        ParseAttrs(Op::Get("topk"), {{"k", "2"}, {"ret_typ", ret}, {"dtype", "float32"}});
+    CpuTensor data(TShape{2, 4}, mshadow::kFloat32);
+    testing::SetValues(data.blob(), {1, 2, 3, 4, 5, 6, 7, 8});
+    std::vector<CpuTensor> out = RunCpu(attrs, {data.blob()});
+    ASSERT_EQ(out.size(), 2u);
+    const double outside = ret == "value" ? 4 : std::nan("");
+    testing::SetValues(out[1].blob(), {0, -1, outside, 3});
+    CpuTensor head(out[0].shape(), mshadow::kFloat32), positions_head(out[1].shape(), out[1].type_flag());
+    testing::SetValues(head.blob(), {10, 20, 30, 40});
+    CpuTensor grad(data.shape(), mshadow::kFloat32);
+    testing::SetValues(grad.blob(), Values(8, 100.0));
+    const NodeAttrs backward = BackwardAttrs(attrs);
+    for (const OpReqType req : {kWriteTo, kAddTo}) {
+      Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
+                           BackwardInputs(attrs, {head.blob(), positions_head.blob()},
+                                          {data.blob()}, Blobs(out)),
+                           {req}, {grad.blob()});
+      const double times = req == kAddTo ? 2 : 1;  // kAddTo adds onto kWriteTo's result
+      EXPECT_EQ(testing::ToValues(grad.blob()), (Values{10 * times, 0, 0, 0, 0, 0, 0, 40 * times}));
+    }
   }
 }
 

@@ -23,11 +23,8 @@ CpuTensor TensorLike(const TBlob& like, const Values& values) {
   return t;
 }
 
-// How many of the operator's outputs a caller sees (TNumVisibleOutputs; all by default).
-size_t VisibleOutputs(const std::string& op_name, size_t outputs) {
-  const uint32_t* visible = Op::Get(op_name)->GetAttr<uint32_t>("TNumVisibleOutputs");
-  return visible != nullptr ? std::min<size_t>(*visible, outputs) : outputs;
-}
+// How many of the operator's outputs a caller sees (all unless set_num_visible_outputs).
+size_t VisibleOutputs(const NodeAttrs& attrs) { return attrs.op->num_visible_outputs(attrs); }
 
 }  // namespace
 
@@ -83,7 +80,7 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64, do
     const std::vector<Values> expected = reference(input_values);
     const std::vector<CpuTensor> outputs = Forward(c, inputs);
     // The reference gives the visible outputs (hidden ones are checked through the gradient).
-    ASSERT_EQ(VisibleOutputs(c.op, outputs.size()), expected.size()) << c.op;
+    ASSERT_EQ(VisibleOutputs(AttrsOf(c.op, c.kwargs)), expected.size()) << c.op;
     const double rtol = type_flag == mshadow::kFloat64 ? rtol64 : rtol32;
     for (size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ(outputs[i].type_flag(), type_flag) << c.op << " output " << i;
@@ -100,7 +97,7 @@ void CheckWriteModes(const OpCase& c) {
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
   std::mt19937_64 rng(7);
   // Hidden outputs are written whatever the request; the visible ones are checked.
-  const size_t visible = VisibleOutputs(c.op, reference.size());
+  const size_t visible = VisibleOutputs(attrs);
   for (const OpReqType req : {kWriteTo, kAddTo, kNullOp}) {
     std::vector<CpuTensor> outputs;
     std::vector<Values> before;
@@ -141,13 +138,13 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
   std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> outputs = Forward(c, inputs);
   // The loss is sum_k <weights_k, outputs_k>; its output gradients are the weights. Hidden
-  // outputs (TNumVisibleOutputs: Dropout's mask, CTCLoss's gradient) are not part of it.
+  // outputs (Dropout's mask, CTCLoss's gradient, topk's positions) are not part of it.
   std::mt19937_64 rng(11);
-  const uint32_t* visible = op->GetAttr<uint32_t>("TNumVisibleOutputs");
+  const size_t visible = VisibleOutputs(attrs);
   std::vector<CpuTensor> weights;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const size_t n = static_cast<size_t>(outputs[k].shape().Size());
-    const bool hidden = visible != nullptr && k >= *visible;
+    const bool hidden = k >= visible;
     weights.push_back(TensorLike(outputs[k].blob(),
                                  hidden ? Values(n, 0.0) : RandomValues(n, -1, 1, &rng)));
   }

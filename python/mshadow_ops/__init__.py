@@ -15,7 +15,6 @@ Errors from the library are ``MShadowOpsError`` with the library's message.
 """
 import builtins
 import ctypes
-import functools
 import json
 
 from . import _capi
@@ -66,12 +65,6 @@ def seed(value):
     _check(LIB.MXOpsSetRandomSeed(int(value)))
 
 
-@functools.lru_cache(maxsize=None)
-def _num_visible_outputs(op_name):
-    """Outputs a caller sees (-1: all); the rest, like Dropout's mask, feed the gradient."""
-    return operator_info(op_name)["num_visible_outputs"]
-
-
 def _param_text(value):
     """Python values as the library's parameter strings: True, (2,3), None, 0.5."""
     if isinstance(value, bool):
@@ -95,6 +88,12 @@ class _Attrs:
     def __del__(self):
         if getattr(self, "handle", None):
             LIB.MXOpsFreeAttrs(self.handle)
+
+    def num_visible_outputs(self):
+        """Outputs a caller sees; the rest, like Dropout's mask, feed the gradient."""
+        count = ctypes.c_int()
+        _check(LIB.MXOpsGetNumVisibleOutputs(self.handle, ctypes.byref(count)))
+        return count.value
 
     def infer(self, shapes, types):
         """Output shapes and TypeFlags from the inputs'."""
@@ -237,9 +236,8 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
                            _dl_array(out_tensors), _requests(req, len(out_tensors)),
                            int(bool(is_train)), _cuda_stream(tensors + out_tensors), None, 0))
-    visible = _num_visible_outputs(op_name)
-    if visible >= 0 and out is None:
-        outputs = outputs[:visible]
+    if out is None:
+        outputs = outputs[:attrs.num_visible_outputs()]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 

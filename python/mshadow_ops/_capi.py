@@ -70,6 +70,7 @@ def _declare(lib):
                                             ctypes.POINTER(handle)]),
         "MXOpsFreeAttrs": (ctypes.c_int, [handle]),
         "MXOpsGetArity": (ctypes.c_int, [handle, c_int_p, c_int_p]),
+        "MXOpsGetNumVisibleOutputs": (ctypes.c_int, [handle, c_int_p]),
         "MXOpsGetInputNames": (ctypes.c_int, [handle, c_int_p, ctypes.POINTER(c_char_pp)]),
         "MXOpsInferShape": (ctypes.c_int, [handle, ctypes.c_int, c_int_p, c_int64_p,
                                            ctypes.POINTER(c_int_p), ctypes.POINTER(c_int64_p),

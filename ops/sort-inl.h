@@ -6,7 +6,8 @@
 // The gradient of the values goes back to the positions they came from, which the forward
 // call writes beside the values (the visible indices of ret_typ=both, else a hidden int64
 // output, as MXNet's); indices and masks have no gradient (zeros, as MXNet's).
-// - CPU: one line per item, sorted (partially for k < n) in the engine's threads.
+// - CPU: one line per item in the engine's threads: a few of a long line selected in one
+//   pass, otherwise sorted (partially for k < n).
 // - GPU: one element per thread, its rank counted against its line (O(n) each): no sort
 //   library, and every output written by exactly one thread; right for the lines of a few
 //   thousand elements networks sort (a segmented radix sort would serve longer ones).
@@ -226,6 +227,34 @@ void OrderLine(const SortView& v, bool ascend, const DType* x, index_t l, DType*
   }
 }
 
+// CPU, for a few values of a long line (k <= kSelectMaxK, n >= kSelectMinRatio * k): the
+// first k of line l in one pass, kept in order by insertion: values in kept[0, k), positions
+// in order[0, k). A later element ties behind an equal kept one, so one that does not come
+// before the last kept value is out after a single comparison: most of a long line. (An
+// ordered line inserts every element: at most kSelectMaxK moves each.)
+constexpr index_t kSelectMaxK = 16;
+constexpr index_t kSelectMinRatio = 16;
+inline bool SelectsFirstK(const SortView& v) {
+  return v.k <= kSelectMaxK && v.n >= kSelectMinRatio * v.k;
+}
+template <bool kAscend, typename DType>
+void SelectFirstK(const SortView& v, const DType* x, index_t l, DType* kept, index_t* order) {
+  const DType* line = x + v.Start(l);
+  index_t count = 0;
+  for (index_t i = 0; i < v.n; ++i) {
+    const DType xi = line[i * v.inner];
+    auto before = [&](index_t r) { return kAscend ? Less(xi, kept[r]) : Less(kept[r], xi); };
+    if (count == v.k && !before(count - 1)) continue;
+    index_t at = count < v.k ? count++ : count - 1;
+    for (; at > 0 && before(at - 1); --at) {
+      kept[at] = kept[at - 1];
+      order[at] = order[at - 1];
+    }
+    kept[at] = xi;
+    order[at] = i;
+  }
+}
+
 // The scratch a CPU line needs: keys and order (and a rank or mark per element).
 template <typename DType>
 struct LineScratch {
@@ -252,10 +281,18 @@ struct sort_line {
   static void Map(index_t l, SortView v, bool ascend, const DType* x,
                   SortOutputs<DType, IType> out) {
     LineScratch<DType> s(v.n);
-    OrderLine(v, ascend, x, l, s.keys, s.order);
+    const bool selected = SelectsFirstK(v);
+    if (selected && ascend) {
+      SelectFirstK<true>(v, x, l, s.keys, s.order);
+    } else if (selected) {
+      SelectFirstK<false>(v, x, l, s.keys, s.order);
+    } else {
+      OrderLine(v, ascend, x, l, s.keys, s.order);
+    }
     const index_t at = v.OutStart(l);
     for (index_t r = 0; r < v.k; ++r) {
-      if (out.values) AssignReq(out.values + at + r * v.inner, s.keys[s.order[r]], out.values_req);
+      const DType value = selected ? s.keys[r] : s.keys[s.order[r]];
+      if (out.values) AssignReq(out.values + at + r * v.inner, value, out.values_req);
       if (out.indices) {
         AssignReq(out.indices + at + r * v.inner, static_cast<IType>(s.order[r]), out.indices_req);
       }

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "ops/backward.h"
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -232,7 +233,8 @@ Values Permuted(const Values& x, const TShape& shape, const std::vector<int>& pe
 }
 
 // Every permutation of a 4-d shape with a unit axis, and shapes that take the tiled path with
-// partial tiles, merged axes, and threads.
+// partial tiles, merged axes, and threads; the tiles written through ordinary stores and, forced
+// on, through streaming stores (rows aligned or not).
 TEST(TransposeTest, AnyPermutationMergedTiledAndThreaded) {
   mshadow::SetNumThreads(2);
   std::vector<std::pair<TShape, std::vector<int>>> cases;
@@ -245,21 +247,26 @@ TEST(TransposeTest, AnyPermutationMergedTiledAndThreaded) {
   cases.push_back({TShape{4, 6, 35, 3}, {2, 3, 0, 1}});
   cases.push_back({TShape{700, 300}, {1, 0}});
   cases.push_back({TShape{40, 30, 50}, {1, 0, 2}});
-  for (const auto& [shape, p] : cases) {
-    std::ostringstream axes;
-    axes << "(";
-    for (size_t i = 0; i < p.size(); ++i) axes << (i ? "," : "") << p[i];
-    axes << ")";
-    std::ostringstream trace;
-    trace << shape << " axes " << axes.str();
-    SCOPED_TRACE(trace.str());
-    const OpCase c{"transpose", {{"axes", axes.str()}}, {InputSpec{shape}}};
-    testing::CheckForward(c, [&](const std::vector<Values>& in) {
-      return std::vector<Values>{Permuted(in[0], shape, p)};
-    });
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
+  cases.push_back({TShape{3, 64, 40}, {0, 2, 1}});
+  for (const index_t stream_from : {index_t{0}, index_t{1}}) {
+    mshadow::SetStreamingStoreMinBytes(stream_from);  // 0: the default; 1: every output
+    for (const auto& [shape, p] : cases) {
+      std::ostringstream axes;
+      axes << "(";
+      for (size_t i = 0; i < p.size(); ++i) axes << (i ? "," : "") << p[i];
+      axes << ")";
+      std::ostringstream trace;
+      trace << shape << " axes " << axes.str() << (stream_from ? " streamed" : "");
+      SCOPED_TRACE(trace.str());
+      const OpCase c{"transpose", {{"axes", axes.str()}}, {InputSpec{shape}}};
+      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+        return std::vector<Values>{Permuted(in[0], shape, p)};
+      });
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(c);
+    }
   }
+  mshadow::SetStreamingStoreMinBytes(0);
   mshadow::SetNumThreads(0);
 }
 

@@ -1,10 +1,13 @@
 // transpose(axes): permutes the axes (reverses them when axes is empty); and its backward
 // operator, the inverse permutation. The CPU kernels are here; the GPU's are in transpose.cu.
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "mshadow/streaming_stores.h"
 #include "mshadow/tensor_blob.h"
 #include "ops/kernel_util.h"
 #include "ops/transpose-inl.h"
@@ -104,11 +107,12 @@ void TransposeScalar(const DType* src, index_t src_ld, DType* dst, index_t dst_l
 }
 
 // A square of kLanes x kLanes elements transposed in registers (kLanes loads, shuffles,
-// kLanes stores), where the arch has it; kLanes = 1 elsewhere.
+// kLanes stores), where the arch has it; kLanes = 1 elsewhere. kStream: written through
+// streaming stores where a row is aligned (the caller fences).
 template <typename DType>
 struct RegisterTranspose {
   static constexpr index_t kLanes = 1;
-  template <bool kAdd>
+  template <bool kAdd, bool kStream>
   static void Run(const DType* src, index_t, DType* dst, index_t) {
     *dst = kAdd ? *dst + *src : *src;
   }
@@ -116,15 +120,22 @@ struct RegisterTranspose {
 
 #if MSHADOW_PACKET_HAS_AVX2
 // A transposed row, written (or added) as the write mode says.
-template <bool kAdd, typename DType, typename Register>
+template <bool kAdd, bool kStream, typename DType, typename Register>
 inline void StoreRow(DType* dst, Register row) {
-  vec::Store<kAdd>(dst, mshadow::packet::Packet<DType, mshadow::packet::kAVX2>(row));
+  using P = mshadow::packet::Packet<DType, mshadow::packet::kAVX2>;
+  if constexpr (kStream && !kAdd) {
+    if (reinterpret_cast<uintptr_t>(dst) % sizeof(Register) == 0) {
+      P(row).StoreStreaming(dst);
+      return;
+    }
+  }
+  vec::Store<kAdd>(dst, P(row));
 }
 
 template <>
 struct RegisterTranspose<float> {
   static constexpr index_t kLanes = 8;
-  template <bool kAdd>
+  template <bool kAdd, bool kStream>
   static void Run(const float* src, index_t src_ld, float* dst, index_t dst_ld) {
     __m256 r[8], t[8];
     for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + k * src_ld);
@@ -139,8 +150,8 @@ struct RegisterTranspose<float> {
       r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
     }
     for (int k = 0; k < 4; ++k) {  // join the halves of rows 0-3 and 4-7
-      StoreRow<kAdd>(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-      StoreRow<kAdd>(dst + (k + 4) * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+      StoreRow<kAdd, kStream>(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
+      StoreRow<kAdd, kStream>(dst + (k + 4) * dst_ld, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
     }
   }
 };
@@ -148,7 +159,7 @@ struct RegisterTranspose<float> {
 template <>
 struct RegisterTranspose<double> {
   static constexpr index_t kLanes = 4;
-  template <bool kAdd>
+  template <bool kAdd, bool kStream>
   static void Run(const double* src, index_t src_ld, double* dst, index_t dst_ld) {
     __m256d r[4], t[4];
     for (int k = 0; k < 4; ++k) r[k] = _mm256_loadu_pd(src + k * src_ld);
@@ -156,24 +167,24 @@ struct RegisterTranspose<double> {
     t[1] = _mm256_unpackhi_pd(r[0], r[1]);
     t[2] = _mm256_unpacklo_pd(r[2], r[3]);
     t[3] = _mm256_unpackhi_pd(r[2], r[3]);
-    StoreRow<kAdd>(dst, _mm256_permute2f128_pd(t[0], t[2], 0x20));
-    StoreRow<kAdd>(dst + dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x20));
-    StoreRow<kAdd>(dst + 2 * dst_ld, _mm256_permute2f128_pd(t[0], t[2], 0x31));
-    StoreRow<kAdd>(dst + 3 * dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x31));
+    StoreRow<kAdd, kStream>(dst, _mm256_permute2f128_pd(t[0], t[2], 0x20));
+    StoreRow<kAdd, kStream>(dst + dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x20));
+    StoreRow<kAdd, kStream>(dst + 2 * dst_ld, _mm256_permute2f128_pd(t[0], t[2], 0x31));
+    StoreRow<kAdd, kStream>(dst + 3 * dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x31));
   }
 };
 #endif  // MSHADOW_PACKET_HAS_AVX2
 
 // dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) for rows i in [0, rows), columns j in
 // [0, cols): register squares over the whole squares, element by element on the edges.
-template <bool kAdd, typename DType>
+template <bool kAdd, bool kStream, typename DType>
 void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
                     index_t cols) {
   constexpr index_t kLanes = RegisterTranspose<DType>::kLanes;
   const index_t full_rows = rows / kLanes * kLanes, full_cols = cols / kLanes * kLanes;
   for (index_t j = 0; j < full_cols; j += kLanes) {
     for (index_t i = 0; i < full_rows; i += kLanes) {
-      RegisterTranspose<DType>::template Run<kAdd>(src + i * src_ld + j, src_ld,
+      RegisterTranspose<DType>::template Run<kAdd, kStream>(src + i * src_ld + j, src_ld,
                                                    dst + j * dst_ld + i, dst_ld);
     }
   }
@@ -228,15 +239,29 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   for (int k : others) outer *= m.dims[k];
   const index_t rows = m.dims[out_last];
   const index_t row_blocks = (rows + kTile - 1) / kTile;
-  ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
-    for (index_t item = begin; item < end; ++item) {
-      const index_t o = item / row_blocks, r0 = item % row_blocks * kTile;
-      const Offsets at = Decompose(o, others, m, in_strides, out_strides);
-      TransposeBlock<kAdd>(src + at.in + r0 * in_strides[out_last], in_strides[out_last],
-                           dst + at.out + r0, out_strides[last], std::min(kTile, rows - r0),
-                           cols);
-    }
-  });
+  // The tiles' stores go to kTile-element pieces of many output rows at once; once input and
+  // output together outgrow the last-level cache, ordinary stores (each line read before it
+  // is written, and evicting the input) ran at under half the speed of streaming stores
+  // (docs/benchmarks.md).
+  const bool stream = !kAdd && 2 * total * static_cast<index_t>(sizeof(DType)) >=
+                                   mshadow::StreamingStoreMinBytes();
+  auto run = [&](auto stream_tag) {
+    ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
+      for (index_t item = begin; item < end; ++item) {
+        const index_t o = item / row_blocks, r0 = item % row_blocks * kTile;
+        const Offsets at = Decompose(o, others, m, in_strides, out_strides);
+        TransposeBlock<kAdd, decltype(stream_tag)::value>(
+            src + at.in + r0 * in_strides[out_last], in_strides[out_last], dst + at.out + r0,
+            out_strides[last], std::min(kTile, rows - r0), cols);
+      }
+    });
+  };
+  if (stream) {
+    run(std::true_type());
+    mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
+  } else {
+    run(std::false_type());
+  }
 }
 
 // The forward operator permutes by perm; the backward operator, by its inverse.

@@ -1,6 +1,7 @@
 // ops/adaptive_optimizer-inl.h: the optimizer updates with per-element step sizes, as MXNet
 // 1.9.1 defines them: adam_update, rmsprop_update and rmspropalex_update (RMSProp as Alex
-// Graves wrote it, with a momentum), written once for every device. adaptive_optimizer.cc
+// Graves wrote it, with a momentum), and AdamW (_adamw_update, _mp_adamw_update: the weight
+// decay outside the moments), written once for every device. adaptive_optimizer.cc
 // registers them with FCompute<cpu>, adaptive_optimizer.cu adds FCompute<gpu>.
 //
 // Each is one kernel over the elements: it updates its state inputs in place (always, as
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -36,6 +38,30 @@ struct AdamParam : public dmlc::Parameter<AdamParam> {
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("Added to sqrt(var) for stability.");
     OPS_DECLARE_GRADIENT_FIELDS();
     OPS_DECLARE_LAZY_UPDATE_FIELD();
+  }
+};
+
+// AdamW's: rescale_grad is an input (a one-element array), not a parameter.
+struct AdamWParam : public dmlc::Parameter<AdamWParam> {
+  float lr;
+  float beta1;
+  float beta2;
+  float epsilon;
+  float wd;
+  float eta;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(AdamWParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate (alpha): scales the moment step only.");
+    DMLC_DECLARE_FIELD(beta1).set_default(0.9f).describe("Decay of the first moment (mean).");
+    DMLC_DECLARE_FIELD(beta2).set_default(0.999f).describe("Decay of the second moment (var).");
+    DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("Added to sqrt(var) for stability.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
+        "Decoupled weight decay: wd * weight joins the step, not the gradient.");
+    DMLC_DECLARE_FIELD(eta).describe("Learning rate schedule multiplier of the whole step.");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe("Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
+                  "clipping (0 clips it to zero, as MXNet's kernel does).");
   }
 };
 
@@ -103,6 +129,45 @@ struct adam_kernel {
     mean[i] = m;
     var[i] = v;
     AssignReq<kReq>(w_out + i, wi - lr * m / (std::sqrt(v) + epsilon));
+  }
+};
+
+// AdamW's step on one element (T: the weight's type, or float on a master copy): the moments
+// updated in place; returns the new weight, w - eta * (lr * mean / (sqrt(var) + epsilon) + wd
+// * w).
+template <typename T>
+struct AdamWStep {
+  T lr, beta1, beta2, epsilon, wd, eta, rescale, clip;
+  MSHADOW_XINLINE T operator()(T w, T grad, T* mean, T* var) const {
+    const T g = ClipMagnitude(rescale * grad, clip);
+    const T m = beta1 * *mean + (T(1) - beta1) * g;
+    const T v = beta2 * *var + (T(1) - beta2) * g * g;
+    *mean = m;
+    *var = v;
+    return w - eta * (lr * m / (std::sqrt(v) + epsilon) + wd * w);
+  }
+};
+
+// Inputs weight, grad, mean, var (the last two updated in place).
+template <int kReq>
+struct adamw_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
+                                  DType* mean, DType* var, AdamWStep<DType> step) {
+    AssignReq<kReq>(w_out + i, step(w[i], grad[i], mean + i, var + i));
+  }
+};
+
+// Inputs weight (not read), grad, and float32 mean, var and master weight w32 (all three
+// updated in place); the weight output is w32 rounded to its type.
+template <int kReq>
+struct mp_adamw_kernel {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* grad, float* mean,
+                                  float* var, float* w32, AdamWStep<float> step) {
+    const float w = step(w32[i], static_cast<float>(grad[i]), mean + i, var + i);
+    w32[i] = w;
+    AssignReq<kReq>(w_out + i, static_cast<DType>(w));
   }
 };
 
@@ -185,7 +250,55 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// Adds FCompute<xpu> to adam_update, rmsprop_update and rmspropalex_update.
+// AdamW's rescale_grad input (its one element, read on the host), or nothing when it is NaN,
+// infinite or 0: MXNet then skips the update, leaving the output and the states as they are.
+template <typename xpu, typename T>
+bool AdamWRescale(const TBlob& rescale_grad, mshadow::Stream<xpu>* s, T* rescale) {
+  *rescale = IndicesOnHost<xpu, T>(rescale_grad, s)[0];
+  return std::isfinite(static_cast<double>(*rescale)) && *rescale != T(0);
+}
+
+template <typename T>
+AdamWStep<T> AdamWStepOf(const AdamWParam& p, T rescale) {
+  return {T(p.lr), T(p.beta1), T(p.beta2), T(p.epsilon), T(p.wd), T(p.eta), rescale,
+          T(p.clip_gradient)};
+}
+
+// Inputs: weight, grad, mean, var, rescale_grad (one element).
+template <typename xpu>
+void AdamWUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  const AdamWParam& p = GetParam<AdamWParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    DType rescale;
+    if (!AdamWRescale(in[4], s, &rescale)) return;
+    LaunchUpdate<adamw_kernel>(s, req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+                               in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(),
+                               AdamWStepOf(p, rescale));
+  });
+}
+
+// Inputs: weight, grad (float16, float32 or float64), mean, var, weight32, rescale_grad
+// (float32).
+template <typename xpu>
+void MPAdamWUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  const AdamWParam& p = GetParam<AdamWParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  float rescale;
+  if (!AdamWRescale(in[5], s, &rescale)) return;
+  MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchUpdate<mp_adamw_kernel>(s, req[0], out[0].Size(), out[0].dptr<DType>(),
+                                  in[1].dptr<DType>(), in[2].dptr<float>(), in[3].dptr<float>(),
+                                  in[4].dptr<float>(), AdamWStepOf(p, rescale));
+  });
+}
+
+// Adds FCompute<xpu> to adam_update, rmsprop_update, rmspropalex_update, _adamw_update and
+// _mp_adamw_update.
 template <typename xpu>
 void SetAdaptiveOptimizerCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -193,6 +306,9 @@ void SetAdaptiveOptimizerCompute() {
   RegisterOp("rmsprop_update").set_attr<FCompute>(attr_name, FCompute(RMSPropUpdateCompute<xpu>));
   RegisterOp("rmspropalex_update")
       .set_attr<FCompute>(attr_name, FCompute(RMSPropAlexUpdateCompute<xpu>));
+  RegisterOp("_adamw_update").set_attr<FCompute>(attr_name, FCompute(AdamWUpdateCompute<xpu>));
+  RegisterOp("_mp_adamw_update")
+      .set_attr<FCompute>(attr_name, FCompute(MPAdamWUpdateCompute<xpu>));
 }
 
 }  // namespace optimizer

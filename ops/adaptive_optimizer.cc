@@ -1,5 +1,5 @@
 // Optimizer updates with per-element step sizes: adam_update, rmsprop_update,
-// rmspropalex_update. Not differentiable; each writes the new weight to its output (usually
+// rmspropalex_update, _adamw_update, _mp_adamw_update. Not differentiable; each writes the new weight to its output (usually
 // the weight itself, in place) and updates its state inputs in place. Kernels, for every
 // device: adaptive_optimizer-inl.h; FCompute<gpu>: adaptive_optimizer.cu.
 #include "ops/adaptive_optimizer-inl.h"
@@ -7,6 +7,17 @@
 namespace ops {
 namespace optimizer {
 namespace {
+
+// AdamW: the first kArrays inputs (weight, grad, states) and the output share a shape; the
+// last input, rescale_grad, holds one element.
+template <int kArrays>
+bool AdamWShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  AssignInputShape(in, kArrays, TShape{1});
+  std::vector<TShape> arrays(in->begin(), in->begin() + kArrays);
+  if (!ElemwiseShape<kArrays, 1>(attrs, &arrays, out)) return false;
+  for (int i = 0; i < kArrays; ++i) AssignInputShape(in, i, arrays[i]);
+  return true;
+}
 
 const bool kRegistered = [] {
   SetAdaptiveOptimizerCompute<cpu>();
@@ -18,6 +29,7 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(AdamParam);
 DMLC_REGISTER_PARAMETER(RMSPropParam);
 DMLC_REGISTER_PARAMETER(RMSPropAlexParam);
+DMLC_REGISTER_PARAMETER(AdamWParam);
 
 OPS_REGISTER_OP(adam_update)
     .describe("Adam step (without bias correction, as MXNet's: fold it into lr): g = "
@@ -68,6 +80,48 @@ OPS_REGISTER_OP(rmspropalex_update)
     .set_attr_parser(ParamParser<RMSPropAlexParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<5, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<5, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(_adamw_update)
+    .describe("AdamW step (Loshchilov and Hutter; MXNet's contrib adamw_update): g = "
+              "clip(rescale_grad * grad); mean = beta1 * mean + (1 - beta1) * g; var = beta2 * "
+              "var + (1 - beta2) * g^2 (both in place); then weight - eta * (lr * mean / "
+              "(sqrt(var) + epsilon) + wd * weight). A rescale_grad of NaN, infinity or 0 skips "
+              "the update: output and states stay as they are. (MXNet 1.9.1 also writes g back "
+              "into grad; ours leaves its inputs but the states alone.)")
+    .set_num_inputs(5)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("mean", "NDArray-or-Symbol", "First moment, updated in place.")
+    .add_argument("var", "NDArray-or-Symbol", "Second moment, updated in place.")
+    .add_argument("rescale_grad", "NDArray-or-Symbol",
+                  "One element: the gradient's scale (read on the host).")
+    .add_arguments(AdamWParam::__FIELDS__())
+    .set_attr_parser(ParamParser<AdamWParam>)
+    .set_attr<FInferShape>("FInferShape", AdamWShape<4>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<5, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(_mp_adamw_update)
+    .describe("_adamw_update on a float32 master copy of the weight with float32 moments (all "
+              "three updated in place); the weight output is the master copy rounded to its "
+              "type.")
+    .set_num_inputs(6)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient, in the weight's type.")
+    .add_argument("mean", "NDArray-or-Symbol", "float32 first moment, updated in place.")
+    .add_argument("var", "NDArray-or-Symbol", "float32 second moment, updated in place.")
+    .add_argument("weight32", "NDArray-or-Symbol", "float32 master weight, updated in place.")
+    .add_argument("rescale_grad", "NDArray-or-Symbol",
+                  "One float32 element: the gradient's scale (read on the host).")
+    .add_arguments(AdamWParam::__FIELDS__())
+    .set_attr_parser(ParamParser<AdamWParam>)
+    .set_attr<FInferShape>("FInferShape", AdamWShape<5>)
+    .set_attr<FInferType>("FInferType", MPUpdateType<2>)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 

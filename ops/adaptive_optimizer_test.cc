@@ -1,7 +1,9 @@
-// adam_update, rmsprop_update and rmspropalex_update against their formulas (MXNet 1.9.1's,
-// which the Python suite compares with MXNet itself), states updated in place.
+// adam_update, rmsprop_update, rmspropalex_update and AdamW against their formulas (MXNet
+// 1.9.1's, which the Python suite compares with MXNet itself), states updated in place;
+// AdamW's skipped update and its one-element rescale_grad.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -117,6 +119,102 @@ TEST(AdaptiveOptimizerTest, WriteModesAndStatesUnderNullOp) {
     EXPECT_NE(testing::ToValues(inputs[2].blob()), state);
     EXPECT_EQ(testing::ToValues(out.blob()), Values(40, 0.0));
   }
+}
+
+// AdamW's inputs: weight, grad, mean, var (n elements), then rescale_grad's one value.
+std::vector<InputSpec> AdamWInputs(index_t n, double rescale) {
+  std::vector<InputSpec> specs = Inputs(4, n);
+  specs.push_back(InputSpec::WithValues(TShape{1}, {rescale}));
+  return specs;
+}
+
+TEST(AdamWUpdateTest, MomentsInPlaceAndDecoupledDecay) {
+  for (const char* clip : {"-1", "0.5", "0"}) {
+    SCOPED_TRACE(clip);
+    const OpCase c{"_adamw_update",
+                   {{"lr", "0.01"}, {"eta", "0.7"}, {"beta1", "0.8"}, {"beta2", "0.9"},
+                    {"epsilon", "1e-6"}, {"wd", "0.1"}, {"clip_gradient", clip}},
+                   AdamWInputs(1001, 0.5)};
+    const UpdateRun run = RunUpdate(c);
+    for (size_t i = 0; i < run.weight_out.size(); ++i) {
+      const double w = run.inputs_before[0][i];
+      const double g = Clip(0.5 * run.inputs_before[1][i], F(clip));  // no decay inside
+      const double m = F("0.8") * run.inputs_before[2][i] + (1 - F("0.8")) * g;
+      const double v = F("0.9") * run.inputs_before[3][i] + (1 - F("0.9")) * g * g;
+      ASSERT_NEAR(run.inputs_after[2][i], m, 1e-12);
+      ASSERT_NEAR(run.inputs_after[3][i], v, 1e-12);
+      ASSERT_NEAR(run.weight_out[i],
+                  w - F("0.7") * (F("0.01") * m / (std::sqrt(v) + F("1e-6")) + F("0.1") * w),
+                  1e-12);
+      ASSERT_EQ(run.inputs_after[1][i], run.inputs_before[1][i]);  // grad left alone
+    }
+  }
+}
+
+// The multi-precision update steps the float32 master weight as _adamw_update steps a
+// float32 weight, and rounds it into the float16 output.
+TEST(AdamWUpdateTest, MultiPrecisionStepsTheMasterWeight) {
+  const std::map<std::string, std::string> kwargs = {{"lr", "0.1"}, {"eta", "0.5"}, {"wd", "0.01"}};
+  const index_t n = 64;
+  std::vector<CpuTensor> in =
+      testing::MakeInputs(OpCase{"_adamw_update", kwargs, AdamWInputs(n, 2)}, mshadow::kFloat32);
+  auto make = [](int type, const Values& values) {
+    CpuTensor t(TShape{static_cast<index_t>(values.size())}, type);
+    testing::SetValues(t.blob(), values);
+    return t;
+  };
+  // Both see the gradient rounded to float16.
+  const Values grad16 = testing::ToValues(make(mshadow::kFloat16, testing::ToValues(in[1].blob())).blob());
+  testing::SetValues(in[1].blob(), grad16);
+  std::vector<CpuTensor> mp_in;
+  mp_in.push_back(make(mshadow::kFloat16, Values(n, 0.0)));  // the weight: not read
+  mp_in.push_back(make(mshadow::kFloat16, grad16));
+  for (const int i : {2, 3, 0, 4}) {  // mean, var, weight32 (the float32 weight), rescale_grad
+    mp_in.push_back(make(mshadow::kFloat32, testing::ToValues(in[i].blob())));
+  }
+  const Values expected = testing::ToValues(
+      RunCpu(ParseAttrs(Op::Get("_adamw_update"), kwargs), Blobs(in))[0].blob());
+  const std::vector<CpuTensor> out =
+      RunCpu(ParseAttrs(Op::Get("_mp_adamw_update"), kwargs), Blobs(mp_in));
+  ASSERT_EQ(out[0].type_flag(), mshadow::kFloat16);
+  const Values master = testing::ToValues(mp_in[4].blob()), mean = testing::ToValues(mp_in[2].blob());
+  const Values rounded = testing::ToValues(out[0].blob()), plain_mean = testing::ToValues(in[2].blob());
+  for (index_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(master[i], expected[i], 1e-6 * std::fabs(expected[i])) << i;  // in place
+    ASSERT_NEAR(mean[i], plain_mean[i], 1e-6 * std::fabs(plain_mean[i]) + 1e-9) << i;
+    ASSERT_NEAR(rounded[i], expected[i], 1e-3 * std::fabs(expected[i]) + 1e-6) << i;
+  }
+}
+
+// A rescale_grad of NaN, infinity or 0 skips the update (MXNet's loss-scaling overflow rule):
+// the output keeps what it held and the states do not move.
+TEST(AdamWUpdateTest, NonFiniteOrZeroRescaleSkipsTheUpdate) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const double rescale : {std::nan(""), inf, -inf, 0.0}) {
+    SCOPED_TRACE(rescale);
+    const OpCase c{"_adamw_update", {{"lr", "0.1"}, {"eta", "1"}}, AdamWInputs(33, rescale)};
+    std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
+    std::vector<Values> before;
+    for (const CpuTensor& t : inputs) before.push_back(testing::ToValues(t.blob()));
+    CpuTensor out(TShape{33}, mshadow::kFloat32);
+    testing::SetValues(out.blob(), Values(33, 7.0));
+    const NodeAttrs attrs = ParseAttrs(Op::Get("_adamw_update"), c.kwargs);
+    Invoke<mshadow::cpu>(attrs, OpContext(), Blobs(inputs), {kWriteTo}, {out.blob()});
+    EXPECT_EQ(testing::ToValues(out.blob()), Values(33, 7.0));
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(testing::ToValues(inputs[i].blob()), before[i]) << i;
+  }
+}
+
+TEST(AdamWUpdateTest, RescaleGradHoldsOneElement) {
+  const OpCase c{"_adamw_update", {{"lr", "0.1"}, {"eta", "1"}},
+                 {InputSpec(TShape{4}), InputSpec(TShape{4}), InputSpec(TShape{4}),
+                  InputSpec(TShape{4}), InputSpec(TShape{2})}};
+  const std::string error = testing::ErrorOf([&] { testing::InferOutputShapes(c); });
+  EXPECT_NE(error.find("(2,)"), std::string::npos) << error;
+  EXPECT_NE(error.find("(1,)"), std::string::npos) << error;
+  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("_adamw_update"), {{"lr", "0.1"}}); })
+                .find("Required parameter eta"),
+            std::string::npos);
 }
 
 TEST(AdaptiveOptimizerTest, BadParametersAreNamed) {

@@ -10,29 +10,6 @@ namespace ops {
 namespace optimizer {
 namespace {
 
-// Multi-precision updates: weight, grad and the output share a real type; the inputs from
-// kFirstState on (momentum, master weight) are float32.
-template <int kFirstState>
-bool MPUpdateType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
-  for (size_t i = kFirstState; i < in->size(); ++i) {
-    AssignInputType(in, static_cast<int>(i), mshadow::kFloat32);
-  }
-  int weight = -1;
-  for (const int t : {(*in)[0], (*in)[1], (*out)[0]}) {
-    if (weight == -1) weight = t;
-  }
-  if (weight == -1) return false;
-  if (weight != mshadow::kFloat16 && weight != mshadow::kFloat32 &&
-      weight != mshadow::kFloat64) {
-    throw dmlc::Error("weight type " + mshadow::TypeFlagName(weight) +
-                      " is not supported; valid: float16, float32, float64");
-  }
-  AssignInputType(in, 0, weight);
-  AssignInputType(in, 1, weight);
-  AssignOutputType(out, 0, weight);
-  return true;
-}
-
 const bool kRegistered = [] {
   SetOptimizerCompute<cpu>();
   return true;

@@ -428,6 +428,20 @@ def _adam(weight, grad, mean, var, p):
     return weight - _f32(p["lr"]) * mean / (np.sqrt(var) + _f32(p.get("epsilon", 1e-8)))
 
 
+def _adamw(weight, grad, mean, var, rescale_grad, p):
+    """MXNet's contrib adamw_update: decoupled weight decay; rescale_grad an input."""
+    g = _clip(grad * rescale_grad[0], _f32(p.get("clip_gradient", -1)))
+    beta1, beta2 = _f32(p.get("beta1", 0.9)), _f32(p.get("beta2", 0.999))
+    mean = beta1 * mean + (1 - beta1) * g
+    var = beta2 * var + (1 - beta2) * g * g
+    step = _f32(p["lr"]) * mean / (np.sqrt(var) + _f32(p.get("epsilon", 1e-8)))
+    return weight - _f32(p["eta"]) * (step + _f32(p.get("wd", 0)) * weight)
+
+
+def _mp_adamw(weight, grad, mean, var, weight32, rescale_grad, p):
+    return _adamw(weight32, grad, mean, var, rescale_grad, p).astype(weight.dtype)
+
+
 def _rmsprop(weight, grad, n, p):
     g = _decayed_gradient(weight, grad, p)
     gamma1 = _f32(p.get("gamma1", 0.95))
@@ -758,6 +772,8 @@ FORWARD = {
     - _f32(p["lr"]) * np.sign(g),
     "signum_update": _signum,
     "adam_update": _adam,
+    "_adamw_update": _adamw,
+    "_mp_adamw_update": _mp_adamw,
     "rmsprop_update": _rmsprop,
     "rmspropalex_update": _rmspropalex,
     "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),

@@ -121,7 +121,7 @@ OPS_REGISTER_OP(_mp_adamw_update)
     .add_arguments(AdamWParam::__FIELDS__())
     .set_attr_parser(ParamParser<AdamWParam>)
     .set_attr<FInferShape>("FInferShape", AdamWShape<5>)
-    .set_attr<FInferType>("FInferType", MPUpdateType<2>)
+    .set_attr<FInferType>("FInferType", MPUpdateType)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 

@@ -9,6 +9,8 @@
 #ifndef OPS_OPTIMIZER_INL_H_
 #define OPS_OPTIMIZER_INL_H_
 
+#include <algorithm>
+#include <initializer_list>
 #include <type_traits>
 #include <vector>
 
@@ -256,27 +258,39 @@ void ForEachElementCpu(index_t n, OpReqType req, Fn&& fn) {
   });
 }
 
-// Multi-precision updates: weight, grad and the output share a real type; the inputs from
-// kFirstState on (momentum, master weight) are float32.
-template <int kFirstState>
-bool MPUpdateType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
-  for (size_t i = kFirstState; i < in->size(); ++i) {
-    AssignInputType(in, static_cast<int>(i), mshadow::kFloat32);
-  }
+// Multi-precision updates: the inputs in `weight_inputs` (and the output, when
+// output_is_weight) share the weight's type, float16, float32 or float64; every other input
+// (momentum, moments, master weight) and output is float32.
+inline bool AssignMixedPrecisionTypes(std::vector<int>* in, std::vector<int>* out,
+                                      std::initializer_list<int> weight_inputs,
+                                      bool output_is_weight) {
+  auto is_weight_input = [&](int i) {
+    return std::find(weight_inputs.begin(), weight_inputs.end(), i) != weight_inputs.end();
+  };
   int weight = -1;
-  for (const int t : {(*in)[0], (*in)[1], (*out)[0]}) {
-    if (weight == -1) weight = t;
+  for (const int i : weight_inputs) {
+    if (weight == -1) weight = (*in)[i];
   }
+  if (weight == -1 && output_is_weight) weight = (*out)[0];
+  for (int i = 0; i < static_cast<int>(in->size()); ++i) {
+    if (!is_weight_input(i)) AssignInputType(in, i, mshadow::kFloat32);
+  }
+  if (!output_is_weight) AssignOutputType(out, 0, mshadow::kFloat32);
   if (weight == -1) return false;
   if (weight != mshadow::kFloat16 && weight != mshadow::kFloat32 &&
       weight != mshadow::kFloat64) {
     throw dmlc::Error("weight type " + mshadow::TypeFlagName(weight) +
                       " is not supported; valid: float16, float32, float64");
   }
-  AssignInputType(in, 0, weight);
-  AssignInputType(in, 1, weight);
-  AssignOutputType(out, 0, weight);
+  for (const int i : weight_inputs) AssignInputType(in, i, weight);
+  if (output_is_weight) AssignOutputType(out, 0, weight);
   return true;
+}
+
+// The multi-precision SGD and AdamW updates: weight, grad and the new weight in the weight's
+// type, the states after them float32.
+inline bool MPUpdateType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
+  return AssignMixedPrecisionTypes(in, out, {0, 1}, true);
 }
 
 // Launches KernelOf<the weight output's request>; a kernel that updates state inputs runs

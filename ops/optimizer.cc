@@ -78,7 +78,7 @@ OPS_REGISTER_OP(mp_sgd_update)
     .add_arguments(SGDParam::__FIELDS__())
     .set_attr_parser(ParamParser<SGDParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<3, 1>)
-    .set_attr<FInferType>("FInferType", MPUpdateType<2>)
+    .set_attr<FInferType>("FInferType", MPUpdateType)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
@@ -95,7 +95,7 @@ OPS_REGISTER_OP(mp_sgd_mom_update)
     .add_arguments(SGDMomParam::__FIELDS__())
     .set_attr_parser(ParamParser<SGDMomParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<4, 1>)
-    .set_attr<FInferType>("FInferType", MPUpdateType<2>)
+    .set_attr<FInferType>("FInferType", MPUpdateType)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
@@ -112,7 +112,7 @@ OPS_REGISTER_OP(mp_nag_mom_update)
     .add_arguments(NAGMomParam::__FIELDS__())
     .set_attr_parser(ParamParser<NAGMomParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<4, 1>)
-    .set_attr<FInferType>("FInferType", MPUpdateType<2>)
+    .set_attr<FInferType>("FInferType", MPUpdateType)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 

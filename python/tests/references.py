@@ -442,6 +442,28 @@ def _mp_adamw(weight, grad, mean, var, weight32, rescale_grad, p):
     return _adamw(weight32, grad, mean, var, rescale_grad, p).astype(weight.dtype)
 
 
+def _lamb_phase1(weight, grad, mean, var, p):
+    g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
+    beta1, beta2 = _f32(p.get("beta1", 0.9)), _f32(p.get("beta2", 0.999))
+    mean = beta1 * mean + (1 - beta1) * g
+    var = beta2 * var + (1 - beta2) * g * g
+    if str(p.get("bias_correction", True)) != "False":
+        t = int(p["t"])
+        mean, var = mean / (1 - beta1 ** t), var / (1 - beta2 ** t)
+    return mean / (np.sqrt(var) + _f32(p.get("epsilon", 1e-6))) + _f32(p["wd"]) * weight
+
+
+def _lamb_phase2(weight, g, r1, r2, p):
+    r1, r2 = r1[0], r2[0]
+    lower, upper = _f32(p.get("lower_bound", -1)), _f32(p.get("upper_bound", -1))
+    if lower >= 0:
+        r1 = max(r1, lower)
+    if upper >= 0:
+        r1 = min(r1, upper)
+    ratio = 1 if r1 == 0 or r2 == 0 else r1 / r2
+    return weight - _f32(p["lr"]) * ratio * g
+
+
 def _rmsprop(weight, grad, n, p):
     g = _decayed_gradient(weight, grad, p)
     gamma1 = _f32(p.get("gamma1", 0.95))
@@ -774,6 +796,11 @@ FORWARD = {
     "adam_update": _adam,
     "_adamw_update": _adamw,
     "_mp_adamw_update": _mp_adamw,
+    "lamb_update_phase1": _lamb_phase1,
+    "lamb_update_phase2": _lamb_phase2,
+    "mp_lamb_update_phase1": lambda w, g, m, v, w32, p: _lamb_phase1(w32, g, m, v, p),
+    "mp_lamb_update_phase2": lambda w, g, r1, r2, w32, p: _lamb_phase2(w32, g, r1, r2, p)
+    .astype(w.dtype),
     "rmsprop_update": _rmsprop,
     "rmspropalex_update": _rmspropalex,
     "sigmoid": _unary(_ACTIVATIONS["sigmoid"]),

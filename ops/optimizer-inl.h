@@ -10,7 +10,6 @@
 #define OPS_OPTIMIZER_INL_H_
 
 #include <algorithm>
-#include <initializer_list>
 #include <type_traits>
 #include <vector>
 
@@ -258,11 +257,11 @@ void ForEachElementCpu(index_t n, OpReqType req, Fn&& fn) {
   });
 }
 
-// Multi-precision updates: the inputs in `weight_inputs` (and the output, when
-// output_is_weight) share the weight's type, float16, float32 or float64; every other input
-// (momentum, moments, master weight) and output is float32.
+// Multi-precision updates: the inputs in `weight_inputs` (and, when output_is_weight, the
+// outputs) share the weight's type, float16, float32 or float64; every other input (momentum,
+// moments, master weight, learning rates) and output is float32.
 inline bool AssignMixedPrecisionTypes(std::vector<int>* in, std::vector<int>* out,
-                                      std::initializer_list<int> weight_inputs,
+                                      const std::vector<int>& weight_inputs,
                                       bool output_is_weight) {
   auto is_weight_input = [&](int i) {
     return std::find(weight_inputs.begin(), weight_inputs.end(), i) != weight_inputs.end();
@@ -271,11 +270,15 @@ inline bool AssignMixedPrecisionTypes(std::vector<int>* in, std::vector<int>* ou
   for (const int i : weight_inputs) {
     if (weight == -1) weight = (*in)[i];
   }
-  if (weight == -1 && output_is_weight) weight = (*out)[0];
+  for (const int t : *out) {
+    if (weight == -1 && output_is_weight) weight = t;
+  }
   for (int i = 0; i < static_cast<int>(in->size()); ++i) {
     if (!is_weight_input(i)) AssignInputType(in, i, mshadow::kFloat32);
   }
-  if (!output_is_weight) AssignOutputType(out, 0, mshadow::kFloat32);
+  for (int i = 0; i < static_cast<int>(out->size()); ++i) {
+    if (!output_is_weight) AssignOutputType(out, i, mshadow::kFloat32);
+  }
   if (weight == -1) return false;
   if (weight != mshadow::kFloat16 && weight != mshadow::kFloat32 &&
       weight != mshadow::kFloat64) {
@@ -283,7 +286,9 @@ inline bool AssignMixedPrecisionTypes(std::vector<int>* in, std::vector<int>* ou
                       " is not supported; valid: float16, float32, float64");
   }
   for (const int i : weight_inputs) AssignInputType(in, i, weight);
-  if (output_is_weight) AssignOutputType(out, 0, weight);
+  for (int i = 0; i < static_cast<int>(out->size()); ++i) {
+    if (output_is_weight) AssignOutputType(out, i, weight);
+  }
   return true;
 }
 

@@ -353,6 +353,27 @@ def _sgd(weight, grad, params, mom=None):
     return weight + mom
 
 
+def _multi_sgd(momentum, mp, preloaded):
+    """multi_sgd_update and its forms: each weight's _sgd with its own lr and wd."""
+    def run(*args):
+        *arrays, p = args
+        n, k = int(p.get("num_weights", 1)), 2 + momentum + mp
+        if preloaded:
+            lrs, wds = arrays[n * k], arrays[n * k + 1]
+        else:
+            lrs, wds = ([float(v) for v in p[key].strip("()[]").split(",") if v.strip()]
+                        for key in ("lrs", "wds"))
+        outputs = []
+        for i in range(n):
+            group = arrays[i * k:(i + 1) * k]
+            params = dict(p, lr=lrs[i], wd=wds[i])
+            weight = group[-1] if mp else group[0]
+            step = _sgd(weight, group[1], params, mom=group[2] if momentum else None)
+            outputs.append(step.astype(group[0].dtype))
+        return outputs
+    return run
+
+
 def _nag(weight, grad, mom, params):
     g = _clip(grad * _f32(params.get("rescale_grad", 1)), _f32(params.get("clip_gradient", -1)))
     step = _f32(params["lr"]) * (g + _f32(params.get("wd", 0)) * weight)
@@ -796,6 +817,14 @@ FORWARD = {
     "adam_update": _adam,
     "_adamw_update": _adamw,
     "_mp_adamw_update": _mp_adamw,
+    "multi_sgd_update": _multi_sgd(False, False, False),
+    "multi_sgd_mom_update": _multi_sgd(True, False, False),
+    "multi_mp_sgd_update": _multi_sgd(False, True, False),
+    "multi_mp_sgd_mom_update": _multi_sgd(True, True, False),
+    "preloaded_multi_sgd_update": _multi_sgd(False, False, True),
+    "preloaded_multi_sgd_mom_update": _multi_sgd(True, False, True),
+    "preloaded_multi_mp_sgd_update": _multi_sgd(False, True, True),
+    "preloaded_multi_mp_sgd_mom_update": _multi_sgd(True, True, True),
     "lamb_update_phase1": _lamb_phase1,
     "lamb_update_phase2": _lamb_phase2,
     "mp_lamb_update_phase1": lambda w, g, m, v, w32, p: _lamb_phase1(w32, g, m, v, p),

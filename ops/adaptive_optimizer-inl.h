@@ -123,12 +123,8 @@ struct adam_kernel {
                                   DType* mean, DType* var, DType lr, DType beta1, DType beta2,
                                   DType epsilon, DecayedGradient<DType> decayed) {
     const DType wi = w[i];
-    const DType g = decayed(grad[i], wi);
-    const DType m = beta1 * mean[i] + (DType(1) - beta1) * g;
-    const DType v = beta2 * var[i] + (DType(1) - beta2) * g * g;
-    mean[i] = m;
-    var[i] = v;
-    AssignReq<kReq>(w_out + i, wi - lr * m / (std::sqrt(v) + epsilon));
+    UpdateMoments(decayed(grad[i], wi), beta1, beta2, mean + i, var + i);
+    AssignReq<kReq>(w_out + i, wi - lr * mean[i] / (std::sqrt(var[i]) + epsilon));
   }
 };
 
@@ -139,12 +135,8 @@ template <typename T>
 struct AdamWStep {
   T lr, beta1, beta2, epsilon, wd, eta, rescale, clip;
   MSHADOW_XINLINE T operator()(T w, T grad, T* mean, T* var) const {
-    const T g = ClipMagnitude(rescale * grad, clip);
-    const T m = beta1 * *mean + (T(1) - beta1) * g;
-    const T v = beta2 * *var + (T(1) - beta2) * g * g;
-    *mean = m;
-    *var = v;
-    return w - eta * (lr * m / (std::sqrt(v) + epsilon) + wd * w);
+    UpdateMoments(ClipMagnitude(rescale * grad, clip), beta1, beta2, mean, var);
+    return w - eta * (lr * *mean / (std::sqrt(*var) + epsilon) + wd * w);
   }
 };
 

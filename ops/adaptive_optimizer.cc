@@ -1,7 +1,11 @@
 // Optimizer updates with per-element step sizes: adam_update, rmsprop_update,
-// rmspropalex_update, _adamw_update, _mp_adamw_update. Not differentiable; each writes the new weight to its output (usually
-// the weight itself, in place) and updates its state inputs in place. Kernels, for every
-// device: adaptive_optimizer-inl.h; FCompute<gpu>: adaptive_optimizer.cu.
+// rmspropalex_update, _adamw_update, _mp_adamw_update. Not differentiable; each writes the
+// new weight to its output (usually the weight itself, in place) and updates its state inputs
+// in place. Kernels, for every device: adaptive_optimizer-inl.h; FCompute<gpu>:
+// adaptive_optimizer.cu.
+#include <numeric>
+#include <vector>
+
 #include "ops/adaptive_optimizer-inl.h"
 
 namespace ops {
@@ -11,12 +15,10 @@ namespace {
 // AdamW: the first kArrays inputs (weight, grad, states) and the output share a shape; the
 // last input, rescale_grad, holds one element.
 template <int kArrays>
-bool AdamWShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  AssignInputShape(in, kArrays, TShape{1});
-  std::vector<TShape> arrays(in->begin(), in->begin() + kArrays);
-  if (!ElemwiseShape<kArrays, 1>(attrs, &arrays, out)) return false;
-  for (int i = 0; i < kArrays; ++i) AssignInputShape(in, i, arrays[i]);
-  return true;
+bool AdamWShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  std::vector<int> arrays(kArrays);
+  std::iota(arrays.begin(), arrays.end(), 0);
+  return AssignUpdateShapes(in, out, arrays, 0, {kArrays});
 }
 
 const bool kRegistered = [] {

@@ -16,6 +16,7 @@ namespace {
 
 using testing::InputSpec;
 using testing::OpCase;
+using testing::TensorOf;
 using testing::Values;
 
 double Clip(double x, double bound) { return bound < 0 ? x : std::max(-bound, std::min(bound, x)); }
@@ -158,19 +159,14 @@ TEST(AdamWUpdateTest, MultiPrecisionStepsTheMasterWeight) {
   const index_t n = 64;
   std::vector<CpuTensor> in =
       testing::MakeInputs(OpCase{"_adamw_update", kwargs, AdamWInputs(n, 2)}, mshadow::kFloat32);
-  auto make = [](int type, const Values& values) {
-    CpuTensor t(TShape{static_cast<index_t>(values.size())}, type);
-    testing::SetValues(t.blob(), values);
-    return t;
-  };
   // Both see the gradient rounded to float16.
-  const Values grad16 = testing::ToValues(make(mshadow::kFloat16, testing::ToValues(in[1].blob())).blob());
+  const Values grad16 = testing::ToValues(TensorOf(mshadow::kFloat16, testing::ToValues(in[1].blob())).blob());
   testing::SetValues(in[1].blob(), grad16);
   std::vector<CpuTensor> mp_in;
-  mp_in.push_back(make(mshadow::kFloat16, Values(n, 0.0)));  // the weight: not read
-  mp_in.push_back(make(mshadow::kFloat16, grad16));
+  mp_in.push_back(TensorOf(mshadow::kFloat16, Values(n, 0.0)));  // the weight: not read
+  mp_in.push_back(TensorOf(mshadow::kFloat16, grad16));
   for (const int i : {2, 3, 0, 4}) {  // mean, var, weight32 (the float32 weight), rescale_grad
-    mp_in.push_back(make(mshadow::kFloat32, testing::ToValues(in[i].blob())));
+    mp_in.push_back(TensorOf(mshadow::kFloat32, testing::ToValues(in[i].blob())));
   }
   const Values expected = testing::ToValues(
       RunCpu(ParseAttrs(Op::Get("_adamw_update"), kwargs), Blobs(in))[0].blob());
@@ -196,8 +192,7 @@ TEST(AdamWUpdateTest, NonFiniteOrZeroRescaleSkipsTheUpdate) {
     std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
     std::vector<Values> before;
     for (const CpuTensor& t : inputs) before.push_back(testing::ToValues(t.blob()));
-    CpuTensor out(TShape{33}, mshadow::kFloat32);
-    testing::SetValues(out.blob(), Values(33, 7.0));
+    CpuTensor out = TensorOf(mshadow::kFloat32, Values(33, 7.0));
     const NodeAttrs attrs = ParseAttrs(Op::Get("_adamw_update"), c.kwargs);
     Invoke<mshadow::cpu>(attrs, OpContext(), Blobs(inputs), {kWriteTo}, {out.blob()});
     EXPECT_EQ(testing::ToValues(out.blob()), Values(33, 7.0));

@@ -68,12 +68,8 @@ struct LambDirection {
   T beta1, beta2, epsilon, wd, rescale, clip;
   T mean_correction, var_correction;  // 1 / (1 - beta^t), or 1
   MSHADOW_XINLINE T operator()(T w, T grad, T* mean, T* var) const {
-    const T g = ClipMagnitude(rescale * grad, clip);
-    const T m = beta1 * *mean + (T(1) - beta1) * g;
-    const T v = beta2 * *var + (T(1) - beta2) * g * g;
-    *mean = m;
-    *var = v;
-    return m * mean_correction / (std::sqrt(v * var_correction) + epsilon) + wd * w;
+    UpdateMoments(ClipMagnitude(rescale * grad, clip), beta1, beta2, mean, var);
+    return *mean * mean_correction / (std::sqrt(*var * var_correction) + epsilon) + wd * w;
   }
 };
 

@@ -12,18 +12,9 @@ namespace {
 
 // Phase two: weight, g, (weight32) and the output share a shape; r1 and r2 hold one element.
 bool LambPhaseTwoShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
-  AssignInputShape(in, 2, TShape{1});
-  AssignInputShape(in, 3, TShape{1});
   std::vector<int> arrays = {0, 1};
   if (in->size() == 5) arrays.push_back(4);  // weight32
-  TShape known = (*out)[0];
-  for (const int i : arrays) {
-    if (!ShapeIsKnown(known)) known = (*in)[i];
-  }
-  if (!ShapeIsKnown(known)) return false;
-  for (const int i : arrays) AssignInputShape(in, i, known);
-  AssignOutputShape(out, 0, known);
-  return true;
+  return AssignUpdateShapes(in, out, arrays, 0, {2, 3});
 }
 
 // mp_lamb_update_phase1: weight and grad in the weight's type; the rest and g float32.

@@ -14,6 +14,7 @@ namespace {
 
 using testing::InputSpec;
 using testing::OpCase;
+using testing::TensorOf;
 using testing::Values;
 
 double Clip(double x, double bound) { return bound < 0 ? x : std::max(-bound, std::min(bound, x)); }
@@ -77,33 +78,28 @@ TEST(LambTest, MultiPrecisionPhasesStepTheMasterWeight) {
   const std::map<std::string, std::string> one = {{"t", "2"}, {"wd", "0.01"}};
   const std::map<std::string, std::string> two = {{"lr", "0.05"}};
   const index_t n = 50;
-  auto make = [](int type, const Values& values) {
-    CpuTensor t(TShape{static_cast<index_t>(values.size())}, type);
-    testing::SetValues(t.blob(), values);
-    return t;
-  };
   std::vector<CpuTensor> plain = testing::MakeInputs(
       OpCase{"lamb_update_phase1", one,
              {InputSpec(TShape{n}), InputSpec(TShape{n}), InputSpec(TShape{n}),
               InputSpec(TShape{n}, 0.5, 1)}},
       mshadow::kFloat32);
   const Values grad16 =
-      testing::ToValues(make(mshadow::kFloat16, testing::ToValues(plain[1].blob())).blob());
+      testing::ToValues(TensorOf(mshadow::kFloat16, testing::ToValues(plain[1].blob())).blob());
   testing::SetValues(plain[1].blob(), grad16);  // both see the float16 gradient
-  std::vector<CpuTensor> mp = {make(mshadow::kFloat16, Values(n, 0.0)),  // not read
-                               make(mshadow::kFloat16, grad16),
-                               make(mshadow::kFloat32, testing::ToValues(plain[2].blob())),
-                               make(mshadow::kFloat32, testing::ToValues(plain[3].blob())),
-                               make(mshadow::kFloat32, testing::ToValues(plain[0].blob()))};
+  std::vector<CpuTensor> mp = {TensorOf(mshadow::kFloat16, Values(n, 0.0)),  // not read
+                               TensorOf(mshadow::kFloat16, grad16),
+                               TensorOf(mshadow::kFloat32, testing::ToValues(plain[2].blob())),
+                               TensorOf(mshadow::kFloat32, testing::ToValues(plain[3].blob())),
+                               TensorOf(mshadow::kFloat32, testing::ToValues(plain[0].blob()))};
   const CpuTensor g = RunCpu(ParseAttrs(Op::Get("lamb_update_phase1"), one), Blobs(plain))[0];
   const CpuTensor mp_g = RunCpu(ParseAttrs(Op::Get("mp_lamb_update_phase1"), one), Blobs(mp))[0];
   ASSERT_EQ(mp_g.type_flag(), mshadow::kFloat32);
   const Values gv = testing::ToValues(g.blob()), mp_gv = testing::ToValues(mp_g.blob());
   for (index_t i = 0; i < n; ++i) ASSERT_NEAR(mp_gv[i], gv[i], 1e-6 * std::fabs(gv[i]) + 1e-7) << i;
 
-  const CpuTensor r1 = make(mshadow::kFloat32, {1.5}), r2 = make(mshadow::kFloat32, {3.0});
+  const CpuTensor r1 = TensorOf(mshadow::kFloat32, {1.5}), r2 = TensorOf(mshadow::kFloat32, {3.0});
   const Values w32 = testing::ToValues(mp[4].blob());
-  std::vector<CpuTensor> mp2 = {make(mshadow::kFloat16, Values(n, 0.0)), mp_g, r1, r2, mp[4]};
+  std::vector<CpuTensor> mp2 = {TensorOf(mshadow::kFloat16, Values(n, 0.0)), mp_g, r1, r2, mp[4]};
   const CpuTensor out = RunCpu(ParseAttrs(Op::Get("mp_lamb_update_phase2"), two), Blobs(mp2))[0];
   ASSERT_EQ(out.type_flag(), mshadow::kFloat16);
   const Values master = testing::ToValues(mp2[4].blob()), rounded = testing::ToValues(out.blob());

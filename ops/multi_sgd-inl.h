@@ -87,12 +87,23 @@ struct MultiSGDKind {
   int NumInputs(int weights) const { return weights * Arrays() + (preloaded ? 2 : 0); }
 };
 
+// The parameters say which form: with momentum, and with the rates as inputs (preloaded).
+template <typename Param>
+constexpr bool kPreloaded = std::is_same_v<Param, PreloadedMultiSGDParam> ||
+                            std::is_same_v<Param, PreloadedMultiSGDMomParam>;
+template <typename Param>
+constexpr bool kWithMomentum =
+    std::is_same_v<Param, MultiSGDMomParam> || std::is_same_v<Param, PreloadedMultiSGDMomParam>;
+template <typename Param>
+constexpr MultiSGDKind KindOf(bool mp) {
+  return {kWithMomentum<Param>, mp, kPreloaded<Param>};
+}
+
 // The learning rates and weight decays of `weights` weights from the parameters; a count
 // other than num_weights is a dmlc::Error naming the operator.
 template <typename Param>
 void CheckRatesPerWeight(const Param& p, const std::string& op) {
-  if constexpr (!std::is_same_v<Param, PreloadedMultiSGDParam> &&
-                !std::is_same_v<Param, PreloadedMultiSGDMomParam>) {
+  if constexpr (!kPreloaded<Param>) {
     for (const auto& [name, tuple] : {std::make_pair("lrs", &p.lrs), std::make_pair("wds", &p.wds)}) {
       if (static_cast<int>(tuple->size()) != p.num_weights) {
         std::ostringstream os;
@@ -104,17 +115,17 @@ void CheckRatesPerWeight(const Param& p, const std::string& op) {
   }
 }
 
-// Inputs as MultiSGDKind says; outputs: the num_weights new weights.
-template <typename xpu, typename Param, bool kMomentum, bool kMP>
+// Inputs as KindOf<Param>(kMP) says; outputs: the num_weights new weights.
+template <typename xpu, typename Param, bool kMP>
 void MultiSGDCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Param& p = GetParam<Param>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const int n = p.num_weights;
-  const int k = 2 + (kMomentum ? 1 : 0) + (kMP ? 1 : 0);
+  constexpr bool kMomentum = kWithMomentum<Param>;
+  const int k = KindOf<Param>(kMP).Arrays();
   std::vector<float> lrs, wds;
-  if constexpr (std::is_same_v<Param, PreloadedMultiSGDParam> ||
-                std::is_same_v<Param, PreloadedMultiSGDMomParam>) {
+  if constexpr (kPreloaded<Param>) {
     lrs = IndicesOnHost<xpu, float>(in[n * k], s);
     wds = IndicesOnHost<xpu, float>(in[n * k + 1], s);
   } else {
@@ -162,16 +173,16 @@ void SetMultiSGDCompute() {
   auto set = [attr_name](const char* name, FCompute compute) {
     RegisterOp(name).set_attr<FCompute>(attr_name, std::move(compute));
   };
-  set("multi_sgd_update", MultiSGDCompute<xpu, MultiSGDParam, false, false>);
-  set("multi_sgd_mom_update", MultiSGDCompute<xpu, MultiSGDMomParam, true, false>);
-  set("multi_mp_sgd_update", MultiSGDCompute<xpu, MultiSGDParam, false, true>);
-  set("multi_mp_sgd_mom_update", MultiSGDCompute<xpu, MultiSGDMomParam, true, true>);
-  set("preloaded_multi_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, false, false>);
+  set("multi_sgd_update", MultiSGDCompute<xpu, MultiSGDParam, false>);
+  set("multi_sgd_mom_update", MultiSGDCompute<xpu, MultiSGDMomParam, false>);
+  set("multi_mp_sgd_update", MultiSGDCompute<xpu, MultiSGDParam, true>);
+  set("multi_mp_sgd_mom_update", MultiSGDCompute<xpu, MultiSGDMomParam, true>);
+  set("preloaded_multi_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, false>);
   set("preloaded_multi_sgd_mom_update",
-      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, true, false>);
-  set("preloaded_multi_mp_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, false, true>);
+      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, false>);
+  set("preloaded_multi_mp_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, true>);
   set("preloaded_multi_mp_sgd_mom_update",
-      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, true, true>);
+      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, true>);
 }
 
 }  // namespace optimizer

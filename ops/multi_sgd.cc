@@ -2,6 +2,7 @@
 // CPU registration; FCompute<gpu>: multi_sgd.cu. Not differentiable; each writes its new
 // weights to its outputs (usually the weights themselves) and updates its momenta and master
 // weights in place.
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -53,16 +54,9 @@ bool MultiSGDShape(const NodeAttrs& attrs, MultiSGDKind kind, std::vector<TShape
   }
   bool known = true;
   for (int i = 0; i < n; ++i) {
-    TShape shape = (*out)[i];
-    for (int j = 0; j < k; ++j) {
-      if (!ShapeIsKnown(shape)) shape = (*in)[i * k + j];
-    }
-    if (!ShapeIsKnown(shape)) {
-      known = false;
-      continue;
-    }
-    for (int j = 0; j < k; ++j) AssignInputShape(in, i * k + j, shape);
-    AssignOutputShape(out, i, shape);
+    std::vector<int> arrays(k);
+    std::iota(arrays.begin(), arrays.end(), i * k);
+    known = AssignUpdateShapes(in, out, arrays, i) && known;
   }
   return known;
 }
@@ -84,7 +78,8 @@ bool MultiSGDType(const NodeAttrs&, MultiSGDKind kind, int weights, std::vector<
 }
 
 template <typename Param>
-void DefineMultiSGD(const char* name, MultiSGDKind kind, const std::string& description) {
+void DefineMultiSGD(const char* name, bool mp, const std::string& description) {
+  const MultiSGDKind kind = KindOf<Param>(mp);
   Op& op = RegisterOp(name)
                .describe(description)
                .add_argument("data", "NDArray-or-Symbol[]",
@@ -113,37 +108,37 @@ void DefineMultiSGD(const char* name, MultiSGDKind kind, const std::string& desc
 
 const bool kRegistered = [] {
   DefineMultiSGD<MultiSGDParam>(
-      "multi_sgd_update", {false, false, false},
+      "multi_sgd_update", false,
       "sgd_update of num_weights weights in one call, each with its learning rate and weight "
       "decay (lrs, wds).");
   DefineMultiSGD<MultiSGDMomParam>(
-      "multi_sgd_mom_update", {true, false, false},
+      "multi_sgd_mom_update", false,
       "sgd_mom_update of num_weights weights in one call (momenta updated in place), each with "
       "its learning rate and weight decay (lrs, wds).");
   DefineMultiSGD<MultiSGDParam>(
-      "multi_mp_sgd_update", {false, true, false},
+      "multi_mp_sgd_update", true,
       "mp_sgd_update of num_weights weights in one call (float32 master weights updated in "
       "place), each with its learning rate and weight decay (lrs, wds). The master weight is "
       "the state whatever the weight's type (MXNet 1.9.1's batched forms ignore it for "
       "float32 weights).");
   DefineMultiSGD<MultiSGDMomParam>(
-      "multi_mp_sgd_mom_update", {true, true, false},
+      "multi_mp_sgd_mom_update", true,
       "mp_sgd_mom_update of num_weights weights in one call (float32 momenta and master "
       "weights updated in place), each with its learning rate and weight decay (lrs, wds).");
   DefineMultiSGD<PreloadedMultiSGDParam>(
-      "preloaded_multi_sgd_update", {false, false, true},
+      "preloaded_multi_sgd_update", false,
       "multi_sgd_update with the learning rates and weight decays as the last two inputs "
       "(float32 arrays of num_weights values, read on the host).");
   DefineMultiSGD<PreloadedMultiSGDMomParam>(
-      "preloaded_multi_sgd_mom_update", {true, false, true},
+      "preloaded_multi_sgd_mom_update", false,
       "multi_sgd_mom_update with the learning rates and weight decays as the last two inputs "
       "(float32 arrays of num_weights values, read on the host).");
   DefineMultiSGD<PreloadedMultiSGDParam>(
-      "preloaded_multi_mp_sgd_update", {false, true, true},
+      "preloaded_multi_mp_sgd_update", true,
       "multi_mp_sgd_update with the learning rates and weight decays as the last two inputs "
       "(float32 arrays of num_weights values, read on the host).");
   DefineMultiSGD<PreloadedMultiSGDMomParam>(
-      "preloaded_multi_mp_sgd_mom_update", {true, true, true},
+      "preloaded_multi_mp_sgd_mom_update", true,
       "multi_mp_sgd_mom_update with the learning rates and weight decays as the last two "
       "inputs (float32 arrays of num_weights values, read on the host).");
   SetMultiSGDCompute<cpu>();

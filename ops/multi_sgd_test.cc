@@ -18,21 +18,18 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::OpCase;
+using testing::TensorOf;
 using testing::Values;
 
 CpuTensor Filled(const TShape& shape, int type, std::mt19937* rng, double lo = -1, double hi = 1) {
-  CpuTensor t(shape, type);
   std::uniform_real_distribution<double> dist(lo, hi);
   Values v(shape.Size());
   for (double& x : v) x = dist(*rng);
-  testing::SetValues(t.blob(), v);
-  return t;
+  return TensorOf(shape, type, v);
 }
 
 CpuTensor Copy(const CpuTensor& t) {
-  CpuTensor c(t.shape(), t.type_flag());
-  testing::SetValues(c.blob(), testing::ToValues(t.blob()));
-  return c;
+  return TensorOf(t.shape(), t.type_flag(), testing::ToValues(t.blob()));
 }
 
 struct Form {
@@ -74,10 +71,8 @@ TEST(MultiSGDTest, EachWeightGetsTheSingleOperatorsStep) {
       }
     }
     if (f.preloaded) {
-      in.emplace_back(TShape{2}, mshadow::kFloat32);
-      testing::SetValues(in.back().blob(), {std::stod(lrs[0]), std::stod(lrs[1])});
-      in.emplace_back(TShape{2}, mshadow::kFloat32);
-      testing::SetValues(in.back().blob(), {std::stod(wds[0]), std::stod(wds[1])});
+      in.push_back(TensorOf(mshadow::kFloat32, {std::stod(lrs[0]), std::stod(lrs[1])}));
+      in.push_back(TensorOf(mshadow::kFloat32, {std::stod(wds[0]), std::stod(wds[1])}));
     }
     const std::vector<CpuTensor> out = RunCpu(ParseAttrs(Op::Get(f.op), kwargs), Blobs(in));
     ASSERT_EQ(out.size(), 2u);

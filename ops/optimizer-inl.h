@@ -72,6 +72,14 @@ MSHADOW_XINLINE DType ClipMagnitude(DType x, DType bound) {
   return x > bound ? bound : (x < -bound ? -bound : x);
 }
 
+// Adam's moments of the gradient g, updated in place: mean = beta1 * mean + (1 - beta1) * g,
+// var = beta2 * var + (1 - beta2) * g^2 (Adam, AdamW and LAMB share them).
+template <typename T>
+MSHADOW_XINLINE void UpdateMoments(T g, T beta1, T beta2, T* mean, T* var) {
+  *mean = beta1 * *mean + (T(1) - beta1) * g;
+  *var = beta2 * *var + (T(1) - beta2) * g * g;
+}
+
 // nag_mom_update's fields (MXNet's NAGMomParam: no lazy_update).
 struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
   float lr;
@@ -255,6 +263,24 @@ void ForEachElementCpu(index_t n, OpReqType req, Fn&& fn) {
       vec::ForEach<DType>(end - begin, [&](index_t k, auto tag) { fn(begin + k, tag, add); });
     });
   });
+}
+
+// The inputs in `arrays` and output `output` share one shape, the first known (inputs first)
+// giving it; `scalars` (rescale_grad, a norm) hold one element each. False while no array's
+// shape is known.
+inline bool AssignUpdateShapes(std::vector<TShape>* in, std::vector<TShape>* out,
+                               const std::vector<int>& arrays, int output,
+                               const std::vector<int>& scalars = {}) {
+  for (const int i : scalars) AssignInputShape(in, i, TShape{1});
+  TShape known;
+  for (const int i : arrays) {
+    if (!ShapeIsKnown(known)) known = (*in)[i];
+  }
+  if (!ShapeIsKnown(known)) known = (*out)[output];
+  if (!ShapeIsKnown(known)) return false;
+  for (const int i : arrays) AssignInputShape(in, i, known);
+  AssignOutputShape(out, output, known);
+  return true;
 }
 
 // Multi-precision updates: the inputs in `weight_inputs` (and, when output_is_weight, the

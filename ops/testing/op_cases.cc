@@ -60,6 +60,16 @@ Values ToValues(const TBlob& blob) {
   return values;
 }
 
+CpuTensor TensorOf(const TShape& shape, int type_flag, const Values& values) {
+  CpuTensor t(shape, type_flag);
+  SetValues(t.blob(), values);
+  return t;
+}
+
+CpuTensor TensorOf(int type_flag, const Values& values) {
+  return TensorOf(TShape{static_cast<index_t>(values.size())}, type_flag, values);
+}
+
 void SetValues(const TBlob& blob, const Values& values) {
   CHECK_EQ(values.size(), static_cast<size_t>(blob.Size()))
       << "values for a tensor of another size";

@@ -64,6 +64,9 @@ Values RandomValues(size_t n, double lo, double hi, std::mt19937_64* rng);
 Values ToValues(const TBlob& blob);
 // A dmlc::Error if the counts differ.
 void SetValues(const TBlob& blob, const Values& values);
+// A tensor of `shape` and type holding `values`; without a shape, 1-d of their count.
+CpuTensor TensorOf(const TShape& shape, int type_flag, const Values& values);
+CpuTensor TensorOf(int type_flag, const Values& values);
 
 // One input as the table writes it: "(4,5)", "(3,4)[0.5,2]" (reals in [0.5, 2]) or
 // "(4){0,5}" (whole numbers in [0, 5)), any of them followed by '~' for a state input that is

@@ -18,9 +18,7 @@ NodeAttrs AttrsOf(const std::string& op_name, const std::map<std::string, std::s
 
 // Same shape, same type, filled with the given values.
 CpuTensor TensorLike(const TBlob& like, const Values& values) {
-  CpuTensor t(like.shape_, like.type_flag_);
-  SetValues(t.blob(), values);
-  return t;
+  return TensorOf(like.shape_, like.type_flag_, values);
 }
 
 // How many of the operator's outputs a caller sees (all unless set_num_visible_outputs).

@@ -60,8 +60,9 @@ struct AdamWParam : public dmlc::Parameter<AdamWParam> {
     DMLC_DECLARE_FIELD(eta).describe("Learning rate schedule multiplier of the whole step.");
     DMLC_DECLARE_FIELD(clip_gradient)
         .set_default(-1.0f)
-        .describe("Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
-                  "clipping (0 clips it to zero, as MXNet's kernel does).");
+        .describe(
+            "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
+            "clipping (0 clips it to zero, as MXNet's kernel does).");
   }
 };
 
@@ -252,15 +253,14 @@ bool AdamWRescale(const TBlob& rescale_grad, mshadow::Stream<xpu>* s, T* rescale
 
 template <typename T>
 AdamWStep<T> AdamWStepOf(const AdamWParam& p, T rescale) {
-  return {T(p.lr), T(p.beta1), T(p.beta2), T(p.epsilon), T(p.wd), T(p.eta), rescale,
-          T(p.clip_gradient)};
+  return {T(p.lr), T(p.beta1), T(p.beta2), T(p.epsilon),
+          T(p.wd), T(p.eta),   rescale,    T(p.clip_gradient)};
 }
 
 // Inputs: weight, grad, mean, var, rescale_grad (one element).
 template <typename xpu>
-void AdamWUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                        const std::vector<TBlob>& out) {
+void AdamWUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const AdamWParam& p = GetParam<AdamWParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
@@ -299,8 +299,7 @@ void SetAdaptiveOptimizerCompute() {
   RegisterOp("rmspropalex_update")
       .set_attr<FCompute>(attr_name, FCompute(RMSPropAlexUpdateCompute<xpu>));
   RegisterOp("_adamw_update").set_attr<FCompute>(attr_name, FCompute(AdamWUpdateCompute<xpu>));
-  RegisterOp("_mp_adamw_update")
-      .set_attr<FCompute>(attr_name, FCompute(MPAdamWUpdateCompute<xpu>));
+  RegisterOp("_mp_adamw_update").set_attr<FCompute>(attr_name, FCompute(MPAdamWUpdateCompute<xpu>));
 }
 
 }  // namespace optimizer

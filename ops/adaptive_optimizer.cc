@@ -86,12 +86,13 @@ OPS_REGISTER_OP(rmspropalex_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(_adamw_update)
-    .describe("AdamW step (Loshchilov and Hutter; MXNet's contrib adamw_update): g = "
-              "clip(rescale_grad * grad); mean = beta1 * mean + (1 - beta1) * g; var = beta2 * "
-              "var + (1 - beta2) * g^2 (both in place); then weight - eta * (lr * mean / "
-              "(sqrt(var) + epsilon) + wd * weight). A rescale_grad of NaN, infinity or 0 skips "
-              "the update: output and states stay as they are. (MXNet 1.9.1 also writes g back "
-              "into grad; ours leaves its inputs but the states alone.)")
+    .describe(
+        "AdamW step (Loshchilov and Hutter; MXNet's contrib adamw_update): g = "
+        "clip(rescale_grad * grad); mean = beta1 * mean + (1 - beta1) * g; var = beta2 * "
+        "var + (1 - beta2) * g^2 (both in place); then weight - eta * (lr * mean / "
+        "(sqrt(var) + epsilon) + wd * weight). A rescale_grad of NaN, infinity or 0 skips "
+        "the update: output and states stay as they are. (MXNet 1.9.1 also writes g back "
+        "into grad; ours leaves its inputs but the states alone.)")
     .set_num_inputs(5)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight.")
@@ -108,9 +109,10 @@ OPS_REGISTER_OP(_adamw_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(_mp_adamw_update)
-    .describe("_adamw_update on a float32 master copy of the weight with float32 moments (all "
-              "three updated in place); the weight output is the master copy rounded to its "
-              "type.")
+    .describe(
+        "_adamw_update on a float32 master copy of the weight with float32 moments (all "
+        "three updated in place); the weight output is the master copy rounded to its "
+        "type.")
     .set_num_inputs(6)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")

@@ -133,8 +133,13 @@ TEST(AdamWUpdateTest, MomentsInPlaceAndDecoupledDecay) {
   for (const char* clip : {"-1", "0.5", "0"}) {
     SCOPED_TRACE(clip);
     const OpCase c{"_adamw_update",
-                   {{"lr", "0.01"}, {"eta", "0.7"}, {"beta1", "0.8"}, {"beta2", "0.9"},
-                    {"epsilon", "1e-6"}, {"wd", "0.1"}, {"clip_gradient", clip}},
+                   {{"lr", "0.01"},
+                    {"eta", "0.7"},
+                    {"beta1", "0.8"},
+                    {"beta2", "0.9"},
+                    {"epsilon", "1e-6"},
+                    {"wd", "0.1"},
+                    {"clip_gradient", clip}},
                    AdamWInputs(1001, 0.5)};
     const UpdateRun run = RunUpdate(c);
     for (size_t i = 0; i < run.weight_out.size(); ++i) {
@@ -160,7 +165,8 @@ TEST(AdamWUpdateTest, MultiPrecisionStepsTheMasterWeight) {
   std::vector<CpuTensor> in =
       testing::MakeInputs(OpCase{"_adamw_update", kwargs, AdamWInputs(n, 2)}, mshadow::kFloat32);
   // Both see the gradient rounded to float16.
-  const Values grad16 = testing::ToValues(TensorOf(mshadow::kFloat16, testing::ToValues(in[1].blob())).blob());
+  const Values grad16 =
+      testing::ToValues(TensorOf(mshadow::kFloat16, testing::ToValues(in[1].blob())).blob());
   testing::SetValues(in[1].blob(), grad16);
   std::vector<CpuTensor> mp_in;
   mp_in.push_back(TensorOf(mshadow::kFloat16, Values(n, 0.0)));  // the weight: not read
@@ -168,13 +174,15 @@ TEST(AdamWUpdateTest, MultiPrecisionStepsTheMasterWeight) {
   for (const int i : {2, 3, 0, 4}) {  // mean, var, weight32 (the float32 weight), rescale_grad
     mp_in.push_back(TensorOf(mshadow::kFloat32, testing::ToValues(in[i].blob())));
   }
-  const Values expected = testing::ToValues(
-      RunCpu(ParseAttrs(Op::Get("_adamw_update"), kwargs), Blobs(in))[0].blob());
+  const Values expected =
+      testing::ToValues(RunCpu(ParseAttrs(Op::Get("_adamw_update"), kwargs), Blobs(in))[0].blob());
   const std::vector<CpuTensor> out =
       RunCpu(ParseAttrs(Op::Get("_mp_adamw_update"), kwargs), Blobs(mp_in));
   ASSERT_EQ(out[0].type_flag(), mshadow::kFloat16);
-  const Values master = testing::ToValues(mp_in[4].blob()), mean = testing::ToValues(mp_in[2].blob());
-  const Values rounded = testing::ToValues(out[0].blob()), plain_mean = testing::ToValues(in[2].blob());
+  const Values master = testing::ToValues(mp_in[4].blob()),
+               mean = testing::ToValues(mp_in[2].blob());
+  const Values rounded = testing::ToValues(out[0].blob()),
+               plain_mean = testing::ToValues(in[2].blob());
   for (index_t i = 0; i < n; ++i) {
     ASSERT_NEAR(master[i], expected[i], 1e-6 * std::fabs(expected[i])) << i;  // in place
     ASSERT_NEAR(mean[i], plain_mean[i], 1e-6 * std::fabs(plain_mean[i]) + 1e-9) << i;
@@ -201,14 +209,16 @@ TEST(AdamWUpdateTest, NonFiniteOrZeroRescaleSkipsTheUpdate) {
 }
 
 TEST(AdamWUpdateTest, RescaleGradHoldsOneElement) {
-  const OpCase c{"_adamw_update", {{"lr", "0.1"}, {"eta", "1"}},
+  const OpCase c{"_adamw_update",
+                 {{"lr", "0.1"}, {"eta", "1"}},
                  {InputSpec(TShape{4}), InputSpec(TShape{4}), InputSpec(TShape{4}),
                   InputSpec(TShape{4}), InputSpec(TShape{2})}};
   const std::string error = testing::ErrorOf([&] { testing::InferOutputShapes(c); });
   EXPECT_NE(error.find("(2,)"), std::string::npos) << error;
   EXPECT_NE(error.find("(1,)"), std::string::npos) << error;
-  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("_adamw_update"), {{"lr", "0.1"}}); })
-                .find("Required parameter eta"),
+  EXPECT_NE(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("_adamw_update"), {{"lr", "0.1"}});
+            }).find("Required parameter eta"),
             std::string::npos);
 }
 

@@ -75,12 +75,13 @@ DMLC_REGISTER_PARAMETER(CTCLossParam);
 
 OPS_REGISTER_OP(CTCLoss)
     .add_alias("ctc_loss")
-    .describe("Connectionist temporal classification loss of each sample: -log p(label | "
-              "data), data (sequence length, batch, classes) the unnormalized activations "
-              "(softmax is applied inside), label (batch, labels) class indices. The second "
-              "output, hidden (set_num_visible_outputs), is the loss's gradient with respect to the "
-              "data. A sample whose labels cannot fit its steps gets loss 0 and a zero "
-              "gradient, as MXNet 1.9.1.")
+    .describe(
+        "Connectionist temporal classification loss of each sample: -log p(label | "
+        "data), data (sequence length, batch, classes) the unnormalized activations "
+        "(softmax is applied inside), label (batch, labels) class indices. The second "
+        "output, hidden (set_num_visible_outputs), is the loss's gradient with respect to the "
+        "data. A sample whose labels cannot fit its steps gets loss 0 and a zero "
+        "gradient, as MXNet 1.9.1.")
     .set_num_inputs(NumInputs)
     .set_num_outputs(2)
     .add_argument("data", "NDArray-or-Symbol", "Activations, (T, N, C).")

@@ -41,10 +41,11 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(DropoutParam);
 
 OPS_REGISTER_OP(Dropout)
-    .describe("Dropout: in training (or mode=always) each element is kept with probability "
-              "1 - p and scaled by 1 / (1 - p), or zeroed; otherwise the identity. The second "
-              "output, hidden (set_num_visible_outputs), is the mask the gradient uses (uint8, 1 where "
-              "kept).")
+    .describe(
+        "Dropout: in training (or mode=always) each element is kept with probability "
+        "1 - p and scaled by 1 / (1 - p), or zeroed; otherwise the identity. The second "
+        "output, hidden (set_num_visible_outputs), is the mask the gradient uses (uint8, 1 where "
+        "kept).")
     .set_num_inputs(1)
     .set_num_outputs(2)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")

@@ -79,7 +79,8 @@ DMLC_DECLARE_TYPE_NAME(ops::FloatTuple, "tuple of <float>");
 namespace parameter {
 
 template <>
-class FieldEntry<ops::FloatTuple> : public FieldEntryBase<FieldEntry<ops::FloatTuple>, ops::FloatTuple> {
+class FieldEntry<ops::FloatTuple>
+    : public FieldEntryBase<FieldEntry<ops::FloatTuple>, ops::FloatTuple> {
  public:
   void Set(void* head, const std::string& value) const override {
     if (!ops::ParseFloatTuple(value, &this->Get(head))) this->ThrowFormatError(value);

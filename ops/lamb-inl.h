@@ -37,14 +37,16 @@ struct LambUpdatePhaseOneParam : public dmlc::Parameter<LambUpdatePhaseOneParam>
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-6f).describe("Added to sqrt(var) for stability.");
     DMLC_DECLARE_FIELD(t).set_lower_bound(1).describe(
         "The update's count, from 1: the bias corrections divide by 1 - beta^t.");
-    DMLC_DECLARE_FIELD(bias_correction).set_default(true).describe(
-        "Divide the moments by 1 - beta1^t and 1 - beta2^t.");
+    DMLC_DECLARE_FIELD(bias_correction)
+        .set_default(true)
+        .describe("Divide the moments by 1 - beta1^t and 1 - beta2^t.");
     DMLC_DECLARE_FIELD(wd).describe("Weight decay: wd * weight joins the direction.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradient's scale.");
     DMLC_DECLARE_FIELD(clip_gradient)
         .set_default(-1.0f)
-        .describe("Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
-                  "clipping.");
+        .describe(
+            "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
+            "clipping.");
   }
 };
 
@@ -54,10 +56,12 @@ struct LambUpdatePhaseTwoParam : public dmlc::Parameter<LambUpdatePhaseTwoParam>
   float upper_bound;
   DMLC_DECLARE_PARAMETER(LambUpdatePhaseTwoParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
-    DMLC_DECLARE_FIELD(lower_bound).set_default(-1.0f).describe(
-        "r1 (the weight's norm) raised to at least this; negative: no bound.");
-    DMLC_DECLARE_FIELD(upper_bound).set_default(-1.0f).describe(
-        "r1 lowered to at most this; negative: no bound.");
+    DMLC_DECLARE_FIELD(lower_bound)
+        .set_default(-1.0f)
+        .describe("r1 (the weight's norm) raised to at least this; negative: no bound.");
+    DMLC_DECLARE_FIELD(upper_bound)
+        .set_default(-1.0f)
+        .describe("r1 lowered to at most this; negative: no bound.");
   }
 };
 
@@ -134,7 +138,7 @@ LambDirection<T> LambDirectionOf(const LambUpdatePhaseOneParam& p) {
   // The corrections in double: beta^t of a float beta loses digits as t grows.
   const double mean_correction = correct ? 1.0 / (1.0 - std::pow(double{p.beta1}, p.t)) : 1.0;
   const double var_correction = correct ? 1.0 / (1.0 - std::pow(double{p.beta2}, p.t)) : 1.0;
-  return {T(p.beta1),      T(p.beta2),          T(p.epsilon),        T(p.wd),
+  return {T(p.beta1),        T(p.beta2),         T(p.epsilon),       T(p.wd),
           T(p.rescale_grad), T(p.clip_gradient), T(mean_correction), T(var_correction)};
 }
 
@@ -144,15 +148,13 @@ LambTrustStep<T> LambTrustStepOf(const LambUpdatePhaseTwoParam& p) {
 }
 
 template <typename xpu>
-void LambPhaseOneCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void LambPhaseOneCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseOneParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<lamb_phase1_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
-                                     out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                     in[1].dptr<DType>(), in[2].dptr<DType>(),
-                                     in[3].dptr<DType>(), LambDirectionOf<DType>(p));
+    LaunchUpdate<lamb_phase1_kernel>(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+        in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(), LambDirectionOf<DType>(p));
   });
 }
 
@@ -162,23 +164,20 @@ void MPLambPhaseOneCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseOneParam>(attrs);
   MSHADOW_REAL_TYPE_SWITCH(in[1].type_flag_, DType, {
-    LaunchUpdate<mp_lamb_phase1_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
-                                        out[0].dptr<float>(), in[1].dptr<DType>(),
-                                        in[2].dptr<float>(), in[3].dptr<float>(),
-                                        in[4].dptr<float>(), LambDirectionOf<float>(p));
+    LaunchUpdate<mp_lamb_phase1_kernel>(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<float>(), in[1].dptr<DType>(),
+        in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(), LambDirectionOf<float>(p));
   });
 }
 
 template <typename xpu>
-void LambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void LambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseTwoParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<lamb_phase2_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
-                                     out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                     in[1].dptr<DType>(), in[2].dptr<DType>(),
-                                     in[3].dptr<DType>(), LambTrustStepOf<DType>(p));
+    LaunchUpdate<lamb_phase2_kernel>(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+        in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(), LambTrustStepOf<DType>(p));
   });
 }
 
@@ -188,10 +187,9 @@ void MPLambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseTwoParam>(attrs);
   MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<mp_lamb_phase2_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
-                                        out[0].dptr<DType>(), in[1].dptr<float>(),
-                                        in[2].dptr<float>(), in[3].dptr<float>(),
-                                        in[4].dptr<float>(), LambTrustStepOf<float>(p));
+    LaunchUpdate<mp_lamb_phase2_kernel>(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[1].dptr<float>(),
+        in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(), LambTrustStepOf<float>(p));
   });
 }
 
@@ -199,8 +197,10 @@ void MPLambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx,
 template <typename xpu>
 void SetLambCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("lamb_update_phase1").set_attr<FCompute>(attr_name, FCompute(LambPhaseOneCompute<xpu>));
-  RegisterOp("lamb_update_phase2").set_attr<FCompute>(attr_name, FCompute(LambPhaseTwoCompute<xpu>));
+  RegisterOp("lamb_update_phase1")
+      .set_attr<FCompute>(attr_name, FCompute(LambPhaseOneCompute<xpu>));
+  RegisterOp("lamb_update_phase2")
+      .set_attr<FCompute>(attr_name, FCompute(LambPhaseTwoCompute<xpu>));
   RegisterOp("mp_lamb_update_phase1")
       .set_attr<FCompute>(attr_name, FCompute(MPLambPhaseOneCompute<xpu>));
   RegisterOp("mp_lamb_update_phase2")

@@ -38,10 +38,11 @@ DMLC_REGISTER_PARAMETER(LambUpdatePhaseOneParam);
 DMLC_REGISTER_PARAMETER(LambUpdatePhaseTwoParam);
 
 OPS_REGISTER_OP(lamb_update_phase1)
-    .describe("LAMB, phase one: g = clip(rescale_grad * grad); mean = beta1 * mean + (1 - "
-              "beta1) * g; var = beta2 * var + (1 - beta2) * g^2 (both in place); returns "
-              "mean_hat / (sqrt(var_hat) + epsilon) + wd * weight, the moments divided by 1 - "
-              "beta^t unless bias_correction is off.")
+    .describe(
+        "LAMB, phase one: g = clip(rescale_grad * grad); mean = beta1 * mean + (1 - "
+        "beta1) * g; var = beta2 * var + (1 - beta2) * g^2 (both in place); returns "
+        "mean_hat / (sqrt(var_hat) + epsilon) + wd * weight, the moments divided by 1 - "
+        "beta^t unless bias_correction is off.")
     .set_num_inputs(4)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight.")
@@ -55,8 +56,9 @@ OPS_REGISTER_OP(lamb_update_phase1)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3});
 
 OPS_REGISTER_OP(lamb_update_phase2)
-    .describe("LAMB, phase two: weight - lr * (r1 / r2) * g, with r1 (the weight's norm) first "
-              "bounded by lower_bound and upper_bound; lr alone when r1 or r2 is 0.")
+    .describe(
+        "LAMB, phase two: weight - lr * (r1 / r2) * g, with r1 (the weight's norm) first "
+        "bounded by lower_bound and upper_bound; lr alone when r1 or r2 is 0.")
     .set_num_inputs(4)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight.")
@@ -70,8 +72,9 @@ OPS_REGISTER_OP(lamb_update_phase2)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(mp_lamb_update_phase1)
-    .describe("lamb_update_phase1 on a float32 master copy of the weight with float32 moments "
-              "(updated in place); the direction is float32.")
+    .describe(
+        "lamb_update_phase1 on a float32 master copy of the weight with float32 moments "
+        "(updated in place); the direction is float32.")
     .set_num_inputs(5)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")
@@ -86,9 +89,10 @@ OPS_REGISTER_OP(mp_lamb_update_phase1)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3});
 
 OPS_REGISTER_OP(mp_lamb_update_phase2)
-    .describe("lamb_update_phase2 on the float32 master weight (updated in place; MXNet 1.9.1 "
-              "leaves it unchanged, so its master weight never moves); the new weight is the "
-              "master weight rounded to the weight's type.")
+    .describe(
+        "lamb_update_phase2 on the float32 master weight (updated in place; MXNet 1.9.1 "
+        "leaves it unchanged, so its master weight never moves); the new weight is the "
+        "master weight rounded to the weight's type.")
     .set_num_inputs(5)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")

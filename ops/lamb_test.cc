@@ -25,11 +25,16 @@ TEST(LambTest, PhaseOneMomentsInPlaceAndBiasCorrectedDirection) {
     for (const char* clip : {"-1", "0.4"}) {
       SCOPED_TRACE(correct + " clip " + clip);
       const OpCase c{"lamb_update_phase1",
-                     {{"beta1", "0.8"}, {"beta2", "0.9"}, {"epsilon", "1e-4"}, {"t", "3"},
-                      {"bias_correction", correct}, {"wd", "0.05"}, {"rescale_grad", "0.5"},
+                     {{"beta1", "0.8"},
+                      {"beta2", "0.9"},
+                      {"epsilon", "1e-4"},
+                      {"t", "3"},
+                      {"bias_correction", correct},
+                      {"wd", "0.05"},
+                      {"rescale_grad", "0.5"},
                       {"clip_gradient", clip}},
-                     {InputSpec(TShape{257}), InputSpec(TShape{257}, -3, 3),
-                      InputSpec(TShape{257}), InputSpec(TShape{257}, 0.5, 1)}};
+                     {InputSpec(TShape{257}), InputSpec(TShape{257}, -3, 3), InputSpec(TShape{257}),
+                      InputSpec(TShape{257}, 0.5, 1)}};
       std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
       std::vector<Values> before;
       for (const CpuTensor& t : in) before.push_back(testing::ToValues(t.blob()));
@@ -57,18 +62,20 @@ TEST(LambTest, PhaseTwoTrustRatioAndItsBounds) {
     std::string lower, upper;
     double ratio;
   };
-  for (const Case& k : {Case{2, 4, "-1", "-1", 0.5}, Case{0, 4, "-1", "-1", 1},
-                        Case{2, 0, "-1", "-1", 1}, Case{2, 4, "3", "-1", 0.75},
-                        Case{2, 4, "-1", "1", 0.25}, Case{0, 4, "0.5", "-1", 0.125}}) {
+  for (const Case& k :
+       {Case{2, 4, "-1", "-1", 0.5}, Case{0, 4, "-1", "-1", 1}, Case{2, 0, "-1", "-1", 1},
+        Case{2, 4, "3", "-1", 0.75}, Case{2, 4, "-1", "1", 0.25}, Case{0, 4, "0.5", "-1", 0.125}}) {
     SCOPED_TRACE(std::to_string(k.r1) + " " + std::to_string(k.r2) + " " + k.lower + " " + k.upper);
-    const OpCase c{"lamb_update_phase2",
-                   {{"lr", "0.1"}, {"lower_bound", k.lower}, {"upper_bound", k.upper}},
-                   {InputSpec(TShape{9}), InputSpec(TShape{9}),
-                    InputSpec::WithValues(TShape{1}, {k.r1}), InputSpec::WithValues(TShape{1}, {k.r2})}};
+    const OpCase c{
+        "lamb_update_phase2",
+        {{"lr", "0.1"}, {"lower_bound", k.lower}, {"upper_bound", k.upper}},
+        {InputSpec(TShape{9}), InputSpec(TShape{9}), InputSpec::WithValues(TShape{1}, {k.r1}),
+         InputSpec::WithValues(TShape{1}, {k.r2})}};
     std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
     const Values w = testing::ToValues(in[0].blob()), g = testing::ToValues(in[1].blob());
     const Values out = testing::ToValues(testing::Forward(c, in)[0].blob());
-    for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], w[i] - F("0.1") * k.ratio * g[i], 1e-12);
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_NEAR(out[i], w[i] - F("0.1") * k.ratio * g[i], 1e-12);
   }
 }
 
@@ -78,11 +85,12 @@ TEST(LambTest, MultiPrecisionPhasesStepTheMasterWeight) {
   const std::map<std::string, std::string> one = {{"t", "2"}, {"wd", "0.01"}};
   const std::map<std::string, std::string> two = {{"lr", "0.05"}};
   const index_t n = 50;
-  std::vector<CpuTensor> plain = testing::MakeInputs(
-      OpCase{"lamb_update_phase1", one,
-             {InputSpec(TShape{n}), InputSpec(TShape{n}), InputSpec(TShape{n}),
-              InputSpec(TShape{n}, 0.5, 1)}},
-      mshadow::kFloat32);
+  std::vector<CpuTensor> plain =
+      testing::MakeInputs(OpCase{"lamb_update_phase1",
+                                 one,
+                                 {InputSpec(TShape{n}), InputSpec(TShape{n}), InputSpec(TShape{n}),
+                                  InputSpec(TShape{n}, 0.5, 1)}},
+                          mshadow::kFloat32);
   const Values grad16 =
       testing::ToValues(TensorOf(mshadow::kFloat16, testing::ToValues(plain[1].blob())).blob());
   testing::SetValues(plain[1].blob(), grad16);  // both see the float16 gradient
@@ -111,9 +119,10 @@ TEST(LambTest, MultiPrecisionPhasesStepTheMasterWeight) {
 }
 
 TEST(LambTest, ShapesTypesAndBadParameters) {
-  const OpCase bad_norm{"lamb_update_phase2", {{"lr", "0.1"}},
-                        {InputSpec(TShape{4}), InputSpec(TShape{4}), InputSpec(TShape{3}),
-                         InputSpec(TShape{1})}};
+  const OpCase bad_norm{
+      "lamb_update_phase2",
+      {{"lr", "0.1"}},
+      {InputSpec(TShape{4}), InputSpec(TShape{4}), InputSpec(TShape{3}), InputSpec(TShape{1})}};
   const std::string error = testing::ErrorOf([&] { testing::InferOutputShapes(bad_norm); });
   EXPECT_NE(error.find("(3,)"), std::string::npos) << error;
   std::vector<int> in = {mshadow::kFloat16, -1, -1, -1, -1}, out = {-1};
@@ -125,8 +134,9 @@ TEST(LambTest, ShapesTypesAndBadParameters) {
               ParseAttrs(Op::Get("lamb_update_phase1"), {{"t", "0"}, {"wd", "0"}});
             }).find("value 0 for Parameter t should be greater equal to 1"),
             std::string::npos);
-  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("lamb_update_phase1"), {{"t", "1"}}); })
-                .find("Required parameter wd"),
+  EXPECT_NE(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("lamb_update_phase1"), {{"t", "1"}});
+            }).find("Required parameter wd"),
             std::string::npos);
 }
 

@@ -24,14 +24,17 @@ namespace ops {
 namespace optimizer {
 
 // The fields every form has.
-#define OPS_DECLARE_MULTI_SGD_FIELDS()                                                        \
-  DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradients' scale.");     \
-  DMLC_DECLARE_FIELD(clip_gradient)                                                          \
-      .set_default(-1.0f)                                                                    \
-      .describe("Clip each rescaled gradient to [-clip_gradient, clip_gradient]; negative: " \
-                "no clipping.");                                                             \
-  DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe(               \
-      "How many weights the call updates.")
+#define OPS_DECLARE_MULTI_SGD_FIELDS()                                                  \
+  DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("The gradients' scale."); \
+  DMLC_DECLARE_FIELD(clip_gradient)                                                     \
+      .set_default(-1.0f)                                                               \
+      .describe(                                                                        \
+          "Clip each rescaled gradient to [-clip_gradient, clip_gradient]; negative: "  \
+          "no clipping.");                                                              \
+  DMLC_DECLARE_FIELD(num_weights)                                                       \
+      .set_default(1)                                                                   \
+      .set_lower_bound(1)                                                               \
+      .describe("How many weights the call updates.")
 
 struct MultiSGDParam : public dmlc::Parameter<MultiSGDParam> {
   FloatTuple lrs;
@@ -104,7 +107,8 @@ constexpr MultiSGDKind KindOf(bool mp) {
 template <typename Param>
 void CheckRatesPerWeight(const Param& p, const std::string& op) {
   if constexpr (!kPreloaded<Param>) {
-    for (const auto& [name, tuple] : {std::make_pair("lrs", &p.lrs), std::make_pair("wds", &p.wds)}) {
+    for (const auto& [name, tuple] :
+         {std::make_pair("lrs", &p.lrs), std::make_pair("wds", &p.wds)}) {
       if (static_cast<int>(tuple->size()) != p.num_weights) {
         std::ostringstream os;
         os << op << ": " << name << " " << *tuple << " has " << tuple->size()
@@ -145,8 +149,8 @@ void MultiSGDCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
                                           group[1].dptr<DType>(), group[2].dptr<float>(), w32,
                                           p.momentum, step);
         } else {
-          LaunchUpdate<mp_sgd_kernel>(s, req[i], size, out[i].dptr<DType>(),
-                                      group[1].dptr<DType>(), w32, step);
+          LaunchUpdate<mp_sgd_kernel>(s, req[i], size, out[i].dptr<DType>(), group[1].dptr<DType>(),
+                                      w32, step);
         }
       });
     } else {
@@ -178,11 +182,9 @@ void SetMultiSGDCompute() {
   set("multi_mp_sgd_update", MultiSGDCompute<xpu, MultiSGDParam, true>);
   set("multi_mp_sgd_mom_update", MultiSGDCompute<xpu, MultiSGDMomParam, true>);
   set("preloaded_multi_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, false>);
-  set("preloaded_multi_sgd_mom_update",
-      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, false>);
+  set("preloaded_multi_sgd_mom_update", MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, false>);
   set("preloaded_multi_mp_sgd_update", MultiSGDCompute<xpu, PreloadedMultiSGDParam, true>);
-  set("preloaded_multi_mp_sgd_mom_update",
-      MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, true>);
+  set("preloaded_multi_mp_sgd_mom_update", MultiSGDCompute<xpu, PreloadedMultiSGDMomParam, true>);
 }
 
 }  // namespace optimizer

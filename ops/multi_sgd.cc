@@ -80,30 +80,30 @@ bool MultiSGDType(const NodeAttrs&, MultiSGDKind kind, int weights, std::vector<
 template <typename Param>
 void DefineMultiSGD(const char* name, bool mp, const std::string& description) {
   const MultiSGDKind kind = KindOf<Param>(mp);
-  Op& op = RegisterOp(name)
-               .describe(description)
-               .add_argument("data", "NDArray-or-Symbol[]",
-                             "Per weight: weight, grad" + std::string(kind.momentum ? ", mom" : "") +
-                                 (kind.mp ? ", weight32" : "") +
-                                 (kind.preloaded ? "; then lrs and wds (float32, one per weight)" : ""))
-               .add_arguments(Param::__FIELDS__());
+  Op& op =
+      RegisterOp(name)
+          .describe(description)
+          .add_argument("data", "NDArray-or-Symbol[]",
+                        "Per weight: weight, grad" + std::string(kind.momentum ? ", mom" : "") +
+                            (kind.mp ? ", weight32" : "") +
+                            (kind.preloaded ? "; then lrs and wds (float32, one per weight)" : ""))
+          .add_arguments(Param::__FIELDS__());
   op.set_num_inputs([kind](const NodeAttrs& attrs) {
     return static_cast<uint32_t>(kind.NumInputs(NumWeights<Param>(attrs)));
   });
   op.set_num_outputs(
       [](const NodeAttrs& attrs) { return static_cast<uint32_t>(NumWeights<Param>(attrs)); });
   op.set_attr_parser(ParamParser<Param>);
-  op.set_attr<FListInputNames>("FListInputNames", [kind](const NodeAttrs& attrs) {
-    return InputNames<Param>(attrs, kind);
-  });
+  op.set_attr<FListInputNames>(
+      "FListInputNames", [kind](const NodeAttrs& attrs) { return InputNames<Param>(attrs, kind); });
   op.set_attr<FInferShape>("FInferShape", [kind](const NodeAttrs& attrs, std::vector<TShape>* in,
                                                  std::vector<TShape>* out) {
     return MultiSGDShape<Param>(attrs, kind, in, out);
   });
-  op.set_attr<FInferType>("FInferType", [kind](const NodeAttrs& attrs, std::vector<int>* in,
-                                               std::vector<int>* out) {
-    return MultiSGDType(attrs, kind, NumWeights<Param>(attrs), in, out);
-  });
+  op.set_attr<FInferType>(
+      "FInferType", [kind](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        return MultiSGDType(attrs, kind, NumWeights<Param>(attrs), in, out);
+      });
 }
 
 const bool kRegistered = [] {

@@ -62,8 +62,8 @@ TEST(MultiSGDTest, EachWeightGetsTheSingleOperatorsStep) {
     std::vector<CpuTensor> in, single_in_all;
     std::vector<std::vector<CpuTensor>> single(2);
     for (int i = 0; i < 2; ++i) {
-      in.push_back(Filled(shapes[i], weight_type, &rng));          // weight
-      in.push_back(Filled(shapes[i], weight_type, &rng, -3, 3));   // grad
+      in.push_back(Filled(shapes[i], weight_type, &rng));         // weight
+      in.push_back(Filled(shapes[i], weight_type, &rng, -3, 3));  // grad
       if (f.momentum) in.push_back(Filled(shapes[i], state_type, &rng));
       if (f.mp) in.push_back(Filled(shapes[i], mshadow::kFloat32, &rng));  // weight32
       for (size_t j = in.size() - (2 + f.momentum + f.mp); j < in.size(); ++j) {
@@ -76,7 +76,8 @@ TEST(MultiSGDTest, EachWeightGetsTheSingleOperatorsStep) {
     }
     const std::vector<CpuTensor> out = RunCpu(ParseAttrs(Op::Get(f.op), kwargs), Blobs(in));
     ASSERT_EQ(out.size(), 2u);
-    const std::string single_op = std::string(f.mp ? "mp_" : "") + (f.momentum ? "sgd_mom_update" : "sgd_update");
+    const std::string single_op =
+        std::string(f.mp ? "mp_" : "") + (f.momentum ? "sgd_mom_update" : "sgd_update");
     for (int i = 0; i < 2; ++i) {
       std::map<std::string, std::string> single_kwargs = {
           {"lr", lrs[i]}, {"wd", wds[i]}, {"rescale_grad", "0.5"}, {"clip_gradient", "0.8"}};

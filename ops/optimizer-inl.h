@@ -306,8 +306,7 @@ inline bool AssignMixedPrecisionTypes(std::vector<int>* in, std::vector<int>* ou
     if (!output_is_weight) AssignOutputType(out, i, mshadow::kFloat32);
   }
   if (weight == -1) return false;
-  if (weight != mshadow::kFloat16 && weight != mshadow::kFloat32 &&
-      weight != mshadow::kFloat64) {
+  if (weight != mshadow::kFloat16 && weight != mshadow::kFloat32 && weight != mshadow::kFloat64) {
     throw dmlc::Error("weight type " + mshadow::TypeFlagName(weight) +
                       " is not supported; valid: float16, float32, float64");
   }

@@ -68,8 +68,9 @@ OPS_REGISTER_OP(nag_mom_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(mp_sgd_update)
-    .describe("sgd_update on a float32 master copy of the weight (updated in place); the "
-              "weight output (float16 usually) is the master copy rounded to its type.")
+    .describe(
+        "sgd_update on a float32 master copy of the weight (updated in place); the "
+        "weight output (float16 usually) is the master copy rounded to its type.")
     .set_num_inputs(3)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")
@@ -83,9 +84,10 @@ OPS_REGISTER_OP(mp_sgd_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(mp_sgd_mom_update)
-    .describe("sgd_mom_update on a float32 master copy of the weight and a float32 momentum "
-              "(both updated in place); the weight output is the master copy rounded to its "
-              "type.")
+    .describe(
+        "sgd_mom_update on a float32 master copy of the weight and a float32 momentum "
+        "(both updated in place); the weight output is the master copy rounded to its "
+        "type.")
     .set_num_inputs(4)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")
@@ -100,9 +102,10 @@ OPS_REGISTER_OP(mp_sgd_mom_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(mp_nag_mom_update)
-    .describe("nag_mom_update on a float32 master copy of the weight and a float32 momentum "
-              "(both updated in place); the weight output is the master copy rounded to its "
-              "type.")
+    .describe(
+        "nag_mom_update on a float32 master copy of the weight and a float32 momentum "
+        "(both updated in place); the weight output is the master copy rounded to its "
+        "type.")
     .set_num_inputs(4)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight (not read: weight32 is).")

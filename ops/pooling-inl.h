@@ -695,8 +695,8 @@ struct PoolPlaneBackwardByAxis {
 // larger than the cache) the last pass too writes scratch, which then goes out through
 // streaming stores: no read of each output line before its write.
 template <typename DType>
-void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value,
-                  int32_t* offset, bool stream) {
+void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value, int32_t* offset,
+                  bool stream) {
   const index_t width_done = g.in[0] * g.in[1] * g.out[2];
   const index_t height_done = IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
   const index_t passes = width_done + height_done;
@@ -716,8 +716,8 @@ void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* valu
   } else {
     PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
                               pass_offset, pass_offset + width_done);
-    PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2],
-                              last_value, pass_offset + width_done, last_offset);
+    PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], last_value,
+                              pass_offset + width_done, last_offset);
   }
   if (stream) {
     StreamRun(value, last_value, g.OutSize());

@@ -54,10 +54,11 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(PoolingParam);
 
 OPS_REGISTER_OP(Pooling)
-    .describe("Pooling over 1, 2 or 3 spatial axes of data (batch, channel, spatial...): the "
-              "max, average, sum or p-norm (lp) of each window. With max, a second output, "
-              "hidden (set_num_visible_outputs), holds the plane offset (int32) of each window's "
-              "first maximum, which the gradient uses.")
+    .describe(
+        "Pooling over 1, 2 or 3 spatial axes of data (batch, channel, spatial...): the "
+        "max, average, sum or p-norm (lp) of each window. With max, a second output, "
+        "hidden (set_num_visible_outputs), holds the plane offset (int32) of each window's "
+        "first maximum, which the gradient uses.")
     .set_num_inputs(1)
     .set_num_outputs(NumPoolingOutputs)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")

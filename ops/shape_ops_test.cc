@@ -9,9 +9,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ops/backward.h"
 #include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
+#include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {

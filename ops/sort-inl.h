@@ -313,30 +313,29 @@ void SortCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const int at = spec.PositionOutput();
-    WithIndexType(
-        spec.ret == kMask ? mshadow::kFloat32 : out[at].type_flag_, [&](auto index_tag) {
-          using IType = typename decltype(index_tag)::type;
-          SortOutputs<DType, IType> o{};
-          if (spec.HasValues()) {
-            o.values = out[0].dptr<DType>();
-            o.values_req = req[0];
-          }
-          if (spec.ret != kMask) {
-            o.indices = out[at].dptr<IType>();
-            // Hidden positions are written whatever the request: the gradient reads them.
-            o.indices_req = spec.HasIndices() ? req[at] : kWriteTo;
-          }
-          if (spec.ret == kMask) {
-            o.mask = out[0].dptr<DType>();
-            o.mask_req = req[0];
-          }
-          const DType* x = in[0].dptr<DType>();
-          if constexpr (std::is_same_v<xpu, cpu>) {
-            Kernel<sort_line, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v, spec.ascend, x, o);
-          } else {
-            Kernel<sort_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v, spec.ascend, x, o);
-          }
-        });
+    WithIndexType(spec.ret == kMask ? mshadow::kFloat32 : out[at].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      SortOutputs<DType, IType> o{};
+      if (spec.HasValues()) {
+        o.values = out[0].dptr<DType>();
+        o.values_req = req[0];
+      }
+      if (spec.ret != kMask) {
+        o.indices = out[at].dptr<IType>();
+        // Hidden positions are written whatever the request: the gradient reads them.
+        o.indices_req = spec.HasIndices() ? req[at] : kWriteTo;
+      }
+      if (spec.ret == kMask) {
+        o.mask = out[0].dptr<DType>();
+        o.mask_req = req[0];
+      }
+      const DType* x = in[0].dptr<DType>();
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<sort_line, cpu>::LaunchItems(stream, v.Lines(), v.n * 8, v, spec.ascend, x, o);
+      } else {
+        Kernel<sort_by_rank, xpu>::Launch(stream, v.Lines() * v.n, v, spec.ascend, x, o);
+      }
+    });
   });
 }
 
@@ -361,9 +360,9 @@ void SortBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
       using IType = typename decltype(index_tag)::type;
       const OpReqType mode = req[0] == kAddTo ? kAddTo : kWriteTo;
       if constexpr (std::is_same_v<xpu, cpu>) {
-        Kernel<scatter_line_value_grad, cpu>::LaunchItems(stream, v.Lines(), v.k, v,
-                                                          positions.dptr<IType>(),
-                                                          in[0].dptr<DType>(), dx.dptr<DType>(), mode);
+        Kernel<scatter_line_value_grad, cpu>::LaunchItems(
+            stream, v.Lines(), v.k, v, positions.dptr<IType>(), in[0].dptr<DType>(),
+            dx.dptr<DType>(), mode);
       } else {
         Kernel<scatter_value_grad, xpu>::Launch(stream, v.Lines() * v.k, v, positions.dptr<IType>(),
                                                 in[0].dptr<DType>(), dx.dptr<DType>(), mode);

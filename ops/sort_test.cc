@@ -200,8 +200,8 @@ TEST(SortTest, VisibleAndHiddenOutputs) {
   const struct {
     std::string op, ret;
     uint32_t outputs, visible;
-  } cases[] = {{"topk", "value", 2, 1}, {"topk", "both", 2, 2},   {"topk", "indices", 1, 1},
-               {"topk", "mask", 1, 1},  {"sort", "", 2, 1},       {"argsort", "", 1, 1}};
+  } cases[] = {{"topk", "value", 2, 1}, {"topk", "both", 2, 2}, {"topk", "indices", 1, 1},
+               {"topk", "mask", 1, 1},  {"sort", "", 2, 1},     {"argsort", "", 1, 1}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.op + " " + c.ret);
     std::map<std::string, std::string> kwargs;
@@ -227,16 +227,17 @@ TEST(SortTest, GradientFollowsThePositionsGivenAndSkipsThoseOutsideTheAxis) {
     ASSERT_EQ(out.size(), 2u);
     const double outside = ret == "value" ? 4 : std::nan("");
     testing::SetValues(out[1].blob(), {0, -1, outside, 3});
-    CpuTensor head(out[0].shape(), mshadow::kFloat32), positions_head(out[1].shape(), out[1].type_flag());
+    CpuTensor head(out[0].shape(), mshadow::kFloat32),
+        positions_head(out[1].shape(), out[1].type_flag());
     testing::SetValues(head.blob(), {10, 20, 30, 40});
     CpuTensor grad(data.shape(), mshadow::kFloat32);
     testing::SetValues(grad.blob(), Values(8, 100.0));
     const NodeAttrs backward = BackwardAttrs(attrs);
     for (const OpReqType req : {kWriteTo, kAddTo}) {
-      Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
-                           BackwardInputs(attrs, {head.blob(), positions_head.blob()},
-                                          {data.blob()}, Blobs(out)),
-                           {req}, {grad.blob()});
+      Invoke<mshadow::cpu>(
+          backward, MakeCpuContext(backward),
+          BackwardInputs(attrs, {head.blob(), positions_head.blob()}, {data.blob()}, Blobs(out)),
+          {req}, {grad.blob()});
       const double times = req == kAddTo ? 2 : 1;  // kAddTo adds onto kWriteTo's result
       EXPECT_EQ(testing::ToValues(grad.blob()), (Values{10 * times, 0, 0, 0, 0, 0, 0, 40 * times}));
     }

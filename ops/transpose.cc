@@ -185,7 +185,7 @@ void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld
   for (index_t j = 0; j < full_cols; j += kLanes) {
     for (index_t i = 0; i < full_rows; i += kLanes) {
       RegisterTranspose<DType>::template Run<kAdd, kStream>(src + i * src_ld + j, src_ld,
-                                                   dst + j * dst_ld + i, dst_ld);
+                                                            dst + j * dst_ld + i, dst_ld);
     }
   }
   TransposeScalar<kAdd>(src + full_rows * src_ld, src_ld, dst + full_rows, dst_ld,
@@ -243,8 +243,8 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // output together outgrow the last-level cache, ordinary stores (each line read before it
   // is written, and evicting the input) ran at under half the speed of streaming stores
   // (docs/benchmarks.md).
-  const bool stream = !kAdd && 2 * total * static_cast<index_t>(sizeof(DType)) >=
-                                   mshadow::StreamingStoreMinBytes();
+  const bool stream =
+      !kAdd && 2 * total * static_cast<index_t>(sizeof(DType)) >= mshadow::StreamingStoreMinBytes();
   auto run = [&](auto stream_tag) {
     ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
       for (index_t item = begin; item < end; ++item) {

@@ -50,8 +50,8 @@ TEST(WhereTest, ElementwiseAndPerRowConditions) {
 // No rows: a per-row condition of no values, nothing to compute (found by the invocation
 // fuzzer: the elements per condition value were 0 / 0).
 TEST(WhereTest, NoRows) {
-  const OpCase c{"where", {}, {Condition(TShape{0}, {}), InputSpec(TShape{0, 3}),
-                               InputSpec(TShape{0, 3})}};
+  const OpCase c{
+      "where", {}, {Condition(TShape{0}, {}), InputSpec(TShape{0, 3}), InputSpec(TShape{0, 3})}};
   EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{0, 3}));
   const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
   EXPECT_EQ(testing::Forward(c, in)[0].shape(), (TShape{0, 3}));

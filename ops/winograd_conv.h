@@ -482,9 +482,8 @@ void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, const DType* dat
   for (index_t first = 0; first < s.images; first += per_chunk) {
     const index_t images = std::min(per_chunk, s.images - first);
     const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
-    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane,
-                                                  s, ld, data + first * s.in_channels * in_plane,
-                                                  v);
+    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane, s,
+                                                  ld, data + first * s.in_channels * in_plane, v);
     for (index_t row = 0; row < kPoints * s.in_channels; ++row) {
       std::fill(v + row * ld + tiles, v + (row + 1) * ld, DType(0));
     }
@@ -512,8 +511,8 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data, K
                                            static_cast<const DType*>(v), m);
     vec::WithReq(req, [&](auto add) {
       Kernel<TransformOutputPlane<decltype(add)::value>, cpu>::LaunchItems(
-          stream, images * s.out_channels, 4 * out_plane, s, ld, static_cast<const DType*>(m),
-          bias, out + first * s.out_channels * out_plane);
+          stream, images * s.out_channels, 4 * out_plane, s, ld, static_cast<const DType*>(m), bias,
+          out + first * s.out_channels * out_plane);
     });
   });
 }

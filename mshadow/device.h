@@ -21,7 +21,8 @@ struct gpu {
   static constexpr int kDevMask = 1 << 1;
 };
 
-// Device-specific execution context (a CUDA stream on the GPU); see mshadow/stream.h.
+// Device-specific execution context, defined by each backend only (mshadow/cpu/stream.h,
+// mshadow/cuda/stream.h): using it on a device without a backend does not compile.
 template <typename Device>
 struct Stream;
 

@@ -23,7 +23,6 @@
 #include "mshadow/expression.h"
 #include "mshadow/extension.h"
 #include "mshadow/random.h"
-#include "mshadow/stream.h"
 #include "mshadow/tensor_alloc.h"
 #include "mshadow/tensor_container.h"
 #include "mshadow/tensor_core.h"

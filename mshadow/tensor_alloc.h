@@ -1,5 +1,7 @@
-// mshadow/tensor_alloc.h: the engine and memory API around tensors on the CPU:
-// InitTensorEngine, NewStream/DeleteStream, AllocSpace/FreeSpace, NewTensor and Copy.
+// mshadow/tensor_alloc.h: the engine and memory API around tensors, for every device:
+// InitTensorEngine, NewStream/DeleteStream, NewTensor, and the size rules AllocSpace follows.
+// AllocSpace, FreeSpace and Copy are each backend's own overloads (mshadow/cpu/tensor_alloc.h,
+// mshadow/tensor_gpu-inl.h): on a device without them, NewTensor does not compile.
 //
 //   InitTensorEngine<cpu>();
 //   Tensor<cpu, 2> t = NewTensor<cpu>(Shape2(3, 5), 0.0f);  // rows padded for alignment
@@ -9,7 +11,6 @@
 #ifndef MSHADOW_TENSOR_ALLOC_H_
 #define MSHADOW_TENSOR_ALLOC_H_
 
-#include <cstring>
 #include <sstream>
 
 #include "mshadow/host_memory.h"
@@ -87,26 +88,6 @@ inline size_t AllocBytes(index_t rows, index_t stride, const AllocationPurpose& 
 
 }  // namespace detail
 
-// Allocates memory for `obj->shape_` (and sets dptr_ and stride_). Throws dmlc::Error if the
-// memory cannot be had; the tensor is then left unchanged.
-template <int dim, typename DType>
-inline void AllocSpace(Tensor<cpu, dim, DType>* obj, bool pad = MSHADOW_ALLOC_PAD) {
-  const AllocationPurpose what = detail::TensorOfShape(obj->shape_);
-  const index_t rows = detail::AllocRows(obj->shape_, what);
-  const index_t stride = detail::AllocStride<DType>(obj->shape_[dim - 1], rows, pad);
-  const size_t bytes = detail::AllocBytes<DType>(rows, stride, what);
-  void* ptr = AllocHost(bytes, kAllocAlignBytes, what);
-  obj->dptr_ = static_cast<DType*>(ptr);
-  obj->stride_ = stride;
-}
-
-// Frees memory from AllocSpace/NewTensor; dptr_ becomes null (freeing twice is harmless).
-template <int dim, typename DType>
-inline void FreeSpace(Tensor<cpu, dim, DType>* obj) {
-  FreeHost(obj->dptr_);
-  obj->dptr_ = nullptr;
-}
-
 // Allocates a tensor of `shape` with every element set to `initv`.
 template <typename Device, typename DType, int dim>
 inline Tensor<Device, dim, DType> NewTensor(const Shape<dim>& shape, DType initv,
@@ -117,23 +98,6 @@ inline Tensor<Device, dim, DType> NewTensor(const Shape<dim>& shape, DType initv
   AllocSpace(&obj, pad);
   obj = initv;
   return obj;
-}
-
-// Copies src into dst; their shapes must be equal (strides may differ).
-template <int dim, typename DType>
-inline void Copy(Tensor<cpu, dim, DType> dst, const Tensor<cpu, dim, DType>& src,
-                 Stream<cpu>* /*stream*/ = nullptr) {
-  CHECK_EQ(dst.shape_, src.shape_) << "Copy: source and destination shapes differ";
-  if (dst.shape_.Size() == 0) return;
-  if (dst.CheckContiguous() && src.CheckContiguous()) {
-    std::memmove(dst.dptr_, src.dptr_, sizeof(DType) * dst.shape_.Size());
-    return;
-  }
-  const Tensor<cpu, 2, DType> d = dst.FlatTo2D();
-  const Tensor<cpu, 2, DType> s = src.FlatTo2D();
-  for (index_t y = 0; y < d.size(0); ++y) {
-    std::memmove(d[y].dptr_, s[y].dptr_, sizeof(DType) * d.size(1));
-  }
 }
 
 }  // namespace mshadow

@@ -14,8 +14,8 @@
 #define MSHADOW_TENSOR_CORE_H_
 
 #include "mshadow/base.h"
+#include "mshadow/device.h"
 #include "mshadow/expr_engine-inl.h"
-#include "mshadow/stream.h"
 
 namespace mshadow {
 

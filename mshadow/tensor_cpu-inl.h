@@ -1,5 +1,6 @@
-// mshadow/tensor_cpu-inl.h: evaluation of expressions on the CPU: MapExp (elementwise
-// assignment in one fused loop) and the reductions MapReduceKeepLowest/KeepHighDim.
+// mshadow/tensor_cpu-inl.h: the CPU backend: Stream<cpu>, host memory (mshadow/cpu/), the
+// OpenBLAS dot engine, and evaluation of expressions: MapExp (elementwise assignment in one
+// fused loop, SIMD packets and threads) and the reductions MapReduceKeepLowest/KeepHighDim.
 #ifndef MSHADOW_TENSOR_CPU_INL_H_
 #define MSHADOW_TENSOR_CPU_INL_H_
 
@@ -7,6 +8,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "mshadow/cpu/blas_engine.h"
+#include "mshadow/cpu/packet_executor.h"
+#include "mshadow/cpu/stream.h"
+#include "mshadow/cpu/tensor_alloc.h"
 #include "mshadow/expr/packet_plan.h"
 #include "mshadow/parallel.h"
 #include "mshadow/tensor_core.h"

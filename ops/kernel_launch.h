@@ -26,9 +26,9 @@
 #include <type_traits>
 
 #include "mshadow/base.h"
-#include "mshadow/expr/packet_plan.h"
+#include "mshadow/cpu/packet_executor.h"
+#include "mshadow/cpu/stream.h"
 #include "mshadow/parallel.h"
-#include "mshadow/stream.h"
 #include "ops/op_types.h"
 
 namespace ops {

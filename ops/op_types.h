@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "dmlc/logging.h"
-#include "mshadow/tensor.h"
 #include "mshadow/tensor_blob.h"
+#include "mshadow/tensor_core.h"
 
 namespace ops {
 

@@ -20,7 +20,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "mshadow/expr/packet_plan.h"
+#include "mshadow/cpu/packet_executor.h"
 #include "mshadow/packet-inl.h"
 #include "mshadow/parallel.h"
 #include "ops/op_types.h"

@@ -89,9 +89,12 @@ void DefineBroadcast(const std::string& name, const std::string& description) {
                     .set_attr<FInferShape>("FInferShape", BroadcastShape)
                     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>);
   forward.set_attr<FCompute>("FCompute<cpu>", FCompute(BroadcastCompute<OP>));
-  SetGradient(forward, backward, /*uses_inputs=*/true, /*uses_outputs=*/false);
-  RegisterBackwardOp(backward, 3, 2)
+  forward.set_attr<FGradient>("FGradient", FGradient{backward, true, false});
+  RegisterOp(backward)
       .describe("Gradient of " + name + ".")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", FCompute(BroadcastBackwardCompute<OP>));
 }
 

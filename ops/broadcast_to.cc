@@ -169,9 +169,12 @@ Op& DefineUnary(const std::string& name, const std::string& description, FInferS
                .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
   op.add_arguments(Param::__FIELDS__());
   op.set_attr_parser(ParamParser<Param>);
-  SetGradient(op, "_backward_" + name, /*uses_inputs=*/true, /*uses_outputs=*/false);
-  RegisterBackwardOp("_backward_" + name, 2, 1)
+  op.set_attr<FGradient>("FGradient", FGradient{"_backward_" + name, true, false});
+  RegisterOp("_backward_" + name)
       .describe("Gradient of " + name + ": the output gradient summed over the copies.")
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // sum's
       .set_attr_parser(ParamParser<Param>);
   return op;
@@ -198,9 +201,12 @@ const bool kRegistered = [] {
                  .set_attr_parser(ParamParser<BroadcastLikeParam>)
                  .set_attr<FInferShape>("FInferShape", BroadcastLikeShape)
                  .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>);
-  SetGradient(like, "_backward_broadcast_like", true, false);
-  RegisterBackwardOp("_backward_broadcast_like", 3, 2)
+  like.set_attr<FGradient>("FGradient", FGradient{"_backward_broadcast_like", true, false});
+  RegisterOp("_backward_broadcast_like")
       .describe("Gradient of broadcast_like.")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // sum's
       .set_attr_parser(ParamParser<BroadcastLikeParam>);
   SetBroadcastToCompute<cpu>();

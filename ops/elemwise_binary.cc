@@ -21,8 +21,11 @@ void DefineElemwise(const std::string& name, const std::string& description,
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
                     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
                     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
-  SetGradient(forward, backward, grad_reads_operands, false);
-  RegisterBackwardOp(backward, grad_reads_operands ? 3 : 1, 2)
+  forward.set_attr<FGradient>("FGradient", FGradient{backward, grad_reads_operands, false});
+  RegisterOp(backward)
+      .set_num_inputs(grad_reads_operands ? 3 : 1)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
       .describe("Gradient of " + name + ".");
 }
 
@@ -38,9 +41,12 @@ void DefineScalar(const std::string& name, const std::string& description, bool 
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
                     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
                     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
-  SetGradient(forward, backward, reads_data, false);
-  RegisterBackwardOp(backward, reads_data ? 2 : 1, 1)
+  forward.set_attr<FGradient>("FGradient", FGradient{backward, reads_data, false});
+  RegisterOp(backward)
       .describe("Gradient of " + name + ".")
+      .set_num_inputs(reads_data ? 2 : 1)
+      .set_num_outputs(1)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr_parser(ParamParser<ScalarParam>);
 }
 

@@ -20,10 +20,14 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
                .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
                .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
                .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
-  SetGradient(op, backward, from == GradFrom::kInput, from == GradFrom::kOutput);
+  op.set_attr<FGradient>("FGradient",
+                         FGradient{backward, from == GradFrom::kInput, from == GradFrom::kOutput});
   const uint32_t backward_inputs = from == GradFrom::kOutputGradOnly ? 1 : 2;
-  RegisterBackwardOp(backward, backward_inputs, 1)
+  RegisterOp(backward)
       .describe("Gradient of " + name + ".")
+      .set_num_inputs(backward_inputs)
+      .set_num_outputs(1)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr<FInferShape>("FInferShape", backward_inputs == 1 ? ElemwiseShape<1, 1>
                                                                   : ElemwiseShape<2, 1>)
       .set_attr<FInferType>("FInferType", backward_inputs == 1 ? ElemwiseRealType<1, 1>

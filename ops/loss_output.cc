@@ -40,9 +40,12 @@ void DefineRegression(const std::string& name, const std::string& description) {
                .set_attr<FInferShape>("FInferShape", RegressionShape)
                .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
                .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
-  SetGradient(op, backward, /*uses_inputs=*/true, /*uses_outputs=*/true);
-  RegisterBackwardOp(backward, 4, 2)
+  op.set_attr<FGradient>("FGradient", FGradient{backward, true, true});
+  RegisterOp(backward)
       .describe("Gradient of " + name + ".")
+      .set_num_inputs(4)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr_parser(ParamParser<RegressionOutputParam>);
 }
 

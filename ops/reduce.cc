@@ -257,8 +257,11 @@ void DefineReduce(const std::string& name, const std::string& description, FComp
   op.add_arguments(Param::__FIELDS__());
   op.set_attr_parser(ParamParser<Param>);
   op.set_attr<FInferShape>("FInferShape", ReduceShape<Param>);
-  Op& backward_op = RegisterBackwardOp(backward_name, 3, 1)
+  Op& backward_op = RegisterOp(backward_name)
                         .describe("Gradient of " + name + ".")
+                        .set_num_inputs(3)
+                        .set_num_outputs(1)
+                        .set_attr<bool>("TIsBackward", true)
                         .set_attr<FCompute>("FCompute<cpu>", std::move(backward));
   backward_op.set_attr_parser(ParamParser<Param>);
 }

@@ -1,5 +1,5 @@
 // ops/registration_util.h: helpers for registering operators: in-place and resource
-// declarations, gradients and backward operators, and a type tag for operator lists.
+// declarations, and a type tag for operator lists.
 #ifndef OPS_REGISTRATION_UTIL_H_
 #define OPS_REGISTRATION_UTIL_H_
 
@@ -25,13 +25,6 @@ std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs& attrs);
 
 // FResourceRequest of operators that need one temporary buffer.
 std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs& attrs);
-
-// Declares that `op`'s gradients come from `backward_op` (see FGradient for its inputs).
-Op& SetGradient(Op& op, const std::string& backward_op, bool uses_inputs, bool uses_outputs);
-
-// Registers a backward operator (marked with the attribute TIsBackward) with its arity; the
-// caller adds its parser, inference and compute function.
-Op& RegisterBackwardOp(const std::string& name, uint32_t num_inputs, uint32_t num_outputs);
 
 }  // namespace ops
 

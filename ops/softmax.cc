@@ -375,9 +375,11 @@ void DefineSoftmax(const std::string& name, const std::string& description, bool
                           log ? FCompute(ForwardInComputeType<cpu, SoftmaxCompute<true>>)
                               : FCompute(ForwardInComputeType<cpu, SoftmaxCompute<false>>))
       .set_attr<FGradient>("FGradient", FGradient{backward, false, true});
-  RegisterBackwardOp(backward, 2, 1)
+  RegisterOp(backward)
       .describe("Gradient of " + name + ".")
+      .set_num_inputs(2)
       .set_num_outputs(NumInputs)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr_parser(ParseSoftmax)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
       .set_attr<FCompute>(

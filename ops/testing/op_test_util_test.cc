@@ -58,7 +58,10 @@ const bool kRegistered = [] {
       .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
       .set_attr<FCompute>("FCompute<cpu>", TripleCompute)
       .set_attr<FGradient>("FGradient", FGradient{"_test_wrong_gradient_backward", false, false});
-  RegisterBackwardOp("_test_wrong_gradient_backward", 1, 1)
+  RegisterOp("_test_wrong_gradient_backward")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .set_attr<bool>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", WrongTripleBackward);
   RegisterOp("_test_ignores_req")
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)

@@ -1,9 +1,10 @@
-// Activation, LeakyReLU, FullyConnected, softmax, log_softmax, softmax_cross_entropy.
+// softmax, log_softmax, softmax_cross_entropy.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -18,114 +19,6 @@ using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
 using testing::Values;
-
-TEST(ActivationTest, EveryActType) {
-  const std::vector<std::pair<std::string, std::function<double(double)>>> acts = {
-      {"relu", [](double x) { return x > 0 ? x : 0; }},
-      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }},
-      {"tanh", [](double x) { return std::tanh(x); }},
-      {"softrelu", [](double x) { return std::log1p(std::exp(x)); }},
-      {"softsign", [](double x) { return x / (1 + std::fabs(x)); }}};
-  for (const auto& [act, f] : acts) {
-    SCOPED_TRACE(act);
-    InputSpec data{TShape{4, 3, 2}};
-    data.lo = -3;
-    data.hi = 3;
-    const OpCase c{"Activation", {{"act_type", act}}, {data}};
-    testing::CheckForward(c, testing::ElementwiseReference(f), 1e-14, 1e-6);
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
-  }
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Activation"), {{"act_type", "gelu"}}); }),
-              HasSubstr("Invalid parameter of operator Activation: Invalid Input: 'gelu' for "
-                        "act_type, valid values are: {'relu', 'sigmoid', 'softrelu', 'softsign', "
-                        "'tanh'}"));
-}
-
-TEST(LeakyReLUTest, LeakyAndElu) {
-  const OpCase leaky{"LeakyReLU", {{"slope", "0.1"}}, {InputSpec{TShape{5, 4}}}};
-  testing::CheckForward(leaky, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
-  testing::CheckWriteModes(leaky);
-  testing::CheckGradient(leaky);
-  const OpCase elu{"LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}}, {InputSpec{TShape{6}}}};
-  testing::CheckForward(elu, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
-  testing::CheckGradient(elu);
-}
-
-// out[b][h] = sum_k data[b][k] * weight[h][k] + bias[h]
-std::vector<Values> FullyConnectedReference(const std::vector<Values>& in, index_t batch,
-                                            index_t features, index_t hidden) {
-  Values out(batch * hidden);
-  for (index_t b = 0; b < batch; ++b) {
-    for (index_t h = 0; h < hidden; ++h) {
-      double sum = in.size() > 2 ? in[2][h] : 0.0;
-      for (index_t k = 0; k < features; ++k) sum += in[0][b * features + k] * in[1][h * features + k];
-      out[b * hidden + h] = sum;
-    }
-  }
-  return {out};
-}
-
-TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
-  const OpCase flat{"FullyConnected",
-                    {{"num_hidden", "5"}},
-                    {InputSpec{TShape{3, 2, 4}}, InputSpec{TShape{5, 8}}, InputSpec{TShape{5}}}};
-  EXPECT_EQ(testing::InferOutputShapes(flat)[0], (TShape{3, 5}));
-  testing::CheckForward(flat, [](const std::vector<Values>& in) {
-    return FullyConnectedReference(in, 3, 8, 5);
-  }, 1e-13, 1e-5);
-  testing::CheckWriteModes(flat);
-  testing::CheckGradient(flat);
-
-  const OpCase no_bias{"FullyConnected",
-                       {{"num_hidden", "4"}, {"no_bias", "true"}, {"flatten", "false"}},
-                       {InputSpec{TShape{2, 3, 6}}, InputSpec{TShape{4, 6}}}};
-  EXPECT_EQ(testing::InferOutputShapes(no_bias)[0], (TShape{2, 3, 4}));
-  testing::CheckForward(no_bias, [](const std::vector<Values>& in) {
-    return FullyConnectedReference(in, 6, 6, 4);
-  }, 1e-13, 1e-5);
-  testing::CheckGradient(no_bias);
-}
-
-// One row takes the gemv and outer-product paths; wide enough for packets and threads.
-TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
-  mshadow::SetNumThreads(2);
-  for (const bool no_bias : {false, true}) {
-    SCOPED_TRACE(no_bias ? "no bias" : "bias");
-    std::vector<InputSpec> inputs = {InputSpec{TShape{1, 203}}, InputSpec{TShape{190, 203}}};
-    if (!no_bias) inputs.push_back(InputSpec{TShape{190}});
-    const OpCase c{"FullyConnected",
-                   {{"num_hidden", "190"}, {"no_bias", no_bias ? "true" : "false"}},
-                   inputs};
-    testing::CheckForward(c, [](const std::vector<Values>& in) {
-      return FullyConnectedReference(in, 1, 203, 190);
-    }, 1e-13, 1e-5);
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
-  }
-  mshadow::SetNumThreads(0);
-}
-
-TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
-  const NodeAttrs attrs = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "128"}});
-  std::vector<TShape> in = {TShape{32, 64}, TShape(), TShape()}, out;
-  InferShapes(attrs, &in, &out);
-  EXPECT_EQ(in[1], (TShape{128, 64}));
-  EXPECT_EQ(in[2], (TShape{128}));
-  std::vector<TShape> wrong = {TShape{32, 64}, TShape{128, 100}, TShape()};
-  EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &wrong, &out); }),
-            "FullyConnected: shape of input 'weight' is (128,100) but (128,64) is required "
-            "(inputs: data=(32,64), weight=(128,100), bias=())");
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "0"}}); }),
-              HasSubstr("value 0 for Parameter num_hidden should be greater equal to 1"));
-  EXPECT_THAT(
-      testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hiden", "3"}}); }),
-      HasSubstr("Cannot find argument 'num_hiden' of FullyConnectedParam. Did you mean "
-                "'num_hidden'?"));
-  const NodeAttrs no_bias =
-      ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "2"}, {"no_bias", "1"}});
-  EXPECT_EQ(Op::Get("FullyConnected")->num_inputs(no_bias), 2u);
-}
 
 // Softmax along `axis` of a (2, 3, 4) input, written out.
 std::vector<Values> SoftmaxReference(const Values& x, int axis, double t, bool log) {

@@ -1,0 +1,93 @@
+// Cast.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+TEST(CastTest, ConvertsAndSaturates) {
+  InputSpec x{TShape{6}};
+  x.values = {-300.7, -1.5, 0.4, 2.9, 255.5, 1e10};
+  const OpCase to_uint8{"Cast", {{"dtype", "uint8"}}, {x}};
+  const auto out = testing::Forward(to_uint8, testing::MakeInputs(to_uint8, mshadow::kFloat64));
+  EXPECT_EQ(out[0].type_flag(), mshadow::kUint8);
+  EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{0, 0, 0, 2, 255, 255}));
+  const OpCase to_int32{"Cast", {{"dtype", "int32"}}, {x}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(to_int32, testing::MakeInputs(to_int32, mshadow::kFloat32))[0].blob()),
+            (Values{-300, -1, 0, 2, 255, 2147483647}));
+  const OpCase to_half{"Cast", {{"dtype", "float16"}}, {InputSpec::WithValues(TShape{3}, {0.5, -2, 1024})}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(to_half, testing::MakeInputs(to_half, mshadow::kFloat32))[0].blob()),
+            (Values{0.5, -2, 1024}));
+  const OpCase identity{"Cast", {{"dtype", "float64"}}, {InputSpec{TShape{3, 2}}}};
+  testing::CheckWriteModes(identity);
+  testing::CheckGradient(identity);
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Cast"), {{"dtype", "bfloat17"}}); }),
+              HasSubstr("Invalid Input: 'bfloat17' for dtype, valid values are: {'bfloat16', "
+                        "'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', "
+                        "'uint8'}"));
+}
+
+// Runs Cast(dtype) on `values` held in `from`; the result's values as doubles.
+Values CastValues(const Values& values, int from, const std::string& dtype) {
+  const OpCase c{"Cast", {{"dtype", dtype}}, {InputSpec::WithValues(TShape{static_cast<index_t>(values.size())}, values)}};
+  CpuTensor x(c.inputs[0].shape, from);
+  testing::SetValues(x.blob(), values);
+  const std::vector<CpuTensor> out = testing::Forward(c, {x});
+  EXPECT_EQ(mshadow::TypeFlagName(out[0].type_flag()), dtype);
+  return testing::ToValues(out[0].blob());
+}
+
+TEST(CastTest, BoolIsNotZero) {
+  const double nan = std::nan("");
+  EXPECT_EQ(CastValues({0, 1.5, -2, nan, -0.0, 1e-30}, mshadow::kFloat32, "bool"),
+            (Values{0, 1, 1, 1, 0, 1}));
+  EXPECT_EQ(CastValues({0, -1, 7}, mshadow::kInt64, "bool"), (Values{0, 1, 1}));
+  EXPECT_EQ(CastValues({0, 1, 1}, mshadow::kBool, "float64"), (Values{0, 1, 1}));
+  EXPECT_EQ(CastValues({0, 1}, mshadow::kBool, "bfloat16"), (Values{0, 1}));
+  EXPECT_EQ(CastValues({0, 1}, mshadow::kBool, "int8"), (Values{0, 1}));
+  // Its gradient converts the output gradient back to the input's type, as MXNet.
+  const OpCase c{"Cast", {{"dtype", "bool"}}, {InputSpec{TShape{3}}}};
+  const std::vector<CpuTensor> grads =
+      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {Values{0, 1, 1}});
+  EXPECT_EQ(grads[0].type_flag(), mshadow::kFloat32);
+  EXPECT_EQ(testing::ToValues(grads[0].blob()), (Values{0, 1, 1}));
+}
+
+// Values from MXNet 1.9.1's CPU Cast to bfloat16 (the low 16 bits of the float dropped).
+TEST(CastTest, Bfloat16AsMxnet) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Values x{0, 1.5, -2, 1.00390625, 1.01171875, 1.0068359375, 3.4e38, inf, 1e-40};
+  const Values expected{0, 1.5, -2, 1, 1.0078125, 1, 3.3895313892515355e+38, inf,
+                        9.183549615799121e-41};
+  EXPECT_EQ(CastValues(CastValues(x, mshadow::kFloat32, "bfloat16"), mshadow::kBfloat16,
+                       "float32"),
+            expected);
+  EXPECT_TRUE(std::isnan(CastValues({std::nan("")}, mshadow::kFloat64, "bfloat16")[0]));
+  // To integers through the same saturating conversion as from float; to float16 exactly.
+  EXPECT_EQ(CastValues({1.5, -2.7, 300, 1e30}, mshadow::kBfloat16, "int32"),
+            (Values{1, -2, 300, 2147483647}));
+  EXPECT_EQ(CastValues({1.5, -2.5, 300}, mshadow::kBfloat16, "float16"), (Values{1.5, -2.5, 300}));
+  EXPECT_EQ(CastValues({1.5, -2.5, 300}, mshadow::kFloat16, "bfloat16"), (Values{1.5, -2.5, 300}));
+}
+
+TEST(CastTest, OtherOperatorsNameTheTypesTheyTake) {
+  CpuTensor x(TShape{3}, mshadow::kBool);
+  EXPECT_THAT(testing::ErrorOf([&] { RunCpu(ParseAttrs(Op::Get("relu"), {}), {x.blob()}); }),
+              HasSubstr("bool"));
+}
+
+}  // namespace
+}  // namespace ops

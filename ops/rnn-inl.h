@@ -7,7 +7,10 @@
 // the recurrent product h_{t-1} * Wh^T (a gemm over N rows) and a kernel that applies the
 // gates and writes h_t and the cell. The backward pass is the same in reverse: per step a
 // kernel for the gate gradients and one gemm for dh_{t-1}; the weight and input gradients
-// are single gemms over all steps afterwards.
+// are single gemms over all steps afterwards. On the CPU the gemms are register-tiled
+// (ops/register_gemm.h; Wx and Wh transposed once per call for the forward products), which
+// run these shapes, a step's few rows included, faster than OpenBLAS (docs/benchmarks.md);
+// on the GPU they are cuBLAS's.
 //
 // The backward operator recomputes the forward pass into its temporary space (gates and
 // cells of every step, every layer's output) rather than reading a reserve the forward
@@ -31,6 +34,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/register_gemm.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -380,6 +384,8 @@ struct Workspace {
   std::vector<DType*> gates;      // per layer and direction: (steps * batch, gates * hidden)
   std::vector<DType*> cells;      // the same, (steps * batch, hidden): LSTM c_t, GRU hn_t
   DType* hh = nullptr;            // (batch, gates * hidden)
+  DType* wx_t = nullptr;          // the CPU's Wx^T (widest layer input, gates * hidden)
+  DType* wh_t = nullptr;          // the CPU's Wh^T (hidden, gates * hidden)
   DType* final_h = nullptr;       // (layers * directions, batch, hidden)
   DType* final_c = nullptr;
   // Backward only.
@@ -390,8 +396,9 @@ struct Workspace {
   DType* dc = nullptr;
 
   // Lays the buffers out from `base` and returns the elements they take; with base null,
-  // only counts.
-  size_t Plan(const RNNDims& dims, int mode, bool backward, DType* base) {
+  // only counts. `transposed_weights`: room for Wx^T and Wh^T (the CPU's products).
+  size_t Plan(const RNNDims& dims, int mode, bool backward, bool transposed_weights,
+              DType* base) {
     size_t used = 0;
     auto take = [&](index_t elements) {
       DType* at = base == nullptr ? nullptr : base + used;
@@ -411,6 +418,10 @@ struct Workspace {
       cells[u] = backward || u == 0 ? take(cell_size) : cells[0];
     }
     hh = take(dims.batch * dims.GateWidth());
+    if (transposed_weights) {
+      wx_t = take(std::max(dims.input, dims.OutputWidth()) * dims.GateWidth());
+      wh_t = take(dims.hidden * dims.GateWidth());
+    }
     final_h = take(units * dims.batch * dims.hidden);
     final_c = take(mode == kLstm ? units * dims.batch * dims.hidden : 0);
     if (backward) {
@@ -454,6 +465,8 @@ struct DirectionPass {
   DType* y;                 // this direction's columns of the layer output
   DType* gates;
   DType* cells;
+  DType* wx_t;  // the CPU's room for Wx^T and Wh^T (null on the GPU)
+  DType* wh_t;
   mshadow::Stream<xpu>* stream;
 
   index_t YStride() const { return dims.OutputWidth(); }
@@ -519,20 +532,73 @@ void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const 
   }
 }
 
+// dst (as req says) = op(a) * b: on the CPU the register-tiled product, elsewhere dot.
+template <typename xpu, typename DType>
+void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DType>& a,
+             bool a_transposed, const Tensor<xpu, 2, DType>& b) {
+  if (req == kNullOp) return;
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    register_gemm::TiledGemm(dst.size(0), b.size(0), dst.size(1),
+                             register_gemm::LeftOperand<DType>{a.dptr_, a.stride_, a_transposed},
+                             static_cast<const DType*>(b.dptr_), b.stride_, dst.dptr_, dst.stride_,
+                             req == kAddTo);
+  } else if (a_transposed) {
+    Assign(dst, req, dot(a.T(), b));
+  } else {
+    Assign(dst, req, dot(a, b));
+  }
+}
+
+// dst (as req says) = a * w^T: on the CPU through w_t, which holds w transposed (the
+// register tiles read their right operand by rows), elsewhere dot.
+template <typename xpu, typename DType>
+void ProductWithTransposed(Tensor<xpu, 2, DType> dst, OpReqType req,
+                           const Tensor<xpu, 2, DType>& a, const Tensor<xpu, 2, DType>& w,
+                           const DType* w_t) {
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    Product(dst, req, a, false,
+            Tensor<xpu, 2, DType>(const_cast<DType*>(w_t), mshadow::Shape2(w.size(1), w.size(0)),
+                                  w.size(0), a.stream_));
+  } else {
+    Assign(dst, req, dot(a, w.T()));
+  }
+}
+
+// w_t (cols x rows, packed) = w (rows x cols) transposed, in 16 x 16 blocks (CPU).
+template <typename DType>
+void TransposeInto(const Tensor<cpu, 2, DType>& w, DType* w_t) {
+  constexpr index_t kBlock = 16;
+  const index_t rows = w.size(0), cols = w.size(1);
+  for (index_t r0 = 0; r0 < rows; r0 += kBlock) {
+    for (index_t c0 = 0; c0 < cols; c0 += kBlock) {
+      for (index_t c = c0; c < std::min(cols, c0 + kBlock); ++c) {
+        for (index_t r = r0; r < std::min(rows, r0 + kBlock); ++r) {
+          w_t[c * rows + r] = w.dptr_[r * w.stride_ + c];
+        }
+      }
+    }
+  }
+}
+
 // The forward pass of one direction: gates, cells and this direction's columns of y.
 template <typename xpu, typename DType>
 void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   const RNNDims& dims = p.dims;
   const index_t N = dims.batch, H = dims.hidden, gw = dims.GateWidth();
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    TransposeInto(p.w.wx, p.wx_t);
+    TransposeInto(p.w.wh, p.wh_t);
+  }
   Tensor<xpu, 2, DType> gates(p.gates, mshadow::Shape2(dims.Rows(), gw), gw, p.stream);
   gates = mshadow::expr::repmat(p.w.bx, dims.Rows());
-  gates += dot(p.x, p.w.wx.T());
+  ProductWithTransposed(gates, kAddTo, p.x, p.w.wx, p.wx_t);
   Tensor<xpu, 2, DType> hh_t(hh, mshadow::Shape2(N, gw), gw, p.stream);
   for (index_t s = 0; s < dims.steps; ++s) {
     const index_t t = StepAt(s, p.direction, dims.steps);
-    hh_t = dot(Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s),
-                                     p.stream),
-               p.w.wh.T());
+    ProductWithTransposed(hh_t, kWriteTo,
+                          Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H),
+                                                p.HPrevStride(s), p.stream),
+                          p.w.wh, p.wh_t);
     StepForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
                 p.y + t * N * p.YStride(), p.cells + t * N * H);
   }
@@ -579,31 +645,27 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
                                              dy_stride, ws->dh, dgx, dgh);
     }
     Tensor<xpu, 2, DType> dgh_t(dgh, mshadow::Shape2(N, width), width, p.stream);
-    if (p.mode == kGru) {
-      dh += dot(dgh_t, p.w.wh);
-    } else {
-      dh = dot(dgh_t, p.w.wh);
-    }
+    Product(dh, p.mode == kGru ? kAddTo : kWriteTo, dgh_t, false, p.w.wh);
   }
   const index_t rows = dims.Rows();
   Tensor<xpu, 2, DType> dgx(ws->dgx, mshadow::Shape2(rows, width), width, p.stream);
   Tensor<xpu, 2, DType> dgh(ws->dgh, mshadow::Shape2(rows, width), width, p.stream);
   if (req_w != kNullOp) {
-    Assign(gw.wx, req_w, dot(dgx.T(), p.x));
+    Product(gw.wx, req_w, dgx, true, p.x);
     // dWh = sum over steps of dgh_t^T h_{t-1}: the steps after the first read h_{t-1} from
     // the layer output (one gemm over shifted rows), the first reads h0.
     const index_t first = StepAt(0, p.direction, T);
     Tensor<xpu, 2, DType> h0(p.h0, mshadow::Shape2(N, H), H, p.stream);
-    Assign(gw.wh, req_w, dot(StepRows(ws->dgh, first, 1, N, width, width, p.stream).T(), h0));
+    Product(gw.wh, req_w, StepRows(ws->dgh, first, 1, N, width, width, p.stream), true, h0);
     if (T > 1) {
       const index_t dgh_from = p.direction == 0 ? 1 : 0, y_from = p.direction == 0 ? 0 : 1;
-      gw.wh += dot(StepRows(ws->dgh, dgh_from, T - 1, N, width, width, p.stream).T(),
-                   StepRows(p.y, y_from, T - 1, N, H, p.YStride(), p.stream));
+      Product(gw.wh, kAddTo, StepRows(ws->dgh, dgh_from, T - 1, N, width, width, p.stream), true,
+              StepRows(p.y, y_from, T - 1, N, H, p.YStride(), p.stream));
     }
     Assign(gw.bx, req_w, mshadow::expr::sum_rows(dgx));
     Assign(gw.bh, req_w, mshadow::expr::sum_rows(dgh));
   }
-  if (req_x != kNullOp) Assign(dx, req_x, dot(dgx, p.w.wx));
+  Product(dx, req_x, dgx, false, p.w.wx);
 }
 
 // Direction d of layer l of the call with inputs data, parameters, state [, state_cell]:
@@ -627,6 +689,8 @@ DirectionPass<xpu, DType> PassOf(const RNNParam& param, const RNNDims& dims,
       ws.layer_out[l] + d * dims.hidden,
       ws.gates[unit],
       ws.cells[unit],
+      ws.wx_t,
+      ws.wh_t,
       stream};
 }
 
@@ -635,10 +699,11 @@ template <typename xpu, typename DType>
 Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mode,
                                bool backward, mshadow::Stream<xpu>* stream) {
   Workspace<DType> ws;
-  const size_t elements = ws.Plan(dims, mode, backward, nullptr);
+  constexpr bool kTransposedWeights = std::is_same_v<xpu, cpu>;
+  const size_t elements = ws.Plan(dims, mode, backward, kTransposedWeights, nullptr);
   auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
       mshadow::Shape1(static_cast<index_t>(elements)), stream);
-  ws.Plan(dims, mode, backward, space.dptr_);
+  ws.Plan(dims, mode, backward, kTransposedWeights, space.dptr_);
   return ws;
 }
 

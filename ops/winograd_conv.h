@@ -9,7 +9,7 @@
 // tiles), so the work is 16 gemms with 16 multiply-adds per tile and channel pair where im2col
 // and one gemm need 36: 2.25 times fewer. The transforms are additions only, along contiguous
 // rows (the patches' even and odd columns kept apart), so they vectorize. The products are
-// this file's own register-tiled kernel, a point and a block of tiles per item on the
+// register-tiled (ops/register_gemm.h), a point and a block of tiles per item on the
 // library's threads: OpenBLAS, called once per point, spread these 64x64 by 64x1568 products
 // over its threads poorly (docs/benchmarks.md).
 //
@@ -27,6 +27,7 @@
 #include "mshadow/base.h"
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
+#include "ops/register_gemm.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -176,77 +177,8 @@ struct TransformInputPlane {
   }
 };
 
-// Tells the compiler to unroll a loop of constant trip count completely, so that a tile's
-// accumulators stay in registers. Nothing under nvcc (these kernels are the CPU's).
-#if defined(__CUDACC__)
-#define OPS_UNROLL_FULLY
-#else
-#define OPS_UNROLL_FULLY _Pragma("GCC unroll 16")
-#endif
-
-// c + a * b, fused where the packet has a fused multiply-add (float's do).
-template <typename P>
-MSHADOW_CINLINE P MultiplyAdd(P a, P b, P c) {
-  if constexpr (std::is_same_v<P, vec::Full<float>> &&
-                MSHADOW_DEFAULT_PACKET != mshadow::packet::kPlain) {
-    return MulAdd(a, b, c);
-  } else {
-    return a * b + c;
-  }
-}
-
-// c (kRows x 2 packets, row stride ldc) = a (kRows x depth, row-major) times b (depth x 2
-// packets, row stride ldb): each of a's elements broadcast once, each of b's rows loaded
-// once, kRows * 2 packet accumulators.
-template <int kRows, typename DType>
-MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t depth, const DType* b, index_t ldb,
-                                  DType* c, index_t ldc) {
-  using P = vec::Full<DType>;
-  P acc[kRows][2];
-  OPS_UNROLL_FULLY
-  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = P::Fill(DType(0));
-  for (index_t k = 0; k < depth; ++k) {
-    const P b0 = P::LoadUnAligned(b + k * ldb);
-    const P b1 = P::LoadUnAligned(b + k * ldb + P::kSize);
-    OPS_UNROLL_FULLY
-    for (int i = 0; i < kRows; ++i) {
-      const P ai = P::Fill(a[i * depth + k]);
-      acc[i][0] = MultiplyAdd(ai, b0, acc[i][0]);
-      acc[i][1] = MultiplyAdd(ai, b1, acc[i][1]);
-    }
-  }
-  OPS_UNROLL_FULLY
-  for (int i = 0; i < kRows; ++i) {
-    acc[i][0].StoreUnAligned(c + i * ldc);
-    acc[i][1].StoreUnAligned(c + i * ldc + P::kSize);
-  }
-}
-
-// c (rows x cols, row stride ldc) = a (rows x depth, row-major) times b (depth x cols, row
-// stride ldb): tiles of 8 rows and 2 packets (b's slab of them stays in the L1 cache while
-// every row block passes over it), then the last rows, then the last columns one at a time.
-template <typename DType>
-void MultiplyBlock(index_t rows, index_t depth, index_t cols, const DType* a, const DType* b,
-                   index_t ldb, DType* c, index_t ldc) {
-  constexpr index_t kWidth = 2 * vec::Full<DType>::kSize;
-  index_t col = 0;
-  for (; col + kWidth <= cols; col += kWidth) {
-    index_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-      MultiplyTile<8>(a + r * depth, depth, b + col, ldb, c + r * ldc + col, ldc);
-    }
-    for (; r < rows; ++r) {
-      MultiplyTile<1>(a + r * depth, depth, b + col, ldb, c + r * ldc + col, ldc);
-    }
-  }
-  for (index_t r = 0; r < rows; ++r) {
-    for (index_t j = col; j < cols; ++j) {
-      DType sum = 0;
-      for (index_t k = 0; k < depth; ++k) sum += a[r * depth + k] * b[k * ldb + j];
-      c[r * ldc + j] = sum;
-    }
-  }
-}
+using register_gemm::LeftOperand;
+using register_gemm::MultiplyAdd;
 
 constexpr index_t kBlockTiles = 256;  // columns (tiles) of one point product item
 
@@ -259,9 +191,10 @@ struct PointProduct {
     const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
     const index_t p = item / blocks, begin = item % blocks * kBlockTiles;
     const index_t cols = std::min(kBlockTiles, ld - begin);
-    MultiplyBlock(s.out_channels, s.in_channels, cols, u + p * s.out_channels * s.in_channels,
-                  v + p * s.in_channels * ld + begin, ld, m + p * s.out_channels * ld + begin,
-                  ld);
+    const LeftOperand<DType> up{u + p * s.out_channels * s.in_channels, s.in_channels, false};
+    register_gemm::MultiplyBlock<false>(s.out_channels, s.in_channels, cols, up,
+                                        v + p * s.in_channels * ld + begin, ld,
+                                        m + p * s.out_channels * ld + begin, ld, false);
   }
 };
 

@@ -1,0 +1,228 @@
+// ops/register_gemm.h: row-major matrix products on the CPU through register tiles of SIMD
+// packets, for operators whose products OpenBLAS runs slowly: few rows (an RNN step's batch),
+// short inner dimensions, or, on this project's AVX-512 machines, any shape while OpenBLAS is
+// held to its AVX2 kernels (docs/benchmarks.md measures both).
+//
+//   // c (rows x cols) = a (rows x depth) * b (depth x cols); a read transposed if asked
+//   TiledGemm<float>(rows, depth, cols, {a, lda, /*transposed=*/false}, b, ldb, c, ldc,
+//                    /*accumulate=*/false);
+//
+// A tile is kTileRows rows by two packets of columns: each element of a is broadcast once
+// per tile, each row of b loaded once, and the kTileRows * 2 accumulators stay in registers
+// (8 rows where there are 32 vector registers, AVX-512; 4 otherwise). b's slab of two
+// packets stays in the L1 cache while the row tiles pass over it. Items of (row block,
+// column block) run on the library's threads; each element of c is written by one item, so
+// results do not depend on the thread count.
+#ifndef OPS_REGISTER_GEMM_H_
+#define OPS_REGISTER_GEMM_H_
+
+#include <algorithm>
+#include <type_traits>
+
+#include "mshadow/base.h"
+#include "mshadow/parallel.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace register_gemm {
+
+// Tells the compiler to unroll a loop of constant trip count completely, so that a tile's
+// accumulators stay in registers. Nothing under nvcc (these kernels are the CPU's).
+#if defined(__CUDACC__)
+#define OPS_UNROLL_FULLY
+#else
+#define OPS_UNROLL_FULLY _Pragma("GCC unroll 16")
+#endif
+
+// Rows of a register tile: its 2 * kTileRows accumulators, two rows of b and a broadcast
+// must fit in the vector registers.
+constexpr int kTileRows = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 8 : 4;
+
+// c + a * b, fused where the packet has a fused multiply-add (float's do).
+template <typename P>
+MSHADOW_CINLINE P MultiplyAdd(P a, P b, P c) {
+  if constexpr (std::is_same_v<P, vec::Full<float>> &&
+                MSHADOW_DEFAULT_PACKET != mshadow::packet::kPlain) {
+    return MulAdd(a, b, c);
+  } else {
+    return a * b + c;
+  }
+}
+
+// The left operand: element (i, k) at data[i * stride + k], or, transposed, at
+// data[k * stride + i] (a matrix stored depth x rows).
+template <typename DType>
+struct LeftOperand {
+  const DType* data;
+  index_t stride;
+  bool transposed;
+
+  // The operand from row `i` on.
+  LeftOperand FromRow(index_t i) const {
+    return LeftOperand{transposed ? data + i : data + i * stride, stride, transposed};
+  }
+};
+
+// c (kRows x kPackets packets, row stride ldc) (+)= a (kRows x depth) times b (depth x
+// kPackets packets, row stride ldb).
+template <int kRows, int kPackets, bool kATransposed, typename DType>
+MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, const DType* b,
+                                  index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  using P = vec::Full<DType>;
+  P acc[kRows][kPackets];
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) {
+      acc[i][j] = accumulate ? P::LoadUnAligned(c + i * ldc + j * P::kSize) : P::Fill(DType(0));
+    }
+  }
+  for (index_t k = 0; k < depth; ++k) {
+    P bk[kPackets];
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) bk[j] = P::LoadUnAligned(b + k * ldb + j * P::kSize);
+    OPS_UNROLL_FULLY
+    for (int i = 0; i < kRows; ++i) {
+      const P ai = P::Fill(kATransposed ? a[k * lda + i] : a[i * lda + k]);
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kPackets; ++j) acc[i][j] = MultiplyAdd(ai, bk[j], acc[i][j]);
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) acc[i][j].StoreUnAligned(c + i * ldc + j * P::kSize);
+  }
+}
+
+// The rows of one column strip kPackets packets wide: whole tiles, then single rows. Tile
+// r / kTileRows starts at a + (r / kTileRows) * tile_step; the rows after the last whole
+// tile are row_step apart from there.
+template <int kPackets, bool kATransposed, typename DType>
+MSHADOW_CINLINE void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda,
+                                   index_t tile_step, index_t row_step, const DType* b,
+                                   index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  index_t r = 0;
+  for (; r + kTileRows <= rows; r += kTileRows) {
+    MultiplyTile<kTileRows, kPackets, kATransposed>(a + r / kTileRows * tile_step, lda, depth, b,
+                                                    ldb, c + r * ldc, ldc, accumulate);
+  }
+  const DType* tail = a + r / kTileRows * tile_step;
+  for (index_t i = 0; r < rows; ++r, ++i) {
+    MultiplyTile<1, kPackets, kATransposed>(tail + i * row_step, lda, depth, b, ldb, c + r * ldc,
+                                            ldc, accumulate);
+  }
+}
+
+// c (rows x cols) (+)= a (rows x depth, stored as `lda`, tile_step and row_step say: see
+// MultiplyStrip) times b (depth x cols), on the calling thread: strips of two packets, one
+// packet, then the last columns one element at a time.
+template <bool kATransposed, typename DType>
+void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
+                     index_t tile_step, index_t row_step, const DType* b, index_t ldb, DType* c,
+                     index_t ldc, bool accumulate) {
+  constexpr index_t kSize = vec::Full<DType>::kSize;
+  index_t col = 0;
+  for (; col + 2 * kSize <= cols; col += 2 * kSize) {
+    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb,
+                                   c + col, ldc, accumulate);
+  }
+  for (; col + kSize <= cols; col += kSize) {
+    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb,
+                                   c + col, ldc, accumulate);
+  }
+  if (col == cols) return;
+  for (index_t r = 0; r < rows; ++r) {
+    const DType* ar = a + r / kTileRows * tile_step + r % kTileRows * row_step;
+    for (index_t j = col; j < cols; ++j) {
+      DType sum = accumulate ? c[r * ldc + j] : DType(0);
+      for (index_t k = 0; k < depth; ++k) {
+        sum += (kATransposed ? ar[k * lda] : ar[k]) * b[k * ldb + j];
+      }
+      c[r * ldc + j] = sum;
+    }
+  }
+}
+
+// c (rows x cols) (+)= a (rows x depth) times b (depth x cols), on the calling thread. A
+// transposed a is first packed, kTileRows rows at a time, k-major: read in place, a tile's
+// broadcasts would come from `depth` rows lda apart, which alias in the L1 cache when lda is
+// a multiple of 1024 floats (an LSTM's 4 * 256 gates: 112 against 189 GFLOP/s unpacked).
+template <bool kATransposed, typename DType>
+void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
+                   const DType* b, index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  if constexpr (!kATransposed) {
+    MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride,
+                           b, ldb, c, ldc, accumulate);
+  } else {
+    const index_t panels = (rows + kTileRows - 1) / kTileRows;
+    auto* packed = static_cast<DType*>(mshadow::ThreadScratch(
+        static_cast<size_t>(panels * kTileRows * depth) * sizeof(DType)));
+    for (index_t k = 0; k < depth; ++k) {  // a's row k: consecutive elements, every panel
+      const DType* from = a.data + k * a.stride;
+      for (index_t p = 0; p < panels; ++p) {
+        const index_t first = p * kTileRows, n = std::min<index_t>(kTileRows, rows - first);
+        DType* to = packed + (p * depth + k) * kTileRows;
+        for (index_t i = 0; i < n; ++i) to[i] = from[first + i];
+      }
+    }
+    MultiplyColumns<true>(rows, depth, cols, packed, kTileRows, kTileRows * depth, 1, b, ldb, c,
+                          ldc, accumulate);
+  }
+}
+
+// Items of the threaded product: blocks of 64 rows (long enough to hide the hand-off), cut
+// into column blocks of at least 128 columns only where that makes kMinItems items.
+constexpr index_t kBlockRows = 64;
+constexpr index_t kBlockCols = 128;
+constexpr index_t kMinItems = 8;  // items enough for the threads to share evenly
+
+// c (rows x cols, row stride ldc) = a (rows x depth) times b (depth x cols, row stride ldb),
+// or c += that product when `accumulate`. Float and double. On the library's threads when
+// the product is worth them.
+template <typename DType>
+void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, const DType* b,
+               index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
+                "TiledGemm: float or double");
+  if (rows <= 0 || cols <= 0) return;
+  const index_t row_blocks = (rows + kBlockRows - 1) / kBlockRows;
+  // Column blocks only where the row blocks are too few to share out: a block's strips read
+  // b the same way however many there are, but each block packs a transposed a again.
+  const index_t wanted_col_blocks = std::max<index_t>(
+      1, std::min((cols + kBlockCols - 1) / kBlockCols, (kMinItems + row_blocks - 1) / row_blocks));
+  // Whole strips of two packets per block, the last block taking what is left.
+  constexpr index_t kStrip = 2 * vec::Full<DType>::kSize;
+  const index_t per_block = (cols + wanted_col_blocks - 1) / wanted_col_blocks;
+  const index_t col_width = (per_block + kStrip - 1) / kStrip * kStrip;
+  const index_t col_blocks = (cols + col_width - 1) / col_width;
+  auto block = [&](index_t item) {
+    const index_t r = item / col_blocks * kBlockRows, j = item % col_blocks * col_width;
+    const index_t n_rows = std::min(kBlockRows, rows - r), n_cols = std::min(col_width, cols - j);
+    const LeftOperand<DType> a_rows = a.FromRow(r);
+    if (a.transposed) {
+      MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b + j, ldb, c + r * ldc + j, ldc,
+                          accumulate);
+    } else {
+      MultiplyBlock<false>(n_rows, depth, n_cols, a_rows, b + j, ldb, c + r * ldc + j, ldc,
+                           accumulate);
+    }
+  };
+  const index_t items = row_blocks * col_blocks;
+  // Multiply-adds worth one element of an elementwise map: a thread's share must be at
+  // least mshadow's kMinElementsPerThread of those.
+  constexpr index_t kMultiplyAddsPerElement = 32;
+  const index_t work = rows * cols * std::max<index_t>(depth, 1) / kMultiplyAddsPerElement;
+  const int threads = static_cast<int>(std::min<index_t>(
+      {mshadow::GetNumThreads(), work / mshadow::expr::kMinElementsPerThread, items}));
+  if (threads <= 1) {
+    for (index_t item = 0; item < items; ++item) block(item);
+    return;
+  }
+  mshadow::ParallelFor(items, threads, block);
+}
+
+}  // namespace register_gemm
+}  // namespace ops
+
+#endif  // OPS_REGISTER_GEMM_H_

@@ -12,10 +12,11 @@
 // run these shapes, a step's few rows included, faster than OpenBLAS (docs/benchmarks.md);
 // on the GPU they are cuBLAS's.
 //
-// The backward operator recomputes the forward pass into its temporary space (gates and
-// cells of every step, every layer's output) rather than reading a reserve the forward
-// operator kept: operators here are stateless, so the backward call costs one forward more
-// (about a third of its time) and nothing is held between the calls.
+// The forward operator's hidden last output, `reserve`, records the forward pass (every
+// layer's output, the gates and cells of every step), as MXNet's reserve space does; the
+// backward operator reads it among the forward outputs instead of running the forward pass
+// again (which had taken a third of its time). Operators stay stateless: the record travels
+// as an output, nothing is held between the calls.
 //
 // The flat `parameters` input is MXNet's layout: all weights, layer by layer, and within a
 // layer direction by direction [Wx (G*H, in), Wh (G*H, H)]; then all biases in the same
@@ -374,15 +375,31 @@ struct GruStepBackward {
   }
 };
 
-// ---- The call's buffers, carved from one temporary allocation. The forward operator keeps
-// one layer's gates and cells and two layer outputs (ping-pong); the backward operator keeps
-// them all, for every layer and direction, plus its gradients.
+// ---- The call's buffers. The forward pass's record (every layer's output, every layer and
+// direction's gates and cells) is the RNN operator's hidden last output, `reserve`, which
+// the backward operator reads instead of running the forward pass again (as MXNet's reserve
+// space); the rest is carved from one temporary allocation.
+
+// Hands out 64-byte aligned pieces of a buffer from `base`; with base null, only counts.
+template <typename DType>
+struct Carver {
+  DType* base;
+  size_t used = 0;
+
+  DType* Take(index_t elements) {
+    DType* at = base == nullptr ? nullptr : base + used;
+    used += (static_cast<size_t>(elements) + 15) / 16 * 16;
+    return at;
+  }
+};
 
 template <typename DType>
 struct Workspace {
+  // The record.
   std::vector<DType*> layer_out;  // per layer: (steps * batch, directions * hidden)
   std::vector<DType*> gates;      // per layer and direction: (steps * batch, gates * hidden)
   std::vector<DType*> cells;      // the same, (steps * batch, hidden): LSTM c_t, GRU hn_t
+  // Temporary.
   DType* hh = nullptr;            // (batch, gates * hidden)
   DType* wx_t = nullptr;          // the CPU's Wx^T (widest layer input, gates * hidden)
   DType* wh_t = nullptr;          // the CPU's Wh^T (hidden, gates * hidden)
@@ -395,46 +412,54 @@ struct Workspace {
   DType* dh = nullptr;                // (batch, hidden)
   DType* dc = nullptr;
 
-  // Lays the buffers out from `base` and returns the elements they take; with base null,
-  // only counts. `transposed_weights`: room for Wx^T and Wh^T (the CPU's products).
-  size_t Plan(const RNNDims& dims, int mode, bool backward, bool transposed_weights,
-              DType* base) {
-    size_t used = 0;
-    auto take = [&](index_t elements) {
-      DType* at = base == nullptr ? nullptr : base + used;
-      used += (static_cast<size_t>(elements) + 15) / 16 * 16;  // 64-byte aligned pieces
-      return at;
-    };
+  // Lays the record out from `record` and returns the elements it takes (with record null,
+  // only counts: the reserve output's size).
+  size_t PlanRecord(const RNNDims& dims, int mode, DType* record) {
+    Carver<DType> carve{record};
     const index_t rows = dims.Rows(), units = dims.layers * dims.directions;
     const index_t cell_size = mode == kLstm || mode == kGru ? rows * dims.hidden : 0;
     layer_out.assign(dims.layers, nullptr);
     gates.assign(units, nullptr);
     cells.assign(units, nullptr);
-    for (index_t l = 0; l < dims.layers; ++l) {
-      layer_out[l] = backward || l < 2 ? take(rows * dims.OutputWidth()) : layer_out[l % 2];
-    }
+    for (index_t l = 0; l < dims.layers; ++l) layer_out[l] = carve.Take(rows * dims.OutputWidth());
     for (index_t u = 0; u < units; ++u) {
-      gates[u] = backward || u == 0 ? take(rows * dims.GateWidth()) : gates[0];
-      cells[u] = backward || u == 0 ? take(cell_size) : cells[0];
+      gates[u] = carve.Take(rows * dims.GateWidth());
+      cells[u] = carve.Take(cell_size);
     }
-    hh = take(dims.batch * dims.GateWidth());
+    return carve.used;
+  }
+
+  // Lays the temporary buffers out from `base` and returns the elements they take (with base
+  // null, only counts); the record too when `with_record`. `transposed_weights`: room for
+  // Wx^T and Wh^T (the CPU's products).
+  size_t PlanTemporary(const RNNDims& dims, int mode, bool backward, bool transposed_weights,
+                       bool with_record, DType* base) {
+    Carver<DType> carve{base};
+    if (with_record) carve.Take(PlanRecord(dims, mode, base));
+    const index_t rows = dims.Rows(), units = dims.layers * dims.directions;
+    hh = carve.Take(dims.batch * dims.GateWidth());
     if (transposed_weights) {
-      wx_t = take(std::max(dims.input, dims.OutputWidth()) * dims.GateWidth());
-      wh_t = take(dims.hidden * dims.GateWidth());
+      wx_t = carve.Take(std::max(dims.input, dims.OutputWidth()) * dims.GateWidth());
+      wh_t = carve.Take(dims.hidden * dims.GateWidth());
     }
-    final_h = take(units * dims.batch * dims.hidden);
-    final_c = take(mode == kLstm ? units * dims.batch * dims.hidden : 0);
+    final_h = carve.Take(units * dims.batch * dims.hidden);
+    final_c = carve.Take(mode == kLstm ? units * dims.batch * dims.hidden : 0);
     if (backward) {
-      dgx = take(rows * dims.GateWidth());
-      dgh = mode == kGru ? take(rows * dims.GateWidth()) : dgx;
-      dy[0] = take(rows * dims.OutputWidth());
-      dy[1] = dims.layers > 2 ? take(rows * dims.OutputWidth()) : nullptr;
-      dh = take(dims.batch * dims.hidden);
-      dc = take(mode == kLstm ? dims.batch * dims.hidden : 0);
+      dgx = carve.Take(rows * dims.GateWidth());
+      dgh = mode == kGru ? carve.Take(rows * dims.GateWidth()) : dgx;
+      dy[0] = carve.Take(rows * dims.OutputWidth());
+      dy[1] = dims.layers > 2 ? carve.Take(rows * dims.OutputWidth()) : nullptr;
+      dh = carve.Take(dims.batch * dims.hidden);
+      dc = carve.Take(mode == kLstm ? dims.batch * dims.hidden : 0);
     }
-    return used;
+    return carve.used;
   }
 };
+
+// Elements of the reserve output.
+inline index_t ReserveSize(const RNNDims& dims, int mode) {
+  return static_cast<index_t>(Workspace<float>().PlanRecord(dims, mode, nullptr));
+}
 
 // The step at position `s` of a direction's pass (backwards in time for direction 1), and
 // the one before it.
@@ -694,16 +719,20 @@ DirectionPass<xpu, DType> PassOf(const RNNParam& param, const RNNDims& dims,
       stream};
 }
 
-// The workspace of a forward (or backward) call, laid out in the call's temporary space.
+// The workspace of a forward (or backward) call: the record in `record` (the reserve), or,
+// with record null, in the call's temporary space with the rest.
 template <typename xpu, typename DType>
 Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mode,
-                               bool backward, mshadow::Stream<xpu>* stream) {
-  Workspace<DType> ws;
+                               bool backward, DType* record, mshadow::Stream<xpu>* stream) {
   constexpr bool kTransposedWeights = std::is_same_v<xpu, cpu>;
-  const size_t elements = ws.Plan(dims, mode, backward, kTransposedWeights, nullptr);
+  const bool with_record = record == nullptr;
+  Workspace<DType> ws;
+  const size_t elements =
+      ws.PlanTemporary(dims, mode, backward, kTransposedWeights, with_record, nullptr);
   auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
       mshadow::Shape1(static_cast<index_t>(elements)), stream);
-  ws.Plan(dims, mode, backward, kTransposedWeights, space.dptr_);
+  ws.PlanTemporary(dims, mode, backward, kTransposedWeights, with_record, space.dptr_);
+  if (!with_record) ws.PlanRecord(dims, mode, record);
   return ws;
 }
 
@@ -747,7 +776,9 @@ void RNNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   const RNNDims dims(param, in[0].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    Workspace<DType> ws = PlanWorkspace<xpu, DType>(ctx, dims, param.mode, false, stream);
+    // The record goes straight into the reserve (the last output) unless it is not wanted.
+    DType* reserve = req.back() == kNullOp ? nullptr : out.back().dptr<DType>();
+    Workspace<DType> ws = PlanWorkspace<xpu, DType>(ctx, dims, param.mode, false, reserve, stream);
     RunForward<xpu, DType>(param, dims, in, &ws, stream);
     const index_t states = dims.layers * dims.directions * dims.batch * dims.hidden;
     // Output k = the buffer at `src`, as req[k] says.
@@ -764,22 +795,25 @@ void RNNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   });
 }
 
-// Inputs: the output gradients (out [, hy [, cy]]), then data, parameters, state
-// [, state_cell]. Outputs: their gradients.
+// Inputs: the output gradients (out [, hy [, cy]], reserve), then data, parameters, state
+// [, state_cell], then the outputs (out [, hy [, cy]], reserve). Outputs: the inputs'
+// gradients.
 template <typename xpu>
 void RNNBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                         const std::vector<TBlob>& out) {
   const RNNParam& param = GetParam<RNNParam>(attrs);
-  const int num_out = NumOutputs(param);
-  const std::vector<TBlob> inputs(in.begin() + num_out, in.end());
+  const int num_out = NumOutputs(param) + 1;  // and the reserve
+  const int num_in = 2 + NumStateInputs(param);
+  const std::vector<TBlob> inputs(in.begin() + num_out, in.begin() + num_out + num_in);
+  const TBlob& reserve = in.back();
   CheckRNNCall(param, inputs[0].shape_);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
   const RNNDims dims(param, inputs[0].shape_);
   const index_t N = dims.batch, H = dims.hidden, D = dims.directions;
   MSHADOW_SGL_DBL_TYPE_SWITCH(inputs[0].type_flag_, DType, {
-    Workspace<DType> ws = PlanWorkspace<xpu, DType>(ctx, dims, param.mode, true, stream);
-    RunForward<xpu, DType>(param, dims, inputs, &ws, stream);
+    Workspace<DType> ws =
+        PlanWorkspace<xpu, DType>(ctx, dims, param.mode, true, reserve.dptr<DType>(), stream);
 
     DType* grad_params = out[1].dptr<DType>();
     const DType* dhy = param.state_outputs ? in[1].dptr<DType>() : nullptr;

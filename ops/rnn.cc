@@ -11,7 +11,12 @@ uint32_t NumInputs(const NodeAttrs& attrs) {
   return 2 + NumStateInputs(GetParam<RNNParam>(attrs));
 }
 
+// The visible outputs and the hidden reserve.
 uint32_t NumForwardOutputs(const NodeAttrs& attrs) {
+  return NumOutputs(GetParam<RNNParam>(attrs)) + 1;
+}
+
+uint32_t NumVisibleOutputs(const NodeAttrs& attrs) {
   return NumOutputs(GetParam<RNNParam>(attrs));
 }
 
@@ -33,6 +38,7 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShap
   for (int i = 0; i < NumStateInputs(param); ++i) AssignInputShape(in, 2 + i, state);
   AssignOutputShape(out, 0, TShape{dims.steps, dims.batch, dims.OutputWidth()});
   for (int i = 1; i < NumOutputs(param); ++i) AssignOutputShape(out, i, state);
+  AssignOutputShape(out, NumOutputs(param), TShape{ReserveSize(dims, param.mode)});
   return true;
 }
 
@@ -51,9 +57,11 @@ OPS_REGISTER_OP(RNN)
               "layer's weights then every layer's biases, flat, as MXNet lays them out; state "
               "(and state_cell for LSTM) is (num_layers * directions, batch, state_size). "
               "Output (steps, batch, directions * state_size), and the final states when "
-              "state_outputs.")
+              "state_outputs. A last, hidden output (set_num_visible_outputs) records the "
+              "forward pass for the gradient (MXNet's reserve space).")
     .set_num_inputs(NumInputs)
     .set_num_outputs(NumForwardOutputs)
+    .set_num_visible_outputs(NumVisibleOutputs)
     .add_argument("data", "NDArray-or-Symbol", "Input data (steps, batch, input).")
     .add_argument("parameters", "NDArray-or-Symbol", "All weights and biases, flat.")
     .add_argument("state", "NDArray-or-Symbol", "Initial hidden state.")
@@ -64,12 +72,13 @@ OPS_REGISTER_OP(RNN)
     .set_attr<FInferShape>("FInferShape", RNNShape)
     .set_attr<FInferType>("FInferType", SameRealType)
     .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-    .set_attr<FGradient>("FGradient", FGradient{"_backward_RNN", true, false});
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_RNN", true, true});
 
 OPS_REGISTER_OP(_backward_RNN)
-    .describe("Gradient of RNN (recomputes the forward pass into its temporary space).")
-    .set_num_inputs(
-        [](const NodeAttrs& attrs) { return NumForwardOutputs(attrs) + NumInputs(attrs); })
+    .describe("Gradient of RNN (reads the forward pass's record from the reserve output).")
+    .set_num_inputs([](const NodeAttrs& attrs) {
+      return 2 * NumForwardOutputs(attrs) + NumInputs(attrs);
+    })
     .set_num_outputs(NumInputs)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParamParser<RNNParam>)

@@ -187,8 +187,14 @@ TEST(RNN, InfersParameterAndStateShapes) {
   const RNNCase rc{"gru", 2, true, true, 3, 2, 4, 3};
   OpCase c = CaseOf(rc);
   const std::vector<TShape> shapes = testing::InferOutputShapes(c);
-  ASSERT_EQ(shapes.size(), 2u);
+  ASSERT_EQ(shapes.size(), 3u);
   EXPECT_EQ(shapes[1], (TShape{4, 2, 3}));
+  // The hidden reserve: 2 layer outputs (6 rows of 6), 4 directions' gates (6 rows of 9) and
+  // cells (6 rows of 3), each piece padded to 16 elements.
+  EXPECT_EQ(shapes[2], (TShape{2 * 48 + 4 * (64 + 32)}));
+  const NodeAttrs attrs = ParseAttrs(Op::Get("RNN"), c.kwargs);
+  EXPECT_EQ(attrs.op->num_outputs(attrs), 3u);
+  EXPECT_EQ(attrs.op->num_visible_outputs(attrs), 2u);
   // 2 directions * 3 gates * 3 units * (4 + 3 + 2) + the same with 6 inputs.
   EXPECT_EQ(NumParams(rc), 2 * 9 * (4 + 3 + 2) + 2 * 9 * (6 + 3 + 2));
 }

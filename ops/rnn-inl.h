@@ -213,6 +213,10 @@ struct ScalarLanes {
   MSHADOW_XINLINE static V Tanh(V a) { return mshadow::op::tanh::Map(a); }
   MSHADOW_XINLINE static V Relu(V a) { return mshadow::op::relu::Map(a); }
   MSHADOW_XINLINE static V Clip(V c, const CellClip<DType>& clip) { return clip.Apply(c); }
+  // g where the clip passed the cell c, else 0 (a clipped cell passes no gradient).
+  MSHADOW_XINLINE static V PassedByClip(V g, V c, const CellClip<DType>& clip) {
+    return clip.Passes(c) ? g : DType(0);
+  }
 };
 
 // A packet of units; the cell clip is never on here (the CPU takes ScalarLanes for it).
@@ -230,6 +234,8 @@ struct PacketLanes {
   MSHADOW_CINLINE static V Relu(V a) { return mshadow::packet::Max(a, P::Fill(0)); }
   template <typename DType>
   MSHADOW_CINLINE static V Clip(V c, const CellClip<DType>&) { return c; }
+  template <typename DType>
+  MSHADOW_CINLINE static V PassedByClip(V g, V, const CellClip<DType>&) { return g; }
 };
 
 // The pre-activation of gate k: input projection + recurrent product + recurrent bias.
@@ -330,25 +336,39 @@ struct SimpleStepBackward {
   }
 };
 
+// The LSTM's gate gradients for unit (n, j), or a packet of units: dh = dy + dh_next, the
+// cell gradient dc (carried to the step before through dc_next), then each gate's.
+template <typename L, typename DType>
+MSHADOW_XINLINE void LstmCellBackward(StepPointers s, index_t n, index_t j, const DType* gates,
+                                      const DType* c, const DType* c_prev, const DType* dy,
+                                      index_t dy_stride, const DType* dh_next, DType* dc_next,
+                                      DType* dgx, const CellClip<DType>& clip) {
+  const index_t H = s.hidden, at = n * H + j;
+  const DType* g = gates + n * 4 * H;
+  const auto one = L::Fill(DType(1));
+  const auto in = L::Load(g + j), forget = L::Load(g + H + j);
+  const auto cand = L::Load(g + 2 * H + j), out = L::Load(g + 3 * H + j);
+  const auto dh = L::Load(dy + n * dy_stride + j) + L::Load(dh_next + at);
+  const auto cell = L::Load(c + at);
+  const auto tc = L::Tanh(cell);
+  const auto dc =
+      L::PassedByClip(L::Load(dc_next + at) + dh * out * (one - tc * tc), cell, clip);
+  DType* d = dgx + n * 4 * H;
+  L::Store(d + j, dc * cand * in * (one - in));
+  L::Store(d + H + j, dc * L::Load(c_prev + at) * forget * (one - forget));
+  L::Store(d + 2 * H + j, dc * in * (one - cand * cand));
+  L::Store(d + 3 * H + j, dh * tc * out * (one - out));
+  L::Store(dc_next + at, dc * forget);
+}
+
 struct LstmStepBackward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* c,
                                   const DType* c_prev, const DType* dy, index_t dy_stride,
                                   const DType* dh_next, DType* dc_next, DType* dgx,
                                   CellClip<DType> clip) {
-    const index_t H = s.hidden, n = i / H, j = i % H;
-    const DType* g = gates + n * 4 * H;
-    const DType in = g[j], forget = g[H + j], cand = g[2 * H + j], out = g[3 * H + j];
-    const DType dh = dy[n * dy_stride + j] + dh_next[i];
-    const DType tc = mshadow::op::tanh::Map(c[i]);
-    DType dc = dc_next[i] + dh * out * (DType(1) - tc * tc);
-    if (!clip.Passes(c[i])) dc = DType(0);
-    DType* d = dgx + n * 4 * H;
-    d[j] = dc * cand * in * (DType(1) - in);
-    d[H + j] = dc * c_prev[i] * forget * (DType(1) - forget);
-    d[2 * H + j] = dc * in * (DType(1) - cand * cand);
-    d[3 * H + j] = dh * tc * out * (DType(1) - out);
-    dc_next[i] = dc * forget;
+    LstmCellBackward<ScalarLanes<DType>>(s, i / s.hidden, i % s.hidden, gates, c, c_prev, dy,
+                                         dy_stride, dh_next, dc_next, dgx, clip);
   }
 };
 
@@ -629,6 +649,35 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   }
 }
 
+// Step position s's LSTM gate gradients: on the CPU a SIMD packet of units at a time, each
+// sample's row on the library's threads (one unit at a time with the cell clip on); on the
+// GPU a thread per unit.
+template <typename xpu, typename DType>
+void LstmStepBackwardOn(const DirectionPass<xpu, DType>& p, index_t s, const DType* g,
+                        const DType* dy_t, index_t dy_stride, Workspace<DType>* ws, DType* dgx) {
+  const index_t N = p.dims.batch, H = p.dims.hidden, t = StepAt(s, p.direction, p.dims.steps);
+  const StepPointers ptrs = p.Pointers(s);
+  const DType* c = p.cells + t * N * H;
+  const DType* c_prev = p.CPrev(s);
+  const DType* dh_next = ws->dh;
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (!p.clip.on) {
+      ParallelRows(N, 4 * H, [&](index_t begin, index_t end) {
+        for (index_t n = begin; n < end; ++n) {
+          vec::ForEach<DType>(H, [&](index_t j, auto tag) {
+            using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
+            LstmCellBackward<L>(ptrs, n, j, g, c, c_prev, dy_t, dy_stride, dh_next, ws->dc, dgx,
+                                p.clip);
+          });
+        }
+      });
+      return;
+    }
+  }
+  Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, c, c_prev, dy_t, dy_stride,
+                                        dh_next, ws->dc, dgx, p.clip);
+}
+
 // Gradients of one direction, given dy (this direction's columns of the layer output's
 // gradient) and dh/dc holding the final states' gradients: writes the parameter gradients
 // `gw` (as `req_w` says), the input gradient dx (as `req_x`) and leaves dh/dc holding
@@ -658,10 +707,7 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
             dy_t, dy_stride, static_cast<const DType*>(ws->dh), dgx);
         break;
       case kLstm:
-        Kernel<LstmStepBackward, xpu>::Launch(
-            p.stream, N * H, p.Pointers(s), g, static_cast<const DType*>(p.cells + t * N * H),
-            static_cast<const DType*>(p.CPrev(s)), dy_t, dy_stride,
-            static_cast<const DType*>(ws->dh), ws->dc, dgx, p.clip);
+        LstmStepBackwardOn(p, s, g, dy_t, dy_stride, ws, dgx);
         break;
       default:
         Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,

@@ -372,26 +372,39 @@ struct LstmStepBackward {
   }
 };
 
+// The GRU's gate gradients for unit (n, j), or a packet of units; dh_next gets the direct
+// part of dh_{t-1}, dh * z.
+template <typename L, typename DType>
+MSHADOW_XINLINE void GruCellBackward(StepPointers s, index_t n, index_t j, const DType* gates,
+                                     const DType* hn, const DType* h_prev, const DType* dy,
+                                     index_t dy_stride, DType* dh_next, DType* dgx, DType* dgh) {
+  const index_t H = s.hidden, at = n * H + j;
+  const DType* g = gates + n * 3 * H;
+  const auto one = L::Fill(DType(1));
+  const auto reset = L::Load(g + j), update = L::Load(g + H + j), cand = L::Load(g + 2 * H + j);
+  const auto dh = L::Load(dy + n * dy_stride + j) + L::Load(dh_next + at);
+  const auto d_cand = dh * (one - update) * (one - cand * cand);
+  const auto d_reset = d_cand * L::Load(hn + at) * reset * (one - reset);
+  const auto d_update =
+      dh * (L::Load(h_prev + n * s.h_prev_stride + j) - cand) * update * (one - update);
+  DType* dx = dgx + n * 3 * H;
+  DType* dr = dgh + n * 3 * H;
+  L::Store(dx + j, d_reset);
+  L::Store(dr + j, d_reset);
+  L::Store(dx + H + j, d_update);
+  L::Store(dr + H + j, d_update);
+  L::Store(dx + 2 * H + j, d_cand);
+  L::Store(dr + 2 * H + j, d_cand * reset);
+  L::Store(dh_next + at, dh * update);
+}
+
 struct GruStepBackward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, StepPointers s, const DType* gates, const DType* hn,
                                   const DType* h_prev, const DType* dy, index_t dy_stride,
                                   DType* dh_next, DType* dgx, DType* dgh) {
-    const index_t H = s.hidden, n = i / H, j = i % H;
-    const DType* g = gates + n * 3 * H;
-    const DType reset = g[j], update = g[H + j], cand = g[2 * H + j];
-    const DType dh = dy[n * dy_stride + j] + dh_next[i];
-    const DType d_cand = dh * (DType(1) - update) * (DType(1) - cand * cand);
-    const DType d_reset = d_cand * hn[i] * reset * (DType(1) - reset);
-    const DType d_update =
-        dh * (h_prev[n * s.h_prev_stride + j] - cand) * update * (DType(1) - update);
-    DType* dx = dgx + n * 3 * H;
-    DType* dr = dgh + n * 3 * H;
-    dx[j] = dr[j] = d_reset;
-    dx[H + j] = dr[H + j] = d_update;
-    dx[2 * H + j] = d_cand;
-    dr[2 * H + j] = d_cand * reset;
-    dh_next[i] = dh * update;
+    GruCellBackward<ScalarLanes<DType>>(s, i / s.hidden, i % s.hidden, gates, hn, h_prev, dy,
+                                        dy_stride, dh_next, dgx, dgh);
   }
 };
 
@@ -649,33 +662,44 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   }
 }
 
-// Step position s's LSTM gate gradients: on the CPU a SIMD packet of units at a time, each
-// sample's row on the library's threads (one unit at a time with the cell clip on); on the
-// GPU a thread per unit.
+// Step position s's LSTM or GRU gate gradients: on the CPU a SIMD packet of units at a time,
+// each sample's row on the library's threads (one unit at a time with the LSTM cell clip
+// on); on the GPU a thread per unit.
 template <typename xpu, typename DType>
-void LstmStepBackwardOn(const DirectionPass<xpu, DType>& p, index_t s, const DType* g,
-                        const DType* dy_t, index_t dy_stride, Workspace<DType>* ws, DType* dgx) {
+void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DType* g,
+                       const DType* dy_t, index_t dy_stride, Workspace<DType>* ws, DType* dgx,
+                       DType* dgh) {
   const index_t N = p.dims.batch, H = p.dims.hidden, t = StepAt(s, p.direction, p.dims.steps);
   const StepPointers ptrs = p.Pointers(s);
-  const DType* c = p.cells + t * N * H;
-  const DType* c_prev = p.CPrev(s);
-  const DType* dh_next = ws->dh;
+  const DType* cells = p.cells + t * N * H;  // LSTM c_t, GRU hn_t
+  const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
+  const DType* h_prev = p.HPrev(s);
   if constexpr (std::is_same_v<xpu, cpu>) {
-    if (!p.clip.on) {
-      ParallelRows(N, 4 * H, [&](index_t begin, index_t end) {
+    if (!(p.mode == kLstm && p.clip.on)) {
+      ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
         for (index_t n = begin; n < end; ++n) {
           vec::ForEach<DType>(H, [&](index_t j, auto tag) {
             using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
-            LstmCellBackward<L>(ptrs, n, j, g, c, c_prev, dy_t, dy_stride, dh_next, ws->dc, dgx,
-                                p.clip);
+            if (p.mode == kLstm) {
+              LstmCellBackward<L>(ptrs, n, j, g, cells, c_prev, dy_t, dy_stride, ws->dh, ws->dc,
+                                  dgx, p.clip);
+            } else {
+              GruCellBackward<L>(ptrs, n, j, g, cells, h_prev, dy_t, dy_stride, ws->dh, dgx, dgh);
+            }
           });
         }
       });
       return;
     }
   }
-  Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, c, c_prev, dy_t, dy_stride,
-                                        dh_next, ws->dc, dgx, p.clip);
+  if (p.mode == kLstm) {
+    Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, c_prev, dy_t,
+                                          dy_stride, static_cast<const DType*>(ws->dh), ws->dc,
+                                          dgx, p.clip);
+  } else {
+    Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, h_prev, dy_t,
+                                         dy_stride, ws->dh, dgx, dgh);
+  }
 }
 
 // Gradients of one direction, given dy (this direction's columns of the layer output's
@@ -706,14 +730,8 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
             p.stream, N * H, p.Pointers(s), static_cast<const DType*>(p.y + t * N * p.YStride()),
             dy_t, dy_stride, static_cast<const DType*>(ws->dh), dgx);
         break;
-      case kLstm:
-        LstmStepBackwardOn(p, s, g, dy_t, dy_stride, ws, dgx);
-        break;
       default:
-        Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, p.Pointers(s), g,
-                                             static_cast<const DType*>(p.cells + t * N * H),
-                                             static_cast<const DType*>(p.HPrev(s)), dy_t,
-                                             dy_stride, ws->dh, dgx, dgh);
+        GatedStepBackward(p, s, g, dy_t, dy_stride, ws, dgx, dgh);
     }
     Tensor<xpu, 2, DType> dgh_t(dgh, mshadow::Shape2(N, width), width, p.stream);
     Product(dh, p.mode == kGru ? kAddTo : kWriteTo, dgh_t, false, p.w.wh);

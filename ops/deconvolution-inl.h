@@ -24,6 +24,7 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/matrix_product.h"
 
 namespace ops {
 namespace deconvolution {
@@ -182,8 +183,8 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     for (index_t n = 0; n < batch; ++n) {
       Tensor<xpu, 2, DType> xn = data[n];
       for (index_t grp = 0; grp < gs.groups; ++grp) {
-        col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows) =
-            dot(weight.Slice(grp * gs.channels, (grp + 1) * gs.channels).T(),
+        Product(col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows), kWriteTo,
+                weight.Slice(grp * gs.channels, (grp + 1) * gs.channels), true,
                 xn.Slice(grp * gs.channels, (grp + 1) * gs.channels));
       }
       Col2Im(stream, g, col.dptr_, y[n].dptr_, req[0]);
@@ -215,8 +216,21 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
         mshadow::Shape3(batch, channels, g.OutSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(channels, gs.col_rows),
                                                    stream);
-    auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(
-        mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
+    // The CPU sums the weight gradient transposed, dw^T = sum over images of col * data^T,
+    // so that its products read their right operand by rows (ops/matrix_product.h): room
+    // for one image's data^T and for dw^T (col rows x channels, group by group). Not for
+    // groups of fewer channels than a packet (depthwise: bilinear UpSampling), whose dw^T
+    // rows would be too short for the register tiles.
+    const bool transposed_dw =
+        std::is_same_v<xpu, cpu> && gs.channels >= vec::Full<DType>::kSize;
+    const index_t col_size = g.ColRows() * g.OutSize();
+    const index_t extra =
+        transposed_dw ? g.OutSize() * gs.channels + g.ColRows() * gs.channels : 0;
+    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
+        mshadow::Shape1(col_size + extra), stream);
+    Tensor<xpu, 2, DType> col(space.dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
+    DType* data_t = space.dptr_ + col_size;
+    DType* dw_t = data_t + g.OutSize() * gs.channels;
     if (batch == 0 && req[1] == kWriteTo) dw = DType(0);  // no image to sum over
     if (req[0] != kNullOp || req[1] != kNullOp) {
       for (index_t n = 0; n < batch; ++n) {
@@ -227,10 +241,33 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
           };
           const auto cg = col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
           // Data gradient: the equivalent convolution's forward.
-          if (req[0] != kNullOp) Assign(rows(dx[n]), req[0], dot(rows(weight), cg));
+          Product(rows(dx[n]), req[0], rows(weight), false, cg);
           // Weight gradient: data * col^T, summed over the batch (the first image writes).
-          if (req[1] != kNullOp) {
-            Assign(rows(dw), n == 0 ? req[1] : kAddTo, dot(rows(data[n]), cg.T()));
+          if (req[1] == kNullOp) continue;
+          if constexpr (std::is_same_v<xpu, cpu>) {
+            if (transposed_dw) {
+              TransposeInto(rows(data[n]), data_t);
+              Product(Tensor<xpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
+                                            mshadow::Shape2(gs.col_rows, gs.channels), stream),
+                      n == 0 ? kWriteTo : kAddTo, cg, false,
+                      Tensor<xpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels),
+                                            stream));
+              continue;
+            }
+          }
+          Assign(rows(dw), n == 0 ? req[1] : kAddTo, dot(rows(data[n]), cg.T()));
+        }
+      }
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        if (transposed_dw && batch > 0 && req[1] != kNullOp) {
+          for (index_t grp = 0; grp < gs.groups; ++grp) {
+            const DType* from = dw_t + grp * gs.col_rows * gs.channels;
+            for (index_t c = 0; c < gs.channels; ++c) {
+              DType* to = dw[grp * gs.channels + c].dptr_;
+              for (index_t r = 0; r < gs.col_rows; ++r) {
+                AssignValue(to + r, req[1], from[r * gs.channels + c]);
+              }
+            }
           }
         }
       }

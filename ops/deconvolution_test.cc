@@ -127,6 +127,9 @@ INSTANTIATE_TEST_SUITE_P(
                    2, 1, false, TShape{1, 2, 5, 11}},
         DeconvCase{"deconv2d_depthwise", TShape{2, 3, 4, 4}, {{3, 1, 1, 1, 0}, {3, 1, 1, 1, 0}},
                    3, 3, true, TShape{2, 3, 4, 4}},
+        // Groups of 9 channels: the CPU sums the weight gradient transposed (a packet wide).
+        DeconvCase{"deconv2d_groups_of_9_channels", TShape{2, 18, 3, 3},
+                   {{3, 2, 1, 1, 0}, {3, 2, 1, 1, 0}}, 4, 2, false, TShape{2, 4, 5, 5}},
         DeconvCase{"deconv1d", TShape{3, 2, 5}, {{3, 2, 1, 1, 1}}, 4, 1, false, TShape{3, 4, 10}},
         DeconvCase{"deconv3d", TShape{1, 2, 2, 3, 2}, {{2, 1, 1, 0, 0}, {3, 2, 1, 1, 1}, {2, 2, 1, 0, 0}},
                    2, 1, false, TShape{1, 2, 3, 6, 4}}),

@@ -35,7 +35,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
-#include "ops/register_gemm.h"
+#include "ops/matrix_product.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -590,23 +590,6 @@ void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const 
   }
 }
 
-// dst (as req says) = op(a) * b: on the CPU the register-tiled product, elsewhere dot.
-template <typename xpu, typename DType>
-void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DType>& a,
-             bool a_transposed, const Tensor<xpu, 2, DType>& b) {
-  if (req == kNullOp) return;
-  if constexpr (std::is_same_v<xpu, cpu>) {
-    register_gemm::TiledGemm(dst.size(0), b.size(0), dst.size(1),
-                             register_gemm::LeftOperand<DType>{a.dptr_, a.stride_, a_transposed},
-                             static_cast<const DType*>(b.dptr_), b.stride_, dst.dptr_, dst.stride_,
-                             req == kAddTo);
-  } else if (a_transposed) {
-    Assign(dst, req, dot(a.T(), b));
-  } else {
-    Assign(dst, req, dot(a, b));
-  }
-}
-
 // dst (as req says) = a * w^T: on the CPU through w_t, which holds w transposed (the
 // register tiles read their right operand by rows), elsewhere dot.
 template <typename xpu, typename DType>
@@ -619,22 +602,6 @@ void ProductWithTransposed(Tensor<xpu, 2, DType> dst, OpReqType req,
                                   w.size(0), a.stream_));
   } else {
     Assign(dst, req, dot(a, w.T()));
-  }
-}
-
-// w_t (cols x rows, packed) = w (rows x cols) transposed, in 16 x 16 blocks (CPU).
-template <typename DType>
-void TransposeInto(const Tensor<cpu, 2, DType>& w, DType* w_t) {
-  constexpr index_t kBlock = 16;
-  const index_t rows = w.size(0), cols = w.size(1);
-  for (index_t r0 = 0; r0 < rows; r0 += kBlock) {
-    for (index_t c0 = 0; c0 < cols; c0 += kBlock) {
-      for (index_t c = c0; c < std::min(cols, c0 + kBlock); ++c) {
-        for (index_t r = r0; r < std::min(rows, r0 + kBlock); ++r) {
-          w_t[c * rows + r] = w.dptr_[r * w.stride_ + c];
-        }
-      }
-    }
   }
 }
 

@@ -16,9 +16,11 @@
 #ifndef OPS_IM2COL_H_
 #define OPS_IM2COL_H_
 
+#include <algorithm>
 #include <type_traits>
 
 #include "mshadow/base.h"
+#include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/vector_loop.h"
@@ -113,6 +115,7 @@ struct Col2ImChannel {
   static void Map(index_t c, const ConvGeometry g, const DType* col, DType* image) {
     const int last = g.ndim - 1;
     DType* channel = image + c * g.InSize();
+    if (g.stride[last] > 1) return MapStrided(c, g, col, channel);
     if (kReq != kAddTo) {
       for (index_t x = 0; x < g.InSize(); ++x) channel[x] = DType(0);
     }
@@ -128,12 +131,47 @@ struct Col2ImChannel {
         if (run < 0) return;
         const DType* __restrict__ src = row + outer * width;
         DType* __restrict__ dst = channel + run * g.in[last] + base;
-        if (stride == 1) {
-          CopyRun<true>(dst + begin, src + begin, end - begin);
-        } else {
-          for (index_t j = begin; j < end; ++j) dst[j * stride] += src[j];
-        }
+        CopyRun<true>(dst + begin, src + begin, end - begin);
       });
+    }
+  }
+
+  // A stride s > 1 on the last axis puts a tap's run on every s-th element. The runs are
+  // added de-interleaved instead, element x of an input row at plane x % s, position x / s,
+  // where every run is contiguous (packets), then interleaved into the channel once: a 4x4
+  // stride-2 Deconvolution's col2im had taken 37% of its time a strided element at a time.
+  template <typename DType>
+  static void MapStrided(index_t c, const ConvGeometry& g, const DType* col, DType* channel) {
+    const int last = g.ndim - 1;
+    const index_t width = g.out[last], stride = g.stride[last], in_width = g.in[last];
+    const index_t plane = (in_width + stride - 1) / stride, row_len = stride * plane;
+    const index_t rows = g.InSize() / std::max<index_t>(in_width, 1);
+    auto* planes = static_cast<DType*>(
+        mshadow::ThreadScratch(static_cast<size_t>(rows * row_len) * sizeof(DType)));
+    std::fill(planes, planes + rows * row_len, DType(0));
+    for (index_t k = 0; k < g.KernelSize(); ++k) {
+      index_t taps[ConvGeometry::kMaxSpatial];
+      im2col_detail::Unravel(k, g.kernel, g.ndim, taps);
+      // Input element x = base + stride * j: plane (base mod stride), position first + j.
+      const index_t base = taps[last] * g.dilate[last] - g.pad[last];
+      const index_t phase = (base % stride + stride) % stride, first = (base - phase) / stride;
+      index_t begin, end;
+      im2col_detail::ValidRun(base, stride, in_width, width, &begin, &end);
+      const DType* row = col + (c * g.KernelSize() + k) * g.OutSize();
+      im2col_detail::ForEachOuterRun(g, taps, [&](index_t run, index_t outer) {
+        if (run < 0) return;
+        DType* dst = planes + run * row_len + phase * plane + first;
+        CopyRun<true>(dst + begin, row + outer * width + begin, end - begin);
+      });
+    }
+    for (index_t r = 0; r < rows; ++r) {
+      DType* to = channel + r * in_width;
+      for (index_t phase = 0; phase < stride; ++phase) {
+        const DType* from = planes + r * row_len + phase * plane;
+        for (index_t x = phase, j = 0; x < in_width; x += stride, ++j) {
+          to[x] = kReq == kAddTo ? to[x] + from[j] : from[j];
+        }
+      }
     }
   }
 };

@@ -33,7 +33,9 @@ TEST(ActivationTest, EveryActType) {
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Activation"), {{"act_type", "gelu"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("Activation"), {{"act_type", "gelu"}});
+              }),
               HasSubstr("Invalid parameter of operator Activation: Invalid Input: 'gelu' for "
                         "act_type, valid values are: {'relu', 'sigmoid', 'softrelu', 'softsign', "
                         "'tanh'}"));
@@ -41,11 +43,13 @@ TEST(ActivationTest, EveryActType) {
 
 TEST(LeakyReLUTest, LeakyAndElu) {
   const OpCase leaky{"LeakyReLU", {{"slope", "0.1"}}, {InputSpec{TShape{5, 4}}}};
-  testing::CheckForward(leaky, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
+  testing::CheckForward(
+      leaky, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.1 * x; }), 1e-7);
   testing::CheckWriteModes(leaky);
   testing::CheckGradient(leaky);
   const OpCase elu{"LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}}, {InputSpec{TShape{6}}}};
-  testing::CheckForward(elu, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
+  testing::CheckForward(
+      elu, testing::ElementwiseReference([](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }));
   testing::CheckGradient(elu);
 }
 

@@ -24,17 +24,22 @@ TEST(CastTest, ConvertsAndSaturates) {
   EXPECT_EQ(out[0].type_flag(), mshadow::kUint8);
   EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{0, 0, 0, 2, 255, 255}));
   const OpCase to_int32{"Cast", {{"dtype", "int32"}}, {x}};
-  EXPECT_EQ(testing::ToValues(
-                testing::Forward(to_int32, testing::MakeInputs(to_int32, mshadow::kFloat32))[0].blob()),
-            (Values{-300, -1, 0, 2, 255, 2147483647}));
-  const OpCase to_half{"Cast", {{"dtype", "float16"}}, {InputSpec::WithValues(TShape{3}, {0.5, -2, 1024})}};
-  EXPECT_EQ(testing::ToValues(
-                testing::Forward(to_half, testing::MakeInputs(to_half, mshadow::kFloat32))[0].blob()),
-            (Values{0.5, -2, 1024}));
+  EXPECT_EQ(
+      testing::ToValues(
+          testing::Forward(to_int32, testing::MakeInputs(to_int32, mshadow::kFloat32))[0].blob()),
+      (Values{-300, -1, 0, 2, 255, 2147483647}));
+  const OpCase to_half{
+      "Cast", {{"dtype", "float16"}}, {InputSpec::WithValues(TShape{3}, {0.5, -2, 1024})}};
+  EXPECT_EQ(
+      testing::ToValues(
+          testing::Forward(to_half, testing::MakeInputs(to_half, mshadow::kFloat32))[0].blob()),
+      (Values{0.5, -2, 1024}));
   const OpCase identity{"Cast", {{"dtype", "float64"}}, {InputSpec{TShape{3, 2}}}};
   testing::CheckWriteModes(identity);
   testing::CheckGradient(identity);
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Cast"), {{"dtype", "bfloat17"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("Cast"), {{"dtype", "bfloat17"}});
+              }),
               HasSubstr("Invalid Input: 'bfloat17' for dtype, valid values are: {'bfloat16', "
                         "'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', "
                         "'uint8'}"));
@@ -42,7 +47,9 @@ TEST(CastTest, ConvertsAndSaturates) {
 
 // Runs Cast(dtype) on `values` held in `from`; the result's values as doubles.
 Values CastValues(const Values& values, int from, const std::string& dtype) {
-  const OpCase c{"Cast", {{"dtype", dtype}}, {InputSpec::WithValues(TShape{static_cast<index_t>(values.size())}, values)}};
+  const OpCase c{"Cast",
+                 {{"dtype", dtype}},
+                 {InputSpec::WithValues(TShape{static_cast<index_t>(values.size())}, values)}};
   CpuTensor x(c.inputs[0].shape, from);
   testing::SetValues(x.blob(), values);
   const std::vector<CpuTensor> out = testing::Forward(c, {x});
@@ -70,10 +77,9 @@ TEST(CastTest, BoolIsNotZero) {
 TEST(CastTest, Bfloat16AsMxnet) {
   const double inf = std::numeric_limits<double>::infinity();
   const Values x{0, 1.5, -2, 1.00390625, 1.01171875, 1.0068359375, 3.4e38, inf, 1e-40};
-  const Values expected{0, 1.5, -2, 1, 1.0078125, 1, 3.3895313892515355e+38, inf,
-                        9.183549615799121e-41};
-  EXPECT_EQ(CastValues(CastValues(x, mshadow::kFloat32, "bfloat16"), mshadow::kBfloat16,
-                       "float32"),
+  const Values expected{
+      0, 1.5, -2, 1, 1.0078125, 1, 3.3895313892515355e+38, inf, 9.183549615799121e-41};
+  EXPECT_EQ(CastValues(CastValues(x, mshadow::kFloat32, "bfloat16"), mshadow::kBfloat16, "float32"),
             expected);
   EXPECT_TRUE(std::isnan(CastValues({std::nan("")}, mshadow::kFloat64, "bfloat16")[0]));
   // To integers through the same saturating conversion as from float; to float16 exactly.

@@ -27,7 +27,8 @@ TEST(ConcatTest, AlongEachAxis) {
         for (const Values& v : in) out.insert(out.end(), v.begin(), v.end());
       } else {
         for (int r = 0; r < 2; ++r) {
-          for (const Values& v : in) out.insert(out.end(), v.begin() + r * 3, v.begin() + r * 3 + 3);
+          for (const Values& v : in)
+            out.insert(out.end(), v.begin() + r * 3, v.begin() + r * 3 + 3);
         }
       }
       return std::vector<Values>{out};
@@ -35,20 +36,25 @@ TEST(ConcatTest, AlongEachAxis) {
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
-  const OpCase uneven{"Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{2, 5}}}};
+  const OpCase uneven{
+      "Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{2, 5}}}};
   EXPECT_EQ(testing::InferOutputShapes(uneven)[0], (TShape{2, 8}));
-  const OpCase bad{"Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{3, 3}}}};
+  const OpCase bad{
+      "Concat", {{"num_args", "2"}}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{3, 3}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(bad); }),
             "Concat: input arg1 has shape (3,3), which does not match arg0's (2,3) on every axis "
             "but 1");
-  const OpCase wrong_count{"Concat", {{"num_args", "3"}}, {InputSpec{TShape{2}}, InputSpec{TShape{2}}}};
+  const OpCase wrong_count{
+      "Concat", {{"num_args", "3"}}, {InputSpec{TShape{2}}, InputSpec{TShape{2}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_count); }),
             "Concat takes 3 inputs (arg0, arg1, arg2), given 2");
 }
 
 TEST(ConcatTest, ArityIsBounded) {
   // 2e9 inputs once built 2e9 names before failing with std::bad_alloc.
-  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("Concat"), {{"num_args", "2000000000"}}); }),
+  EXPECT_EQ(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("Concat"), {{"num_args", "2000000000"}});
+            }),
             "Invalid parameter of operator Concat: these parameters give 2000000000 inputs; at "
             "most 65536 are supported");
   EXPECT_EQ(testing::ErrorOf([] {

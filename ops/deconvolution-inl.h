@@ -221,13 +221,11 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
     // for one image's data^T and for dw^T (col rows x channels, group by group). Not for
     // groups of fewer channels than a packet (depthwise: bilinear UpSampling), whose dw^T
     // rows would be too short for the register tiles.
-    const bool transposed_dw =
-        std::is_same_v<xpu, cpu> && gs.channels >= vec::Full<DType>::kSize;
+    const bool transposed_dw = std::is_same_v<xpu, cpu> && gs.channels >= vec::Full<DType>::kSize;
     const index_t col_size = g.ColRows() * g.OutSize();
-    const index_t extra =
-        transposed_dw ? g.OutSize() * gs.channels + g.ColRows() * gs.channels : 0;
-    auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
-        mshadow::Shape1(col_size + extra), stream);
+    const index_t extra = transposed_dw ? g.OutSize() * gs.channels + g.ColRows() * gs.channels : 0;
+    auto space =
+        ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(col_size + extra), stream);
     Tensor<xpu, 2, DType> col(space.dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
     DType* data_t = space.dptr_ + col_size;
     DType* dw_t = data_t + g.OutSize() * gs.channels;
@@ -247,11 +245,11 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
           if constexpr (std::is_same_v<xpu, cpu>) {
             if (transposed_dw) {
               TransposeInto(rows(data[n]), data_t);
-              Product(Tensor<xpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
-                                            mshadow::Shape2(gs.col_rows, gs.channels), stream),
-                      n == 0 ? kWriteTo : kAddTo, cg, false,
-                      Tensor<xpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels),
-                                            stream));
+              Product(
+                  Tensor<xpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
+                                        mshadow::Shape2(gs.col_rows, gs.channels), stream),
+                  n == 0 ? kWriteTo : kAddTo, cg, false,
+                  Tensor<xpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels), stream));
               continue;
             }
           }

@@ -28,10 +28,10 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
       .set_num_inputs(backward_inputs)
       .set_num_outputs(1)
       .set_attr<bool>("TIsBackward", true)
-      .set_attr<FInferShape>("FInferShape", backward_inputs == 1 ? ElemwiseShape<1, 1>
-                                                                  : ElemwiseShape<2, 1>)
-      .set_attr<FInferType>("FInferType", backward_inputs == 1 ? ElemwiseRealType<1, 1>
-                                                                : ElemwiseRealType<2, 1>);
+      .set_attr<FInferShape>("FInferShape",
+                             backward_inputs == 1 ? ElemwiseShape<1, 1> : ElemwiseShape<2, 1>)
+      .set_attr<FInferType>("FInferType",
+                            backward_inputs == 1 ? ElemwiseRealType<1, 1> : ElemwiseRealType<2, 1>);
 }
 
 const bool kRegistered = [] {

@@ -21,7 +21,8 @@ std::vector<Values> FullyConnectedReference(const std::vector<Values>& in, index
   for (index_t b = 0; b < batch; ++b) {
     for (index_t h = 0; h < hidden; ++h) {
       double sum = in.size() > 2 ? in[2][h] : 0.0;
-      for (index_t k = 0; k < features; ++k) sum += in[0][b * features + k] * in[1][h * features + k];
+      for (index_t k = 0; k < features; ++k)
+        sum += in[0][b * features + k] * in[1][h * features + k];
       out[b * hidden + h] = sum;
     }
   }
@@ -33,9 +34,9 @@ TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
                     {{"num_hidden", "5"}},
                     {InputSpec{TShape{3, 2, 4}}, InputSpec{TShape{5, 8}}, InputSpec{TShape{5}}}};
   EXPECT_EQ(testing::InferOutputShapes(flat)[0], (TShape{3, 5}));
-  testing::CheckForward(flat, [](const std::vector<Values>& in) {
-    return FullyConnectedReference(in, 3, 8, 5);
-  }, 1e-13, 1e-5);
+  testing::CheckForward(
+      flat, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 3, 8, 5); },
+      1e-13, 1e-5);
   testing::CheckWriteModes(flat);
   testing::CheckGradient(flat);
 
@@ -43,9 +44,9 @@ TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
                        {{"num_hidden", "4"}, {"no_bias", "true"}, {"flatten", "false"}},
                        {InputSpec{TShape{2, 3, 6}}, InputSpec{TShape{4, 6}}}};
   EXPECT_EQ(testing::InferOutputShapes(no_bias)[0], (TShape{2, 3, 4}));
-  testing::CheckForward(no_bias, [](const std::vector<Values>& in) {
-    return FullyConnectedReference(in, 6, 6, 4);
-  }, 1e-13, 1e-5);
+  testing::CheckForward(
+      no_bias, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 6, 6, 4); },
+      1e-13, 1e-5);
   testing::CheckGradient(no_bias);
 }
 
@@ -56,12 +57,11 @@ TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
     SCOPED_TRACE(no_bias ? "no bias" : "bias");
     std::vector<InputSpec> inputs = {InputSpec{TShape{1, 203}}, InputSpec{TShape{190, 203}}};
     if (!no_bias) inputs.push_back(InputSpec{TShape{190}});
-    const OpCase c{"FullyConnected",
-                   {{"num_hidden", "190"}, {"no_bias", no_bias ? "true" : "false"}},
-                   inputs};
-    testing::CheckForward(c, [](const std::vector<Values>& in) {
-      return FullyConnectedReference(in, 1, 203, 190);
-    }, 1e-13, 1e-5);
+    const OpCase c{
+        "FullyConnected", {{"num_hidden", "190"}, {"no_bias", no_bias ? "true" : "false"}}, inputs};
+    testing::CheckForward(
+        c, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 1, 203, 190); },
+        1e-13, 1e-5);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
@@ -78,12 +78,15 @@ TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
   EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &wrong, &out); }),
             "FullyConnected: shape of input 'weight' is (128,100) but (128,64) is required "
             "(inputs: data=(32,64), weight=(128,100), bias=())");
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "0"}});
+              }),
               HasSubstr("value 0 for Parameter num_hidden should be greater equal to 1"));
-  EXPECT_THAT(
-      testing::ErrorOf([] { ParseAttrs(Op::Get("FullyConnected"), {{"num_hiden", "3"}}); }),
-      HasSubstr("Cannot find argument 'num_hiden' of FullyConnectedParam. Did you mean "
-                "'num_hidden'?"));
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("FullyConnected"), {{"num_hiden", "3"}});
+              }),
+              HasSubstr("Cannot find argument 'num_hiden' of FullyConnectedParam. Did you mean "
+                        "'num_hidden'?"));
   const NodeAttrs no_bias =
       ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "2"}, {"no_bias", "1"}});
   EXPECT_EQ(Op::Get("FullyConnected")->num_inputs(no_bias), 2u);

@@ -26,8 +26,7 @@ void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DTyp
   const index_t rows = a_transposed ? a.size(1) : a.size(0);
   const index_t depth = a_transposed ? a.size(0) : a.size(1);
   CHECK(rows == dst.size(0) && depth == b.size(0) && b.size(1) == dst.size(1))
-      << "Product: (" << rows << "x" << depth << ") times " << b.shape_ << " into "
-      << dst.shape_;
+      << "Product: (" << rows << "x" << depth << ") times " << b.shape_ << " into " << dst.shape_;
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
     register_gemm::TiledGemm(rows, depth, dst.size(1),
                              register_gemm::LeftOperand<DType>{a.dptr_, a.stride_, a_transposed},

@@ -100,8 +100,8 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, co
 // tile are row_step apart from there.
 template <int kPackets, bool kATransposed, typename DType>
 MSHADOW_CINLINE void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda,
-                                   index_t tile_step, index_t row_step, const DType* b,
-                                   index_t ldb, DType* c, index_t ldc, bool accumulate) {
+                                   index_t tile_step, index_t row_step, const DType* b, index_t ldb,
+                                   DType* c, index_t ldc, bool accumulate) {
   index_t r = 0;
   for (; r + kTileRows <= rows; r += kTileRows) {
     MultiplyTile<kTileRows, kPackets, kATransposed>(a + r / kTileRows * tile_step, lda, depth, b,
@@ -124,12 +124,12 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
-    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb,
-                                   c + col, ldc, accumulate);
+    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb, c + col,
+                                   ldc, accumulate);
   }
   for (; col + kSize <= cols; col += kSize) {
-    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb,
-                                   c + col, ldc, accumulate);
+    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb, c + col,
+                                   ldc, accumulate);
   }
   if (col == cols) return;
   for (index_t r = 0; r < rows; ++r) {
@@ -149,15 +149,15 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
 // broadcasts would come from `depth` rows lda apart, which alias in the L1 cache when lda is
 // a multiple of 1024 floats (an LSTM's 4 * 256 gates: 112 against 189 GFLOP/s unpacked).
 template <bool kATransposed, typename DType>
-void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
-                   const DType* b, index_t ldb, DType* c, index_t ldc, bool accumulate) {
+void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, const DType* b,
+                   index_t ldb, DType* c, index_t ldc, bool accumulate) {
   if constexpr (!kATransposed) {
-    MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride,
-                           b, ldb, c, ldc, accumulate);
+    MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride, b,
+                           ldb, c, ldc, accumulate);
   } else {
     const index_t panels = (rows + kTileRows - 1) / kTileRows;
-    auto* packed = static_cast<DType*>(mshadow::ThreadScratch(
-        static_cast<size_t>(panels * kTileRows * depth) * sizeof(DType)));
+    auto* packed = static_cast<DType*>(
+        mshadow::ThreadScratch(static_cast<size_t>(panels * kTileRows * depth) * sizeof(DType)));
     for (index_t k = 0; k < depth; ++k) {  // a's row k: consecutive elements, every panel
       const DType* from = a.data + k * a.stride;
       for (index_t p = 0; p < panels; ++p) {

@@ -40,10 +40,10 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       {1, 1, 1},
       {kTileRows, 4, 2 * kSize},
       {kTileRows + 3, 7, 2 * kSize + kSize + 5},  // every strip kind and a row tail
-      {32, 256, 130},                              // an RNN step's shape, two blocks wide
-      {70, 33, 257},                               // past a row block and a column block
-      {520, 5, 300},                               // row blocks enough: whole rows per item
-      {5, 0, 9},                                   // empty inner dimension: zeros
+      {32, 256, 130},                             // an RNN step's shape, two blocks wide
+      {70, 33, 257},                              // past a row block and a column block
+      {520, 5, 300},                              // row blocks enough: whole rows per item
+      {5, 0, 9},                                  // empty inner dimension: zeros
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
   for (const int threads : {1, 2}) {
@@ -74,10 +74,9 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
                   << " threads=" << threads << " at (" << i << ", " << j << ")";
             }
             // The padding between rows is never written.
-            for (index_t j = g.cols; j < ldc && i * ldc + j < static_cast<index_t>(c.size());
-                 ++j) {
-              ASSERT_EQ(c[i * ldc + j], c_before[i * ldc + j]) << "padding at (" << i << ", " << j
-                                                                << ") written";
+            for (index_t j = g.cols; j < ldc && i * ldc + j < static_cast<index_t>(c.size()); ++j) {
+              ASSERT_EQ(c[i * ldc + j], c_before[i * ldc + j])
+                  << "padding at (" << i << ", " << j << ") written";
             }
           }
         }

@@ -23,11 +23,13 @@ TShape ReshapeTo(const TShape& data, const std::string& spec) {
 TEST(ExpandDimsSqueezeTest, ShapesCopiesAndGradients) {
   const OpCase expand{"expand_dims", {{"axis", "-1"}}, {InputSpec(TShape{2, 3})}};
   EXPECT_EQ(testing::InferOutputShapes(expand)[0], (TShape{2, 3, 1}));
-  EXPECT_EQ(testing::InferOutputShapes({"expand_dims", {{"axis", "0"}}, {InputSpec(TShape{2, 3})}})[0],
-            (TShape{1, 2, 3}));
+  EXPECT_EQ(
+      testing::InferOutputShapes({"expand_dims", {{"axis", "0"}}, {InputSpec(TShape{2, 3})}})[0],
+      (TShape{1, 2, 3}));
   const OpCase squeeze{"squeeze", {}, {InputSpec(TShape{2, 1, 3, 1})}};
   EXPECT_EQ(testing::InferOutputShapes(squeeze)[0], (TShape{2, 3}));
-  EXPECT_EQ(testing::InferOutputShapes({"squeeze", {{"axis", "(-1,)"}}, {InputSpec(TShape{2, 1, 3, 1})}})[0],
+  EXPECT_EQ(testing::InferOutputShapes(
+                {"squeeze", {{"axis", "(-1,)"}}, {InputSpec(TShape{2, 1, 3, 1})}})[0],
             (TShape{2, 1, 3}));
   EXPECT_EQ(testing::InferOutputShapes({"squeeze", {}, {InputSpec(TShape{1, 1})}})[0], TShape{1});
   for (const OpCase& c : {expand, squeeze}) {
@@ -35,14 +37,16 @@ TEST(ExpandDimsSqueezeTest, ShapesCopiesAndGradients) {
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
-  EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes({"squeeze", {{"axis", "(0,)"}}, {InputSpec(TShape{2, 1})}});
-              }),
-              HasSubstr("cannot squeeze axis 0 of (2,1): its extent is 2, not 1"));
-  EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes({"expand_dims", {{"axis", "3"}}, {InputSpec(TShape{2, 3})}});
-              }),
-              HasSubstr("axis 3"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes({"squeeze", {{"axis", "(0,)"}}, {InputSpec(TShape{2, 1})}});
+      }),
+      HasSubstr("cannot squeeze axis 0 of (2,1): its extent is 2, not 1"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes({"expand_dims", {{"axis", "3"}}, {InputSpec(TShape{2, 3})}});
+      }),
+      HasSubstr("axis 3"));
 }
 
 TEST(ReshapeTest, SpecialValuesAsInMXNet) {
@@ -70,7 +74,9 @@ TEST(ReshapeTest, ReverseAsInMXNet) {
   EXPECT_EQ(reversed(TShape{10, 5, 4}, "(0,-1,2)"), (TShape{10, 10, 2}));
   EXPECT_EQ(reversed(TShape{2, 3, 4, 5}, "(-1,0,0)"), (TShape{6, 4, 5}));
   EXPECT_EQ(reversed(TShape{2, 3, 4, 5}, "(0,-3,0)"), (TShape{2, 12, 5}));
-  EXPECT_EQ(testing::ErrorOf([&] { reversed(TShape{10, 5, 4}, "(5,0,0)"); }),
+  EXPECT_EQ(testing::ErrorOf([&] {
+              reversed(TShape{10, 5, 4}, "(5,0,0)");
+            }),
             "Reshape: cannot reshape (10,5,4) into (5,0,0) with reverse=True: the input has 200 "
             "elements, the target shape (4,5,5) has 100");
 }
@@ -86,15 +92,23 @@ TEST(ReshapeTest, DeprecatedTargetShape) {
             (TShape{10, 20}));
   EXPECT_EQ(legacy(TShape{10, 5, 4}, {{"shape", "(40,5)"}, {"target_shape", "(8,25)"}}),
             (TShape{40, 5}));
-  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(0,0)"}}); }),
+  EXPECT_EQ(testing::ErrorOf([&] {
+              legacy(TShape{10, 5, 4}, {{"target_shape", "(0,0)"}});
+            }),
             "Reshape: cannot reshape (10,5,4) into (0,0): target_shape may infer only one 0");
-  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(7,0)"}}); }),
+  EXPECT_EQ(testing::ErrorOf([&] {
+              legacy(TShape{10, 5, 4}, {{"target_shape", "(7,0)"}});
+            }),
             "Reshape: cannot reshape (10,5,4) into (7,0): the input has 200 elements, the "
             "target shape (7,28) has 196");
-  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {{"target_shape", "(-1,5)"}}); }),
+  EXPECT_EQ(testing::ErrorOf([&] {
+              legacy(TShape{10, 5, 4}, {{"target_shape", "(-1,5)"}});
+            }),
             "Reshape: cannot reshape (10,5,4) into (-1,5): invalid target_shape value -1; "
             "valid: positive extents and one 0");
-  EXPECT_EQ(testing::ErrorOf([&] { legacy(TShape{10, 5, 4}, {}); }),
+  EXPECT_EQ(testing::ErrorOf([&] {
+              legacy(TShape{10, 5, 4}, {});
+            }),
             "Reshape: no target shape for (10,5,4); give shape (or the deprecated target_shape)");
 }
 

@@ -235,7 +235,9 @@ struct PacketLanes {
   template <typename DType>
   MSHADOW_CINLINE static V Clip(V c, const CellClip<DType>&) { return c; }
   template <typename DType>
-  MSHADOW_CINLINE static V PassedByClip(V g, V, const CellClip<DType>&) { return g; }
+  MSHADOW_CINLINE static V PassedByClip(V g, V, const CellClip<DType>&) {
+    return g;
+  }
 };
 
 // The pre-activation of gate k: input projection + recurrent product + recurrent bias.
@@ -351,8 +353,7 @@ MSHADOW_XINLINE void LstmCellBackward(StepPointers s, index_t n, index_t j, cons
   const auto dh = L::Load(dy + n * dy_stride + j) + L::Load(dh_next + at);
   const auto cell = L::Load(c + at);
   const auto tc = L::Tanh(cell);
-  const auto dc =
-      L::PassedByClip(L::Load(dc_next + at) + dh * out * (one - tc * tc), cell, clip);
+  const auto dc = L::PassedByClip(L::Load(dc_next + at) + dh * out * (one - tc * tc), cell, clip);
   DType* d = dgx + n * 4 * H;
   L::Store(d + j, dc * cand * in * (one - in));
   L::Store(d + H + j, dc * L::Load(c_prev + at) * forget * (one - forget));
@@ -593,9 +594,8 @@ void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const 
 // dst (as req says) = a * w^T: on the CPU through w_t, which holds w transposed (the
 // register tiles read their right operand by rows), elsewhere dot.
 template <typename xpu, typename DType>
-void ProductWithTransposed(Tensor<xpu, 2, DType> dst, OpReqType req,
-                           const Tensor<xpu, 2, DType>& a, const Tensor<xpu, 2, DType>& w,
-                           const DType* w_t) {
+void ProductWithTransposed(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DType>& a,
+                           const Tensor<xpu, 2, DType>& w, const DType* w_t) {
   if constexpr (std::is_same_v<xpu, cpu>) {
     Product(dst, req, a, false,
             Tensor<xpu, 2, DType>(const_cast<DType*>(w_t), mshadow::Shape2(w.size(1), w.size(0)),
@@ -620,10 +620,10 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   Tensor<xpu, 2, DType> hh_t(hh, mshadow::Shape2(N, gw), gw, p.stream);
   for (index_t s = 0; s < dims.steps; ++s) {
     const index_t t = StepAt(s, p.direction, dims.steps);
-    ProductWithTransposed(hh_t, kWriteTo,
-                          Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H),
-                                                p.HPrevStride(s), p.stream),
-                          p.w.wh, p.wh_t);
+    ProductWithTransposed(
+        hh_t, kWriteTo,
+        Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s), p.stream),
+        p.w.wh, p.wh_t);
     StepForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
                 p.y + t * N * p.YStride(), p.cells + t * N * H);
   }
@@ -660,12 +660,11 @@ void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DTyp
     }
   }
   if (p.mode == kLstm) {
-    Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, c_prev, dy_t,
-                                          dy_stride, static_cast<const DType*>(ws->dh), ws->dc,
-                                          dgx, p.clip);
+    Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, c_prev, dy_t, dy_stride,
+                                          static_cast<const DType*>(ws->dh), ws->dc, dgx, p.clip);
   } else {
-    Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, h_prev, dy_t,
-                                         dy_stride, ws->dh, dgx, dgh);
+    Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, h_prev, dy_t, dy_stride,
+                                         ws->dh, dgx, dgh);
   }
 }
 
@@ -753,8 +752,8 @@ DirectionPass<xpu, DType> PassOf(const RNNParam& param, const RNNDims& dims,
 // The workspace of a forward (or backward) call: the record in `record` (the reserve), or,
 // with record null, in the call's temporary space with the rest.
 template <typename xpu, typename DType>
-Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mode,
-                               bool backward, DType* record, mshadow::Stream<xpu>* stream) {
+Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mode, bool backward,
+                               DType* record, mshadow::Stream<xpu>* stream) {
   constexpr bool kTransposedWeights = std::is_same_v<xpu, cpu>;
   const bool with_record = record == nullptr;
   Workspace<DType> ws;

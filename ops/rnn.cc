@@ -16,9 +16,7 @@ uint32_t NumForwardOutputs(const NodeAttrs& attrs) {
   return NumOutputs(GetParam<RNNParam>(attrs)) + 1;
 }
 
-uint32_t NumVisibleOutputs(const NodeAttrs& attrs) {
-  return NumOutputs(GetParam<RNNParam>(attrs));
-}
+uint32_t NumVisibleOutputs(const NodeAttrs& attrs) { return NumOutputs(GetParam<RNNParam>(attrs)); }
 
 std::vector<std::string> InputNames(const NodeAttrs& attrs) {
   if (GetParam<RNNParam>(attrs).mode == kLstm) {
@@ -52,13 +50,14 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(RNNParam);
 
 OPS_REGISTER_OP(RNN)
-    .describe("Recurrent layers over data (steps, batch, input): vanilla (rnn_relu, rnn_tanh), "
-              "LSTM or GRU, num_layers stacked, optionally bidirectional. parameters is every "
-              "layer's weights then every layer's biases, flat, as MXNet lays them out; state "
-              "(and state_cell for LSTM) is (num_layers * directions, batch, state_size). "
-              "Output (steps, batch, directions * state_size), and the final states when "
-              "state_outputs. A last, hidden output (set_num_visible_outputs) records the "
-              "forward pass for the gradient (MXNet's reserve space).")
+    .describe(
+        "Recurrent layers over data (steps, batch, input): vanilla (rnn_relu, rnn_tanh), "
+        "LSTM or GRU, num_layers stacked, optionally bidirectional. parameters is every "
+        "layer's weights then every layer's biases, flat, as MXNet lays them out; state "
+        "(and state_cell for LSTM) is (num_layers * directions, batch, state_size). "
+        "Output (steps, batch, directions * state_size), and the final states when "
+        "state_outputs. A last, hidden output (set_num_visible_outputs) records the "
+        "forward pass for the gradient (MXNet's reserve space).")
     .set_num_inputs(NumInputs)
     .set_num_outputs(NumForwardOutputs)
     .set_num_visible_outputs(NumVisibleOutputs)

@@ -167,18 +167,16 @@ TEST_P(RNNTest, MatchesReferenceWithGradients) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, RNNTest,
-    ::testing::Values(RNNCase{"lstm", 1, false, true, 4, 3, 5, 4},
-                      RNNCase{"lstm", 2, true, true, 3, 2, 4, 3},
-                      RNNCase{"lstm", 3, false, false, 3, 2, 3, 2},
-                      RNNCase{"lstm", 1, true, true, 5, 2, 3, 4, /*clip=*/0.3},
-                      RNNCase{"gru", 1, false, true, 4, 3, 5, 4},
-                      RNNCase{"gru", 2, true, true, 3, 2, 4, 3},
-                      RNNCase{"rnn_tanh", 2, true, true, 3, 2, 4, 3},
-                      RNNCase{"rnn_relu", 2, false, true, 4, 3, 2, 5},
-                      RNNCase{"rnn_relu", 1, true, false, 1, 1, 1, 1},
-                      // Units past a whole packet (8 doubles on AVX-512), and a tail.
-                      RNNCase{"lstm", 1, true, true, 3, 3, 5, 11},
-                      RNNCase{"gru", 1, false, true, 3, 3, 5, 11}),
+    ::testing::Values(
+        RNNCase{"lstm", 1, false, true, 4, 3, 5, 4}, RNNCase{"lstm", 2, true, true, 3, 2, 4, 3},
+        RNNCase{"lstm", 3, false, false, 3, 2, 3, 2},
+        RNNCase{"lstm", 1, true, true, 5, 2, 3, 4, /*clip=*/0.3},
+        RNNCase{"gru", 1, false, true, 4, 3, 5, 4}, RNNCase{"gru", 2, true, true, 3, 2, 4, 3},
+        RNNCase{"rnn_tanh", 2, true, true, 3, 2, 4, 3},
+        RNNCase{"rnn_relu", 2, false, true, 4, 3, 2, 5},
+        RNNCase{"rnn_relu", 1, true, false, 1, 1, 1, 1},
+        // Units past a whole packet (8 doubles on AVX-512), and a tail.
+        RNNCase{"lstm", 1, true, true, 3, 3, 5, 11}, RNNCase{"gru", 1, false, true, 3, 3, 5, 11}),
     [](const ::testing::TestParamInfo<RNNCase>& info) {
       const RNNCase& rc = info.param;
       return rc.mode + "_" + std::to_string(rc.layers) + "layers" +

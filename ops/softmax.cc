@@ -383,8 +383,9 @@ void DefineSoftmax(const std::string& name, const std::string& description, bool
       .set_attr_parser(ParseSoftmax)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
       .set_attr<FCompute>(
-          "FCompute<cpu>", log ? FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<true>>)
-                               : FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<false>>));
+          "FCompute<cpu>",
+          log ? FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<true>>)
+              : FCompute(BackwardInComputeType<cpu, SoftmaxBackwardCompute<false>>));
 }
 
 // ---- softmax_cross_entropy(data (batch, classes), label (batch,)) -> (1,):

@@ -45,9 +45,12 @@ TEST(SoftmaxTest, EveryAxisWithAndWithoutTemperature) {
                        {{"axis", std::to_string(axis)}, {"temperature", temperature}},
                        {InputSpec{TShape{2, 3, 4}}}};
         const double t = temperature == "None" ? 1.0 : 2.5;
-        testing::CheckForward(c, [&](const std::vector<Values>& in) {
-          return SoftmaxReference(in[0], axis < 0 ? axis + 3 : axis, t, log);
-        }, 1e-13, 1e-5);
+        testing::CheckForward(
+            c,
+            [&](const std::vector<Values>& in) {
+              return SoftmaxReference(in[0], axis < 0 ? axis + 3 : axis, t, log);
+            },
+            1e-13, 1e-5);
         testing::CheckWriteModes(c);
         testing::CheckGradient(c);
       }
@@ -88,12 +91,14 @@ TEST(SoftmaxTest, VectorTailColumnBlockAndThreadedPaths) {
       std::ostringstream trace;
       trace << name << " " << shape << " axis " << axis;
       SCOPED_TRACE(trace.str());
-      const OpCase c{name,
-                     {{"axis", std::to_string(axis)}, {"temperature", "0.7"}},
-                     {InputSpec{shape}}};
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        return std::vector<Values>{SoftmaxAlong(in[0], shape, axis, 0.7, log)};
-      }, 1e-13, 1e-5);
+      const OpCase c{
+          name, {{"axis", std::to_string(axis)}, {"temperature", "0.7"}}, {InputSpec{shape}}};
+      testing::CheckForward(
+          c,
+          [&](const std::vector<Values>& in) {
+            return std::vector<Values>{SoftmaxAlong(in[0], shape, axis, 0.7, log)};
+          },
+          1e-13, 1e-5);
       testing::CheckWriteModes(c);
     }
     // Gradients on a shape small enough for central differences, past one packet a row.
@@ -109,9 +114,9 @@ TEST(SoftmaxTest, VectorTailColumnBlockAndThreadedPaths) {
 TEST(SoftmaxTest, LargeInputsDoNotOverflow) {
   InputSpec big{TShape{1, 3}};
   big.values = {1000, 1001, 1002};
-  const auto out = testing::Forward(OpCase{"softmax", {}, {big}},
-                                    testing::MakeInputs(OpCase{"softmax", {}, {big}},
-                                                        mshadow::kFloat32));
+  const auto out =
+      testing::Forward(OpCase{"softmax", {}, {big}},
+                       testing::MakeInputs(OpCase{"softmax", {}, {big}}, mshadow::kFloat32));
   const Values p = testing::ToValues(out[0].blob());
   EXPECT_NEAR(p[2], 0.66524096, 1e-6);
   EXPECT_NEAR(p[0] + p[1] + p[2], 1.0, 1e-6);
@@ -134,37 +139,40 @@ TEST(SoftmaxTest, UseLengthMasksEachLine) {
       for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<double>(i % 8) - 1;
       InputSpec length = InputSpec::WithValues(length_shape, lengths);
       length.differentiable = false;
-      const OpCase c{"softmax",
-                     {{"axis", std::to_string(axis)},
-                      {"temperature", temperature},
-                      {"use_length", "True"}},
-                     {InputSpec{shape, -3, 3}, length}};
+      const OpCase c{
+          "softmax",
+          {{"axis", std::to_string(axis)}, {"temperature", temperature}, {"use_length", "True"}},
+          {InputSpec{shape, -3, 3}, length}};
       EXPECT_EQ(testing::InferOutputShapes(c)[0], shape);
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        const index_t inner = a == 1 ? 4 : 1, outer = shape.Size() / (n * inner);
-        const double t = std::stod(temperature);
-        Values out(in[0].size(), 0.0);
-        for (index_t o = 0; o < outer; ++o) {
-          for (index_t k = 0; k < inner; ++k) {
-            const index_t l = o * inner + k, start = o * n * inner + k;
-            const index_t valid = std::clamp<index_t>(static_cast<index_t>(in[1][l]), 0, n);
-            double shift = -1e300, sum = 0;
-            for (index_t j = 0; j < valid; ++j) shift = std::max(shift, in[0][start + j * inner] / t);
-            for (index_t j = 0; j < valid; ++j) sum += std::exp(in[0][start + j * inner] / t - shift);
-            for (index_t j = 0; j < valid; ++j) {
-              out[start + j * inner] = std::exp(in[0][start + j * inner] / t - shift) / sum;
+      testing::CheckForward(
+          c,
+          [&](const std::vector<Values>& in) {
+            const index_t inner = a == 1 ? 4 : 1, outer = shape.Size() / (n * inner);
+            const double t = std::stod(temperature);
+            Values out(in[0].size(), 0.0);
+            for (index_t o = 0; o < outer; ++o) {
+              for (index_t k = 0; k < inner; ++k) {
+                const index_t l = o * inner + k, start = o * n * inner + k;
+                const index_t valid = std::clamp<index_t>(static_cast<index_t>(in[1][l]), 0, n);
+                double shift = -1e300, sum = 0;
+                for (index_t j = 0; j < valid; ++j)
+                  shift = std::max(shift, in[0][start + j * inner] / t);
+                for (index_t j = 0; j < valid; ++j)
+                  sum += std::exp(in[0][start + j * inner] / t - shift);
+                for (index_t j = 0; j < valid; ++j) {
+                  out[start + j * inner] = std::exp(in[0][start + j * inner] / t - shift) / sum;
+                }
+              }
             }
-          }
-        }
-        return std::vector<Values>{out};
-      }, 1e-13, 1e-5);
+            return std::vector<Values>{out};
+          },
+          1e-13, 1e-5);
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
     }
   }
-  const OpCase bad_length{"softmax",
-                          {{"use_length", "True"}},
-                          {InputSpec{TShape{3, 5}}, InputSpec{TShape{5}}}};
+  const OpCase bad_length{
+      "softmax", {{"use_length", "True"}}, {InputSpec{TShape{3, 5}}, InputSpec{TShape{5}}}};
   EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes(bad_length); }),
               ::testing::HasSubstr("length"));
   EXPECT_EQ(testing::ErrorOf([] {
@@ -178,7 +186,9 @@ TEST(SoftmaxTest, BadAxisAndTemperature) {
   const OpCase c{"softmax", {{"axis", "3"}}, {InputSpec{TShape{2, 3}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(c); }),
             "softmax: axis 3 is out of range for a 2-d input; valid: [-2, 2)");
-  EXPECT_EQ(testing::ErrorOf([] { ParseAttrs(Op::Get("softmax"), {{"temperature", "0"}}); }),
+  EXPECT_EQ(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("softmax"), {{"temperature", "0"}});
+            }),
             "Invalid parameter of operator softmax: temperature must be nonzero (negative "
             "reverses the order), got 0");
 }
@@ -189,24 +199,28 @@ TEST(SoftmaxTest, NegativeTemperature) {
   for (const std::string op : {"softmax", "log_softmax"}) {
     for (const std::string axis : {"-1", "0"}) {  // rows and columns
       SCOPED_TRACE(op + " axis " + axis);
-      const OpCase c{op, {{"axis", axis}, {"temperature", "-0.5"}}, {InputSpec{TShape{7, 9}, -40, 40}}};
+      const OpCase c{
+          op, {{"axis", axis}, {"temperature", "-0.5"}}, {InputSpec{TShape{7, 9}, -40, 40}}};
       const int ax = axis == "-1" ? 1 : 0;
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        Values out(in[0].size());
-        for (int line = 0; line < (ax == 1 ? 7 : 9); ++line) {
-          auto at = [&](int k) { return ax == 1 ? line * 9 + k : k * 9 + line; };
-          const int n = ax == 1 ? 9 : 7;
-          double lo = in[0][at(0)];
-          for (int k = 0; k < n; ++k) lo = std::min(lo, in[0][at(k)]);
-          double sum = 0;
-          for (int k = 0; k < n; ++k) sum += std::exp((in[0][at(k)] - lo) / -0.5);
-          for (int k = 0; k < n; ++k) {
-            const double log_p = (in[0][at(k)] - lo) / -0.5 - std::log(sum);
-            out[at(k)] = op == "softmax" ? std::exp(log_p) : log_p;
-          }
-        }
-        return std::vector<Values>{out};
-      }, 1e-12, 1e-5);
+      testing::CheckForward(
+          c,
+          [&](const std::vector<Values>& in) {
+            Values out(in[0].size());
+            for (int line = 0; line < (ax == 1 ? 7 : 9); ++line) {
+              auto at = [&](int k) { return ax == 1 ? line * 9 + k : k * 9 + line; };
+              const int n = ax == 1 ? 9 : 7;
+              double lo = in[0][at(0)];
+              for (int k = 0; k < n; ++k) lo = std::min(lo, in[0][at(k)]);
+              double sum = 0;
+              for (int k = 0; k < n; ++k) sum += std::exp((in[0][at(k)] - lo) / -0.5);
+              for (int k = 0; k < n; ++k) {
+                const double log_p = (in[0][at(k)] - lo) / -0.5 - std::log(sum);
+                out[at(k)] = op == "softmax" ? std::exp(log_p) : log_p;
+              }
+            }
+            return std::vector<Values>{out};
+          },
+          1e-12, 1e-5);
       testing::CheckGradient(OpCase{op, c.kwargs, {InputSpec{TShape{3, 4}}}});
     }
   }
@@ -227,12 +241,11 @@ TEST(SoftmaxTest, DtypeAndFloat16Data) {
         for (const int out_type : types) {
           const std::string name = log ? "log_softmax" : "softmax";
           SCOPED_TRACE(name + " axis " + std::to_string(axis) + " " +
-                       mshadow::TypeFlagName(data_type) + " -> " +
-                       mshadow::TypeFlagName(out_type));
-          const OpCase c{name,
-                         {{"axis", std::to_string(axis)},
-                          {"dtype", mshadow::TypeFlagName(out_type)}},
-                         {InputSpec{shape, -3, 3}}};
+                       mshadow::TypeFlagName(data_type) + " -> " + mshadow::TypeFlagName(out_type));
+          const OpCase c{
+              name,
+              {{"axis", std::to_string(axis)}, {"dtype", mshadow::TypeFlagName(out_type)}},
+              {InputSpec{shape, -3, 3}}};
           const std::vector<CpuTensor> x = testing::MakeInputs(c, data_type);
           const Values held = testing::ToValues(x[0].blob());  // as the data type rounds them
           const Values expected = SoftmaxAlong(held, shape, axis < 0 ? 1 : 0, 1.0, log);
@@ -269,18 +282,19 @@ TEST(SoftmaxTest, DtypeAndFloat16Data) {
               }
               for (index_t j = 0; j < v[1]; ++j) {
                 const index_t at = base + j * v[2];
-                expected_dx[at] = log ? g_held[at] - std::exp(y_held[at]) * dot
-                                      : y_held[at] * (g_held[at] - dot);
+                expected_dx[at] =
+                    log ? g_held[at] - std::exp(y_held[at]) * dot : y_held[at] * (g_held[at] - dot);
               }
             }
           }
-          testing::ExpectClose(expected_dx, testing::ToValues(dx[0].blob()), tol, tol,
-                               "backward");
+          testing::ExpectClose(expected_dx, testing::ToValues(dx[0].blob()), tol, tol, "backward");
         }
       }
     }
   }
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}});
+              }),
               ::testing::HasSubstr("valid values are: {'float16', 'float32', 'float64'}"));
   const OpCase int_data{"softmax", {}, {InputSpec{TShape{2, 3}}}};
   EXPECT_THAT(testing::ErrorOf([&] {
@@ -297,25 +311,27 @@ TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
   label.differentiable = false;
   const OpCase c{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, label}};
   EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{1}));
-  testing::CheckForward(c, [](const std::vector<Values>& in) {
-    double loss = 0;
-    for (int r = 0; r < 4; ++r) {
-      double sum = 0;
-      for (int j = 0; j < 3; ++j) sum += std::exp(in[0][r * 3 + j]);
-      loss += std::log(sum) - in[0][r * 3 + static_cast<int>(in[1][r])];
-    }
-    return std::vector<Values>{{loss}};
-  }, 1e-13, 1e-5);
+  testing::CheckForward(
+      c,
+      [](const std::vector<Values>& in) {
+        double loss = 0;
+        for (int r = 0; r < 4; ++r) {
+          double sum = 0;
+          for (int j = 0; j < 3; ++j) sum += std::exp(in[0][r * 3 + j]);
+          loss += std::log(sum) - in[0][r * 3 + static_cast<int>(in[1][r])];
+        }
+        return std::vector<Values>{{loss}};
+      },
+      1e-13, 1e-5);
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);
 
   InputSpec bad_label = label;
   bad_label.values = {0, 3, 1, 2};
   const OpCase bad{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, bad_label}};
-  EXPECT_EQ(testing::ErrorOf([&] {
-              testing::Forward(bad, testing::MakeInputs(bad, mshadow::kFloat32));
-            }),
-            "softmax_cross_entropy: label 3 of row 1 is not a class index in [0, 3)");
+  EXPECT_EQ(
+      testing::ErrorOf([&] { testing::Forward(bad, testing::MakeInputs(bad, mshadow::kFloat32)); }),
+      "softmax_cross_entropy: label 3 of row 1 is not a class index in [0, 3)");
   // Non-finite and huge labels are rejected before any conversion to an integer (which would
   // be undefined behaviour; UBSan in CI sees it).
   const double kInf = std::numeric_limits<double>::infinity();
@@ -324,9 +340,10 @@ TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
     odd.values = {0, value, 1, 2};
     const OpCase c_odd{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, odd}};
     for (const int type : {mshadow::kFloat32, mshadow::kFloat64}) {
-      EXPECT_THAT(testing::ErrorOf([&] { testing::Forward(c_odd, testing::MakeInputs(c_odd, type)); }),
-                  ::testing::MatchesRegex("softmax_cross_entropy: label .* of row 1 is not a class "
-                                          "index in \\[0, 3\\)"))
+      EXPECT_THAT(
+          testing::ErrorOf([&] { testing::Forward(c_odd, testing::MakeInputs(c_odd, type)); }),
+          ::testing::MatchesRegex("softmax_cross_entropy: label .* of row 1 is not a class "
+                                  "index in \\[0, 3\\)"))
           << value;
     }
   }

@@ -35,10 +35,11 @@ TEST(SwapAxesTest, SwapsTwoAxesThroughTranspose) {
   testing::CheckGradient(c);
   const OpCase same{"swapaxes", {}, {InputSpec(TShape{2, 3})}};
   testing::CheckForward(same, Identity);
-  EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes({"swapaxes", {{"dim2", "3"}}, {InputSpec(TShape{2, 3})}});
-              }),
-              HasSubstr("dim2 3"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes({"swapaxes", {{"dim2", "3"}}, {InputSpec(TShape{2, 3})}});
+      }),
+      HasSubstr("dim2 3"));
 }
 
 // x with its axes permuted (output axis i is input axis perm[i]), for any shape.
@@ -114,7 +115,8 @@ TEST(TransposeTest, PermutationsForwardAndGradient) {
         for (index_t j = 0; j < 3; ++j) {
           for (index_t k = 0; k < 4; ++k) {
             const index_t idx[3] = {i, j, k};
-            const index_t o = (idx[perm[0]] * out_shape[1] + idx[perm[1]]) * out_shape[2] + idx[perm[2]];
+            const index_t o =
+                (idx[perm[0]] * out_shape[1] + idx[perm[1]]) * out_shape[2] + idx[perm[2]];
             out[o] = in[0][(i * 3 + j) * 4 + k];
           }
         }

@@ -19,9 +19,9 @@ inline CBLAS_TRANSPOSE BlasTranspose(bool t) { return t ? CblasTrans : CblasNoTr
 // BLAS's gemm pays for packing its operands, which a single column does not repay).
 template <typename Engine, typename DType>
 inline void LoopedBatchedGemm(Stream<cpu>* stream, bool transa, bool transb, int m, int n, int k,
-                              DType alpha, const DType* A, int lda, index_t strideA,
-                              const DType* B, int ldb, index_t strideB, DType beta, DType* C,
-                              int ldc, index_t strideC, int batch) {
+                              DType alpha, const DType* A, int lda, index_t strideA, const DType* B,
+                              int ldb, index_t strideB, DType beta, DType* C, int ldc,
+                              index_t strideC, int batch) {
   for (int i = 0; i < batch; ++i) {
     const DType* a = A + i * strideA;
     const DType* b = B + i * strideB;
@@ -43,14 +43,13 @@ struct BLASEngine<cpu, float> {
   static void gemm(Stream<cpu>* /*stream*/, bool transa, bool transb, int m, int n, int k,
                    float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                    float* C, int ldc) {
-    cblas_sgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m,
-                n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m, n,
+                k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, float alpha,
-                   const float* A, int lda, const float* X, int incX, float beta, float* Y,
-                   int incY) {
-    cblas_sgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta,
-                Y, incY);
+  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, float alpha, const float* A,
+                   int lda, const float* X, int incX, float beta, float* Y, int incY) {
+    cblas_sgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta, Y,
+                incY);
   }
   static void ger(Stream<cpu>* /*stream*/, int m, int n, float alpha, const float* X, int incX,
                   const float* Y, int incY, float* A, int lda) {
@@ -64,8 +63,8 @@ struct BLASEngine<cpu, float> {
                            float alpha, const float* A, int lda, index_t strideA, const float* B,
                            int ldb, index_t strideB, float beta, float* C, int ldc, index_t strideC,
                            int batch) {
-    detail::LoopedBatchedGemm<BLASEngine>(stream, transa, transb, m, n, k, alpha, A, lda,
-                                          strideA, B, ldb, strideB, beta, C, ldc, strideC, batch);
+    detail::LoopedBatchedGemm<BLASEngine>(stream, transa, transb, m, n, k, alpha, A, lda, strideA,
+                                          B, ldb, strideB, beta, C, ldc, strideC, batch);
   }
 };
 
@@ -75,17 +74,16 @@ struct BLASEngine<cpu, double> {
   static void gemm(Stream<cpu>* /*stream*/, bool transa, bool transb, int m, int n, int k,
                    double alpha, const double* A, int lda, const double* B, int ldb, double beta,
                    double* C, int ldc) {
-    cblas_dgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m,
-                n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_dgemm(CblasColMajor, detail::BlasTranspose(transa), detail::BlasTranspose(transb), m, n,
+                k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, double alpha,
-                   const double* A, int lda, const double* X, int incX, double beta, double* Y,
-                   int incY) {
-    cblas_dgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta,
-                Y, incY);
+  static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, double alpha, const double* A,
+                   int lda, const double* X, int incX, double beta, double* Y, int incY) {
+    cblas_dgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta, Y,
+                incY);
   }
-  static void ger(Stream<cpu>* /*stream*/, int m, int n, double alpha, const double* X,
-                  int incX, const double* Y, int incY, double* A, int lda) {
+  static void ger(Stream<cpu>* /*stream*/, int m, int n, double alpha, const double* X, int incX,
+                  const double* Y, int incY, double* A, int lda) {
     cblas_dger(CblasColMajor, m, n, alpha, X, incX, Y, incY, A, lda);
   }
   static void dot(Stream<cpu>* /*stream*/, int n, const double* X, int incX, const double* Y,
@@ -93,11 +91,11 @@ struct BLASEngine<cpu, double> {
     *ret = cblas_ddot(n, X, incX, Y, incY);
   }
   static void batched_gemm(Stream<cpu>* stream, bool transa, bool transb, int m, int n, int k,
-                           double alpha, const double* A, int lda, index_t strideA,
-                           const double* B, int ldb, index_t strideB, double beta, double* C,
-                           int ldc, index_t strideC, int batch) {
-    detail::LoopedBatchedGemm<BLASEngine>(stream, transa, transb, m, n, k, alpha, A, lda,
-                                          strideA, B, ldb, strideB, beta, C, ldc, strideC, batch);
+                           double alpha, const double* A, int lda, index_t strideA, const double* B,
+                           int ldb, index_t strideB, double beta, double* C, int ldc,
+                           index_t strideC, int batch) {
+    detail::LoopedBatchedGemm<BLASEngine>(stream, transa, transb, m, n, k, alpha, A, lda, strideA,
+                                          B, ldb, strideB, beta, C, ldc, strideC, batch);
   }
 };
 

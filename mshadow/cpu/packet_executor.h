@@ -74,8 +74,8 @@ MSHADOW_NO_INLINE void MapPacketRowsInParallel(Tensor<cpu, dim, DType> dst,
     const index_t y = item / chunks_per_row;
     const index_t begin = item % chunks_per_row * chunk;
     const index_t end = std::min(width, begin + chunk);
-    MapPacketRange<SV, kStreaming>(dst.dptr_ + y * dst.stride_, y, begin, end, vector_end,
-                                   width, plan);
+    MapPacketRange<SV, kStreaming>(dst.dptr_ + y * dst.stride_, y, begin, end, vector_end, width,
+                                   plan);
   });
 }
 

@@ -25,6 +25,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/matrix_product.h"
+#include "ops/transpose_block.h"
 
 namespace ops {
 namespace deconvolution {
@@ -244,7 +245,9 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
           if (req[1] == kNullOp) continue;
           if constexpr (std::is_same_v<xpu, cpu>) {
             if (transposed_dw) {
-              TransposeInto(rows(data[n]), data_t);
+              const Tensor<cpu, 2, DType> x = rows(data[n]);
+              transpose::Transpose2D<false>(x.dptr_, x.stride_, data_t, x.size(0), x.size(0),
+                                            x.size(1));
               Product(
                   Tensor<xpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
                                         mshadow::Shape2(gs.col_rows, gs.channels), stream),
@@ -260,11 +263,13 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
         if (transposed_dw && batch > 0 && req[1] != kNullOp) {
           for (index_t grp = 0; grp < gs.groups; ++grp) {
             const DType* from = dw_t + grp * gs.col_rows * gs.channels;
-            for (index_t c = 0; c < gs.channels; ++c) {
-              DType* to = dw[grp * gs.channels + c].dptr_;
-              for (index_t r = 0; r < gs.col_rows; ++r) {
-                AssignValue(to + r, req[1], from[r * gs.channels + c]);
-              }
+            DType* to = dw[grp * gs.channels].dptr_;
+            if (req[1] == kAddTo) {
+              transpose::Transpose2D<true>(from, gs.channels, to, dw.stride_, gs.col_rows,
+                                           gs.channels);
+            } else {
+              transpose::Transpose2D<false>(from, gs.channels, to, dw.stride_, gs.col_rows,
+                                            gs.channels);
             }
           }
         }

@@ -6,11 +6,11 @@
 //   Product(gates, kAddTo, x, /*a_transposed=*/false, w_t);  // gates += x * w_t
 //   Product(dw, req, dg, /*a_transposed=*/true, x);           // dw (req)= dg^T * x
 //
-// b is read by rows (not transposed): where the product needs b^T, transpose it first.
+// b is read by rows (not transposed): where the product needs b^T, transpose it first
+// (ops/transpose_block.h).
 #ifndef OPS_MATRIX_PRODUCT_H_
 #define OPS_MATRIX_PRODUCT_H_
 
-#include <algorithm>
 #include <type_traits>
 
 #include "mshadow/tensor.h"
@@ -36,23 +36,6 @@ void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DTyp
     Assign(dst, req, mshadow::expr::dot(a.T(), b));
   } else {
     Assign(dst, req, mshadow::expr::dot(a, b));
-  }
-}
-
-// w_t (cols x rows, packed) = w (rows x cols) transposed, in 16 x 16 blocks (CPU): the right
-// operand of a product that needs w^T.
-template <typename DType>
-void TransposeInto(const Tensor<mshadow::cpu, 2, DType>& w, DType* w_t) {
-  constexpr index_t kBlock = 16;
-  const index_t rows = w.size(0), cols = w.size(1);
-  for (index_t r0 = 0; r0 < rows; r0 += kBlock) {
-    for (index_t c0 = 0; c0 < cols; c0 += kBlock) {
-      for (index_t c = c0; c < std::min(cols, c0 + kBlock); ++c) {
-        for (index_t r = r0; r < std::min(rows, r0 + kBlock); ++r) {
-          w_t[c * rows + r] = w.dptr_[r * w.stride_ + c];
-        }
-      }
-    }
   }
 }
 

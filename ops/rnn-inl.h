@@ -36,6 +36,7 @@
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
 #include "ops/matrix_product.h"
+#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -611,8 +612,11 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   const RNNDims& dims = p.dims;
   const index_t N = dims.batch, H = dims.hidden, gw = dims.GateWidth();
   if constexpr (std::is_same_v<xpu, cpu>) {
-    TransposeInto(p.w.wx, p.wx_t);
-    TransposeInto(p.w.wh, p.wh_t);
+    auto transpose_into = [](const Tensor<cpu, 2, DType>& w, DType* w_t) {
+      transpose::Transpose2D<false>(w.dptr_, w.stride_, w_t, w.size(0), w.size(0), w.size(1));
+    };
+    transpose_into(p.w.wx, p.wx_t);
+    transpose_into(p.w.wh, p.wh_t);
   }
   Tensor<xpu, 2, DType> gates(p.gates, mshadow::Shape2(dims.Rows(), gw), gw, p.stream);
   gates = mshadow::expr::repmat(p.w.bx, dims.Rows());

@@ -9,8 +9,9 @@
 //
 // A tile is kTileRows rows by two packets of columns: each element of a is broadcast once
 // per tile, each row of b loaded once, and the kTileRows * 2 accumulators stay in registers
-// (8 rows where there are 32 vector registers, AVX-512; 4 otherwise). b's slab of two
-// packets stays in the L1 cache while the row tiles pass over it. Items of (row block,
+// (8 rows where there are 32 vector registers, AVX-512; 6 with 16). b's strip of two
+// packets, copied to consecutive memory a block of depth at a time, stays in the L1 cache
+// while the row tiles pass over it. Items of (row block,
 // column block) run on the library's threads; each element of c is written by one item, so
 // results do not depend on the thread count.
 #ifndef OPS_REGISTER_GEMM_H_
@@ -28,15 +29,19 @@ namespace register_gemm {
 
 // Tells the compiler to unroll a loop of constant trip count completely, so that a tile's
 // accumulators stay in registers. Nothing under nvcc (these kernels are the CPU's).
+// OPS_UNROLL_4: four iterations per pass of the inner-product loop (loop overhead off the
+// multiply-adds' issue slots).
 #if defined(__CUDACC__)
 #define OPS_UNROLL_FULLY
+#define OPS_UNROLL_4
 #else
 #define OPS_UNROLL_FULLY _Pragma("GCC unroll 16")
+#define OPS_UNROLL_4 _Pragma("GCC unroll 4")
 #endif
 
 // Rows of a register tile: its 2 * kTileRows accumulators, two rows of b and a broadcast
-// must fit in the vector registers.
-constexpr int kTileRows = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 8 : 4;
+// must fit in the vector registers (32 with AVX-512, 16 with AVX2).
+constexpr int kTileRows = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 8 : 6;
 
 // c + a * b, fused where the packet has a fused multiply-add (float's do).
 template <typename P>
@@ -77,6 +82,7 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, co
       acc[i][j] = accumulate ? P::LoadUnAligned(c + i * ldc + j * P::kSize) : P::Fill(DType(0));
     }
   }
+  OPS_UNROLL_4
   for (index_t k = 0; k < depth; ++k) {
     P bk[kPackets];
     OPS_UNROLL_FULLY
@@ -95,28 +101,74 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, co
   }
 }
 
-// The rows of one column strip kPackets packets wide: whole tiles, then single rows. Tile
-// r / kTileRows starts at a + (r / kTileRows) * tile_step; the rows after the last whole
-// tile are row_step apart from there.
-template <int kPackets, bool kATransposed, typename DType>
-MSHADOW_CINLINE void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda,
-                                   index_t tile_step, index_t row_step, const DType* b, index_t ldb,
-                                   DType* c, index_t ldc, bool accumulate) {
-  index_t r = 0;
-  for (; r + kTileRows <= rows; r += kTileRows) {
-    MultiplyTile<kTileRows, kPackets, kATransposed>(a + r / kTileRows * tile_step, lda, depth, b,
-                                                    ldb, c + r * ldc, ldc, accumulate);
-  }
-  const DType* tail = a + r / kTileRows * tile_step;
-  for (index_t i = 0; r < rows; ++r, ++i) {
-    MultiplyTile<1, kPackets, kATransposed>(tail + i * row_step, lda, depth, b, ldb, c + r * ldc,
-                                            ldc, accumulate);
+// The last rows of a strip (fewer than kTileRows) as one tile of that many rows: single-row tiles would wait on their two accumulators' latency.
+template <int kPackets, bool kATransposed, int kRows = 1, typename DType>
+MSHADOW_CINLINE void MultiplyTailTile(index_t rows, const DType* a, index_t lda, index_t depth,
+                                      const DType* b, index_t ldb, DType* c, index_t ldc,
+                                      bool accumulate) {
+  if constexpr (kRows < kTileRows) {
+    if (rows != kRows) {
+      return MultiplyTailTile<kPackets, kATransposed, kRows + 1>(rows, a, lda, depth, b, ldb, c,
+                                                                 ldc, accumulate);
+    }
+    MultiplyTile<kRows, kPackets, kATransposed>(a, lda, depth, b, ldb, c, ldc, accumulate);
   }
 }
 
-// c (rows x cols) (+)= a (rows x depth, stored as `lda`, tile_step and row_step say: see
-// MultiplyStrip) times b (depth x cols), on the calling thread: strips of two packets, one
-// packet, then the last columns one element at a time.
+// The strip of b kPackets packets wide that a column strip's tiles read, copied to
+// consecutive memory `kDepthBlock` rows at a time: read in place, its rows are ldb apart and
+// alias in the L1 cache when ldb is a multiple of 1024 floats (an LSTM step's 1024 gates,
+// 30 against 68 GFLOP/s on an AVX2 core), and a deep strip would not stay in the L1 cache.
+template <int kPackets, typename DType>
+struct PackedStrip {
+  static constexpr index_t kWidth = kPackets * vec::Full<DType>::kSize;
+  // Rows of one block: 16 KiB of strip, half an L1 cache.
+  static constexpr index_t kDepthBlock = 16384 / (kWidth * sizeof(DType));
+  alignas(64) DType rows[kDepthBlock * kWidth];
+
+  void Pack(const DType* b, index_t ldb, index_t depth) {
+    using P = vec::Full<DType>;
+    for (index_t k = 0; k < depth; ++k) {
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kPackets; ++j) {
+        P::LoadUnAligned(b + k * ldb + j * P::kSize).StoreUnAligned(rows + k * kWidth + j * P::kSize);
+      }
+    }
+  }
+};
+
+// The rows of one column strip kPackets packets wide: whole tiles, then one tile of the rows
+// left. Tile r / kTileRows starts at a + (r / kTileRows) * tile_step. Where more than one tile reads the strip, it is packed
+// (PackedStrip) a block of depth at a time, each block's products added to the last's.
+template <int kPackets, bool kATransposed, typename DType>
+void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
+                   const DType* b, index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  auto tiles = [&](index_t k0, index_t k_len, const DType* bk, index_t ld, bool add) {
+    // Element (i, k) of a tile is a[k * lda + i] transposed, a[i * lda + k] otherwise.
+    const DType* ak = a + (kATransposed ? k0 * lda : k0);
+    index_t r = 0;
+    for (; r + kTileRows <= rows; r += kTileRows) {
+      MultiplyTile<kTileRows, kPackets, kATransposed>(ak + r / kTileRows * tile_step, lda, k_len,
+                                                      bk, ld, c + r * ldc, ldc, add);
+    }
+    if (r < rows) {
+      MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda,
+                                               k_len, bk, ld, c + r * ldc, ldc, add);
+    }
+  };
+  if (rows <= kTileRows) return tiles(0, depth, b, ldb, accumulate);
+  using Strip = PackedStrip<kPackets, DType>;
+  Strip strip;
+  for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
+    const index_t k_len = std::min(Strip::kDepthBlock, depth - k0);
+    strip.Pack(b + k0 * ldb, ldb, k_len);
+    tiles(k0, k_len, strip.rows, Strip::kWidth, accumulate || k0 > 0);
+  }
+}
+
+// c (rows x cols) (+)= a (rows x depth, stored as `lda` and tile_step say, see MultiplyStrip;
+// rows of a tile row_step apart) times b (depth x cols), on the calling thread: strips of two
+// packets, one packet, then the last columns one element at a time.
 template <bool kATransposed, typename DType>
 void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
                      index_t tile_step, index_t row_step, const DType* b, index_t ldb, DType* c,
@@ -124,11 +176,11 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
-    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb, c + col,
+    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b + col, ldb, c + col,
                                    ldc, accumulate);
   }
   for (; col + kSize <= cols; col += kSize) {
-    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, row_step, b + col, ldb, c + col,
+    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b + col, ldb, c + col,
                                    ldc, accumulate);
   }
   if (col == cols) return;
@@ -171,9 +223,10 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
   }
 }
 
-// Items of the threaded product: blocks of 64 rows (long enough to hide the hand-off), cut
-// into column blocks of at least 128 columns only where that makes kMinItems items.
-constexpr index_t kBlockRows = 64;
+// Items of the threaded product: blocks of whole tiles, about 64 rows (long enough to hide
+// the hand-off), cut into column blocks of at least 128 columns only where that makes
+// kMinItems items.
+constexpr index_t kBlockRows = 64 / kTileRows * kTileRows;
 constexpr index_t kBlockCols = 128;
 constexpr index_t kMinItems = 8;  // items enough for the threads to share evenly
 

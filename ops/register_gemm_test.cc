@@ -44,6 +44,9 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       {70, 33, 257},                              // past a row block and a column block
       {520, 5, 300},                              // row blocks enough: whole rows per item
       {5, 0, 9},                                  // empty inner dimension: zeros
+      // Deeper than a packed strip's block (its products added to the last block's), with
+      // the longest row tail.
+      {3 * kTileRows - 1, 600, 2 * kSize + 3},
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
   for (const int threads : {1, 2}) {

@@ -6,7 +6,8 @@
 // gradient of the convolution that maps its output (N, F, out...) back to (N, C, in...) with
 // the same weight, kernel, stride, dilation and padding. So it runs on the convolution's
 // column matrix (ops/im2col.h), seen from the output: per image and group, col = weight^T *
-// data, then Col2Im onto the output. Its data gradient is that convolution's forward (Im2Col
+// data, then Col2Im onto the output (on the CPU, 1-d and 2-d layers without dilation run by
+// output phase instead: ops/deconvolution_phases.h). Its data gradient is that convolution's forward (Im2Col
 // of the output gradient, then weight * col), its weight gradient data * col^T.
 //
 // Per spatial axis, out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj; a
@@ -21,6 +22,7 @@
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
+#include "ops/deconvolution_phases.h"
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -179,6 +181,22 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
                                                       stream);
     auto y = out[0].get_with_shape<xpu, 3, DType>(
         mshadow::Shape3(batch, param.num_filter, g.InSize()), stream);
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (PhasesServe<DType>(g, gs.channels)) {
+        const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
+        auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(
+            mshadow::Shape1(PhaseSpace(plan, batch, weight.shape_.Size())), stream);
+        const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
+        if (req[0] == kAddTo) {
+          DeconvolveByPhases<true>(plan, batch, data.dptr_, weight.dptr_, weight.shape_.Size(),
+                                   bias, y.dptr_, space.dptr_);
+        } else {
+          DeconvolveByPhases<false>(plan, batch, data.dptr_, weight.dptr_, weight.shape_.Size(),
+                                    bias, y.dptr_, space.dptr_);
+        }
+        return;
+      }
+    }
     auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(
         mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
     for (index_t n = 0; n < batch; ++n) {

@@ -110,8 +110,9 @@ struct RMSPropAlexParam : public dmlc::Parameter<RMSPropAlexParam> {
 template <typename DType>
 struct DecayedGradient {
   DType rescale, wd, clip;
-  MSHADOW_XINLINE DType operator()(DType grad, DType weight) const {
-    return ClipMagnitude(rescale * grad + wd * weight, clip);
+  template <typename V>  // an element or a packet
+  MSHADOW_XINLINE V operator()(V grad, V weight) const {
+    return ClipMagnitudeOf(Splat<V>(rescale) * grad + Splat<V>(wd) * weight, clip);
   }
 };
 
@@ -207,11 +208,38 @@ void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const AdamParam& p = GetParam<AdamParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<adam_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
-                              in[0].dptr<DType>(), in[1].dptr<DType>(), in[2].dptr<DType>(),
-                              in[3].dptr<DType>(), DType(p.lr), DType(p.beta1), DType(p.beta2),
-                              DType(p.epsilon),
-                              DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient});
+    const DecayedGradient<DType> decayed{p.rescale_grad, p.wd, p.clip_gradient};
+    const DType lr = p.lr, beta1 = p.beta1, beta2 = p.beta2, epsilon = p.epsilon;
+    DType* w_out = out[0].dptr<DType>();
+    const DType* w = in[0].dptr<DType>();
+    const DType* grad = in[1].dptr<DType>();
+    DType* mean = in[2].dptr<DType>();
+    DType* var = in[3].dptr<DType>();
+    const index_t n = out[0].Size();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      // Packets: the element kernel's square root and division, one element at a time, had
+      // run at 0.8 of MXNet's speed (docs/benchmarks.md). The moments are updated even when
+      // the weight's output is kNullOp.
+      const bool write_weight = req[0] != kNullOp;
+      ForEachElementCpu<DType>(n, write_weight ? req[0] : kWriteTo, [&](index_t i, auto tag,
+                                                                        auto add) {
+        using P = vec::PacketOf<decltype(tag)>;
+        const P wi = P::LoadUnAligned(w + i);
+        const P g = decayed(P::LoadUnAligned(grad + i), wi);
+        const P m = P::Fill(beta1) * P::LoadUnAligned(mean + i) + P::Fill(DType(1) - beta1) * g;
+        const P v =
+            P::Fill(beta2) * P::LoadUnAligned(var + i) + P::Fill(DType(1) - beta2) * g * g;
+        m.StoreUnAligned(mean + i);
+        v.StoreUnAligned(var + i);
+        if (write_weight) {
+          vec::Store<decltype(add)::value>(
+              w_out + i, wi - P::Fill(lr) * m / (Sqrt(v) + P::Fill(epsilon)));
+        }
+      });
+    } else {
+      LaunchUpdate<adam_kernel>(ctx.get_stream<xpu>(), req[0], n, w_out, w, grad, mean, var, lr,
+                                beta1, beta2, epsilon, decayed);
+    }
   });
 }
 

@@ -175,9 +175,23 @@ void LambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseTwoParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<lamb_phase2_kernel>(
-        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-        in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(), LambTrustStepOf<DType>(p));
+    DType* w_out = out[0].dptr<DType>();
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      // The trust ratio once (the element kernel divides again per element, as r1 and r2
+      // could alias the output), then packets.
+      const DType step = LambTrustStepOf<DType>(p)(*in[2].dptr<DType>(), *in[3].dptr<DType>());
+      ForEachElementCpu<DType>(out[0].Size(), req[0], [&](index_t i, auto tag, auto add) {
+        using P = vec::PacketOf<decltype(tag)>;
+        vec::Store<decltype(add)::value>(
+            w_out + i, P::LoadUnAligned(w + i) - P::Fill(step) * P::LoadUnAligned(g + i));
+      });
+    } else {
+      LaunchUpdate<lamb_phase2_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(), w_out, w, g,
+                                       in[2].dptr<DType>(), in[3].dptr<DType>(),
+                                       LambTrustStepOf<DType>(p));
+    }
   });
 }
 

@@ -162,20 +162,24 @@ MSHADOW_XINLINE V Splat(DType x) {
   }
 }
 
+// ClipMagnitude for an element or a packet (V).
+template <typename V, typename DType>
+MSHADOW_XINLINE V ClipMagnitudeOf(V x, DType bound) {
+  if constexpr (std::is_same_v<V, DType>) {
+    return ClipMagnitude(x, bound);
+  } else {
+    if (bound < DType(0)) return x;
+    return mshadow::packet::Max(mshadow::packet::Min(x, V::Fill(bound)), V::Fill(-bound));
+  }
+}
+
 // lr * (clip(rescale_grad * grad) + wd * weight).
 template <typename DType>
 struct SGDStep {
   DType lr, rescale, clip, wd;
   template <typename V>
   MSHADOW_XINLINE V operator()(const V& grad, const V& weight) const {
-    V g = Splat<V>(rescale) * grad;
-    if (clip >= DType(0)) {
-      if constexpr (std::is_same_v<V, DType>) {
-        g = ClipMagnitude(g, clip);
-      } else {
-        g = mshadow::packet::Max(mshadow::packet::Min(g, V::Fill(clip)), V::Fill(-clip));
-      }
-    }
+    const V g = ClipMagnitudeOf(Splat<V>(rescale) * grad, clip);
     return Splat<V>(lr) * (g + Splat<V>(wd) * weight);
   }
 };

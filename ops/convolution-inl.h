@@ -12,6 +12,7 @@
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
+#include "ops/deconvolution_phases.h"
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -139,6 +140,16 @@ bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters,
   return !data_gradient || (g.pad[0] <= 2 && g.pad[1] <= 2);
 }
 
+// Whether the CPU runs this convolution's forward as one product of its taps over the padded
+// input read in place (ops/deconvolution_phases.h: stride 1, no dilation, 1-d or 2-d)
+// instead of im2col and a product. Not where Winograd applies: it multiplies 2.25 times less
+// (docs/benchmarks.md compares the three).
+template <typename DType>
+bool UsesTapProducts(const ConvGeometry& g, const GroupSizes& gs, index_t filters) {
+  return deconvolution::ConvolutionPhasesServe<DType>(g, g.channels / gs.groups) &&
+         !UsesWinograd<cpu>(g, gs, filters, false);
+}
+
 template <typename DType>
 DType* WinogradWorkspace(const OpContext& ctx, const winograd::Shape& shape,
                          mshadow::Stream<cpu>* stream) {
@@ -168,6 +179,22 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
                                                   stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
+      if (UsesTapProducts<DType>(g, gs, filters)) {
+        const deconvolution::PhasePlan plan =
+            deconvolution::PlanConvolutionPhases(g, gs.groups, filters);
+        DType* space = ctx.requested[0]
+                           .get_space_typed<cpu, 1, DType>(
+                               mshadow::Shape1(deconvolution::PhaseSpace(plan, batch)), stream)
+                           .dptr_;
+        deconvolution::RepackConvolutionWeight(plan, weight.dptr_, space);
+        const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
+        if (req[0] == kAddTo) {
+          deconvolution::DeconvolveByPhases<true>(plan, batch, data.dptr_, bias, y.dptr_, space);
+        } else {
+          deconvolution::DeconvolveByPhases<false>(plan, batch, data.dptr_, bias, y.dptr_, space);
+        }
+        return;
+      }
       if (UsesWinograd<xpu>(g, gs, filters, false)) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
         const DType* w = weight.dptr_;

@@ -135,6 +135,15 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1,
                  false},
         ConvCase{"conv1d", TShape{3, 2, 9}, {{3, 2, 1, 1}}, 4, 1, false},
+        // 16 channels per group or more, stride 1, no Winograd: the CPU's forward is one
+        // product of the taps over the padded input (ops/deconvolution_phases.h).
+        ConvCase{"taps_5x5_pad2", TShape{3, 16, 6, 7}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 4, 1, false},
+        ConvCase{"taps_3x3_groups", TShape{2, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 6, 2,
+                 false},
+        ConvCase{"taps_1x1", TShape{2, 16, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 5, 1, true},
+        ConvCase{"taps_uneven_kernel_and_pad", TShape{1, 16, 5, 7}, {{2, 1, 1, 0}, {4, 1, 1, 3}},
+                 3, 1, false},
+        ConvCase{"taps_1d", TShape{2, 16, 9}, {{4, 1, 1, 1}}, 3, 1, false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
                  1, false}),

@@ -5,17 +5,23 @@
 // The outputs of one residue r = (o + pad) mod stride receive only the taps k = r + stride * t
 // (t = 0, 1, ...), from inputs i = q - t, where q = (o + pad) div stride. So per phase (a
 // residue on each axis) the layer is a stride-1 correlation of the input with that phase's
-// taps: a sum over taps of weight_tap (filters x channels) times the input shifted by the tap.
-// On the input zero-padded and flattened, a shift is an offset, so every product reads the
-// padded input in place (ops/register_gemm.h); a phase's rows come out as wide as the padded
-// rows, of which the first `count` on the last axis are outputs. Then each phase is written to
-// every stride-th output with the bias. No column matrix is written, and nothing is folded
-// back (col2im had been half of the forward).
+// taps: one product, the phase's taps (filters x taps * channels) times the input shifted by
+// each tap (taps * channels rows). On the input zero-padded and flattened, a shift is an
+// offset, so the product reads its rows from the padded input in place through a table of
+// row offsets (ops/register_gemm.h's RightOperand); a phase's rows come out as wide as the
+// padded rows, of which the first `count` on the last axis are outputs. Then each phase is
+// written to every stride-th output with the bias. No column matrix is written, and nothing
+// is folded back (col2im had been half of the forward).
+//
+// A stride-1 convolution is the stride-1 deconvolution of its kernel flipped (pad kernel - 1 -
+// pad): one phase, whose product replaces im2col's (PlanConvolutionPhases,
+// RepackConvolutionWeight; convolution-inl.h says where the CPU prefers it to Winograd).
 #ifndef OPS_DECONVOLUTION_PHASES_H_
 #define OPS_DECONVOLUTION_PHASES_H_
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
@@ -65,13 +71,22 @@ struct PhasePlan {
   index_t filters = 0;   // output channels per group
   index_t groups = 1;
 
-  // The padded image, one extra row: a phase's last wide row reads past the padded width.
-  index_t PaddedPlane() const { return (rows.padded + 1) * cols.padded; }
+  // A phase's product has its columns rounded up to whole packets of every width (16
+  // floats, AVX-512's), so that none is left to the product's element-by-element tail.
+  static constexpr index_t kColumnQuantum = 16;
+
+  // Columns of the product of a phase with `count` output rows.
+  index_t PhaseColumns(index_t count) const {
+    return (count * cols.padded + kColumnQuantum - 1) / kColumnQuantum * kColumnQuantum;
+  }
+  // A channel of the padded image, with an extra row and kColumnQuantum elements: a phase's
+  // last wide row, rounded up, reads past the padded rows.
+  index_t PaddedPlane() const { return (rows.padded + 1) * cols.padded + kColumnQuantum; }
   index_t PaddedImage() const { return channels * groups * PaddedPlane(); }
   index_t PhaseOutputs() const {
     index_t most = 0;
     for (index_t r = 0; r < rows.stride; ++r) most = std::max(most, rows.Phase(r).count);
-    return filters * most * cols.padded;
+    return filters * PhaseColumns(most);
   }
   index_t Taps() const { return rows.kernel * cols.kernel; }
 };
@@ -88,49 +103,137 @@ bool PhasesServe(const ConvGeometry& g, index_t channels_per_group) {
   return true;
 }
 
-// g: Geometry()'s (the equivalent convolution's: `in` is the deconvolution's output).
-inline PhasePlan PlanPhases(const ConvGeometry& g, index_t groups, index_t channels_per_group) {
+// The same for a convolution's forward, which must also have stride 1 and pad below its
+// kernel on every axis.
+template <typename DType>
+bool ConvolutionPhasesServe(const ConvGeometry& g, index_t channels_per_group) {
+  if (!PhasesServe<DType>(g, channels_per_group)) return false;
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] >= g.kernel[a]) return false;
+  }
+  return true;
+}
+
+namespace phases_detail {
+
+// The plan of a layer from `data` extents `in` to `out` (per spatial axis of g).
+inline PhasePlan Plan(const ConvGeometry& g, const index_t* in, const index_t* out,
+                      const index_t* pad, index_t groups, index_t channels, index_t filters) {
   PhasePlan plan;
   PhaseAxis* axes[2] = {&plan.rows, &plan.cols};
   for (int a = 0; a < g.ndim; ++a) {
     PhaseAxis& axis = *axes[2 - g.ndim + a];
-    axis.in = g.out[a];
-    axis.out = g.in[a];
+    axis.in = in[a];
+    axis.out = out[a];
     axis.kernel = g.kernel[a];
     axis.stride = g.stride[a];
-    axis.pad = g.pad[a];
+    axis.pad = pad[a];
   }
   plan.rows.Plan();
   plan.cols.Plan();
-  plan.channels = channels_per_group;
-  plan.filters = g.channels / groups;
+  plan.channels = channels;
+  plan.filters = filters;
   plan.groups = groups;
   return plan;
 }
 
-// weight (channels, filters per group, kernel...) as, per group and tap, a (filters x
-// channels per group) matrix: the tap's products' left operand.
-template <typename DType>
-void RepackWeight(const PhasePlan& p, const DType* weight, DType* taps) {
-  const index_t n_taps = p.Taps();
+}  // namespace phases_detail
+
+// A deconvolution's plan. g: its Geometry() (the equivalent convolution's: `in` is the
+// deconvolution's output, `channels` its filters).
+inline PhasePlan PlanPhases(const ConvGeometry& g, index_t groups, index_t channels_per_group) {
+  return phases_detail::Plan(g, g.out, g.in, g.pad, groups, channels_per_group,
+                             g.channels / groups);
+}
+
+// A stride-1 convolution's plan (ConvolutionPhasesServe). g: its geometry, `channels` its
+// data's.
+inline PhasePlan PlanConvolutionPhases(const ConvGeometry& g, index_t groups, index_t filters) {
+  index_t pad[ConvGeometry::kMaxSpatial];
+  for (int a = 0; a < g.ndim; ++a) pad[a] = g.kernel[a] - 1 - g.pad[a];
+  return phases_detail::Plan(g, g.in, g.out, pad, groups, g.channels / groups, filters / groups);
+}
+
+// The taps in product order: per group, per phase (residue rows, then columns), a (filters x
+// phase taps * channels) matrix, column t * channels + c for the phase's tap t (rows of
+// kernel first) and channel c: each phase's products are one product over all its taps.
+// weight_at(group, filter, channel, kernel row, kernel column) reads the layer's weight.
+template <typename DType, typename WeightAt>
+void RepackTaps(const PhasePlan& p, WeightAt weight_at, DType* taps) {
+  DType* to = taps;
   for (index_t grp = 0; grp < p.groups; ++grp) {
-    for (index_t c = 0; c < p.channels; ++c) {
-      const DType* from = weight + (grp * p.channels + c) * p.filters * n_taps;
-      DType* to = taps + grp * n_taps * p.filters * p.channels + c;
-      for (index_t f = 0; f < p.filters; ++f) {
-        for (index_t k = 0; k < n_taps; ++k) {
-          to[(k * p.filters + f) * p.channels] = from[f * n_taps + k];
+    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
+      for (index_t rx = 0; rx < p.cols.stride; ++rx) {
+        const index_t ty_n = p.rows.Phase(ry).taps, tx_n = p.cols.Phase(rx).taps;
+        const index_t depth = ty_n * tx_n * p.channels;
+        for (index_t f = 0; f < p.filters; ++f) {
+          for (index_t t = 0; t < ty_n * tx_n; ++t) {
+            const index_t ky = ry + p.rows.stride * (t / tx_n);
+            const index_t kx = rx + p.cols.stride * (t % tx_n);
+            for (index_t c = 0; c < p.channels; ++c) {
+              to[f * depth + t * p.channels + c] = weight_at(grp, f, c, ky, kx);
+            }
+          }
+        }
+        to += p.filters * depth;
+      }
+    }
+  }
+}
+
+// A deconvolution's weight (channels, filters per group, kernel...) as RepackTaps' taps.
+template <typename DType>
+void RepackDeconvolutionWeight(const PhasePlan& p, const DType* weight, DType* taps) {
+  const index_t kw = p.cols.kernel, n_taps = p.Taps();
+  RepackTaps(
+      p,
+      [&](index_t grp, index_t f, index_t c, index_t ky, index_t kx) {
+        return weight[((grp * p.channels + c) * p.filters + f) * n_taps + ky * kw + kx];
+      },
+      taps);
+}
+
+// A convolution's weight (filters, channels per group, kernel...) as the same taps: the
+// kernel flipped on every axis.
+template <typename DType>
+void RepackConvolutionWeight(const PhasePlan& p, const DType* weight, DType* taps) {
+  const index_t kh = p.rows.kernel, kw = p.cols.kernel, n_taps = p.Taps();
+  RepackTaps(
+      p,
+      [&](index_t grp, index_t f, index_t c, index_t ky, index_t kx) {
+        return weight[((grp * p.filters + f) * p.channels + c) * n_taps +
+                      (kh - 1 - ky) * kw + kw - 1 - kx];
+      },
+      taps);
+}
+
+// Per phase (in RepackTaps' order) and row t * channels + c of its product's right operand,
+// where that row starts in a group's padded input: channel c shifted by tap t. Phase output
+// (j, i) reads padded input (first + j - t + lead) on each axis.
+inline std::vector<index_t> PhaseRowOffsets(const PhasePlan& p) {
+  std::vector<index_t> offsets;
+  const index_t width = p.cols.padded;
+  for (index_t ry = 0; ry < p.rows.stride; ++ry) {
+    for (index_t rx = 0; rx < p.cols.stride; ++rx) {
+      const AxisPhase py = p.rows.Phase(ry), px = p.cols.Phase(rx);
+      for (index_t ty = 0; ty < py.taps; ++ty) {
+        for (index_t tx = 0; tx < px.taps; ++tx) {
+          const index_t shift =
+              (py.first - ty + p.rows.lead) * width + px.first - tx + p.cols.lead;
+          for (index_t c = 0; c < p.channels; ++c) offsets.push_back(c * p.PaddedPlane() + shift);
         }
       }
     }
   }
+  return offsets;
 }
 
 // One image: x (channels, in...) -> y (filters, out...), written (or added, kAdd) with the
 // bias (may be null). `padded` and `phase` are PaddedImage() and PhaseOutputs() long.
 template <bool kAdd, typename DType>
 void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* taps,
-                             const DType* bias, DType* y, DType* padded, DType* phase) {
+                             const index_t* row_offsets, const DType* bias, DType* y,
+                             DType* padded, DType* phase) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
   std::fill(padded, padded + p.PaddedImage(), DType(0));
   for (index_t c = 0; c < p.channels * p.groups; ++c) {
@@ -141,31 +244,24 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* ta
     }
   }
   const index_t out_plane = p.rows.out * p.cols.out;
+  const DType* phase_taps = taps;
   for (index_t grp = 0; grp < p.groups; ++grp) {
-    const DType* x_group = padded + grp * p.channels * plane;
-    const DType* tap_group = taps + grp * p.Taps() * p.filters * p.channels;
+    const index_t* offsets = row_offsets;
     for (index_t ry = 0; ry < p.rows.stride; ++ry) {
       const AxisPhase py = p.rows.Phase(ry);
-      if (py.count == 0) continue;
       for (index_t rx = 0; rx < p.cols.stride; ++rx) {
         const AxisPhase px = p.cols.Phase(rx);
-        if (px.count == 0) continue;
-        const index_t cols = py.count * width;
-        bool written = false;
-        for (index_t ty = 0; ty < py.taps; ++ty) {
-          for (index_t tx = 0; tx < px.taps; ++tx) {
-            const index_t k = (ry + p.rows.stride * ty) * p.cols.kernel + rx + p.cols.stride * tx;
-            // Phase output (j, i) reads padded input (first + j - t + lead) on each axis.
-            const index_t offset = (py.first - ty + p.rows.lead) * width + px.first - tx +
-                                   p.cols.lead;
-            register_gemm::TiledGemm<DType>(
-                p.filters, p.channels, cols,
-                {tap_group + k * p.filters * p.channels, p.channels, false}, x_group + offset,
-                plane, phase, cols, written);
-            written = true;
-          }
-        }
-        if (!written) std::fill(phase, phase + p.filters * cols, DType(0));
+        const index_t depth = py.taps * px.taps * p.channels;
+        const DType* a = phase_taps;
+        phase_taps += p.filters * depth;
+        offsets += depth;
+        if (py.count == 0 || px.count == 0) continue;
+        const index_t cols = p.PhaseColumns(py.count);
+        register_gemm::TiledGemm<DType>(
+            p.filters, depth, cols, {a, depth, false},
+            register_gemm::RightOperand<DType>{padded + grp * p.channels * plane, 0,
+                                               offsets - depth},
+            phase, cols, false);
         for (index_t f = 0; f < p.filters; ++f) {
           const DType b = bias == nullptr ? DType(0) : bias[grp * p.filters + f];
           DType* y_plane = y + (grp * p.filters + f) * out_plane;
@@ -189,31 +285,34 @@ inline index_t PhaseThreads(index_t batch) {
   return std::max<index_t>(1, std::min<index_t>(mshadow::GetNumThreads(), batch));
 }
 
-// Scratch for DeconvolveByPhases: the repacked weight (weight_size), then per thread a padded
-// image and a phase's outputs.
-inline index_t PhaseSpace(const PhasePlan& p, index_t batch, index_t weight_size) {
-  return weight_size + PhaseThreads(batch) * (p.PaddedImage() + p.PhaseOutputs());
+// Scratch for DeconvolveByPhases: the taps (as long as the weight), then per
+// thread a padded image and a phase's outputs.
+inline index_t PhaseSpace(const PhasePlan& p, index_t batch) {
+  return p.groups * p.Taps() * p.filters * p.channels +
+         PhaseThreads(batch) * (p.PaddedImage() + p.PhaseOutputs());
 }
 
 // The batch x (batch, channels, in...) -> y (batch, filters, out...), written (kAdd: added)
-// with the bias (may be null). The images are shared out over the library's threads in
-// contiguous runs, one per thread, each with its own part of `space` (PhaseSpace() long), or
-// for fewer images than threads, one at a time with threaded products.
+// with the bias (may be null). `space` (PhaseSpace() long) starts with the taps, as a
+// Repack*Weight wrote them. The images are shared out over the library's threads in
+// contiguous runs, one per thread, each with its own part of `space`, or for fewer images
+// than threads, one at a time with threaded products.
 template <bool kAdd, typename DType>
-void DeconvolveByPhases(const PhasePlan& p, index_t batch, const DType* x, const DType* weight,
-                        index_t weight_size, const DType* bias, DType* y, DType* space) {
-  DType* taps = space;
-  RepackWeight(p, weight, taps);
+void DeconvolveByPhases(const PhasePlan& p, index_t batch, const DType* x, const DType* bias,
+                        DType* y, DType* space) {
+  const DType* taps = space;
+  const index_t weight_size = p.groups * p.Taps() * p.filters * p.channels;
   const index_t threads = PhaseThreads(batch);
   const index_t per_thread = p.PaddedImage() + p.PhaseOutputs();
   const index_t x_image = p.channels * p.groups * p.rows.in * p.cols.in;
   const index_t y_image = p.filters * p.groups * p.rows.out * p.cols.out;
+  const std::vector<index_t> row_offsets = PhaseRowOffsets(p);
   auto run = [&](index_t t) {
     DType* padded = space + weight_size + t * per_thread;
     const index_t begin = batch * t / threads, end = batch * (t + 1) / threads;
     for (index_t n = begin; n < end; ++n) {
-      DeconvolveImageByPhases<kAdd>(p, x + n * x_image, taps, bias, y + n * y_image, padded,
-                                    padded + p.PaddedImage());
+      DeconvolveImageByPhases<kAdd>(p, x + n * x_image, taps, row_offsets.data(), bias,
+                                    y + n * y_image, padded, padded + p.PaddedImage());
     }
   };
   if (threads == 1) return run(0);

@@ -68,6 +68,22 @@ struct LeftOperand {
   }
 };
 
+// The right operand: row k at data + k * stride, or, given an indirection table, at data +
+// row_offsets[k] (a convolution's input read in place as its column matrix: rows are taps
+// and channels, each row the input shifted by its tap, ops/deconvolution_phases.h).
+template <typename DType>
+struct RightOperand {
+  const DType* data;
+  index_t stride;
+  const index_t* row_offsets = nullptr;
+
+  MSHADOW_CINLINE const DType* Row(index_t k) const {
+    return data + (row_offsets != nullptr ? row_offsets[k] : k * stride);
+  }
+  // The operand from column `j` on.
+  RightOperand FromColumn(index_t j) const { return RightOperand{data + j, stride, row_offsets}; }
+};
+
 // c (kRows x kPackets packets, row stride ldc) (+)= a (kRows x depth) times b (depth x
 // kPackets packets, row stride ldb).
 template <int kRows, int kPackets, bool kATransposed, typename DType>
@@ -126,23 +142,26 @@ struct PackedStrip {
   static constexpr index_t kDepthBlock = 16384 / (kWidth * sizeof(DType));
   alignas(64) DType rows[kDepthBlock * kWidth];
 
-  void Pack(const DType* b, index_t ldb, index_t depth) {
+  // Rows [k0, k0 + depth) of b.
+  void Pack(const RightOperand<DType>& b, index_t k0, index_t depth) {
     using P = vec::Full<DType>;
     for (index_t k = 0; k < depth; ++k) {
+      const DType* from = b.Row(k0 + k);
       OPS_UNROLL_FULLY
       for (int j = 0; j < kPackets; ++j) {
-        P::LoadUnAligned(b + k * ldb + j * P::kSize).StoreUnAligned(rows + k * kWidth + j * P::kSize);
+        P::LoadUnAligned(from + j * P::kSize).StoreUnAligned(rows + k * kWidth + j * P::kSize);
       }
     }
   }
 };
 
 // The rows of one column strip kPackets packets wide: whole tiles, then one tile of the rows
-// left. Tile r / kTileRows starts at a + (r / kTileRows) * tile_step. Where more than one tile reads the strip, it is packed
-// (PackedStrip) a block of depth at a time, each block's products added to the last's.
+// left. Tile r / kTileRows starts at a + (r / kTileRows) * tile_step. Where more than one
+// tile reads the strip (or its rows are indirect), it is packed (PackedStrip) a block of
+// depth at a time, each block's products added to the last's.
 template <int kPackets, bool kATransposed, typename DType>
 void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
-                   const DType* b, index_t ldb, DType* c, index_t ldc, bool accumulate) {
+                   const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
   auto tiles = [&](index_t k0, index_t k_len, const DType* bk, index_t ld, bool add) {
     // Element (i, k) of a tile is a[k * lda + i] transposed, a[i * lda + k] otherwise.
     const DType* ak = a + (kATransposed ? k0 * lda : k0);
@@ -156,12 +175,14 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
                                                k_len, bk, ld, c + r * ldc, ldc, add);
     }
   };
-  if (rows <= kTileRows) return tiles(0, depth, b, ldb, accumulate);
+  if (rows <= kTileRows && b.row_offsets == nullptr) {
+    return tiles(0, depth, b.data, b.stride, accumulate);
+  }
   using Strip = PackedStrip<kPackets, DType>;
   Strip strip;
   for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
     const index_t k_len = std::min(Strip::kDepthBlock, depth - k0);
-    strip.Pack(b + k0 * ldb, ldb, k_len);
+    strip.Pack(b, k0, k_len);
     tiles(k0, k_len, strip.rows, Strip::kWidth, accumulate || k0 > 0);
   }
 }
@@ -171,16 +192,16 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
 // packets, one packet, then the last columns one element at a time.
 template <bool kATransposed, typename DType>
 void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
-                     index_t tile_step, index_t row_step, const DType* b, index_t ldb, DType* c,
+                     index_t tile_step, index_t row_step, const RightOperand<DType>& b, DType* c,
                      index_t ldc, bool accumulate) {
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
-    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b + col, ldb, c + col,
+    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col,
                                    ldc, accumulate);
   }
   for (; col + kSize <= cols; col += kSize) {
-    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b + col, ldb, c + col,
+    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col,
                                    ldc, accumulate);
   }
   if (col == cols) return;
@@ -189,7 +210,7 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
     for (index_t j = col; j < cols; ++j) {
       DType sum = accumulate ? c[r * ldc + j] : DType(0);
       for (index_t k = 0; k < depth; ++k) {
-        sum += (kATransposed ? ar[k * lda] : ar[k]) * b[k * ldb + j];
+        sum += (kATransposed ? ar[k * lda] : ar[k]) * b.Row(k)[j];
       }
       c[r * ldc + j] = sum;
     }
@@ -201,11 +222,11 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
 // broadcasts would come from `depth` rows lda apart, which alias in the L1 cache when lda is
 // a multiple of 1024 floats (an LSTM's 4 * 256 gates: 112 against 189 GFLOP/s unpacked).
 template <bool kATransposed, typename DType>
-void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, const DType* b,
-                   index_t ldb, DType* c, index_t ldc, bool accumulate) {
+void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
+                   const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
   if constexpr (!kATransposed) {
     MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride, b,
-                           ldb, c, ldc, accumulate);
+                           c, ldc, accumulate);
   } else {
     const index_t panels = (rows + kTileRows - 1) / kTileRows;
     auto* packed = static_cast<DType*>(
@@ -218,8 +239,8 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
         for (index_t i = 0; i < n; ++i) to[i] = from[first + i];
       }
     }
-    MultiplyColumns<true>(rows, depth, cols, packed, kTileRows, kTileRows * depth, 1, b, ldb, c,
-                          ldc, accumulate);
+    MultiplyColumns<true>(rows, depth, cols, packed, kTileRows, kTileRows * depth, 1, b, c, ldc,
+                          accumulate);
   }
 }
 
@@ -230,12 +251,12 @@ constexpr index_t kBlockRows = 64 / kTileRows * kTileRows;
 constexpr index_t kBlockCols = 128;
 constexpr index_t kMinItems = 8;  // items enough for the threads to share evenly
 
-// c (rows x cols, row stride ldc) = a (rows x depth) times b (depth x cols, row stride ldb),
-// or c += that product when `accumulate`. Float and double. On the library's threads when
-// the product is worth them.
+// c (rows x cols, row stride ldc) = a (rows x depth) times b (depth x cols), or c += that
+// product when `accumulate`. Float and double. On the library's threads when the product is
+// worth them.
 template <typename DType>
-void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, const DType* b,
-               index_t ldb, DType* c, index_t ldc, bool accumulate) {
+void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
+               const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
   static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
                 "TiledGemm: float or double");
   if (rows <= 0 || cols <= 0) return;
@@ -254,10 +275,10 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, 
     const index_t n_rows = std::min(kBlockRows, rows - r), n_cols = std::min(col_width, cols - j);
     const LeftOperand<DType> a_rows = a.FromRow(r);
     if (a.transposed) {
-      MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b + j, ldb, c + r * ldc + j, ldc,
+      MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
                           accumulate);
     } else {
-      MultiplyBlock<false>(n_rows, depth, n_cols, a_rows, b + j, ldb, c + r * ldc + j, ldc,
+      MultiplyBlock<false>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
                            accumulate);
     }
   };
@@ -273,6 +294,13 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, 
     return;
   }
   mshadow::ParallelFor(items, threads, block);
+}
+
+// The same with b's rows ldb apart.
+template <typename DType>
+void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a, const DType* b,
+               index_t ldb, DType* c, index_t ldc, bool accumulate) {
+  TiledGemm(rows, depth, cols, a, RightOperand<DType>{b, ldb}, c, ldc, accumulate);
 }
 
 }  // namespace register_gemm

@@ -192,9 +192,10 @@ struct PointProduct {
     const index_t p = item / blocks, begin = item % blocks * kBlockTiles;
     const index_t cols = std::min(kBlockTiles, ld - begin);
     const LeftOperand<DType> up{u + p * s.out_channels * s.in_channels, s.in_channels, false};
-    register_gemm::MultiplyBlock<false>(s.out_channels, s.in_channels, cols, up,
-                                        v + p * s.in_channels * ld + begin, ld,
-                                        m + p * s.out_channels * ld + begin, ld, false);
+    register_gemm::MultiplyBlock<false>(
+        s.out_channels, s.in_channels, cols, up,
+        register_gemm::RightOperand<DType>{v + p * s.in_channels * ld + begin, ld},
+        m + p * s.out_channels * ld + begin, ld, false);
   }
 };
 

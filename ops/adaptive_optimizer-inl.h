@@ -221,21 +221,21 @@ void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
       // run at 0.8 of MXNet's speed (docs/benchmarks.md). The moments are updated even when
       // the weight's output is kNullOp.
       const bool write_weight = req[0] != kNullOp;
-      ForEachElementCpu<DType>(n, write_weight ? req[0] : kWriteTo, [&](index_t i, auto tag,
-                                                                        auto add) {
-        using P = vec::PacketOf<decltype(tag)>;
-        const P wi = P::LoadUnAligned(w + i);
-        const P g = decayed(P::LoadUnAligned(grad + i), wi);
-        const P m = P::Fill(beta1) * P::LoadUnAligned(mean + i) + P::Fill(DType(1) - beta1) * g;
-        const P v =
-            P::Fill(beta2) * P::LoadUnAligned(var + i) + P::Fill(DType(1) - beta2) * g * g;
-        m.StoreUnAligned(mean + i);
-        v.StoreUnAligned(var + i);
-        if (write_weight) {
-          vec::Store<decltype(add)::value>(
-              w_out + i, wi - P::Fill(lr) * m / (Sqrt(v) + P::Fill(epsilon)));
-        }
-      });
+      ForEachElementCpu<DType>(
+          n, write_weight ? req[0] : kWriteTo, [&](index_t i, auto tag, auto add) {
+            using P = vec::PacketOf<decltype(tag)>;
+            const P wi = P::LoadUnAligned(w + i);
+            const P g = decayed(P::LoadUnAligned(grad + i), wi);
+            const P m = P::Fill(beta1) * P::LoadUnAligned(mean + i) + P::Fill(DType(1) - beta1) * g;
+            const P v =
+                P::Fill(beta2) * P::LoadUnAligned(var + i) + P::Fill(DType(1) - beta2) * g * g;
+            m.StoreUnAligned(mean + i);
+            v.StoreUnAligned(var + i);
+            if (write_weight) {
+              vec::Store<decltype(add)::value>(w_out + i,
+                                               wi - P::Fill(lr) * m / (Sqrt(v) + P::Fill(epsilon)));
+            }
+          });
     } else {
       LaunchUpdate<adam_kernel>(ctx.get_stream<xpu>(), req[0], n, w_out, w, grad, mean, var, lr,
                                 beta1, beta2, epsilon, decayed);

@@ -7,8 +7,8 @@
 // the same weight, kernel, stride, dilation and padding. So it runs on the convolution's
 // column matrix (ops/im2col.h), seen from the output: per image and group, col = weight^T *
 // data, then Col2Im onto the output (on the CPU, 1-d and 2-d layers without dilation run by
-// output phase instead: ops/deconvolution_phases.h). Its data gradient is that convolution's forward (Im2Col
-// of the output gradient, then weight * col), its weight gradient data * col^T.
+// output phase instead: ops/deconvolution_phases.h). Its data gradient is that convolution's
+// forward (Im2Col of the output gradient, then weight * col), its weight gradient data * col^T.
 //
 // Per spatial axis, out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj; a
 // target_shape instead sets pad and adj so that out is the target (pad rounded up, as MXNet).
@@ -184,10 +184,10 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (PhasesServe<DType>(g, gs.channels)) {
         const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
-        DType* space = ctx.requested[0]
-                           .get_space_typed<xpu, 1, DType>(
-                               mshadow::Shape1(PhaseSpace(plan, batch)), stream)
-                           .dptr_;
+        DType* space =
+            ctx.requested[0]
+                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace(plan, batch)), stream)
+                .dptr_;
         RepackDeconvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
         if (req[0] == kAddTo) {

@@ -201,8 +201,8 @@ void RepackConvolutionWeight(const PhasePlan& p, const DType* weight, DType* tap
   RepackTaps(
       p,
       [&](index_t grp, index_t f, index_t c, index_t ky, index_t kx) {
-        return weight[((grp * p.filters + f) * p.channels + c) * n_taps +
-                      (kh - 1 - ky) * kw + kw - 1 - kx];
+        return weight[((grp * p.filters + f) * p.channels + c) * n_taps + (kh - 1 - ky) * kw + kw -
+                      1 - kx];
       },
       taps);
 }
@@ -218,8 +218,7 @@ inline std::vector<index_t> PhaseRowOffsets(const PhasePlan& p) {
       const AxisPhase py = p.rows.Phase(ry), px = p.cols.Phase(rx);
       for (index_t ty = 0; ty < py.taps; ++ty) {
         for (index_t tx = 0; tx < px.taps; ++tx) {
-          const index_t shift =
-              (py.first - ty + p.rows.lead) * width + px.first - tx + p.cols.lead;
+          const index_t shift = (py.first - ty + p.rows.lead) * width + px.first - tx + p.cols.lead;
           for (index_t c = 0; c < p.channels; ++c) offsets.push_back(c * p.PaddedPlane() + shift);
         }
       }
@@ -232,8 +231,8 @@ inline std::vector<index_t> PhaseRowOffsets(const PhasePlan& p) {
 // bias (may be null). `padded` and `phase` are PaddedImage() and PhaseOutputs() long.
 template <bool kAdd, typename DType>
 void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* taps,
-                             const index_t* row_offsets, const DType* bias, DType* y,
-                             DType* padded, DType* phase) {
+                             const index_t* row_offsets, const DType* bias, DType* y, DType* padded,
+                             DType* phase) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
   std::fill(padded, padded + p.PaddedImage(), DType(0));
   for (index_t c = 0; c < p.channels * p.groups; ++c) {
@@ -257,11 +256,10 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* ta
         offsets += depth;
         if (py.count == 0 || px.count == 0) continue;
         const index_t cols = p.PhaseColumns(py.count);
-        register_gemm::TiledGemm<DType>(
-            p.filters, depth, cols, {a, depth, false},
-            register_gemm::RightOperand<DType>{padded + grp * p.channels * plane, 0,
-                                               offsets - depth},
-            phase, cols, false);
+        register_gemm::TiledGemm<DType>(p.filters, depth, cols, {a, depth, false},
+                                        register_gemm::RightOperand<DType>{
+                                            padded + grp * p.channels * plane, 0, offsets - depth},
+                                        phase, cols, false);
         for (index_t f = 0; f < p.filters; ++f) {
           const DType b = bias == nullptr ? DType(0) : bias[grp * p.filters + f];
           DType* y_plane = y + (grp * p.filters + f) * out_plane;

@@ -117,7 +117,8 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, co
   }
 }
 
-// The last rows of a strip (fewer than kTileRows) as one tile of that many rows: single-row tiles would wait on their two accumulators' latency.
+// The last rows of a strip (fewer than kTileRows) as one tile of that many rows: single-row tiles
+// would wait on their two accumulators' latency.
 template <int kPackets, bool kATransposed, int kRows = 1, typename DType>
 MSHADOW_CINLINE void MultiplyTailTile(index_t rows, const DType* a, index_t lda, index_t depth,
                                       const DType* b, index_t ldb, DType* c, index_t ldc,
@@ -171,8 +172,8 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
                                                       bk, ld, c + r * ldc, ldc, add);
     }
     if (r < rows) {
-      MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda,
-                                               k_len, bk, ld, c + r * ldc, ldc, add);
+      MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda, k_len,
+                                               bk, ld, c + r * ldc, ldc, add);
     }
   };
   if (rows <= kTileRows && b.row_offsets == nullptr) {
@@ -197,12 +198,12 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
-    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col,
-                                   ldc, accumulate);
+    MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
+                                   accumulate);
   }
   for (; col + kSize <= cols; col += kSize) {
-    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col,
-                                   ldc, accumulate);
+    MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
+                                   accumulate);
   }
   if (col == cols) return;
   for (index_t r = 0; r < rows; ++r) {

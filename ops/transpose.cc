@@ -143,9 +143,9 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // the AVX-512 machine (a Zen 5). On the AVX2 one (a Zen 3), the squares' streaming stores of
   // half a cache line ran at 0.4 of ordinary stores (docs/benchmarks.md): there, none.
   constexpr bool kStreamHalfLines = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
-  const bool stream = kStreamHalfLines && !kAdd &&
-                      2 * total * static_cast<index_t>(sizeof(DType)) >=
-                          mshadow::StreamingStoreMinBytes();
+  const bool stream =
+      kStreamHalfLines && !kAdd &&
+      2 * total * static_cast<index_t>(sizeof(DType)) >= mshadow::StreamingStoreMinBytes();
   auto run = [&](auto stream_tag) {
     ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
       for (index_t item = begin; item < end; ++item) {

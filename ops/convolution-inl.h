@@ -182,16 +182,19 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (UsesTapProducts<DType>(g, gs, filters)) {
         const deconvolution::PhasePlan plan =
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters);
+        const index_t threads = deconvolution::PhaseThreads(batch);
         DType* space = ctx.requested[0]
                            .get_space_typed<cpu, 1, DType>(
-                               mshadow::Shape1(deconvolution::PhaseSpace(plan, batch)), stream)
+                               mshadow::Shape1(deconvolution::PhaseSpace(plan, threads)), stream)
                            .dptr_;
         deconvolution::RepackConvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
         if (req[0] == kAddTo) {
-          deconvolution::DeconvolveByPhases<true>(plan, batch, data.dptr_, bias, y.dptr_, space);
+          deconvolution::DeconvolveByPhases<true>(plan, batch, threads, data.dptr_, bias, y.dptr_,
+                                                  space);
         } else {
-          deconvolution::DeconvolveByPhases<false>(plan, batch, data.dptr_, bias, y.dptr_, space);
+          deconvolution::DeconvolveByPhases<false>(plan, batch, threads, data.dptr_, bias, y.dptr_,
+                                                   space);
         }
         return;
       }

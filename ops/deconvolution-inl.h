@@ -184,16 +184,17 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (PhasesServe<DType>(g, gs.channels)) {
         const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
+        const index_t threads = PhaseThreads(batch);
         DType* space =
             ctx.requested[0]
-                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace(plan, batch)), stream)
+                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace(plan, threads)), stream)
                 .dptr_;
         RepackDeconvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
         if (req[0] == kAddTo) {
-          DeconvolveByPhases<true>(plan, batch, data.dptr_, bias, y.dptr_, space);
+          DeconvolveByPhases<true>(plan, batch, threads, data.dptr_, bias, y.dptr_, space);
         } else {
-          DeconvolveByPhases<false>(plan, batch, data.dptr_, bias, y.dptr_, space);
+          DeconvolveByPhases<false>(plan, batch, threads, data.dptr_, bias, y.dptr_, space);
         }
         return;
       }

@@ -283,24 +283,23 @@ inline index_t PhaseThreads(index_t batch) {
   return std::max<index_t>(1, std::min<index_t>(mshadow::GetNumThreads(), batch));
 }
 
-// Scratch for DeconvolveByPhases: the taps (as long as the weight), then per
-// thread a padded image and a phase's outputs.
-inline index_t PhaseSpace(const PhasePlan& p, index_t batch) {
+// Scratch for DeconvolveByPhases on `threads` (PhaseThreads'): the taps (as long as the
+// weight), then per thread a padded image and a phase's outputs.
+inline index_t PhaseSpace(const PhasePlan& p, index_t threads) {
   return p.groups * p.Taps() * p.filters * p.channels +
-         PhaseThreads(batch) * (p.PaddedImage() + p.PhaseOutputs());
+         threads * (p.PaddedImage() + p.PhaseOutputs());
 }
 
 // The batch x (batch, channels, in...) -> y (batch, filters, out...), written (kAdd: added)
-// with the bias (may be null). `space` (PhaseSpace() long) starts with the taps, as a
-// Repack*Weight wrote them. The images are shared out over the library's threads in
-// contiguous runs, one per thread, each with its own part of `space`, or for fewer images
-// than threads, one at a time with threaded products.
+// with the bias (may be null). `space` (PhaseSpace(p, threads) long, the thread count taken
+// once so that the scratch fits it) starts with the taps, as a Repack*Weight wrote them. The
+// images are shared out over `threads` threads in contiguous runs, each with its own part of
+// `space`; with one, the products take the library's threads instead.
 template <bool kAdd, typename DType>
-void DeconvolveByPhases(const PhasePlan& p, index_t batch, const DType* x, const DType* bias,
-                        DType* y, DType* space) {
+void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, const DType* x,
+                        const DType* bias, DType* y, DType* space) {
   const DType* taps = space;
   const index_t weight_size = p.groups * p.Taps() * p.filters * p.channels;
-  const index_t threads = PhaseThreads(batch);
   const index_t per_thread = p.PaddedImage() + p.PhaseOutputs();
   const index_t x_image = p.channels * p.groups * p.rows.in * p.cols.in;
   const index_t y_image = p.filters * p.groups * p.rows.out * p.cols.out;

@@ -8,8 +8,10 @@
 //
 // Reproducible: element i of the k-th sample after Seed(s) is a pure function of (s, k's
 // position in the sequence, i), computed with Philox4x32-10, so the same seed gives the same
-// tensors on any number of threads (and, with the CUDA backend, on the GPU). Each call
-// advances the sequence by the number of elements it drew.
+// tensors on any number of threads and on the GPU (`Random<gpu, DType>`, in CUDA translation
+// units: mshadow/cuda/random_gpu.cuh): uniform and Bernoulli samples bit for bit, Gaussian
+// ones to the last bits of the device's log and cos. Each call advances the sequence by the
+// number of elements it drew.
 #ifndef MSHADOW_RANDOM_H_
 #define MSHADOW_RANDOM_H_
 
@@ -29,6 +31,70 @@ namespace mshadow {
 
 template <typename Device, typename DType MSHADOW_DEFAULT_DTYPE>
 class Random;
+
+// What one element is made of its Philox block, the same code on both devices.
+namespace sampling {
+
+// Uniform [0, 1) at DType's precision: 24 bits for float and narrower, 53 for double.
+template <typename DType>
+MSHADOW_XINLINE double Unit(const PhiloxBlock& bits) {
+  if constexpr (sizeof(DType) <= 4) {
+    return UnitFloat(bits.w[0]);
+  } else {
+    return UnitDouble(bits.w[0], bits.w[1]);
+  }
+}
+
+template <typename DType>
+struct UniformDraw {
+  double low, span;
+  MSHADOW_XINLINE DType operator()(const PhiloxBlock& bits) const {
+    return static_cast<DType>(low + span * Unit<DType>(bits));
+  }
+};
+
+// Box-Muller on two 53-bit uniforms.
+template <typename DType>
+struct GaussianDraw {
+  double mean, deviation;
+  MSHADOW_XINLINE DType operator()(const PhiloxBlock& bits) const {
+    const double u1 = 1.0 - UnitDouble(bits.w[0], bits.w[1]);  // (0, 1]: log is finite
+    const double u2 = UnitDouble(bits.w[2], bits.w[3]);
+    const double normal = ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586 * u2);
+    return static_cast<DType>(mean + deviation * normal);
+  }
+};
+
+template <typename DType>
+struct BernoulliDraw {
+  double probability;
+  MSHADOW_XINLINE DType operator()(const PhiloxBlock& bits) const {
+    return DType(UnitDouble(bits.w[0], bits.w[1]) < probability ? 1 : 0);
+  }
+};
+
+// Each distribution's draw from its parameters, checked the same way on both devices.
+template <typename DType>
+UniformDraw<DType> MakeUniform(DType a, DType b) {
+  const double low = static_cast<double>(a), span = static_cast<double>(b) - low;
+  CHECK(span >= 0) << "SampleUniform: the lower bound " << a << " exceeds the upper " << b;
+  return {low, span};
+}
+template <typename DType>
+GaussianDraw<DType> MakeGaussian(DType mu, DType sigma) {
+  CHECK(static_cast<double>(sigma) >= 0)
+      << "SampleGaussian: sigma must not be negative; got " << sigma;
+  return {static_cast<double>(mu), static_cast<double>(sigma)};
+}
+template <typename DType>
+BernoulliDraw<DType> MakeBernoulli(DType p) {
+  const double probability = static_cast<double>(p);
+  CHECK(probability >= 0 && probability <= 1)
+      << "SampleBernoulli: p must be in [0, 1]; got " << p;
+  return {probability};
+}
+
+}  // namespace sampling
 
 template <typename DType>
 class Random<cpu, DType> {
@@ -52,35 +118,19 @@ class Random<cpu, DType> {
   // Uniform on [a, b).
   template <int dim>
   void SampleUniform(Tensor<cpu, dim, DType>* dst, DType a = 0, DType b = 1) {
-    const double low = static_cast<double>(a), span = static_cast<double>(b) - low;
-    CHECK(span >= 0) << "SampleUniform: the lower bound " << a << " exceeds the upper " << b;
-    Fill(dst, [low, span](const PhiloxBlock& bits) {
-      return static_cast<DType>(low + span * Unit(bits));
-    });
+    Fill(dst, sampling::MakeUniform(a, b));
   }
 
   // Normal with mean mu and standard deviation sigma (Box-Muller).
   template <int dim>
   void SampleGaussian(Tensor<cpu, dim, DType>* dst, DType mu = 0, DType sigma = 1) {
-    const double mean = static_cast<double>(mu), deviation = static_cast<double>(sigma);
-    CHECK(deviation >= 0) << "SampleGaussian: sigma must not be negative; got " << sigma;
-    Fill(dst, [mean, deviation](const PhiloxBlock& bits) {
-      const double u1 = 1.0 - UnitDouble(bits.w[0], bits.w[1]);  // (0, 1]: log is finite
-      const double u2 = UnitDouble(bits.w[2], bits.w[3]);
-      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-      return static_cast<DType>(mean + deviation * normal);
-    });
+    Fill(dst, sampling::MakeGaussian(mu, sigma));
   }
 
   // 1 with probability p, 0 otherwise.
   template <int dim>
   void SampleBernoulli(Tensor<cpu, dim, DType>* dst, DType p) {
-    const double probability = static_cast<double>(p);
-    CHECK(probability >= 0 && probability <= 1)
-        << "SampleBernoulli: p must be in [0, 1]; got " << p;
-    Fill(dst, [probability](const PhiloxBlock& bits) {
-      return DType(UnitDouble(bits.w[0], bits.w[1]) < probability ? 1 : 0);
-    });
+    Fill(dst, sampling::MakeBernoulli(p));
   }
 
   // The same draws as expressions over an internal buffer, valid until the next call.
@@ -96,15 +146,6 @@ class Random<cpu, DType> {
   }
 
  private:
-  // Uniform [0, 1) at DType's precision.
-  static double Unit(const PhiloxBlock& bits) {
-    if constexpr (sizeof(DType) <= 4) {
-      return UnitFloat(bits.w[0]);
-    } else {
-      return UnitDouble(bits.w[0], bits.w[1]);
-    }
-  }
-
   // dst's element i (in row-major order, whatever dst's stride) = draw(block next_ + i).
   template <int dim, typename Draw>
   void Fill(Tensor<cpu, dim, DType>* dst, Draw draw) {

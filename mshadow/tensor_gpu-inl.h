@@ -161,6 +161,8 @@ inline void Copy(Tensor<gpu, dim, DType> dst, const Tensor<gpu, dim, DType>& src
 
 #ifdef __CUDACC__
 #include "mshadow/cuda/tensor_gpu-inl.cuh"
+// After the backend it launches on.
+#include "mshadow/cuda/random_gpu.cuh"
 #endif
 
 #endif  // MSHADOW_TENSOR_GPU_INL_H_

@@ -81,6 +81,16 @@ expect_error "is not a shape such as" run relu --shape 'data=(4,a)'
 expect_error "relu has no input 'x'" run relu --shape 'x=(4,3)'
 expect_error "cannot infer every shape" run relu
 expect_error "valid: float32, float64" run relu --shape 'data=(2,)' --dtype int8
+expect_error "\-\-device tpu is not a device; valid: cpu, gpu" run relu --shape 'data=(2,)' --device tpu
+# --device gpu: without CUDA in the build, or without a GPU, an error that says which.
+status=0
+gpu_run=$("$opctl" run relu --shape 'data=(2,3)' --device gpu 2>err.txt) || status=$?
+if ((status == 0)); then
+  grep -q '^output 0: largest difference from the CPU 0$' <<<"$gpu_run" || fail "gpu run: $gpu_run"
+else
+  ((status == 1)) || fail "exit status $status for --device gpu"
+  grep -Eq "needs opctl built with CUDA|CUDA" err.txt || fail "--device gpu: $(cat err.txt)"
+fi
 
 # Hostile input found by review (each once crashed, wrapped or was silently accepted).
 expect_error "input 'data' has shape (-3,-4) with negative axis 0; extents must be >= 0" \

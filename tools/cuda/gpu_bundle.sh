@@ -9,6 +9,7 @@
 #   FOLDER/run_all.sh [RESULTS]              # there: every test, results (XML, logs) in RESULTS
 #   SANITIZE=memcheck FOLDER/run_all.sh R    # the same under compute-sanitizer (any report fails)
 #   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
+#   FOLDER/run_opctl.sh                      # there: `opctl run|bench --device gpu` examples
 #
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
 # libraries a bare CUDA machine lacks (OpenBLAS, SLEEF, the Fortran runtime) are copied into
@@ -18,17 +19,19 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 out=${1:-gpu-bundle}
-flags=(--config=cuda --dynamic_mode=off --copt=-march=x86-64-v3)
+# Its own output folder: these flags change every action, which would otherwise replace the
+# default build's outputs.
+flags=(--config=cuda --dynamic_mode=off --copt=-march=x86-64-v3 --platform_suffix=gpu_bundle)
 
 mapfile -t targets < <(./tools/bazel query 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
 mapfile -t benchmarks < <(./tools/bazel query 'attr(tags, "\bgpu_bench\b", //...)' 2>/dev/null)
 echo "GPU tests: ${targets[*]}"
 echo "GPU benchmarks: ${benchmarks[*]}"
-./tools/bazel build "${flags[@]}" "${targets[@]}" "${benchmarks[@]}"
+./tools/bazel build "${flags[@]}" "${targets[@]}" "${benchmarks[@]}" //tools:opctl
 bin=$(./tools/bazel info "${flags[@]}" bazel-bin 2>/dev/null)
 
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/bench" "$out/lib" "$out/data/ops/testing"
+mkdir -p "$out/bin" "$out/bench" "$out/lib" "$out/tools" "$out/data/ops/testing"
 for target in "${targets[@]}"; do
   path=${target#//}
   cp "$bin/${path/://}" "$out/bin/"
@@ -37,11 +40,12 @@ for target in "${benchmarks[@]}"; do
   path=${target#//}
   cp "$bin/${path/://}" "$out/bench/"
 done
+cp "$bin/tools/opctl" "$out/tools/"
 # Data files the tests read, at their workspace paths (the tests run from data/).
 cp ops/testing/op_cases.txt "$out/data/ops/testing/"
 
 # Third-party shared libraries outside the C runtime and the CUDA toolkit.
-for binary in "$out"/bin/* "$out"/bench/*; do
+for binary in "$out"/bin/* "$out"/bench/* "$out"/tools/*; do
   ldd "$binary" | awk '/=> \// { print $3 }'
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
@@ -98,6 +102,22 @@ for bench in "$here"/bench/*; do
 done
 exit $status
 RUN
-chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh"
+cat > "$out/run_opctl.sh" <<'RUN'
+#!/usr/bin/env bash
+# opctl on the GPU, as a user would call it: each run prints the GPU's outputs' largest
+# difference from the CPU's on the same inputs; each bench times forward and backward with
+# CUDA events. Exits non-zero if a command fails.
+here=$(cd "$(dirname "$0")" && pwd)
+export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+opctl=$here/tools/opctl
+set -ex
+"$opctl" run FullyConnected --shape 'data=(64,256)' --param num_hidden=128 --device gpu
+"$opctl" run Convolution --shape 'data=(2,8,16,16)' --param 'kernel=(3,3)' --param num_filter=16 --device gpu
+"$opctl" run softmax --shape 'data=(32,1000)' --dtype float64 --device gpu
+"$opctl" bench FullyConnected --shape 'data=(256,1024)' --param num_hidden=1024 --device gpu
+"$opctl" bench softmax --shape 'data=(16384,1000)' --iterations 20 --device gpu
+"$opctl" bench relu --shape 'data=(4096,4096)' --iterations 20 --device gpu
+RUN
+chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh" "$out/run_opctl.sh"
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 du -sh "$out" "$out.tar.gz"

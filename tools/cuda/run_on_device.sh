@@ -5,7 +5,9 @@
 #   tools/cuda/run_on_device.sh RESULTS [STAGE...]
 #
 # Stages (default: tests bench torch memcheck): tests = gpu-bundle/run_all.sh; bench = every
-# GPU benchmark; torch = tools/cuda/torch_baseline.py (PyTorch on the same shapes); memcheck,
+# GPU benchmark; torch = tools/cuda/torch_baseline.py (PyTorch on the same shapes); opctl =
+# `opctl run|bench --device gpu` on a few operators (each run prints its largest difference
+# from the CPU); python = the Python package on PyTorch CUDA tensors; memcheck,
 # racecheck, initcheck = the tests under compute-sanitizer. Each stage has its own time limit
 # (STAGE_SECONDS, default 150) and the results are packed into RESULTS/results.tgz after every
 # stage, so a call cut off at its limit still returns what finished.
@@ -29,6 +31,8 @@ for stage in "${stages[@]}"; do
              > "$work/bench.txt" 2>&1
            grep -E "ratio|Project|Baseline|Overhead" "$work/bench.txt" | tail -80 ;;
     torch) timeout "$limit" python3 tools/cuda/torch_baseline.py "$work/torch.json" ;;
+    opctl) timeout "$limit" gpu-bundle/run_opctl.sh 2>&1 | tee "$work/opctl.txt" ;;
+    python) timeout "$limit" gpu-bundle/run_python.sh -x 2>&1 | tee "$work/python.txt" | tail -30 ;;
     memcheck|racecheck|initcheck|synccheck)
       SANITIZE=$stage timeout "$limit" gpu-bundle/run_all.sh "$work/$stage" ;;
     *) echo "unknown stage $stage" ;;

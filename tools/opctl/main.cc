@@ -8,6 +8,7 @@
 //   opctl describe FullyConnected
 //   opctl run FullyConnected --shape data=(4,8) --param num_hidden=16
 //   opctl bench softmax --shape data=(256,1000)
+//   opctl bench softmax --shape data=(256,1000) --device gpu   # built with --config=cuda
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -24,7 +25,9 @@ constexpr char kUsage[] =
     "  list [--json]    list every registered operator\n"
     "  describe OP      show an operator's documentation and parameters\n"
     "  run OP --shape NAME=SHAPE ... [--param KEY=VALUE ...] [--dtype float32|float64]\n"
-    "                   run the operator once on fixed-seed uniform inputs\n"
+    "         [--device cpu|gpu]\n"
+    "                   run the operator once on fixed-seed uniform inputs (gpu: on GPU 0,\n"
+    "                   beside the CPU; needs a build with --config=cuda)\n"
     "  bench OP ...     the same flags as run, plus [--iterations N]: time forward and "
     "backward\n";
 

@@ -2,6 +2,7 @@
 // line (the rest inferred), as a host framework would call it.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +13,9 @@
 #include "ops/backward.h"
 #include "ops/imperative.h"
 #include "tools/opctl/commands.h"
+#ifdef MSHADOW_OPS_WITH_CUDA
+#include "tools/opctl/gpu.h"
+#endif
 
 namespace opctl {
 namespace {
@@ -23,6 +27,7 @@ struct Invocation {
   std::vector<std::string> input_names;
   std::vector<ops::CpuTensor> inputs;
   int iterations = 100;
+  bool on_gpu = false;
 };
 
 // "NAME=VALUE" split at the first '='.
@@ -71,13 +76,24 @@ Invocation Prepare(const Args& args, bool allow_iterations) {
         throw dmlc::Error("--dtype " + value + " is not supported; valid: float32, float64");
       }
       dtype = value == "float32" ? mshadow::kFloat32 : mshadow::kFloat64;
+    } else if (flag == "--device") {
+      if (value != "cpu" && value != "gpu") {
+        throw dmlc::Error("--device " + value + " is not a device; valid: cpu, gpu");
+      }
+      call.on_gpu = value == "gpu";
+#ifndef MSHADOW_OPS_WITH_CUDA
+      if (call.on_gpu) {
+        throw dmlc::Error("--device gpu needs opctl built with CUDA: ./tools/bazel build "
+                          "--config=cuda //tools:opctl");
+      }
+#endif
     } else if (flag == "--iterations" && allow_iterations) {
       if (dmlc::ParseNumber(value, &call.iterations) != dmlc::ParseStatus::kOk ||
           call.iterations < 1) {
         throw dmlc::Error("--iterations takes a positive integer, got '" + value + "'");
       }
     } else {
-      throw dmlc::Error("unknown flag '" + flag + "'; valid: --shape, --param, --dtype" +
+      throw dmlc::Error("unknown flag '" + flag + "'; valid: --shape, --param, --dtype, --device" +
                         (allow_iterations ? ", --iterations" : ""));
     }
   }
@@ -113,6 +129,21 @@ double Sum(const ops::CpuTensor& t) {
   return sum;
 }
 
+#ifdef MSHADOW_OPS_WITH_CUDA
+// max |a - b| over the elements of two tensors of one shape and type.
+double LargestDifference(const ops::CpuTensor& a, const ops::CpuTensor& b) {
+  double largest = 0;
+  MSHADOW_TYPE_SWITCH(a.type_flag(), DType, {
+    for (index_t i = 0; i < a.shape().Size(); ++i) {
+      const double difference =
+          std::fabs(static_cast<double>(a.data<DType>()[i]) - static_cast<double>(b.data<DType>()[i]));
+      largest = std::max(largest, difference);
+    }
+  });
+  return largest;
+}
+#endif
+
 // Median over 5 rounds of the time per call of `fn`, in microseconds.
 template <typename Fn>
 double MedianMicros(int iterations, Fn fn) {
@@ -136,7 +167,21 @@ int Run(const Args& args) {
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     std::cout << "input " << call.input_names[i] << ": shape " << call.inputs[i].shape() << '\n';
   }
-  const std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, ops::Blobs(call.inputs));
+  std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, ops::Blobs(call.inputs));
+#ifdef MSHADOW_OPS_WITH_CUDA
+  if (call.on_gpu) {
+    // The GPU's outputs, beside the CPU's on the same inputs.
+    const std::vector<ops::CpuTensor> on_cpu = outputs;
+    const GpuTensors inputs(ops::Blobs(call.inputs)), results(ops::Blobs(on_cpu));
+    InvokeOnGpu(call.attrs, /*is_train=*/false, inputs.blobs(), results.blobs());
+    outputs = results.Download();
+    std::cout << "on " << GpuName() << '\n';
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::cout << "output " << i << ": largest difference from the CPU "
+                << std::setprecision(3) << LargestDifference(on_cpu[i], outputs[i]) << '\n';
+    }
+  }
+#endif
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::cout << "output " << i << ": shape " << outputs[i].shape() << " sum "
               << std::setprecision(6) << Sum(outputs[i]) << '\n';
@@ -147,16 +192,29 @@ int Run(const Args& args) {
 int Bench(const Args& args) {
   const Invocation call = Prepare(args, /*allow_iterations=*/true);
   const ops::Op& op = *call.attrs.op;
+  // Microseconds per call of `attrs` on the chosen device (host blobs copied to the GPU).
+  const auto time = [&](const ops::NodeAttrs& attrs, const std::vector<ops::TBlob>& in,
+                        const std::vector<ops::TBlob>& out) {
+#ifdef MSHADOW_OPS_WITH_CUDA
+    if (call.on_gpu) {
+      const GpuTensors device_in(in), device_out(out);
+      return GpuMedianMicros(attrs, true, device_in.blobs(), device_out.blobs(), call.iterations);
+    }
+#endif
+    const ops::OpContext ctx = ops::MakeCpuContext(attrs, true);
+    const std::vector<ops::OpReqType> write(out.size(), ops::kWriteTo);
+    return MedianMicros(call.iterations,
+                        [&] { ops::Invoke<mshadow::cpu>(attrs, ctx, in, write, out); });
+  };
+  std::string device = "";
+#ifdef MSHADOW_OPS_WITH_CUDA
+  if (call.on_gpu) device = " on " + GpuName();
+#endif
   const std::vector<ops::TBlob> inputs = ops::Blobs(call.inputs);
   const std::vector<ops::CpuTensor> outputs = ops::RunCpu(call.attrs, inputs);
   const std::vector<ops::TBlob> output_blobs = ops::Blobs(outputs);
-  const ops::OpContext ctx = ops::MakeCpuContext(call.attrs, true);
-  const std::vector<ops::OpReqType> write(outputs.size(), ops::kWriteTo);
-  const double forward = MedianMicros(call.iterations, [&] {
-    ops::Invoke<mshadow::cpu>(call.attrs, ctx, inputs, write, output_blobs);
-  });
-  std::printf("%s forward: %.3f us per call (median of 5 rounds of %d)\n", op.name.c_str(),
-              forward, call.iterations);
+  std::printf("%s forward%s: %.3f us per call (median of 5 rounds of %d)\n", op.name.c_str(),
+              device.c_str(), time(call.attrs, inputs, output_blobs), call.iterations);
   const auto* gradient = op.GetAttr<ops::FGradient>("FGradient");
   if (gradient == nullptr) return 0;
   // Backward with output gradients of ones, reading what FGradient says it reads.
@@ -172,14 +230,9 @@ int Bench(const Args& args) {
       ops::BackwardInputs(call.attrs, ops::Blobs(ones), inputs, output_blobs);
   std::vector<ops::CpuTensor> grads;
   for (const auto& in : call.inputs) grads.emplace_back(in.shape(), in.type_flag());
-  const std::vector<ops::TBlob> grad_blobs = ops::Blobs(grads);
-  const ops::OpContext backward_ctx = ops::MakeCpuContext(backward, true);
-  const std::vector<ops::OpReqType> grad_write(grads.size(), ops::kWriteTo);
-  const double backward_time = MedianMicros(call.iterations, [&] {
-    ops::Invoke<mshadow::cpu>(backward, backward_ctx, backward_inputs, grad_write, grad_blobs);
-  });
-  std::printf("%s backward (%s): %.3f us per call\n", op.name.c_str(),
-              gradient->backward_op.c_str(), backward_time);
+  std::printf("%s backward (%s)%s: %.3f us per call\n", op.name.c_str(),
+              gradient->backward_op.c_str(), device.c_str(),
+              time(backward, backward_inputs, ops::Blobs(grads)));
   return 0;
 }
 

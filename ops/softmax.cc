@@ -2,7 +2,7 @@
 // softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
 // data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works on (outer, n, inner) views of the input, n being the
 // extent of the axis, and subtracts the maximum before exponentiating (no overflow). The CPU
-// kernels are here; softmax.cu has the GPU's (softmax_cross_entropy is CPU-only).
+// kernels are here; softmax.cu has the GPU's.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -504,6 +504,8 @@ OPS_REGISTER_OP(_backward_softmax_cross_entropy)
     .set_num_inputs(3)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)
+    // The GPU's log_softmax of the data (the CPU needs none).
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
     .set_attr<FCompute>("FCompute<cpu>", CrossEntropyBackwardCompute);
 
 }  // namespace softmax

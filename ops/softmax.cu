@@ -1,4 +1,4 @@
-// FCompute<gpu> of softmax and log_softmax and their backward operators. Along the last axis
+// FCompute<gpu> of softmax, log_softmax and softmax_cross_entropy and their backward operators. Along the last axis
 // a block of threads normalizes each row (block-wide maximum and sum by warp shuffles, in a
 // fixed order), holding rows of up to 4096 elements in registers; along another axis one thread normalizes each column of the (outer, n, inner)
 // view, adjacent threads reading adjacent columns.
@@ -260,6 +260,106 @@ void SoftmaxBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// ---- softmax_cross_entropy on the GPU: log_softmax of the rows into temporary space, then
+// one thread per row picks its label's term and one thread sums the rows in order (the
+// result does not depend on the launch). Labels stay on the device: one that is not a class
+// index in [0, classes) makes its row's loss and gradient NaN instead of an error (the CPU
+// raises one), since checking on the host would wait for the stream; nothing is read
+// outside the row.
+
+// The class of `value` as an index, or -1 if it is not an integer in [0, classes).
+template <typename DType>
+MSHADOW_XINLINE index_t ClassIndex(DType value, index_t classes) {
+  if (!(value >= DType(0) && value < static_cast<DType>(classes))) return -1;
+  const index_t index = static_cast<index_t>(value);
+  return static_cast<DType>(index) == value ? index : -1;
+}
+
+struct cross_entropy_row_loss {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t r, const DType* log_softmax, const DType* label,
+                                  index_t classes, DType* losses) {
+    const index_t target = ClassIndex(label[r], classes);
+    losses[r] = target < 0 ? std::numeric_limits<DType>::quiet_NaN()
+                           : -log_softmax[r * classes + target];
+  }
+};
+
+template <int kReq>
+struct sum_in_order {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t, const DType* values, index_t n, DType* out) {
+    DType total = 0;
+    for (index_t i = 0; i < n; ++i) total += values[i];
+    AssignReq<kReq>(out, total);
+  }
+};
+
+// data_grad[r][j] = g * (softmax(data[r])[j] - (j == label[r])).
+template <int kReq>
+struct cross_entropy_gradient {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, const DType* g, const DType* log_softmax,
+                                  const DType* label, index_t classes, DType* dx) {
+    const index_t r = i / classes, j = i - r * classes;
+    const index_t target = ClassIndex(label[r], classes);
+    const DType value = target < 0 ? std::numeric_limits<DType>::quiet_NaN()
+                                   : g[0] * (exp(log_softmax[i]) - DType(j == target ? 1 : 0));
+    AssignReq<kReq>(dx + i, value);
+  }
+};
+
+// log_softmax of `data` (batch, classes) into the first batch * classes elements of the
+// call's temporary space; `extra` more elements follow it for the caller.
+template <typename DType>
+DType* LogSoftmaxRows(const OpContext& ctx, const TBlob& data, index_t extra) {
+  static const NodeAttrs log_softmax = ParseAttrs(Op::Get("log_softmax"), {{"axis", "-1"}});
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  DType* space = ctx.requested[0]
+                     .get_space_typed<gpu, 1, DType>(Shape1(data.Size() + extra), s)
+                     .dptr_;
+  SoftmaxComputeGpu<true>(log_softmax, ctx, {data}, {kWriteTo},
+                          {TBlob(space, data.shape_, data.dev_mask_, data.type_flag_)});
+  return space;
+}
+
+void CrossEntropyComputeGpu(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                            const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const index_t batch = in[0].shape_[0], classes = in[0].shape_[1];
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    DType* log_softmax = LogSoftmaxRows<DType>(ctx, in[0], batch);
+    DType* losses = log_softmax + batch * classes;
+    Kernel<cross_entropy_row_loss, gpu>::Launch(s, batch, log_softmax, in[1].dptr<DType>(),
+                                                classes, losses);
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<sum_in_order<Req>, gpu>::Launch(s, 1, static_cast<const DType*>(losses), batch,
+                                             out[0].dptr<DType>());
+    });
+  });
+}
+
+// Inputs: out_grad (1,), data, label. Outputs: data_grad, label_grad (zero).
+void CrossEntropyBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
+                                    const std::vector<TBlob>& in,
+                                    const std::vector<OpReqType>& req,
+                                    const std::vector<TBlob>& out) {
+  const index_t batch = in[1].shape_[0], classes = in[1].shape_[1];
+  mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[1].type_flag_, DType, {
+    if (req[0] != kNullOp && batch * classes > 0) {
+      const DType* log_softmax = LogSoftmaxRows<DType>(ctx, in[1], 0);
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<cross_entropy_gradient<Req>, gpu>::Launch(
+            s, batch * classes, in[0].dptr<DType>(), log_softmax, in[2].dptr<DType>(), classes,
+            out[0].dptr<DType>());
+      });
+    }
+    if (req[1] == kWriteTo || req[1] == kWriteInplace) Flat<gpu, DType>(out[1], s) = DType(0);
+  });
+}
+
 const bool kRegistered = [] {
   RegisterOp("softmax").set_attr<FCompute>(
       "FCompute<gpu>", ForwardInComputeType<gpu, SoftmaxComputeGpu<false>>);
@@ -269,6 +369,9 @@ const bool kRegistered = [] {
       "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<false>>);
   RegisterOp("_backward_log_softmax").set_attr<FCompute>(
       "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<true>>);
+  RegisterOp("softmax_cross_entropy").set_attr<FCompute>("FCompute<gpu>", CrossEntropyComputeGpu);
+  RegisterOp("_backward_softmax_cross_entropy")
+      .set_attr<FCompute>("FCompute<gpu>", CrossEntropyBackwardComputeGpu);
   return true;
 }();
 

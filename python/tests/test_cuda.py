@@ -25,6 +25,19 @@ IDS = [c.name for c in CASES]
 RANDOM_IN_TRAINING = {"Dropout"}
 
 
+def _inputs(case, dtype, seed):
+    """The case's random inputs; for scatter_nd, with no index drawn twice: duplicate indices
+    leave its result undefined (MXNet says so; the CPU keeps the last write, the GPU any)."""
+    while True:
+        inputs = case.arrays(dtype, seed=seed)
+        if case.op != "scatter_nd":
+            return inputs
+        points = {tuple(column) for column in inputs[1].reshape(inputs[1].shape[0], -1).T}
+        if len(points) == inputs[1].size // inputs[1].shape[0]:
+            return inputs
+        seed += 1000
+
+
 def _listed(outputs):
     return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
@@ -36,7 +49,9 @@ def _to_cuda(arrays):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_forward_on_cuda_tensors_matches_the_cpu(case):
     for dtype, tol in ((np.float64, 1e-9), (np.float32, 1e-4)):
-        inputs = case.arrays(dtype, seed=3)
+        if "float32" in case.fixed_types():  # a float32 master copy: computed in float32
+            tol = max(tol, 1e-4)
+        inputs = _inputs(case, dtype, seed=3)
         # Copies: optimizer updates write their state inputs in place.
         expected = _listed(mo.invoke(case.op, [x.copy() for x in inputs], **case.params))
         on_gpu = _listed(mo.invoke(case.op, _to_cuda(inputs), **case.params))
@@ -51,15 +66,16 @@ def test_forward_on_cuda_tensors_matches_the_cpu(case):
 @pytest.mark.parametrize("case", [c for c in CASES if mo.operator_info(c.op)["backward"]
                                   and c.op not in RANDOM_IN_TRAINING], ids=lambda c: c.name)
 def test_gradients_on_cuda_tensors_match_the_cpu(case):
-    inputs = case.arrays(np.float64, seed=4)
+    inputs = _inputs(case, np.float64, seed=4)
     outputs = _listed(mo.invoke(case.op, [x.copy() for x in inputs], **case.params))
-    heads = [np.random.default_rng(5).uniform(-1, 1, y.shape) for y in outputs]
+    heads = [np.random.default_rng(5).uniform(-1, 1, y.shape).astype(y.dtype) for y in outputs]
     expected = mo.grad(case.op, [x.copy() for x in inputs], heads, **case.params)
     on_gpu = mo.grad(case.op, _to_cuda(inputs), _to_cuda(heads), **case.params)
     for index, (g, e) in enumerate(zip(on_gpu, expected)):
         if not case.differentiable()[index]:
             continue
-        np.testing.assert_allclose(g.cpu().numpy(), e, rtol=1e-9, atol=1e-9,
+        tol = 1e-9 if e.dtype == np.float64 else 1e-4
+        np.testing.assert_allclose(g.cpu().numpy(), e, rtol=tol, atol=tol,
                                    err_msg=f"{case.name}: gradient of input {index}")
 
 
@@ -79,5 +95,5 @@ def test_out_is_written_in_place_in_stream_order():
 
 
 def test_tensors_on_two_devices_are_an_error():
-    with pytest.raises(mo.MShadowOpsError, match="CPU|CUDA|device"):
+    with pytest.raises(mo.MShadowOpsError, match="input 'rhs' is on cpu, the operator runs on gpu"):
         mo.elemwise_add(torch.ones(3, device="cuda"), torch.ones(3))

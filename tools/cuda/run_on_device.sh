@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on a lent GPU machine (the workplace's `device` tool), with the
-# bundle from tools/cuda/gpu_bundle.sh carried as gpu-bundle.tar.gz:
+# bundle from tools/cuda/gpu_bundle.sh carried as gpu-bundle.tar.xz:
 #
 #   tools/cuda/run_on_device.sh RESULTS [STAGE...]
 #
@@ -20,7 +20,7 @@ limit=${STAGE_SECONDS:-150}
 work=/tmp/gpu-results
 mkdir -p "$results" "$work"
 cd "$(dirname "$0")/../.."
-[[ -d gpu-bundle ]] || tar -xzf gpu-bundle.tar.gz
+[[ -d gpu-bundle ]] || tar -xJf gpu-bundle.tar.xz
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 
 for stage in "${stages[@]}"; do

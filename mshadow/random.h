@@ -89,8 +89,7 @@ GaussianDraw<DType> MakeGaussian(DType mu, DType sigma) {
 template <typename DType>
 BernoulliDraw<DType> MakeBernoulli(DType p) {
   const double probability = static_cast<double>(p);
-  CHECK(probability >= 0 && probability <= 1)
-      << "SampleBernoulli: p must be in [0, 1]; got " << p;
+  CHECK(probability >= 0 && probability <= 1) << "SampleBernoulli: p must be in [0, 1]; got " << p;
   return {probability};
 }
 

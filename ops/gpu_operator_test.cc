@@ -221,8 +221,8 @@ int GpuOperatorTest::CompareCase(const Op* op, const OpCase& c, int type_flag,
 TEST_F(GpuOperatorTest, CrossEntropyWithABadLabelGivesNaNRowsNotAnError) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("softmax_cross_entropy"), {});
   CpuTensor data(TShape{3, 4}, mshadow::kFloat32), label(TShape{3}, mshadow::kFloat32);
-  testing::SetValues(data.blob(), Values{0.1, -0.3, 0.7, 0.2, 1.0, 0.5, -0.5, 0.0, 0.3, 0.3,
-                                         -0.2, 0.9});
+  testing::SetValues(data.blob(),
+                     Values{0.1, -0.3, 0.7, 0.2, 1.0, 0.5, -0.5, 0.0, 0.3, 0.3, -0.2, 0.9});
   testing::SetValues(label.blob(), Values{2, 1e9, 3});  // row 1: no such class
   CpuTensor zero(TShape{1}, mshadow::kFloat32);
   const std::vector<CpuTensor> loss = RunGpu(attrs, {data.blob(), label.blob()}, {zero}, kWriteTo);

@@ -1,8 +1,8 @@
 // softmax(axis, temperature, use_length, dtype), log_softmax(axis, temperature, dtype) and
 // softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
-// data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works on (outer, n, inner) views of the input, n being the
-// extent of the axis, and subtracts the maximum before exponentiating (no overflow). The CPU
-// kernels are here; softmax.cu has the GPU's.
+// data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works
+// on (outer, n, inner) views of the input, n being the extent of the axis, and subtracts the
+// maximum before exponentiating (no overflow). The CPU kernels are here; softmax.cu has the GPU's.
 #include <algorithm>
 #include <cmath>
 #include <limits>

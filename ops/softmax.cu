@@ -1,7 +1,8 @@
-// FCompute<gpu> of softmax, log_softmax and softmax_cross_entropy and their backward operators. Along the last axis
-// a block of threads normalizes each row (block-wide maximum and sum by warp shuffles, in a
-// fixed order), holding rows of up to 4096 elements in registers; along another axis one thread normalizes each column of the (outer, n, inner)
-// view, adjacent threads reading adjacent columns.
+// FCompute<gpu> of softmax, log_softmax and softmax_cross_entropy and their backward operators.
+// Along the last axis a block of threads normalizes each row (block-wide maximum and sum by warp
+// shuffles, in a fixed order), holding rows of up to 4096 elements in registers; along another axis
+// one thread normalizes each column of the (outer, n, inner) view, adjacent threads reading
+// adjacent columns.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -280,8 +281,8 @@ struct cross_entropy_row_loss {
   MSHADOW_XINLINE static void Map(index_t r, const DType* log_softmax, const DType* label,
                                   index_t classes, DType* losses) {
     const index_t target = ClassIndex(label[r], classes);
-    losses[r] = target < 0 ? std::numeric_limits<DType>::quiet_NaN()
-                           : -log_softmax[r * classes + target];
+    losses[r] =
+        target < 0 ? std::numeric_limits<DType>::quiet_NaN() : -log_softmax[r * classes + target];
   }
 };
 
@@ -315,9 +316,8 @@ template <typename DType>
 DType* LogSoftmaxRows(const OpContext& ctx, const TBlob& data, index_t extra) {
   static const NodeAttrs log_softmax = ParseAttrs(Op::Get("log_softmax"), {{"axis", "-1"}});
   mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
-  DType* space = ctx.requested[0]
-                     .get_space_typed<gpu, 1, DType>(Shape1(data.Size() + extra), s)
-                     .dptr_;
+  DType* space =
+      ctx.requested[0].get_space_typed<gpu, 1, DType>(Shape1(data.Size() + extra), s).dptr_;
   SoftmaxComputeGpu<true>(log_softmax, ctx, {data}, {kWriteTo},
                           {TBlob(space, data.shape_, data.dev_mask_, data.type_flag_)});
   return space;
@@ -331,8 +331,8 @@ void CrossEntropyComputeGpu(const NodeAttrs&, const OpContext& ctx, const std::v
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     DType* log_softmax = LogSoftmaxRows<DType>(ctx, in[0], batch);
     DType* losses = log_softmax + batch * classes;
-    Kernel<cross_entropy_row_loss, gpu>::Launch(s, batch, log_softmax, in[1].dptr<DType>(),
-                                                classes, losses);
+    Kernel<cross_entropy_row_loss, gpu>::Launch(s, batch, log_softmax, in[1].dptr<DType>(), classes,
+                                                losses);
     OPS_REQ_SWITCH(req[0], Req, {
       Kernel<sum_in_order<Req>, gpu>::Launch(s, 1, static_cast<const DType*>(losses), batch,
                                              out[0].dptr<DType>());
@@ -342,8 +342,7 @@ void CrossEntropyComputeGpu(const NodeAttrs&, const OpContext& ctx, const std::v
 
 // Inputs: out_grad (1,), data, label. Outputs: data_grad, label_grad (zero).
 void CrossEntropyBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
-                                    const std::vector<TBlob>& in,
-                                    const std::vector<OpReqType>& req,
+                                    const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                     const std::vector<TBlob>& out) {
   const index_t batch = in[1].shape_[0], classes = in[1].shape_[1];
   mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
@@ -351,9 +350,9 @@ void CrossEntropyBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
     if (req[0] != kNullOp && batch * classes > 0) {
       const DType* log_softmax = LogSoftmaxRows<DType>(ctx, in[1], 0);
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<cross_entropy_gradient<Req>, gpu>::Launch(
-            s, batch * classes, in[0].dptr<DType>(), log_softmax, in[2].dptr<DType>(), classes,
-            out[0].dptr<DType>());
+        Kernel<cross_entropy_gradient<Req>, gpu>::Launch(s, batch * classes, in[0].dptr<DType>(),
+                                                         log_softmax, in[2].dptr<DType>(), classes,
+                                                         out[0].dptr<DType>());
       });
     }
     if (req[1] == kWriteTo || req[1] == kWriteInplace) Flat<gpu, DType>(out[1], s) = DType(0);

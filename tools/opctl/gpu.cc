@@ -48,8 +48,8 @@ GpuTensors::GpuTensors(const std::vector<ops::TBlob>& host) {
       const size_t bytes = Bytes(tensor);
       MSHADOW_CUDA_CALL(cudaMalloc(&device, std::max<size_t>(bytes, 1)));
       blobs_.emplace_back(device, tensor.shape_, mshadow::gpu::kDevMask, tensor.type_flag_);
-      MSHADOW_CUDA_CALL(cudaMemcpyAsync(device, tensor.dptr_, bytes,
-                                        cudaMemcpyHostToDevice, OpctlStream()));
+      MSHADOW_CUDA_CALL(
+          cudaMemcpyAsync(device, tensor.dptr_, bytes, cudaMemcpyHostToDevice, OpctlStream()));
     }
     MSHADOW_CUDA_CALL(cudaStreamSynchronize(OpctlStream()));
   } catch (...) {

@@ -83,8 +83,9 @@ Invocation Prepare(const Args& args, bool allow_iterations) {
       call.on_gpu = value == "gpu";
 #ifndef MSHADOW_OPS_WITH_CUDA
       if (call.on_gpu) {
-        throw dmlc::Error("--device gpu needs opctl built with CUDA: ./tools/bazel build "
-                          "--config=cuda //tools:opctl");
+        throw dmlc::Error(
+            "--device gpu needs opctl built with CUDA: ./tools/bazel build "
+            "--config=cuda //tools:opctl");
       }
 #endif
     } else if (flag == "--iterations" && allow_iterations) {
@@ -135,8 +136,8 @@ double LargestDifference(const ops::CpuTensor& a, const ops::CpuTensor& b) {
   double largest = 0;
   MSHADOW_TYPE_SWITCH(a.type_flag(), DType, {
     for (index_t i = 0; i < a.shape().Size(); ++i) {
-      const double difference =
-          std::fabs(static_cast<double>(a.data<DType>()[i]) - static_cast<double>(b.data<DType>()[i]));
+      const double difference = std::fabs(static_cast<double>(a.data<DType>()[i]) -
+                                          static_cast<double>(b.data<DType>()[i]));
       largest = std::max(largest, difference);
     }
   });
@@ -177,8 +178,8 @@ int Run(const Args& args) {
     outputs = results.Download();
     std::cout << "on " << GpuName() << '\n';
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::cout << "output " << i << ": largest difference from the CPU "
-                << std::setprecision(3) << LargestDifference(on_cpu[i], outputs[i]) << '\n';
+      std::cout << "output " << i << ": largest difference from the CPU " << std::setprecision(3)
+                << LargestDifference(on_cpu[i], outputs[i]) << '\n';
     }
   }
 #endif

@@ -170,18 +170,23 @@ _cuda_library = rule(
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )
 
+# Labels of this repository, also when another workspace loads this file (a plain string
+# would name a target of that workspace).
+_CUDA_ENABLED = Label("//tools/cuda:cuda_enabled")
+_CUDA_BUILD_REQUIRED = Label("//tools/cuda:cuda_build_required")
+
 def cuda_enabled_only():
     """target_compatible_with for GPU targets: incompatible (skipped) without --config=cuda."""
     return select({
-        "//tools/cuda:cuda_enabled": [],
-        "//conditions:default": ["//tools/cuda:cuda_build_required"],
+        _CUDA_ENABLED: [],
+        "//conditions:default": [_CUDA_BUILD_REQUIRED],
     })
 
 def cuda_library(name, target_compatible_with = None, **kwargs):
     """A library of `.cu` sources (see the file's docstring); built only with --config=cuda."""
     if not CUDA_FOUND:
         # No toolkit on this machine: the target exists, is never compatible, builds nothing.
-        target_compatible_with = ["//tools/cuda:cuda_build_required"]
+        target_compatible_with = [_CUDA_BUILD_REQUIRED]
     _cuda_library(
         name = name,
         target_compatible_with = target_compatible_with or cuda_enabled_only(),

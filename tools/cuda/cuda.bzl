@@ -172,8 +172,8 @@ _cuda_library = rule(
 
 # Labels of this repository, also when another workspace loads this file (a plain string
 # would name a target of that workspace).
-_CUDA_ENABLED = Label("//tools/cuda:cuda_enabled")
-_CUDA_BUILD_REQUIRED = Label("//tools/cuda:cuda_build_required")
+_CUDA_ENABLED = str(Label("//tools/cuda:cuda_enabled"))
+_CUDA_BUILD_REQUIRED = str(Label("//tools/cuda:cuda_build_required"))
 
 def cuda_enabled_only():
     """target_compatible_with for GPU targets: incompatible (skipped) without --config=cuda."""

@@ -8,14 +8,16 @@
 #   tools/trim_disk_cache.sh [CACHE_DIR]
 #
 # CACHE_DIR defaults to the one .bazelrc names. The cap is MSHADOW_OPS_DISK_CACHE_GIB
-# (default 20); when the cache is over it, the oldest files by access time go until it is
-# at three quarters of the cap, so that trimming does not run again on the next build.
+# (default 30: a whole CI run, every configuration, writes about 15 GiB, and a run should find
+# the previous one's entries); when the cache is over it, the oldest files by access time go
+# until it is at three quarters of the cap, so that trimming does not run again on the next
+# build.
 # The file system is mounted relatime on these machines: access times are exact to a day,
 # which is what least recently used needs here.
 set -euo pipefail
 
 cache_dir=${1:-$HOME/.cache/mshadow_ops/bazel-disk-cache}
-cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-20}
+cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-30}
 if ! [[ "$cap_gib" =~ ^[0-9]+$ ]] || ((cap_gib == 0)); then
   echo "tools/trim_disk_cache.sh: MSHADOW_OPS_DISK_CACHE_GIB must be a positive whole number of GiB, got '$cap_gib'" >&2
   exit 2

@@ -12,7 +12,10 @@ paths and defines (their `CcInfo`), and the host compiler gets the build's own -
 --cxxopt (so inline host code compiled here is the same code the C++ targets get, e.g. the
 same -march). The objects form a static archive, linked whole (`alwayslink`, as operator
 registrations need), with the CUDA runtime. The rule returns `CcInfo`: a cc_library,
-cc_binary or cc_test depends on it like on any C++ library.
+cc_binary or cc_test depends on it like on any C++ library. `link_only = True` (libraries
+that only register GPU code, like the operators' `.cu` files) hands dependents the linking
+half alone: their C++ objects then compile exactly as in the default build and come from its
+cache, instead of compiling again because the CUDA include paths changed their command lines.
 
 Device code: SASS for sm_80 and sm_90, plus compute_90 PTX that newer GPUs compile at load
 time. `--define=cuda_archs=90` (a comma-separated list) compiles SASS for those alone: each
@@ -148,10 +151,12 @@ def _cuda_library_impl(ctx):
         compilation_context = own_compilation,
         linking_context = cc_common.create_linking_context(linker_inputs = depset([linker_input])),
     )
-    return [
-        DefaultInfo(files = depset([archive])),
-        cc_common.merge_cc_infos(direct_cc_infos = [own_cc_info], cc_infos = [deps_cc_info]),
-    ]
+    cc_info = cc_common.merge_cc_infos(direct_cc_infos = [own_cc_info], cc_infos = [deps_cc_info])
+    if ctx.attr.link_only:
+        # Dependents link it and compile as if it were absent: the CUDA include paths and
+        # defines stay out of their command lines, so their objects are the default build's.
+        cc_info = CcInfo(linking_context = cc_info.linking_context)
+    return [DefaultInfo(files = depset([archive])), cc_info]
 
 _cuda_library = rule(
     implementation = _cuda_library_impl,
@@ -164,6 +169,10 @@ _cuda_library = rule(
         "defines": attr.string_list(),
         "linkopts": attr.string_list(),
         "alwayslink": attr.bool(default = True),
+        "link_only": attr.bool(
+            doc = "Dependents only link it (a library that registers, e.g. FCompute<gpu>): " +
+                  "its headers, include paths and defines do not reach them.",
+        ),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
     },
     fragments = ["cpp"],

@@ -21,6 +21,13 @@ namespace mshadow {
 template <typename Device, typename DType = default_real_t>
 struct BLASEngine;
 
+// Whether BLASEngine<Device, DType> exists: float and double everywhere; a backend adds
+// what else its BLAS computes (mshadow/cuda/blas_engine.h: the 16-bit types on the GPU).
+template <typename Device, typename DType>
+struct BlasSupports
+    : std::bool_constant<std::is_same<DType, float>::value || std::is_same<DType, double>::value> {
+};
+
 namespace detail {
 
 // BLAS takes 32-bit sizes; a larger matrix is an error, not a silent truncation.
@@ -45,10 +52,10 @@ constexpr void CheckBlasSaver() {
   static_assert(kBlasSaver<SV>, "mshadow: dot() supports only =, += and -= (BLAS beta 0 or 1)");
 }
 
-template <typename DType>
+template <typename Device, typename DType>
 constexpr void CheckBlasType() {
-  static_assert(std::is_same<DType, float>::value || std::is_same<DType, double>::value,
-                "mshadow: dot() supports float and double");
+  static_assert(BlasSupports<Device, DType>::value,
+                "mshadow: dot() supports float and double (and, on the GPU, half_t and bf16_t)");
 }
 
 // Rows and columns of a 2-D operand as it enters the product.
@@ -115,7 +122,7 @@ struct DotEngine<SV, Device, 2, 2, 2, ltrans, rtrans, DType> {
   static void Eval(Tensor<Device, 2, DType>* p_dst, const Tensor<Device, 2, DType>& lhs,
                    const Tensor<Device, 2, DType>& rhs, DType scale) {
     detail::CheckBlasSaver<SV>();
-    detail::CheckBlasType<DType>();
+    detail::CheckBlasType<Device, DType>();
     detail::Gemm<SV>(*p_dst, lhs, ltrans, rhs, rtrans, scale);
   }
 };
@@ -126,7 +133,7 @@ struct DotEngine<SV, Device, 1, 1, 2, false, rtrans, DType> {
   static void Eval(Tensor<Device, 1, DType>* p_dst, const Tensor<Device, 1, DType>& lhs,
                    const Tensor<Device, 2, DType>& rhs, DType scale) {
     detail::CheckBlasSaver<SV>();
-    detail::CheckBlasType<DType>();
+    detail::CheckBlasType<Device, DType>();
     const Shape<2> b = detail::Operand(rhs.shape_, rtrans);
     CHECK(p_dst->size(0) == b[1] && lhs.size(0) == b[0])
         << "dot: shapes do not multiply: dst " << p_dst->shape_ << " = lhs " << lhs.shape_
@@ -142,7 +149,7 @@ struct DotEngine<SV, Device, 2, 1, 1, true, false, DType> {
   static void Eval(Tensor<Device, 2, DType>* p_dst, const Tensor<Device, 1, DType>& lhs,
                    const Tensor<Device, 1, DType>& rhs, DType scale) {
     detail::CheckBlasSaver<SV>();
-    detail::CheckBlasType<DType>();
+    detail::CheckBlasType<Device, DType>();
     CHECK(p_dst->size(0) == lhs.size(0) && p_dst->size(1) == rhs.size(0))
         << "dot: outer product shapes do not match: dst " << p_dst->shape_ << " = lhs "
         << lhs.shape_ << ".T x rhs " << rhs.shape_;
@@ -163,7 +170,7 @@ struct DotEngine<SV, Device, 3, 3, 3, ltrans, rtrans, DType> {
   static void Eval(Tensor<Device, 3, DType>* p_dst, const Tensor<Device, 3, DType>& lhs,
                    const Tensor<Device, 3, DType>& rhs, DType scale) {
     detail::CheckBlasSaver<SV>();
-    detail::CheckBlasType<DType>();
+    detail::CheckBlasType<Device, DType>();
     const index_t batch = p_dst->size(0);
     CHECK(batch == lhs.size(0) && lhs.size(0) == rhs.size(0))
         << "batch_dot: batch sizes differ: dst " << p_dst->shape_ << ", lhs " << lhs.shape_
@@ -193,7 +200,7 @@ struct DotEngine<SV, Device, 3, 3, 3, ltrans, rtrans, DType> {
 template <typename Device, typename DType>
 inline void VectorDot(Tensor<Device, 1, DType> dst, const Tensor<Device, 1, DType>& lhs,
                       const Tensor<Device, 1, DType>& rhs) {
-  detail::CheckBlasType<DType>();
+  detail::CheckBlasType<Device, DType>();
   CHECK_EQ(lhs.size(0), rhs.size(0)) << "VectorDot: operand lengths differ";
   CHECK_EQ(dst.size(0), 1) << "VectorDot: the destination must hold one element";
   BLASEngine<Device, DType>::dot(dst.stream_, detail::BlasInt(lhs.size(0), "n"), lhs.dptr_, 1,

@@ -43,12 +43,12 @@ class TensorGpuTest : public gpu_testing::GpuTest {
     return t;
   }
 
-  // A device copy of a host tensor (rows pitched).
+  // A device copy of a host tensor (rows pitched, or packed: stride == width).
   template <int dim, typename DType>
-  Tensor<gpu, dim, DType> ToGpu(const Tensor<cpu, dim, DType>& host) {
+  Tensor<gpu, dim, DType> ToGpu(const Tensor<cpu, dim, DType>& host, bool pitched = true) {
     Tensor<gpu, dim, DType> t(host.shape_);
     t.set_stream(stream_);
-    AllocSpace(&t);
+    AllocSpace(&t, pitched);
     owned_.push_back([t]() mutable { FreeSpace(&t); });
     Copy(t, host, stream_);
     return t;
@@ -230,6 +230,35 @@ TEST_F(TensorGpuTest, ReductionsMatchTheCpu) {
   ExpectNear<1, float>(channel, ToCpu(gchannel), 1e-6);
 }
 
+// Packed, aligned tensors whose kept index's runs are whole 16-byte vectors take the
+// vectorized kept-index reduction; a run of odd length takes the element walk.
+template <typename DType>
+class TensorGpuKeptReductionTest : public TensorGpuTest {};
+using ReductionTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TensorGpuKeptReductionTest, ReductionTypes);
+
+TYPED_TEST(TensorGpuKeptReductionTest, PackedTensorsMatchTheCpu) {
+  using DType = TypeParam;
+  const double tol = sizeof(DType) == 4 ? 1e-4 : 1e-12;
+  for (const Shape<4> shape : {Shape4(3, 5, 2, 300), Shape4(4, 7, 64, 64), Shape4(2, 3, 1, 4),
+                               Shape4(1, 2, 1, 8), Shape4(8, 16, 33, 35)}) {
+    SCOPED_TRACE(shape);
+    const auto t = this->template RandomTensor<4, DType>(shape, 12);
+    auto gt = this->ToGpu(static_cast<const Tensor<cpu, 4, DType>&>(t), /*pitched=*/false);
+    TensorContainer<cpu, 1, DType> sums(Shape1(shape[1]), DType(1));
+    auto gsums = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(sums));
+    sums += expr::sumall_except_dim<1>(t);
+    gsums += expr::sumall_except_dim<1>(gt);
+    this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(sums), this->ToCpu(gsums), tol);
+    sums = expr::sumall_except_dim<1>(F<op::square>(t) * DType(0.5));
+    gsums = expr::sumall_except_dim<1>(F<op::square>(gt) * DType(0.5));
+    this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(sums), this->ToCpu(gsums), tol);
+    sums = expr::reduce_except_dim<1, red::maximum>(t);
+    gsums = expr::reduce_except_dim<1, red::maximum>(gt);
+    this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(sums), this->ToCpu(gsums), 0);
+  }
+}
+
 template <typename DType>
 class TensorGpuDotTest : public TensorGpuTest {};
 using DotTypes = ::testing::Types<float, double>;
@@ -294,6 +323,99 @@ TYPED_TEST(TensorGpuDotTest, EveryProductMatchesTheCpu) {
   VectorDot(static_cast<Tensor<cpu, 1, DType>&>(d), a[2], a[4]);
   VectorDot(gd, ga[2], ga[4]);  // the result stays in device memory
   this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(d), this->ToCpu(gd), tol);
+}
+
+// half_t and bf16_t products (cuBLAS's ...Ex calls, float32 accumulation) and reductions
+// (accumulated in float) against float32 on the CPU from the same rounded values: within a
+// few units of the 16-bit type's last place.
+template <typename DType>
+class TensorGpuSixteenBitTest : public TensorGpuTest {
+ protected:
+  template <int dim>
+  static TensorContainer<cpu, dim, float> Widen(const Tensor<cpu, dim, DType>& t) {
+    TensorContainer<cpu, dim, float> wide(t.shape_);
+    wide = expr::tcast<float>(t);
+    return wide;
+  }
+  // The GPU's 16-bit result against the CPU's float32 one.
+  template <int dim>
+  void ExpectClose(const TensorContainer<cpu, dim, float>& want, const Tensor<gpu, dim, DType>& got) {
+    const double tol = std::is_same<DType, half::half_t>::value ? 4.0 / 2048 : 4.0 / 256;
+    const auto host = this->ToCpu(got);
+    this->ExpectNear(static_cast<const Tensor<cpu, dim, float>&>(want),
+                     static_cast<const Tensor<cpu, dim, float>&>(Widen<dim>(host)), tol);
+  }
+};
+using SixteenBitTypes = ::testing::Types<half::half_t, bfloat::bf16_t>;
+TYPED_TEST_SUITE(TensorGpuSixteenBitTest, SixteenBitTypes);
+
+TYPED_TEST(TensorGpuSixteenBitTest, ProductsAndReductionsMatchFloat32) {
+  using DType = TypeParam;
+  const auto a = this->template RandomTensor<2, DType>(Shape2(33, 65), 8);
+  const auto b = this->template RandomTensor<2, DType>(Shape2(65, 17), 9);
+  const auto bt = this->template RandomTensor<2, DType>(Shape2(17, 65), 10);
+  const auto fa = this->Widen(a), fb = this->Widen(b), fbt = this->Widen(bt);
+  auto ga = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(a));
+  auto gb = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(b));
+  auto gbt = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(bt));
+  TensorContainer<cpu, 2, float> c(Shape2(33, 17));
+  TensorContainer<cpu, 2, DType> zero(Shape2(33, 17), DType(0));
+  auto gc = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(zero));
+  c = expr::dot(fa, fb);
+  gc = expr::dot(ga, gb);
+  this->ExpectClose(c, gc);
+  c += expr::dot(fa, fbt.T()) * 2.0f;
+  gc += expr::dot(ga, gbt.T()) * DType(2);
+  this->ExpectClose(c, gc);
+
+  // One row (the gemv as a one-row gemm), and an outer product (the ger as k = 1).
+  TensorContainer<cpu, 1, float> v(Shape1(17));
+  TensorContainer<cpu, 1, DType> zero_row(Shape1(17), DType(0));
+  auto gv = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(zero_row));
+  v = expr::dot(fa[5], fb);
+  gv = expr::dot(ga[5], gb);
+  this->ExpectClose(v, gv);
+  v = expr::dot(fa[3], fbt.T());
+  gv = expr::dot(ga[3], gbt.T());
+  this->ExpectClose(v, gv);
+  TensorContainer<cpu, 2, float> outer(Shape2(65, 17));
+  TensorContainer<cpu, 2, DType> zero_outer(Shape2(65, 17), DType(0));
+  auto gouter = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(zero_outer));
+  outer = expr::dot(fa[0].T(), fb[1]);
+  gouter = expr::dot(ga[0].T(), gb[1]);
+  this->ExpectClose(outer, gouter);
+
+  // Batches, one strided-batched call.
+  const auto x = this->template RandomTensor<3, DType>(Shape3(7, 12, 9), 12);
+  const auto y = this->template RandomTensor<3, DType>(Shape3(7, 9, 5), 13);
+  const auto fx = this->Widen(x), fy = this->Widen(y);
+  auto gx = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(x));
+  auto gy = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(y));
+  TensorContainer<cpu, 3, float> z(Shape3(7, 12, 5));
+  TensorContainer<cpu, 3, DType> zero_z(Shape3(7, 12, 5), DType(0));
+  auto gz = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(zero_z));
+  z = expr::batch_dot<false, false>(fx, fy);
+  gz = expr::batch_dot<false, false>(gx, gy);
+  this->ExpectClose(z, gz);
+
+  // Sums of 5000 rows and of every axis but one, accumulated in float (in the 16-bit type
+  // they would be off by far more than the tolerance).
+  const auto tall = this->template RandomTensor<2, DType>(Shape2(5000, 33), 14);
+  auto gtall = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(tall), /*pitched=*/false);
+  TensorContainer<cpu, 1, float> sums(Shape1(33));
+  TensorContainer<cpu, 1, DType> zero_sums(Shape1(33), DType(0));
+  auto gsums = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(zero_sums));
+  sums = expr::sum_rows(this->Widen(tall));
+  gsums = expr::sum_rows(gtall);
+  this->ExpectClose(sums, gsums);
+  const auto t4 = this->template RandomTensor<4, DType>(Shape4(20, 6, 30, 16), 15);
+  auto gt4 = this->ToGpu(static_cast<const Tensor<cpu, 4, DType>&>(t4), /*pitched=*/false);
+  TensorContainer<cpu, 1, float> channel(Shape1(6));
+  TensorContainer<cpu, 1, DType> zero_channel(Shape1(6), DType(0));
+  auto gchannel = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(zero_channel));
+  channel = expr::sumall_except_dim<1>(this->Widen(t4));
+  gchannel = expr::sumall_except_dim<1>(gt4);
+  this->ExpectClose(channel, gchannel);
 }
 
 TEST_F(TensorGpuTest, FailuresAreErrorsAndLeaveTheStreamUsable) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/float_compute.h"
 #include "ops/grad_functors.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -37,15 +38,15 @@ void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   namespace op = mshadow::op;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto x = Flat<xpu, DType>(in[0], s);
     auto y = Flat<xpu, DType>(out[0], s);
     switch (GetParam<ActivationParam>(attrs).act_type) {
-      case kRelu: Assign(y, req[0], F<op::relu>(x)); break;
-      case kSigmoid: Assign(y, req[0], F<op::sigmoid>(x)); break;
-      case kTanh: Assign(y, req[0], F<op::tanh>(x)); break;
-      case kSoftReLU: Assign(y, req[0], F<op::softrelu>(x)); break;
-      case kSoftSign: Assign(y, req[0], F<fn::softsign>(x)); break;
+      case kRelu: Assign(y, req[0], F<InComputeType<DType, op::relu>>(x)); break;
+      case kSigmoid: Assign(y, req[0], F<InComputeType<DType, op::sigmoid>>(x)); break;
+      case kTanh: Assign(y, req[0], F<InComputeType<DType, op::tanh>>(x)); break;
+      case kSoftReLU: Assign(y, req[0], F<InComputeType<DType, op::softrelu>>(x)); break;
+      case kSoftSign: Assign(y, req[0], F<InComputeType<DType, fn::softsign>>(x)); break;
     }
   });
 }
@@ -56,17 +57,17 @@ void ActivationBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto og = Flat<xpu, DType>(in[0], s);
     auto x = Flat<xpu, DType>(in[1], s);
     auto y = Flat<xpu, DType>(in[2], s);
     auto ig = Flat<xpu, DType>(out[0], s);
     switch (GetParam<ActivationParam>(attrs).act_type) {
-      case kRelu: Assign(ig, req[0], og * F<fn::relu_grad>(y)); break;
-      case kSigmoid: Assign(ig, req[0], og * F<fn::sigmoid_grad>(y)); break;
-      case kTanh: Assign(ig, req[0], og * F<fn::tanh_grad>(y)); break;
-      case kSoftReLU: Assign(ig, req[0], og * F<fn::softrelu_grad>(y)); break;
-      case kSoftSign: Assign(ig, req[0], og * F<fn::softsign_grad>(x)); break;
+      case kRelu: Assign(ig, req[0], og * F<InComputeType<DType, fn::relu_grad>>(y)); break;
+      case kSigmoid: Assign(ig, req[0], og * F<InComputeType<DType, fn::sigmoid_grad>>(y)); break;
+      case kTanh: Assign(ig, req[0], og * F<InComputeType<DType, fn::tanh_grad>>(y)); break;
+      case kSoftReLU: Assign(ig, req[0], og * F<InComputeType<DType, fn::softrelu_grad>>(y)); break;
+      case kSoftSign: Assign(ig, req[0], og * F<InComputeType<DType, fn::softsign_grad>>(x)); break;
     }
   });
 }

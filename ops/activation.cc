@@ -25,7 +25,7 @@ OPS_REGISTER_OP(Activation)
     .add_arguments(ActivationParam::__FIELDS__())
     .set_attr_parser(ParamParser<ActivationParam>)
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseFloatType<1, 1>)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_Activation", true, true});
 
 OPS_REGISTER_OP(_backward_Activation)

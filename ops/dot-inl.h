@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/float_compute.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 
@@ -87,7 +88,7 @@ void DotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const DotParam& param = GetParam<DotParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, out[0].type_flag_, DType, {
     auto a = in[0].get_with_shape<xpu, 2, DType>(LhsMatrix(in[0].shape_, param.transpose_a), s);
     auto b = in[1].get_with_shape<xpu, 2, DType>(RhsMatrix(in[1].shape_, param.transpose_b), s);
     const index_t m = param.transpose_a ? a.size(1) : a.size(0);
@@ -105,7 +106,7 @@ void DotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const DotParam& param = GetParam<DotParam>(attrs);
   const bool ta = param.transpose_a, tb = param.transpose_b;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, in[0].type_flag_, DType, {
     const auto a_shape = LhsMatrix(in[1].shape_, ta);
     const auto b_shape = RhsMatrix(in[2].shape_, tb);
     auto dc = in[0].get_with_shape<xpu, 2, DType>(
@@ -128,7 +129,7 @@ void BatchDotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const DotParam& param = GetParam<DotParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, out[0].type_flag_, DType, {
     auto batch = [&](const TBlob& blob) {
       return blob.get_with_shape<xpu, 3, DType>(AsBatch(blob.shape_), s);
     };
@@ -144,7 +145,7 @@ void BatchDotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                              const std::vector<TBlob>& out) {
   const DotParam& param = GetParam<DotParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, in[0].type_flag_, DType, {
     auto batch = [&](const TBlob& blob) {
       return blob.get_with_shape<xpu, 3, DType>(AsBatch(blob.shape_), s);
     };

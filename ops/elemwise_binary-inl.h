@@ -13,6 +13,7 @@
 
 #include "mshadow/tensor.h"
 #include "ops/arithmetic_functors.h"
+#include "ops/float_compute.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 
@@ -68,9 +69,9 @@ template <typename xpu, typename OP>
 void ElemwiseCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     Assign(Flat<xpu, DType>(out[0], s), req[0],
-           F<typename OP::forward>(Flat<xpu, DType>(in[0], s), Flat<xpu, DType>(in[1], s)));
+           F<InComputeType<DType, typename OP::forward>>(Flat<xpu, DType>(in[0], s), Flat<xpu, DType>(in[1], s)));
   });
 }
 
@@ -79,17 +80,17 @@ template <typename xpu, typename OP>
 void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto og = Flat<xpu, DType>(in[0], s);
     if constexpr (OP::kGradReadsOperands) {
       auto lhs = Flat<xpu, DType>(in[1], s);
       auto rhs = Flat<xpu, DType>(in[2], s);
-      Assign(Flat<xpu, DType>(out[0], s), req[0], og * F<typename OP::lhs_grad>(lhs, rhs));
-      Assign(Flat<xpu, DType>(out[1], s), req[1], og * F<typename OP::rhs_grad>(lhs, rhs));
+      Assign(Flat<xpu, DType>(out[0], s), req[0], og * F<InComputeType<DType, typename OP::lhs_grad>>(lhs, rhs));
+      Assign(Flat<xpu, DType>(out[1], s), req[1], og * F<InComputeType<DType, typename OP::rhs_grad>>(lhs, rhs));
     } else {  // constant derivatives
       const DType zero(0);
-      Assign(Flat<xpu, DType>(out[0], s), req[0], og * OP::lhs_grad::Map(zero, zero));
-      Assign(Flat<xpu, DType>(out[1], s), req[1], og * OP::rhs_grad::Map(zero, zero));
+      Assign(Flat<xpu, DType>(out[0], s), req[0], og * InComputeType<DType, typename OP::lhs_grad>::Map(zero, zero));
+      Assign(Flat<xpu, DType>(out[1], s), req[1], og * InComputeType<DType, typename OP::rhs_grad>::Map(zero, zero));
     }
   });
 }
@@ -106,7 +107,7 @@ struct ScalarParam : public dmlc::Parameter<ScalarParam> {
     DMLC_DECLARE_FIELD(scalar).set_default(1).describe("The scalar operand.");
     DMLC_DECLARE_FIELD(is_int).set_default(true).describe(
         "Whether the scalar is an integer (matters for integer inputs only; these operators "
-        "take float32 and float64).");
+        "take float32, float64, float16 and bfloat16).");
   }
 };
 
@@ -115,13 +116,13 @@ void ScalarCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const double scalar = GetParam<ScalarParam>(attrs).scalar;
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto x = Flat<xpu, DType>(in[0], s);
     const DType c = static_cast<DType>(scalar);
     if constexpr (kReversed) {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<typename OP::forward>(c, x));
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, typename OP::forward>>(c, x));
     } else {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<typename OP::forward>(x, c));
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, typename OP::forward>>(x, c));
     }
   });
 }
@@ -136,20 +137,20 @@ void ScalarBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   using Grad = std::conditional_t<kReversed, typename OP::rhs_grad, typename OP::lhs_grad>;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const double scalar = GetParam<ScalarParam>(attrs).scalar;
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto og = Flat<xpu, DType>(in[0], s);
     auto in_grad = Flat<xpu, DType>(out[0], s);
     const DType c = static_cast<DType>(scalar);
     if constexpr (kReadsData) {
       auto x = Flat<xpu, DType>(in[1], s);
       if constexpr (kReversed) {
-        Assign(in_grad, req[0], og * F<Grad>(c, x));
+        Assign(in_grad, req[0], og * F<InComputeType<DType, Grad>>(c, x));
       } else {
-        Assign(in_grad, req[0], og * F<Grad>(x, c));
+        Assign(in_grad, req[0], og * F<InComputeType<DType, Grad>>(x, c));
       }
     } else {
       const DType any(0);
-      Assign(in_grad, req[0], og * (kReversed ? Grad::Map(c, any) : Grad::Map(any, c)));
+      Assign(in_grad, req[0], og * (kReversed ? InComputeType<DType, Grad>::Map(c, any) : InComputeType<DType, Grad>::Map(any, c)));
     }
   });
 }

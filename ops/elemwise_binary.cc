@@ -19,7 +19,7 @@ void DefineElemwise(const std::string& name, const std::string& description,
                     .add_argument("lhs", "NDArray-or-Symbol", "First input.")
                     .add_argument("rhs", "NDArray-or-Symbol", "Second input, same shape.")
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
-                    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+                    .set_attr<FInferType>("FInferType", ElemwiseFloatType<2, 1>)
                     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   forward.set_attr<FGradient>("FGradient", FGradient{backward, grad_reads_operands, false});
   RegisterOp(backward)
@@ -39,7 +39,7 @@ void DefineScalar(const std::string& name, const std::string& description, bool 
                     .add_arguments(ScalarParam::__FIELDS__())
                     .set_attr_parser(ParamParser<ScalarParam>)
                     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-                    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+                    .set_attr<FInferType>("FInferType", ElemwiseFloatType<1, 1>)
                     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   forward.set_attr<FGradient>("FGradient", FGradient{backward, reads_data, false});
   RegisterOp(backward)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/float_compute.h"
 #include "ops/grad_functors.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -86,8 +87,8 @@ template <typename xpu, typename Forward>
 void UnaryCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Assign(Flat<xpu, DType>(out[0], s), req[0], F<Forward>(Flat<xpu, DType>(in[0], s)));
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
+    Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, Forward>>(Flat<xpu, DType>(in[0], s)));
   });
 }
 
@@ -96,12 +97,12 @@ template <typename xpu, typename Grad>
 void UnaryBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     if (in.size() == 1) {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<Grad>(Flat<xpu, DType>(in[0], s)));
+      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[0], s)));
     } else {
       Assign(Flat<xpu, DType>(out[0], s), req[0],
-             Flat<xpu, DType>(in[0], s) * F<Grad>(Flat<xpu, DType>(in[1], s)));
+             Flat<xpu, DType>(in[0], s) * F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[1], s)));
     }
   });
 }

@@ -18,7 +18,7 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
                .set_num_outputs(1)
                .add_argument("data", "NDArray-or-Symbol", "The input array.")
                .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-               .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+               .set_attr<FInferType>("FInferType", ElemwiseFloatType<1, 1>)
                .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
   op.set_attr<FGradient>("FGradient",
                          FGradient{backward, from == GradFrom::kInput, from == GradFrom::kOutput});
@@ -31,7 +31,7 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
       .set_attr<FInferShape>("FInferShape",
                              backward_inputs == 1 ? ElemwiseShape<1, 1> : ElemwiseShape<2, 1>)
       .set_attr<FInferType>("FInferType",
-                            backward_inputs == 1 ? ElemwiseRealType<1, 1> : ElemwiseRealType<2, 1>);
+                            backward_inputs == 1 ? ElemwiseFloatType<1, 1> : ElemwiseFloatType<2, 1>);
 }
 
 const bool kRegistered = [] {

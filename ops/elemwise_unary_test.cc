@@ -87,7 +87,7 @@ TEST(UnaryOpsTest, ShapeAndTypeInference) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("relu"), {});
   std::vector<int> in = {mshadow::kInt32}, out;
   EXPECT_EQ(testing::ErrorOf([&] { InferTypes(attrs, &in, &out); }),
-            "relu: data type int32 is not supported; valid: float32, float64");
+            "relu: data type int32 is not supported; valid: float32, float64, float16, bfloat16");
   std::vector<TShape> in_shapes = {TShape()}, out_shapes;
   EXPECT_EQ(testing::ErrorOf([&] { InferShapes(attrs, &in_shapes, &out_shapes); }),
             "relu: cannot infer every shape from the inputs given: data=()");

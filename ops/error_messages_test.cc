@@ -176,7 +176,7 @@ const std::vector<Entry>& Catalogue() {
        "Reshape: cannot reshape (2,3) into (-3,4611686018427387904,2): 6 x 4611686018427387904 "
        "overflows index_t"},
       {"unsupported type", [] { InferType("relu", {mshadow::kInt32}); },
-       "relu: data type int32 is not supported; valid: float32, float64"},
+       "relu: data type int32 is not supported; valid: float32, float64, float16, bfloat16"},
       {"types that conflict",
        [] {
          InferType("elemwise_add", {mshadow::kFloat32, mshadow::kFloat64});

@@ -10,6 +10,7 @@
 
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/tensor.h"
+#include "ops/float_compute.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/vector_loop.h"
@@ -54,6 +55,17 @@ void BroadcastBias(Tensor<xpu, 2, DType> out, Tensor<xpu, 1, DType> bias, bool a
   }
 }
 
+// y = data weight^T + bias in one fused call where the device has one: Run returns false
+// where it does not (the default), and the caller writes the bias rows and accumulates the
+// product onto them. fully_connected.cu specializes it for the GPU (cuBLASLt's bias epilogue).
+template <typename xpu, typename DType>
+struct FusedGemmBias {
+  static bool Run(mshadow::Stream<xpu>*, Tensor<xpu, 2, DType>, Tensor<xpu, 2, DType>,
+                  Tensor<xpu, 1, DType>, Tensor<xpu, 2, DType>) {
+    return false;
+  }
+};
+
 template <typename xpu>
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -61,7 +73,7 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
   if (req[0] == kNullOp) return;
   const FullyConnectedParam& param = GetParam<FullyConnectedParam>(attrs);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, out[0].type_flag_, DType, {
     const mshadow::Shape<2> shape = DataAs2D(in[0].shape_, param.flatten);
     auto data = in[0].get_with_shape<xpu, 2, DType>(shape, stream);
     auto weight = in[1].get<xpu, 2, DType>(stream);
@@ -70,11 +82,13 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     if (param.no_bias) {
       Assign(y, req[0], dot(data, weight.T()));
     } else {
+      auto bias = in[2].get<xpu, 1, DType>(stream);
+      if (req[0] != kAddTo && FusedGemmBias<xpu, DType>::Run(stream, data, weight, bias, y)) return;
       // The bias rows go in first and the product is accumulated onto them (BLAS beta = 1):
       // BLAS clears the output with beta = 0 anyway, so the bias costs no extra pass.
-      if (req[0] != kAddTo) BroadcastBias(y, in[2].get<xpu, 1, DType>(stream), false);
+      if (req[0] != kAddTo) BroadcastBias(y, bias, false);
       y += dot(data, weight.T());
-      if (req[0] == kAddTo) BroadcastBias(y, in[2].get<xpu, 1, DType>(stream), true);
+      if (req[0] == kAddTo) BroadcastBias(y, bias, true);
     }
   });
 }
@@ -108,7 +122,7 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                    const std::vector<TBlob>& out) {
   const FullyConnectedParam& param = GetParam<FullyConnectedParam>(attrs);
   mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+  OPS_PRODUCT_TYPE_SWITCH(xpu, in[0].type_flag_, DType, {
     const mshadow::Shape<2> shape = DataAs2D(in[1].shape_, param.flatten);
     auto og = in[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden),
                                                    stream);

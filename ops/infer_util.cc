@@ -14,6 +14,14 @@ void CheckRealType(int type_flag) {
   }
 }
 
+void CheckFloatType(int type_flag) {
+  if (type_flag != mshadow::kFloat32 && type_flag != mshadow::kFloat64 &&
+      type_flag != mshadow::kFloat16 && type_flag != mshadow::kBfloat16) {
+    throw dmlc::Error("data type " + mshadow::TypeFlagName(type_flag) +
+                      " is not supported; valid: float32, float64, float16, bfloat16");
+  }
+}
+
 int NormalizeAxis(int64_t axis, int64_t ndim, const char* what) {
   if (axis < -ndim || axis >= ndim) {
     throw dmlc::Error(std::string(what) + " " + std::to_string(axis) + " is out of range for a " +

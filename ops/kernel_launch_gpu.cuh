@@ -32,7 +32,7 @@ struct Kernel<OP, gpu> {
     if (n <= 0) return;
     const unsigned grid = mshadow::cuda::GridFor(n, cuda::kLaunchThreads);
     const cudaStream_t s = mshadow::Stream<gpu>::GetStream(stream);
-    if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - cuda::kLaunchThreads) {
+    if (mshadow::cuda::FitsUint32(n, cuda::kLaunchThreads)) {
       cuda::LaunchKernel<OP, uint32_t>
           <<<grid, cuda::kLaunchThreads, 0, s>>>(static_cast<uint32_t>(n), args...);
     } else {

@@ -128,7 +128,7 @@ TEST(OpRegistryTest, InvocationChecksArityDevicesAndRequests) {
   EXPECT_THAT(testing::ErrorOf([&] {
                 Invoke<mshadow::cpu>(attrs, OpContext(), {ints.blob()}, {kWriteTo}, {ints.blob()});
               }),
-              HasSubstr("relu: data type int32 is not supported; valid: float32, float64"));
+              HasSubstr("relu: data type int32 is not supported; valid: float32, float64, float16, bfloat16"));
 }
 
 TEST(OpRegistryTest, ConcurrentLookupParseInferAndRun) {

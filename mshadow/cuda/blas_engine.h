@@ -1,4 +1,4 @@
-// mshadow/cuda/blas_engine.h: `BLASEngine<gpu, float|double>`, the cuBLAS calls the dot
+// mshadow/cuda/blas_engine.h: `BLASEngine<gpu, float|double|half_t|bf16_t>`, the cuBLAS calls the dot
 // engine (mshadow/dot_engine.h) makes on the GPU, in the same column-major convention as the
 // CPU's CBLAS engine. Each call runs on the tensor's stream through that stream's cuBLAS
 // handle; scalars are passed from the host. Failures are dmlc::Error naming the call.
@@ -38,7 +38,63 @@ struct Blas<double> {
   static constexpr auto gemm_strided_batched = cublasDgemmStridedBatched;
 };
 
+// half_t and bf16_t: the ...Ex calls with float32 accumulation, alpha and beta in float.
+// cuBLAS has no 16-bit gemv or ger: they are gemms with one row (y^T = x^T op(A)^T) or an
+// inner dimension of one, whose strided vectors are 1 x n matrices with leading dimension inc.
+template <typename DType, cudaDataType_t kType>
+struct BlasEx {
+  static cublasStatus_t gemm(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
+                             int m, int n, int k, const DType* alpha, const DType* A, int lda,
+                             const DType* B, int ldb, const DType* beta, DType* C, int ldc) {
+    const float a = static_cast<float>(*alpha), b = static_cast<float>(*beta);
+    return cublasGemmEx(handle, ta, tb, m, n, k, &a, A, kType, lda, B, kType, ldb, &b, C, kType,
+                        ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  // y = alpha op(A) x + beta y, A m x n: as y^T (1 x M) = x^T (1 x N) op(A)^T.
+  static cublasStatus_t gemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                             const DType* alpha, const DType* A, int lda, const DType* x, int incx,
+                             const DType* beta, DType* y, int incy) {
+    const bool transposed = trans != CUBLAS_OP_N;
+    const int rows = transposed ? n : m, cols = transposed ? m : n;
+    return gemm(handle, CUBLAS_OP_N, transposed ? CUBLAS_OP_N : CUBLAS_OP_T, 1, rows, cols, alpha,
+                x, incx, A, lda, beta, y, incy);
+  }
+  // A += alpha x y^T (m x n): x as the transpose of a 1 x m matrix, y as a 1 x n one.
+  static cublasStatus_t ger(cublasHandle_t handle, int m, int n, const DType* alpha,
+                            const DType* x, int incx, const DType* y, int incy, DType* A,
+                            int lda) {
+    const DType one(1);
+    return gemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, 1, alpha, x, incx, y, incy, &one, A, lda);
+  }
+  static cublasStatus_t dot(cublasHandle_t handle, int n, const DType* x, int incx,
+                            const DType* y, int incy, DType* result) {
+    return cublasDotEx(handle, n, x, kType, incx, y, kType, incy, result, kType, CUDA_R_32F);
+  }
+  static cublasStatus_t gemm_strided_batched(cublasHandle_t handle, cublasOperation_t ta,
+                                             cublasOperation_t tb, int m, int n, int k,
+                                             const DType* alpha, const DType* A, int lda,
+                                             long long stride_a, const DType* B, int ldb,
+                                             long long stride_b, const DType* beta, DType* C,
+                                             int ldc, long long stride_c, int batch) {
+    const float a = static_cast<float>(*alpha), b = static_cast<float>(*beta);
+    return cublasGemmStridedBatchedEx(handle, ta, tb, m, n, k, &a, A, kType, lda, stride_a, B,
+                                      kType, ldb, stride_b, &b, C, kType, ldc, stride_c, batch,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+};
+
+template <>
+struct Blas<half::half_t> : BlasEx<half::half_t, CUDA_R_16F> {};
+template <>
+struct Blas<bfloat::bf16_t> : BlasEx<bfloat::bf16_t, CUDA_R_16BF> {};
+
 }  // namespace cuda
+
+// The GPU's products also take the 16-bit types (float32 accumulation).
+template <>
+struct BlasSupports<gpu, half::half_t> : std::true_type {};
+template <>
+struct BlasSupports<gpu, bfloat::bf16_t> : std::true_type {};
 
 template <typename DType>
 struct BLASEngine<gpu, DType> {

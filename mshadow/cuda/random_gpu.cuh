@@ -93,8 +93,8 @@ class Random<gpu, DType> {
     const unsigned grid = cuda::GridFor(n, cuda::kMapThreads);
     const cudaStream_t stream = Stream<gpu>::GetStream(stream_);
     // 32-bit indices where the last element's address fits them (faster division).
-    if (static_cast<uint64_t>(rows.size(0)) * rows.stride_ <
-        std::numeric_limits<uint32_t>::max() - cuda::kMapThreads) {
+    if (cuda::FitsUint32(n, cuda::kMapThreads) &&
+        static_cast<uint64_t>(rows.size(0)) * rows.stride_ < std::numeric_limits<uint32_t>::max()) {
       cuda::RandomFillKernel<uint32_t><<<grid, cuda::kMapThreads, 0, stream>>>(
           rows.dptr_, static_cast<uint32_t>(rows.stride_), static_cast<uint32_t>(rows.size(1)),
           static_cast<uint32_t>(n), key_, first, draw);

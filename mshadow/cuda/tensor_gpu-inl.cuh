@@ -44,13 +44,20 @@ inline int MultiprocessorCount() {
   return count;
 }
 
-// Blocks for `items` work items of `threads` each: as many as the items need, at most
-// enough to keep every multiprocessor busy several blocks deep (grid-stride loops do the
-// rest, reusing each thread's setup).
+// Blocks for `items` work items of `threads` each: as many as the items need, so that each
+// thread of a grid-stride kernel usually makes one pass (the loop only matters past the
+// grid's limit). A grid capped at a few blocks per multiprocessor, each thread looping, fell
+// short of copy bandwidth on an H100 where one pass per thread reached it (docs/benchmarks.md).
 inline unsigned GridFor(index_t items, int threads) {
+  constexpr index_t kMaxGrid = std::numeric_limits<int32_t>::max();
   const index_t needed = (items + threads - 1) / threads;
-  const index_t full = static_cast<index_t>(MultiprocessorCount()) * 2048 / threads;
-  return static_cast<unsigned>(std::max<index_t>(1, std::min(needed, full)));
+  return static_cast<unsigned>(std::max<index_t>(1, std::min(needed, kMaxGrid)));
+}
+
+// Whether a grid-stride loop over `n` items, `per_block` a block per step and its grid from
+// GridFor, may count in 32 bits: an index plus one grid step (about n) must not wrap.
+inline bool FitsUint32(index_t n, index_t per_block) {
+  return n <= (static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - per_block) / 2;
 }
 
 // dst[y][x] Saver= src[y][x] for the n = rows * width elements, flat, grid-stride.
@@ -70,7 +77,7 @@ inline void MapPlan(const DstPlan& dst, const SrcPlan& src, Shape<2> shape, cuda
   const index_t n = shape.Size();
   if (n == 0) return;
   const unsigned grid = GridFor(n, kMapThreads);
-  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - kMapThreads) {
+  if (FitsUint32(n, kMapThreads)) {
     MapPlanKernel<Saver, DType, uint32_t><<<grid, kMapThreads, 0, stream>>>(
         dst, src, static_cast<uint32_t>(shape[1]), static_cast<uint32_t>(n));
   } else {
@@ -81,9 +88,11 @@ inline void MapPlan(const DstPlan& dst, const SrcPlan& src, Shape<2> shape, cuda
 }
 
 // Elements per thread per step of the flat kernel: its loads are issued together, before
-// any store, so each thread keeps this many reads in flight (one is too few to cover memory
-// latency at full bandwidth).
+// any store, so each thread keeps this many reads in flight (one 4-byte load is too little
+// to cover memory latency at full bandwidth). The 16-byte kernel takes one vector a thread,
+// which measured best on an H100 (docs/benchmarks.md).
 constexpr int kFlatUnroll = 4;
+constexpr int kVecUnroll = 1;
 
 // dst[k] Saver= src[k] for the n elements of a packed expression (cuda::FlatEval), grid-stride
 // over runs of kFlatUnroll * blockDim.x elements, each thread taking every blockDim.x-th
@@ -113,7 +122,7 @@ inline void MapFlat(const DstPlan& dst, const SrcPlan& src, index_t n, cudaStrea
   if (n == 0) return;
   const index_t run = static_cast<index_t>(kFlatUnroll) * kMapThreads;
   const unsigned grid = GridFor((n + kFlatUnroll - 1) / kFlatUnroll, kMapThreads);
-  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) - run) {
+  if (FitsUint32(n, run)) {
     MapFlatKernel<Saver, DType, uint32_t>
         <<<grid, kMapThreads, 0, stream>>>(dst, src, static_cast<uint32_t>(n));
   } else {
@@ -124,7 +133,7 @@ inline void MapFlat(const DstPlan& dst, const SrcPlan& src, index_t n, cudaStrea
 }
 
 // The flat kernel with 16-byte loads and stores (every tensor aligned, cuda::VecPlan): each
-// thread takes kFlatUnroll vectors a step, loads first; the n % kVecLanes elements past the
+// thread takes kVecUnroll vectors a step, loads first; the n % kVecLanes elements past the
 // last whole vector go to block 0 through the scalar plans.
 template <typename Saver, typename DType, typename Index, typename DstPlan, typename SrcPlan,
           typename SrcVecPlan>
@@ -133,18 +142,18 @@ __global__ void __launch_bounds__(kMapThreads)
                  const Index n) {
   constexpr int kLanes = kVecLanes<DType>;
   const Index vectors = n / kLanes;
-  const Index run = static_cast<Index>(kFlatUnroll) * blockDim.x;
+  const Index run = static_cast<Index>(kVecUnroll) * blockDim.x;
   const Index step = static_cast<Index>(gridDim.x) * run;
   for (Index base = static_cast<Index>(blockIdx.x) * run + threadIdx.x; base < vectors;
        base += step) {
-    Vec16<DType> value[kFlatUnroll];
+    Vec16<DType> value[kVecUnroll];
 #pragma unroll
-    for (int k = 0; k < kFlatUnroll; ++k) {
+    for (int k = 0; k < kVecUnroll; ++k) {
       const Index v = base + static_cast<Index>(k) * blockDim.x;
       if (v < vectors) src_vec.Load(static_cast<index_t>(v) * kLanes, &value[k]);
     }
 #pragma unroll
-    for (int k = 0; k < kFlatUnroll; ++k) {
+    for (int k = 0; k < kVecUnroll; ++k) {
       const Index v = base + static_cast<Index>(k) * blockDim.x;
       if (v >= vectors) continue;
       auto* out = reinterpret_cast<Vec16<DType>*>(dst_data) + v;
@@ -173,8 +182,8 @@ inline void MapVec(const DstPlan& dst, const SrcPlan& src, DType* dst_data,
   if (n == 0) return;
   const index_t vectors = n / kVecLanes<DType>;
   const unsigned grid =
-      GridFor(std::max<index_t>(1, (vectors + kFlatUnroll - 1) / kFlatUnroll), kMapThreads);
-  if (n <= static_cast<index_t>(std::numeric_limits<uint32_t>::max()) / 2) {
+      GridFor(std::max<index_t>(1, (vectors + kVecUnroll - 1) / kVecUnroll), kMapThreads);
+  if (FitsUint32(n, static_cast<index_t>(kVecUnroll) * kMapThreads * kVecLanes<DType>)) {
     MapVecKernel<Saver, DType, uint32_t>
         <<<grid, kMapThreads, 0, stream>>>(dst, src, dst_data, src_vec, static_cast<uint32_t>(n));
   } else {
@@ -199,6 +208,13 @@ __device__ DType BlockReduce(DType value, DType* shared) {
   return shared[0];
 }
 
+// What reductions accumulate in: float for the 16-bit storage types (a sum of thousands of
+// half_t values rounded at every step would lose most of its digits), the type itself else.
+template <typename DType>
+using Accum = std::conditional_t<std::is_same<DType, half::half_t>::value ||
+                                     std::is_same<DType, bfloat::bf16_t>::value,
+                                 float, DType>;
+
 // Column reduction (MapReduceKeepLowest): a block covers 32 columns and the rows
 // [chunk * rows_per_chunk, ...) of its blockIdx.y chunk; its 8 row lanes take every 8th
 // row, then fold together in shared memory. With one chunk, the block saves the result;
@@ -209,16 +225,16 @@ constexpr int kRowLanes = 8;
 template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
 __global__ void __launch_bounds__(kColumnTile* kRowLanes)
     ReduceColumnsKernel(DstPlan dst, const SrcPlan src, const index_t rows, const index_t width,
-                        const index_t rows_per_chunk, DType* partial, const DType scale) {
-  __shared__ DType shared[kColumnTile * kRowLanes];
+                        const index_t rows_per_chunk, Accum<DType>* partial, const Accum<DType> scale) {
+  __shared__ Accum<DType> shared[kColumnTile * kRowLanes];
   const index_t x = static_cast<index_t>(blockIdx.x) * kColumnTile + threadIdx.x;
   const index_t begin = static_cast<index_t>(blockIdx.y) * rows_per_chunk;
   const index_t end = min(rows, begin + rows_per_chunk);
-  DType acc;
+  Accum<DType> acc;
   Reducer::SetInitValue(acc);
   if (x < width) {
     for (index_t y = begin + threadIdx.y; y < end; y += kRowLanes) {
-      Reducer::Reduce(acc, src.Eval(y, x));
+      Reducer::Reduce(acc, static_cast<Accum<DType>>(src.Eval(y, x)));
     }
   }
   shared[threadIdx.y * kColumnTile + threadIdx.x] = acc;
@@ -230,21 +246,22 @@ __global__ void __launch_bounds__(kColumnTile* kRowLanes)
   if (partial != nullptr) {
     partial[static_cast<index_t>(blockIdx.y) * width + x] = acc;
   } else {
-    Saver::template Save<DType>(dst.REval(0, x), acc * scale);
+    Saver::template Save<DType>(dst.REval(0, x), DType(acc * scale));
   }
 }
 
 // dst[x] Saver= scale * Reduce over the `chunks` rows of partial[chunk][x] (x: a column of
 // MapReduceKeepLowest or a kept index of MapReduceKeepHighDim).
 template <typename Saver, typename Reducer, typename DType, typename DstPlan>
-__global__ void ReducePartialsKernel(DstPlan dst, const DType* partial, const index_t chunks,
-                                     const index_t width, const DType scale) {
+__global__ void ReducePartialsKernel(DstPlan dst, const Accum<DType>* partial,
+                                     const index_t chunks, const index_t width,
+                                     const Accum<DType> scale) {
   const index_t x = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (x >= width) return;
-  DType acc;
+  Accum<DType> acc;
   Reducer::SetInitValue(acc);
   for (index_t c = 0; c < chunks; ++c) Reducer::Reduce(acc, partial[c * width + x]);
-  Saver::template Save<DType>(dst.REval(0, x), acc * scale);
+  Saver::template Save<DType>(dst.REval(0, x), DType(acc * scale));
 }
 
 // Kept-index reduction (MapReduceKeepHighDim) over the expression viewed as (outer, kept,
@@ -263,8 +280,8 @@ template <typename Saver, typename Reducer, typename DType, typename DstPlan, ty
 __global__ void __launch_bounds__(kKeptThreads)
     ReduceKeptKernel(DstPlan dst, const SrcPlan src, const index_t kept, const index_t inner,
                      const index_t width, const index_t total, const index_t per_chunk,
-                     const KeptStep step, DType* partial, const DType scale) {
-  __shared__ DType shared[kKeptThreads];
+                     const KeptStep step, Accum<DType>* partial, const Accum<DType> scale) {
+  __shared__ Accum<DType> shared[kKeptThreads];
   const index_t c = blockIdx.x;
   const index_t begin = static_cast<index_t>(blockIdx.y) * per_chunk;
   const index_t end = min(total, begin + per_chunk);
@@ -277,11 +294,11 @@ __global__ void __launch_bounds__(kKeptThreads)
     i = r % inner;
     n = r / inner;
   }
-  DType acc;
+  Accum<DType> acc;
   Reducer::SetInitValue(acc);
 #pragma unroll 4
   for (; j < end; j += kKeptThreads) {
-    Reducer::Reduce(acc, src.Eval((n * kept + c) * inner + i, x));
+    Reducer::Reduce(acc, static_cast<Accum<DType>>(src.Eval((n * kept + c) * inner + i, x)));
     x += step.dx;
     i += step.di;
     n += step.dn;
@@ -299,7 +316,55 @@ __global__ void __launch_bounds__(kKeptThreads)
   if (partial != nullptr) {
     partial[static_cast<index_t>(blockIdx.y) * kept + c] = acc;  // as ReducePartialsKernel reads
   } else {
-    Saver::template Save<DType>(dst.REval(0, c), acc * scale);
+    Saver::template Save<DType>(dst.REval(0, c), DType(acc * scale));
+  }
+}
+
+// ReduceKeptKernel for an expression FlatEval passes with every tensor 16-byte aligned and
+// the kept index's contiguous runs (inner * width elements) whole vectors: 16-byte loads
+// (cuda::VecPlan), one accumulator per lane. The expression is (outer, kept, run_vectors)
+// in vectors; the walk advances (n, v) by carries as ReduceKeptKernel does.
+template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcVecPlan>
+__global__ void __launch_bounds__(kKeptThreads)
+    ReduceKeptVecKernel(DstPlan dst, const SrcVecPlan src, const index_t kept,
+                        const index_t run_vectors, const index_t total, const index_t per_chunk,
+                        Accum<DType>* partial, const Accum<DType> scale) {
+  constexpr int kLanes = kVecLanes<DType>;
+  __shared__ Accum<DType> shared[kKeptThreads];
+  const index_t c = blockIdx.x;
+  const index_t begin = static_cast<index_t>(blockIdx.y) * per_chunk;
+  const index_t end = min(total, begin + per_chunk);
+  index_t j = begin + threadIdx.x;
+  index_t n = 0, v = 0;
+  if (j < end) {
+    n = j / run_vectors;
+    v = j % run_vectors;
+  }
+  const index_t dn = kKeptThreads / run_vectors, dv = kKeptThreads % run_vectors;
+  Accum<DType> acc[kLanes];
+#pragma unroll
+  for (int lane = 0; lane < kLanes; ++lane) Reducer::SetInitValue(acc[lane]);
+#pragma unroll 4
+  for (; j < end; j += kKeptThreads) {
+    Vec16<DType> value;
+    src.Load(((n * kept + c) * run_vectors + v) * kLanes, &value);
+#pragma unroll
+    for (int lane = 0; lane < kLanes; ++lane) Reducer::Reduce(acc[lane], static_cast<Accum<DType>>(value.lane[lane]));
+    v += dv;
+    n += dn;
+    if (v >= run_vectors) {
+      v -= run_vectors;
+      ++n;
+    }
+  }
+#pragma unroll
+  for (int lane = 1; lane < kLanes; ++lane) Reducer::Reduce(acc[0], acc[lane]);
+  const Accum<DType> sum = BlockReduce<Reducer>(acc[0], shared);
+  if (threadIdx.x != 0) return;
+  if (partial != nullptr) {
+    partial[static_cast<index_t>(blockIdx.y) * kept + c] = sum;
+  } else {
+    Saver::template Save<DType>(dst.REval(0, c), DType(sum * scale));
   }
 }
 
@@ -337,14 +402,14 @@ template <typename Saver, typename Reducer, typename DType, typename DstPlan, ty
 inline void ReduceInChunks(const DstPlan& out, index_t outputs, index_t chunks, DType scale,
                            cudaStream_t stream, Launch&& reduce) {
   if (chunks == 1) {
-    reduce(static_cast<DType*>(nullptr));
+    reduce(static_cast<Accum<DType>*>(nullptr));
     return;
   }
-  StreamBuffer<DType> partial(chunks * outputs, stream);
+  StreamBuffer<Accum<DType>> partial(chunks * outputs, stream);
   reduce(partial.get());
   ReducePartialsKernel<Saver, Reducer, DType>
-      <<<static_cast<unsigned>((outputs + 255) / 256), 256, 0, stream>>>(out, partial.get(), chunks,
-                                                                         outputs, scale);
+      <<<static_cast<unsigned>((outputs + 255) / 256), 256, 0, stream>>>(
+          out, partial.get(), chunks, outputs, static_cast<Accum<DType>>(scale));
   MSHADOW_CUDA_CHECK_LAUNCH("ReducePartialsKernel");
 }
 
@@ -393,9 +458,9 @@ inline void MapReduceKeepLowest(TRValue<R, gpu, 1, DType>* dst,
   const index_t rows_per_chunk = (rows + chunks - 1) / chunks;
   const dim3 block(cuda::kColumnTile, cuda::kRowLanes);
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks));
-  cuda::ReduceInChunks<Saver, Reducer>(out, width, chunks, scale, stream, [&](DType* partial) {
+  cuda::ReduceInChunks<Saver, Reducer, DType>(out, width, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
     cuda::ReduceColumnsKernel<Saver, Reducer, DType>
-        <<<grid, block, 0, stream>>>(out, src, rows, width, rows_per_chunk, partial, scale);
+        <<<grid, block, 0, stream>>>(out, src, rows, width, rows_per_chunk, partial, static_cast<cuda::Accum<DType>>(scale));
     MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
   });
 }
@@ -418,6 +483,25 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   const auto out = MakePlan(dst->self());
   const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
   const index_t total = outer * inner * width;
+  constexpr int kLanes = cuda::kVecLanes<DType>;
+  if constexpr (cuda::FlatEval<E>::kPass && (sizeof(DType) == 2 || sizeof(DType) == 4 || sizeof(DType) == 8)) {
+    const index_t run = inner * width;
+    if (total > 0 && run % kLanes == 0 && cuda::FlatEval<E>::Packed(exp.self()) &&
+        cuda::FlatEval<E>::Aligned16(exp.self())) {
+      const index_t run_vectors = run / kLanes, vectors = total / kLanes;
+      const index_t chunks = cuda::ChunksFor(vectors, kept, 16 * cuda::kKeptThreads, 16);
+      const index_t per_chunk = (vectors + chunks - 1) / chunks;
+      const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
+      const cuda::VecPlan<E, DType> src_vec(exp.self());
+      cuda::ReduceInChunks<Saver, Reducer, DType>(out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
+        cuda::ReduceKeptVecKernel<Saver, Reducer, DType>
+            <<<grid, cuda::kKeptThreads, 0, stream>>>(out, src_vec, kept, run_vectors, vectors,
+                                                       per_chunk, partial, static_cast<cuda::Accum<DType>>(scale));
+        MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptVecKernel");
+      });
+      return;
+    }
+  }
   const index_t chunks = cuda::ChunksFor(total, kept, 16 * cuda::kKeptThreads, 8);
   const index_t per_chunk = (total + chunks - 1) / chunks;
   const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
@@ -426,9 +510,9 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
     const index_t rows_step = cuda::kKeptThreads / width;
     step = {rows_step / inner, rows_step % inner, cuda::kKeptThreads % width};
   }
-  cuda::ReduceInChunks<Saver, Reducer>(out, kept, chunks, scale, stream, [&](DType* partial) {
+  cuda::ReduceInChunks<Saver, Reducer, DType>(out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
     cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
-        out, src, kept, inner, width, total, per_chunk, step, partial, scale);
+        out, src, kept, inner, width, total, per_chunk, step, partial, static_cast<cuda::Accum<DType>>(scale));
     MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
   });
 }

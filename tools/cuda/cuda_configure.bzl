@@ -1,6 +1,6 @@
 """Repository rule that finds the CUDA toolkit without downloading anything.
 
-Creates @local_cuda with `cudart`, `cublas` and `cuda_headers` targets wrapping the toolkit
+Creates @local_cuda with `cudart`, `cublas` (with cuBLASLt) and `cuda_headers` targets wrapping the toolkit
 at $CUDA_PATH (default /usr/local/cuda), and `defs.bzl` telling whether it was found. On a
 machine without the toolkit the targets exist but are empty, so `bazel build //...` still
 works; GPU targets are only built with --config=cuda.
@@ -30,7 +30,7 @@ cc_library(
 
 cc_library(
     name = "cublas",
-    linkopts = ["-L{path}/lib64", "-Wl,-rpath,{path}/lib64", "-lcublas"],
+    linkopts = ["-L{path}/lib64", "-Wl,-rpath,{path}/lib64", "-lcublas", "-lcublasLt"],
     deps = [":cudart"],
 )
 

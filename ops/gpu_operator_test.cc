@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "ops/invoke.h"
 #include "ops/random_source.h"
 #include "ops/testing/op_cases.h"
+#include "ops/testing/op_test_util.h"
 #include "tools/cuda/gpu_test.h"
 
 namespace ops {
@@ -217,94 +217,25 @@ int GpuOperatorTest::CompareCase(const Op* op, const OpCase& c, int type_flag,
   return 2;
 }
 
-// The output types of `attrs` when every input has `type_flag`; none where its type
-// inference rejects that.
-std::optional<std::vector<int>> OutputTypes(const NodeAttrs& attrs, size_t num_inputs,
-                                            int type_flag) {
-  std::vector<int> in(num_inputs, type_flag), out;
-  try {
-    InferTypes(attrs, &in, &out);
-  } catch (const dmlc::Error&) {
-    return std::nullopt;
-  }
-  return out;
-}
-
-// A copy of `tensors` in float64 (the 16-bit inputs' values exactly).
-std::vector<CpuTensor> InFloat64(const std::vector<CpuTensor>& tensors) {
-  std::vector<CpuTensor> out;
-  for (const CpuTensor& t : tensors) {
-    out.push_back(testing::TensorOf(t.shape(), mshadow::kFloat64, testing::ToValues(t.blob())));
-  }
-  return out;
-}
-
 // The GPU's float16 and bfloat16 results (forward and backward) against float64 on the CPU
-// from the same, rounded inputs, for every case whose operator takes the 16-bit types: the
-// GPU computes in float32 and rounds once, so the results are within a few units of the
-// 16-bit type's last place.
+// from the same, rounded inputs, for every case whose operator takes the 16-bit types
+// (testing::CheckSixteenBit): the GPU computes in float32 and rounds once.
 TEST_F(GpuOperatorTest, SixteenBitOperatorsMatchFloat64OnTheCpu) {
   int compared = 0;
+  const testing::SixteenBitRunner on_gpu = [&](const NodeAttrs& attrs,
+                                               const std::vector<TBlob>& inputs,
+                                               const std::vector<CpuTensor>& outputs) {
+    return RunGpu(attrs, inputs, outputs, kWriteTo);
+  };
   for (const OpCase& c : testing::LoadOpCases("ops/testing/op_cases.txt")) {
     const Op* op = Op::Find(c.op);
     if (op == nullptr || op->compute<gpu>() == nullptr) continue;
-    const NodeAttrs attrs = ParseAttrs(op, c.kwargs);
     for (const int type_flag : {mshadow::kFloat16, mshadow::kBfloat16}) {
-      const auto out_types = OutputTypes(attrs, c.inputs.size(), type_flag);
-      if (!out_types) continue;
-      const std::string what = testing::CaseName(c) + " " + mshadow::TypeFlagName(type_flag);
-      SCOPED_TRACE(what);
-      // Within 4 units of the last place of the 16-bit type (11 or 8 significant bits).
-      const double tolerance = type_flag == mshadow::kFloat16 ? 4.0 / 2048 : 4.0 / 256;
-      auto expect_near = [&](const std::vector<CpuTensor>& want,
-                             const std::vector<CpuTensor>& got, const std::string& part) {
-        ASSERT_EQ(want.size(), got.size());
-        for (size_t i = 0; i < want.size(); ++i) {
-          const Values w = testing::ToValues(want[i].blob()), g = testing::ToValues(got[i].blob());
-          ASSERT_EQ(w.size(), g.size());
-          for (size_t k = 0; k < w.size(); ++k) {
-            ASSERT_NEAR(w[k], g[k], tolerance * (1.0 + std::fabs(w[k])))
-                << part << " output " << i << " element " << k;
-          }
-        }
-      };
       try {
-        const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-        const std::vector<CpuTensor> inputs64 = InFloat64(inputs);
-        const std::vector<CpuTensor> want = RunCpu(attrs, ops::Blobs(inputs64), true);
-        std::vector<CpuTensor> zeros;
-        for (size_t i = 0; i < want.size(); ++i) zeros.emplace_back(want[i].shape(), (*out_types)[i]);
-        const std::vector<CpuTensor> got = RunGpu(attrs, ops::Blobs(inputs), zeros, kWriteTo);
-        expect_near(want, got, "forward");
-        ++compared;
-        if (!op->HasAttr("FGradient")) continue;
-        const NodeAttrs backward = BackwardAttrs(attrs);
-        if (backward.op->compute<gpu>() == nullptr) continue;
-        std::vector<CpuTensor> out_grads;
-        for (const CpuTensor& g : got) {
-          const testing::InputSpec spec(g.shape(), -1.0, 1.0);
-          out_grads.push_back(testing::MakeInputs(OpCase{"", {}, {spec}}, g.type_flag(), 7)[0]);
-        }
-        const std::vector<CpuTensor> out_grads64 = InFloat64(out_grads);
-        std::vector<CpuTensor> grads64, grads;
-        for (const CpuTensor& x : inputs) {
-          grads64.emplace_back(x.shape(), mshadow::kFloat64);
-          grads.emplace_back(x.shape(), type_flag);
-        }
-        // The 16-bit forward outputs, as the GPU's backward reads them; float64 for the CPU.
-        const std::vector<CpuTensor> got64 = InFloat64(got);
-        Invoke<mshadow::cpu>(
-            backward, MakeCpuContext(backward, /*is_train=*/true),
-            BackwardInputs(attrs, ops::Blobs(out_grads64), ops::Blobs(inputs64), ops::Blobs(got64)),
-            std::vector<OpReqType>(grads64.size(), kWriteTo), ops::Blobs(grads64));
-        const std::vector<CpuTensor> got_grads = RunGpu(
-            backward,
-            BackwardInputs(attrs, ops::Blobs(out_grads), ops::Blobs(inputs), ops::Blobs(got)),
-            grads, kWriteTo);
-        expect_near(grads64, got_grads, "backward");
-        ++compared;
+        compared += testing::CheckSixteenBit(c, type_flag, on_gpu);
       } catch (const std::exception& e) {
-        ADD_FAILURE() << what << ": " << e.what();
+        ADD_FAILURE() << testing::CaseName(c) << " " << mshadow::TypeFlagName(type_flag) << ": "
+                      << e.what();
       }
     }
   }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "dmlc/testing/error_message.h"
 #include "ops/backward.h"
+#include "ops/infer.h"
 #include "gtest/gtest.h"
 
 namespace ops {
@@ -219,6 +221,66 @@ std::vector<TShape> InferOutputShapes(const OpCase& c) {
   for (const InputSpec& spec : c.inputs) in.push_back(spec.shape);
   InferShapes(attrs, &in, &out);
   return out;
+}
+
+namespace {
+
+// A float64 copy of each tensor (the 16-bit values exactly).
+std::vector<CpuTensor> InFloat64(const std::vector<CpuTensor>& tensors) {
+  std::vector<CpuTensor> out;
+  for (const CpuTensor& t : tensors) out.push_back(TensorOf(t.shape(), mshadow::kFloat64, ToValues(t.blob())));
+  return out;
+}
+
+void ExpectSixteenBitClose(const std::vector<CpuTensor>& want, const std::vector<CpuTensor>& got,
+                           double tolerance, const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ExpectClose(ToValues(want[i].blob()), ToValues(got[i].blob()), tolerance, tolerance,
+                what + " output " + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+int CheckSixteenBit(const OpCase& c, int type_flag, const SixteenBitRunner& run) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
+  std::vector<int> in_types(c.inputs.size(), type_flag), out_types;
+  try {
+    InferTypes(attrs, &in_types, &out_types);
+  } catch (const dmlc::Error&) {
+    return 0;  // not a type this operator takes
+  }
+  const std::string what = CaseName(c) + " " + mshadow::TypeFlagName(type_flag);
+  const double tolerance = type_flag == mshadow::kFloat16 ? 4.0 / 2048 : 4.0 / 256;
+  const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
+  const std::vector<CpuTensor> inputs64 = InFloat64(inputs);
+  const std::vector<CpuTensor> want = RunCpu(attrs, Blobs(inputs64), /*is_train=*/true);
+  std::vector<CpuTensor> outputs;
+  for (size_t i = 0; i < want.size(); ++i) outputs.emplace_back(want[i].shape(), out_types[i]);
+  const std::vector<CpuTensor> got = run(attrs, Blobs(inputs), outputs);
+  ExpectSixteenBitClose(want, got, tolerance, what + " forward");
+  if (!attrs.op->HasAttr("FGradient")) return 1;
+
+  // The backward operator reads the 16-bit forward outputs; float64 copies for the CPU.
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  std::vector<CpuTensor> out_grads;
+  for (const CpuTensor& g : got) {
+    out_grads.push_back(MakeInputs(OpCase{"", {}, {InputSpec(g.shape())}}, g.type_flag(), 7)[0]);
+  }
+  std::vector<CpuTensor> grads64, grads;
+  for (const CpuTensor& x : inputs) {
+    grads64.emplace_back(x.shape(), mshadow::kFloat64);
+    grads.emplace_back(x.shape(), type_flag);
+  }
+  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, /*is_train=*/true),
+                       BackwardInputs(attrs, Blobs(InFloat64(out_grads)), Blobs(inputs64),
+                                      Blobs(InFloat64(got))),
+                       std::vector<OpReqType>(grads64.size(), kWriteTo), Blobs(grads64));
+  const std::vector<CpuTensor> got_grads =
+      run(backward, BackwardInputs(attrs, Blobs(out_grads), Blobs(inputs), Blobs(got)), grads);
+  ExpectSixteenBitClose(grads64, got_grads, tolerance, what + " backward");
+  return 2;
 }
 
 }  // namespace testing

@@ -52,6 +52,16 @@ void CheckGradient(const OpCase& c, double rtol = 1e-5, double atol = 1e-8);
 void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
                  const std::string& what);
 
+// The float16 or bfloat16 forward (and backward, where the operator has one on that device)
+// against float64 on the CPU from the same rounded inputs, within 4 units of the 16-bit
+// type's last place: `run(attrs, inputs, outputs)` computes with outputs of the given shapes
+// and types (kWriteTo) on the device under test and returns them on the host. Returns the
+// number of calls compared: 0 where the operator's type inference rejects `type_flag`.
+using SixteenBitRunner = std::function<std::vector<CpuTensor>(
+    const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+    const std::vector<CpuTensor>& outputs)>;
+int CheckSixteenBit(const OpCase& c, int type_flag, const SixteenBitRunner& run);
+
 // The message of the dmlc::Error that `f` throws ("" and a test failure if none).
 std::string ErrorOf(const std::function<void()>& f);
 

@@ -11,13 +11,20 @@ out=$("$opctl")
 echo "$out"
 grep -q '^epoch 10  loss=' <<<"$out" || fail "demo did not print ten epochs"
 grep -q 'loss fell from' <<<"$out" || fail "demo did not report the loss"
+# It says where it ran: the CPU in this build (no CUDA), and the same with --device cpu.
+grep -q 'through registered operators on the CPU$' <<<"$out" || fail "demo did not name its device"
+"$opctl" demo mlp --device cpu | grep -q 'on the CPU$' || fail "demo --device cpu"
+if "$opctl" demo --device gpu 2>err.txt; then fail "demo --device gpu ran without CUDA"; fi
+grep -q -- "--device gpu needs opctl built with CUDA" err.txt || fail "demo --device gpu: $(cat err.txt)"
+if "$opctl" demo --device tpu 2>err.txt; then fail "demo --device tpu succeeded"; fi
+grep -q -- "--device tpu is not a device; valid: cpu, gpu" err.txt || fail "demo --device tpu: $(cat err.txt)"
 # The CNN demo (it fails itself unless the loss falls below half its first value).
 out=$("$opctl" demo cnn)
 echo "$out"
 grep -q '^epoch 6  loss=.*images/s$' <<<"$out" || fail "demo cnn did not print six epochs"
 grep -q 'held-out accuracy (inference mode)' <<<"$out" || fail "demo cnn did not evaluate"
 if "$opctl" demo resnet 2>err.txt; then fail "demo resnet succeeded"; fi
-grep -q "demo takes one optional argument, mlp (the default) or cnn" err.txt ||
+grep -q "demo takes \[mlp|cnn\] (default mlp) and \[--device cpu|gpu\]; got 'resnet'" err.txt ||
   fail "demo resnet: $(cat err.txt)"
 
 # The catalogue.

@@ -228,7 +228,20 @@ namespace {
 // A float64 copy of each tensor (the 16-bit values exactly).
 std::vector<CpuTensor> InFloat64(const std::vector<CpuTensor>& tensors) {
   std::vector<CpuTensor> out;
-  for (const CpuTensor& t : tensors) out.push_back(TensorOf(t.shape(), mshadow::kFloat64, ToValues(t.blob())));
+  for (const CpuTensor& t : tensors) {
+    out.push_back(TensorOf(t.shape(), mshadow::kFloat64, ToValues(t.blob())));
+  }
+  return out;
+}
+
+// Copies of `tensors` in the types of `like`, one for one (the reference's output types:
+// float64, or what a parameter fixes, as Cast's dtype).
+std::vector<CpuTensor> InTypesOf(const std::vector<CpuTensor>& tensors,
+                                 const std::vector<CpuTensor>& like) {
+  std::vector<CpuTensor> out;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    out.push_back(TensorOf(tensors[i].shape(), like[i].type_flag(), ToValues(tensors[i].blob())));
+  }
   return out;
 }
 
@@ -262,7 +275,8 @@ int CheckSixteenBit(const OpCase& c, int type_flag, const SixteenBitRunner& run)
   ExpectSixteenBitClose(want, got, tolerance, what + " forward");
   if (!attrs.op->HasAttr("FGradient")) return 1;
 
-  // The backward operator reads the 16-bit forward outputs; float64 copies for the CPU.
+  // The backward operator reads the 16-bit forward outputs; the CPU's reference, copies in
+  // its own forward's output types.
   const NodeAttrs backward = BackwardAttrs(attrs);
   std::vector<CpuTensor> out_grads;
   for (const CpuTensor& g : got) {
@@ -274,8 +288,8 @@ int CheckSixteenBit(const OpCase& c, int type_flag, const SixteenBitRunner& run)
     grads.emplace_back(x.shape(), type_flag);
   }
   Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, /*is_train=*/true),
-                       BackwardInputs(attrs, Blobs(InFloat64(out_grads)), Blobs(inputs64),
-                                      Blobs(InFloat64(got))),
+                       BackwardInputs(attrs, Blobs(InTypesOf(out_grads, want)), Blobs(inputs64),
+                                      Blobs(InTypesOf(got, want))),
                        std::vector<OpReqType>(grads64.size(), kWriteTo), Blobs(grads64));
   const std::vector<CpuTensor> got_grads =
       run(backward, BackwardInputs(attrs, Blobs(out_grads), Blobs(inputs), Blobs(got)), grads);

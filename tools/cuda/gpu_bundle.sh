@@ -10,7 +10,7 @@
 #   FOLDER/run_all.sh [RESULTS]              # there: every test, results (XML, logs) in RESULTS
 #   SANITIZE=memcheck FOLDER/run_all.sh R    # the same under compute-sanitizer (any report fails)
 #   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
-#   FOLDER/run_opctl.sh                      # there: `opctl run|bench --device gpu` examples
+#   FOLDER/run_opctl.sh                      # there: the demo and `opctl run|bench --device gpu`
 #   FOLDER/run_python.sh [PYTEST ARGS]       # there: the Python package on PyTorch CUDA tensors
 #
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
@@ -112,13 +112,17 @@ exit $status
 RUN
 cat > "$out/run_opctl.sh" <<'RUN'
 #!/usr/bin/env bash
-# opctl on the GPU, as a user would call it: each run prints the GPU's outputs' largest
-# difference from the CPU's on the same inputs; each bench times forward and backward with
-# CUDA events. Exits non-zero if a command fails.
+# opctl on the GPU, as a user would call it: with no arguments it trains the MLP demo on the
+# GPU (and says so); each run prints the GPU's outputs' largest difference from the CPU's on
+# the same inputs; each bench times forward and backward with CUDA events. Exits non-zero if
+# a command fails.
 here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 opctl=$here/tools/opctl
 set -ex
+"$opctl" | tee demo.txt
+grep -q 'through registered operators on the GPU 0' demo.txt
+"$opctl" demo --device cpu | grep -q 'on the CPU$'
 "$opctl" run FullyConnected --shape 'data=(64,256)' --param num_hidden=128 --device gpu
 "$opctl" run Convolution --shape 'data=(2,8,16,16)' --param 'kernel=(3,3)' --param num_filter=16 --device gpu
 "$opctl" run softmax --shape 'data=(32,1000)' --dtype float64 --device gpu

@@ -19,9 +19,9 @@ int Describe(const Args& args);
 int Run(const Args& args);
 // bench OP (same flags as run) [--iterations N]: times forward and backward.
 int Bench(const Args& args);
-// demo [mlp|cnn]: trains a small MLP (default) or CNN through registered operators only.
+// demo [mlp|cnn] [--device cpu|gpu]: trains a small MLP (default) or CNN through registered
+// operators only; the MLP on the GPU when one is present (opctl built with CUDA).
 int Demo(const Args& args);
-int DemoMlp();
 int DemoCnn();
 
 }  // namespace opctl

@@ -3,7 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "mshadow/cuda/check.h"
 #include "ops/gpu_context.h"
@@ -106,6 +108,51 @@ double GpuMedianMicros(const ops::NodeAttrs& attrs, bool is_train,
   }
   std::sort(rounds.begin(), rounds.end());
   return rounds[2];
+}
+
+namespace {
+
+class Gpu : public DemoDevice {
+ public:
+  std::string Name() const override { return "GPU 0 (" + GpuName() + ")"; }
+  ops::TBlob Upload(const mshadow::TShape& shape, const float* values) override {
+    const ops::TBlob host(const_cast<float*>(values), shape, mshadow::cpu::kDevMask,
+                          mshadow::kFloat32);
+    tensors_.push_back(std::make_unique<GpuTensors>(std::vector<ops::TBlob>{host}));
+    return tensors_.back()->blobs()[0];
+  }
+  std::vector<float> Download(const ops::TBlob& blob) const override {
+    std::vector<float> host(blob.shape_.Size());
+    MSHADOW_CUDA_CALL(cudaMemcpyAsync(host.data(), blob.dptr_, Bytes(blob),
+                                      cudaMemcpyDeviceToHost, OpctlStream()));
+    MSHADOW_CUDA_CALL(cudaStreamSynchronize(OpctlStream()));
+    return host;
+  }
+  Call Bind(const ops::NodeAttrs& attrs, bool is_train) const override {
+    auto call = std::make_shared<ops::GpuCall>(attrs, OpctlStream(), is_train);
+    return [attrs, call](const std::vector<ops::TBlob>& in, const std::vector<ops::OpReqType>& req,
+                         const std::vector<ops::TBlob>& out) {
+      ops::Invoke<mshadow::gpu>(attrs, call->context(), in, req, out);
+    };
+  }
+
+ private:
+  std::vector<std::unique_ptr<GpuTensors>> tensors_;
+};
+
+}  // namespace
+
+bool GpuPresent() {
+  int count = 0;
+  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();  // no device is not an error for later calls
+  return ok;
+}
+
+DemoDevice& GpuDevice() {
+  if (!GpuPresent()) throw dmlc::Error("--device gpu: no CUDA device is present");
+  static Gpu* gpu = new Gpu();
+  return *gpu;
 }
 
 std::string GpuName() {

@@ -1,5 +1,6 @@
-// tools/opctl/gpu.h: `opctl run|bench --device gpu`: an operator on GPU 0, its inputs copied
-// from the host tensors opctl prepared, on one stream of its own (built with --config=cuda).
+// tools/opctl/gpu.h: `opctl run|bench|demo --device gpu`: operators on GPU 0, their inputs
+// copied from the host tensors opctl prepared, on one stream of its own (built with
+// --config=cuda).
 #ifndef TOOLS_OPCTL_GPU_H_
 #define TOOLS_OPCTL_GPU_H_
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "ops/imperative.h"
+#include "tools/opctl/demo_util.h"
 
 namespace opctl {
 
@@ -40,6 +42,12 @@ double GpuMedianMicros(const ops::NodeAttrs& attrs, bool is_train,
 
 // "NVIDIA H100 80GB HBM3" for GPU 0; a dmlc::Error naming the CUDA error if there is none.
 std::string GpuName();
+
+// Whether a CUDA device is present (and the driver works).
+bool GpuPresent();
+
+// GPU 0 as the demos' device (one instance for the process; a dmlc::Error without a GPU).
+DemoDevice& GpuDevice();
 
 }  // namespace opctl
 

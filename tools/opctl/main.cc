@@ -2,7 +2,7 @@
 // runs and times them, and (with no arguments) trains a small network through them, as a
 // host framework would.
 //
-//   opctl                      # the demo: trains a 64-128-10 MLP
+//   opctl                      # the demo: trains a 64-128-10 MLP (on the GPU if there is one)
 //   opctl demo cnn             # trains a small convolutional network
 //   opctl list [--json]        # the catalogue
 //   opctl describe FullyConnected
@@ -21,7 +21,9 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: opctl [command] [arguments]\n"
-    "  demo [mlp|cnn]   (default) train a small MLP or CNN through registered operators\n"
+    "  demo [mlp|cnn] [--device cpu|gpu]\n"
+    "                   (default) train a small MLP or CNN through registered operators; the\n"
+    "                   MLP runs on the GPU where opctl has CUDA and a GPU is present\n"
     "  list [--json]    list every registered operator\n"
     "  describe OP      show an operator's documentation and parameters\n"
     "  run OP --shape NAME=SHAPE ... [--param KEY=VALUE ...] [--dtype float32|float64]\n"

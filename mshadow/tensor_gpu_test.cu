@@ -339,7 +339,8 @@ class TensorGpuSixteenBitTest : public TensorGpuTest {
   }
   // The GPU's 16-bit result against the CPU's float32 one.
   template <int dim>
-  void ExpectClose(const TensorContainer<cpu, dim, float>& want, const Tensor<gpu, dim, DType>& got) {
+  void ExpectClose(const TensorContainer<cpu, dim, float>& want,
+                   const Tensor<gpu, dim, DType>& got) {
     const double tol = std::is_same<DType, half::half_t>::value ? 4.0 / 2048 : 4.0 / 256;
     const auto host = this->ToCpu(got);
     this->ExpectNear(static_cast<const Tensor<cpu, dim, float>&>(want),

@@ -145,13 +145,13 @@ inline int TypeFlagSize(int type_flag) {
 
 // Floating point types and bfloat16: the 16-bit types are storage, computed in float
 // (MXNet's MSHADOW_REAL_TYPE_SWITCH_EX).
-#define MSHADOW_REAL_TYPE_SWITCH_EX(type, DType, ...)                                 \
-  switch (type) {                                                                     \
-    MSHADOW_TYPE_CASE_(::mshadow::kFloat32, float, DType, __VA_ARGS__)                \
-    MSHADOW_TYPE_CASE_(::mshadow::kFloat64, double, DType, __VA_ARGS__)               \
-    MSHADOW_TYPE_CASE_(::mshadow::kFloat16, ::mshadow::half::half_t, DType, __VA_ARGS__) \
+#define MSHADOW_REAL_TYPE_SWITCH_EX(type, DType, ...)                                       \
+  switch (type) {                                                                           \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat32, float, DType, __VA_ARGS__)                      \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat64, double, DType, __VA_ARGS__)                     \
+    MSHADOW_TYPE_CASE_(::mshadow::kFloat16, ::mshadow::half::half_t, DType, __VA_ARGS__)    \
     MSHADOW_TYPE_CASE_(::mshadow::kBfloat16, ::mshadow::bfloat::bf16_t, DType, __VA_ARGS__) \
-    MSHADOW_TYPE_SWITCH_FAIL_(type, "float32, float64, float16, bfloat16")           \
+    MSHADOW_TYPE_SWITCH_FAIL_(type, "float32, float64, float16, bfloat16")                  \
   }
 
 // float32 and float64 only (what the BLAS-backed and vectorized paths support).

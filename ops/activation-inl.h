@@ -42,11 +42,21 @@ void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
     auto x = Flat<xpu, DType>(in[0], s);
     auto y = Flat<xpu, DType>(out[0], s);
     switch (GetParam<ActivationParam>(attrs).act_type) {
-      case kRelu: Assign(y, req[0], F<InComputeType<DType, op::relu>>(x)); break;
-      case kSigmoid: Assign(y, req[0], F<InComputeType<DType, op::sigmoid>>(x)); break;
-      case kTanh: Assign(y, req[0], F<InComputeType<DType, op::tanh>>(x)); break;
-      case kSoftReLU: Assign(y, req[0], F<InComputeType<DType, op::softrelu>>(x)); break;
-      case kSoftSign: Assign(y, req[0], F<InComputeType<DType, fn::softsign>>(x)); break;
+      case kRelu:
+        Assign(y, req[0], F<InComputeType<DType, op::relu>>(x));
+        break;
+      case kSigmoid:
+        Assign(y, req[0], F<InComputeType<DType, op::sigmoid>>(x));
+        break;
+      case kTanh:
+        Assign(y, req[0], F<InComputeType<DType, op::tanh>>(x));
+        break;
+      case kSoftReLU:
+        Assign(y, req[0], F<InComputeType<DType, op::softrelu>>(x));
+        break;
+      case kSoftSign:
+        Assign(y, req[0], F<InComputeType<DType, fn::softsign>>(x));
+        break;
     }
   });
 }
@@ -63,11 +73,21 @@ void ActivationBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y = Flat<xpu, DType>(in[2], s);
     auto ig = Flat<xpu, DType>(out[0], s);
     switch (GetParam<ActivationParam>(attrs).act_type) {
-      case kRelu: Assign(ig, req[0], og * F<InComputeType<DType, fn::relu_grad>>(y)); break;
-      case kSigmoid: Assign(ig, req[0], og * F<InComputeType<DType, fn::sigmoid_grad>>(y)); break;
-      case kTanh: Assign(ig, req[0], og * F<InComputeType<DType, fn::tanh_grad>>(y)); break;
-      case kSoftReLU: Assign(ig, req[0], og * F<InComputeType<DType, fn::softrelu_grad>>(y)); break;
-      case kSoftSign: Assign(ig, req[0], og * F<InComputeType<DType, fn::softsign_grad>>(x)); break;
+      case kRelu:
+        Assign(ig, req[0], og * F<InComputeType<DType, fn::relu_grad>>(y));
+        break;
+      case kSigmoid:
+        Assign(ig, req[0], og * F<InComputeType<DType, fn::sigmoid_grad>>(y));
+        break;
+      case kTanh:
+        Assign(ig, req[0], og * F<InComputeType<DType, fn::tanh_grad>>(y));
+        break;
+      case kSoftReLU:
+        Assign(ig, req[0], og * F<InComputeType<DType, fn::softrelu_grad>>(y));
+        break;
+      case kSoftSign:
+        Assign(ig, req[0], og * F<InComputeType<DType, fn::softsign_grad>>(x));
+        break;
     }
   });
 }

@@ -17,8 +17,9 @@ DMLC_REGISTER_PARAMETER(ActivationParam);
 DMLC_REGISTER_PARAMETER(LeakyReLUParam);
 
 OPS_REGISTER_OP(Activation)
-    .describe("Applies an activation function elementwise: relu max(x, 0), sigmoid "
-              "1/(1+exp(-x)), tanh, softrelu log(1+exp(x)), softsign x/(1+|x|).")
+    .describe(
+        "Applies an activation function elementwise: relu max(x, 0), sigmoid "
+        "1/(1+exp(-x)), tanh, softrelu log(1+exp(x)), softsign x/(1+|x|).")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")

@@ -71,7 +71,8 @@ void ElemwiseCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<T
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     Assign(Flat<xpu, DType>(out[0], s), req[0],
-           F<InComputeType<DType, typename OP::forward>>(Flat<xpu, DType>(in[0], s), Flat<xpu, DType>(in[1], s)));
+           F<InComputeType<DType, typename OP::forward>>(Flat<xpu, DType>(in[0], s),
+                                                         Flat<xpu, DType>(in[1], s)));
   });
 }
 
@@ -85,12 +86,16 @@ void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::
     if constexpr (OP::kGradReadsOperands) {
       auto lhs = Flat<xpu, DType>(in[1], s);
       auto rhs = Flat<xpu, DType>(in[2], s);
-      Assign(Flat<xpu, DType>(out[0], s), req[0], og * F<InComputeType<DType, typename OP::lhs_grad>>(lhs, rhs));
-      Assign(Flat<xpu, DType>(out[1], s), req[1], og * F<InComputeType<DType, typename OP::rhs_grad>>(lhs, rhs));
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             og * F<InComputeType<DType, typename OP::lhs_grad>>(lhs, rhs));
+      Assign(Flat<xpu, DType>(out[1], s), req[1],
+             og * F<InComputeType<DType, typename OP::rhs_grad>>(lhs, rhs));
     } else {  // constant derivatives
       const DType zero(0);
-      Assign(Flat<xpu, DType>(out[0], s), req[0], og * InComputeType<DType, typename OP::lhs_grad>::Map(zero, zero));
-      Assign(Flat<xpu, DType>(out[1], s), req[1], og * InComputeType<DType, typename OP::rhs_grad>::Map(zero, zero));
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             og * InComputeType<DType, typename OP::lhs_grad>::Map(zero, zero));
+      Assign(Flat<xpu, DType>(out[1], s), req[1],
+             og * InComputeType<DType, typename OP::rhs_grad>::Map(zero, zero));
     }
   });
 }
@@ -120,9 +125,11 @@ void ScalarCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
     auto x = Flat<xpu, DType>(in[0], s);
     const DType c = static_cast<DType>(scalar);
     if constexpr (kReversed) {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, typename OP::forward>>(c, x));
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             F<InComputeType<DType, typename OP::forward>>(c, x));
     } else {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, typename OP::forward>>(x, c));
+      Assign(Flat<xpu, DType>(out[0], s), req[0],
+             F<InComputeType<DType, typename OP::forward>>(x, c));
     }
   });
 }
@@ -150,7 +157,9 @@ void ScalarBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
     } else {
       const DType any(0);
-      Assign(in_grad, req[0], og * (kReversed ? InComputeType<DType, Grad>::Map(c, any) : InComputeType<DType, Grad>::Map(any, c)));
+      Assign(in_grad, req[0],
+             og * (kReversed ? InComputeType<DType, Grad>::Map(c, any)
+                             : InComputeType<DType, Grad>::Map(any, c)));
     }
   });
 }

@@ -88,7 +88,8 @@ void UnaryCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlo
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
-    Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, Forward>>(Flat<xpu, DType>(in[0], s)));
+    Assign(Flat<xpu, DType>(out[0], s), req[0],
+           F<InComputeType<DType, Forward>>(Flat<xpu, DType>(in[0], s)));
   });
 }
 
@@ -99,10 +100,12 @@ void UnaryBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     if (in.size() == 1) {
-      Assign(Flat<xpu, DType>(out[0], s), req[0], F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[0], s)));
-    } else {
       Assign(Flat<xpu, DType>(out[0], s), req[0],
-             Flat<xpu, DType>(in[0], s) * F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[1], s)));
+             F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[0], s)));
+    } else {
+      Assign(
+          Flat<xpu, DType>(out[0], s), req[0],
+          Flat<xpu, DType>(in[0], s) * F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[1], s)));
     }
   });
 }

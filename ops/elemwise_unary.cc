@@ -30,8 +30,8 @@ void DefineUnary(const std::string& name, const std::string& description, GradFr
       .set_attr<bool>("TIsBackward", true)
       .set_attr<FInferShape>("FInferShape",
                              backward_inputs == 1 ? ElemwiseShape<1, 1> : ElemwiseShape<2, 1>)
-      .set_attr<FInferType>("FInferType",
-                            backward_inputs == 1 ? ElemwiseFloatType<1, 1> : ElemwiseFloatType<2, 1>);
+      .set_attr<FInferType>(
+          "FInferType", backward_inputs == 1 ? ElemwiseFloatType<1, 1> : ElemwiseFloatType<2, 1>);
 }
 
 const bool kRegistered = [] {

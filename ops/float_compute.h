@@ -37,11 +37,11 @@ using InComputeType = std::conditional_t<(sizeof(DType) < 4), InFloat<OP>, OP>;
 // The element types of matrix products on device xpu: float32 and float64 on the CPU (its
 // BLAS has nothing else), the 16-bit types too on the GPU (cuBLAS, float32 accumulation).
 // Another type is a dmlc::Error naming it and what is valid.
-#define OPS_PRODUCT_TYPE_SWITCH(xpu, type, DType, ...)        \
-  if constexpr (std::is_same_v<xpu, ::mshadow::cpu>) {        \
-    MSHADOW_SGL_DBL_TYPE_SWITCH(type, DType, __VA_ARGS__)      \
-  } else {                                                    \
-    MSHADOW_REAL_TYPE_SWITCH_EX(type, DType, __VA_ARGS__)      \
+#define OPS_PRODUCT_TYPE_SWITCH(xpu, type, DType, ...)    \
+  if constexpr (std::is_same_v<xpu, ::mshadow::cpu>) {    \
+    MSHADOW_SGL_DBL_TYPE_SWITCH(type, DType, __VA_ARGS__) \
+  } else {                                                \
+    MSHADOW_REAL_TYPE_SWITCH_EX(type, DType, __VA_ARGS__) \
   }
 
 #endif  // OPS_FLOAT_COMPUTE_H_

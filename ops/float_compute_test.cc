@@ -29,8 +29,8 @@ TEST(SixteenBitOnTheCpu, ElementwiseOperatorsMatchFloat64AndProductsSayTheyCanno
     for (const int type_flag : {mshadow::kFloat16, mshadow::kBfloat16}) {
       SCOPED_TRACE(testing::CaseName(c) + " " + mshadow::TypeFlagName(type_flag));
       if (products.count(c.op) != 0) {
-        const std::string error = testing::ErrorOf(
-            [&] { testing::CheckSixteenBit(c, type_flag, RunOnCpu); });
+        const std::string error =
+            testing::ErrorOf([&] { testing::CheckSixteenBit(c, type_flag, RunOnCpu); });
         EXPECT_NE(error.find("is not supported here; valid: float32, float64"), std::string::npos)
             << error;
         ++refused;

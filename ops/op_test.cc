@@ -125,10 +125,12 @@ TEST(OpRegistryTest, InvocationChecksArityDevicesAndRequests) {
               }),
               HasSubstr("relu has no FCompute<gpu> implementation"));
   CpuTensor ints(TShape{4}, mshadow::kInt32);
-  EXPECT_THAT(testing::ErrorOf([&] {
-                Invoke<mshadow::cpu>(attrs, OpContext(), {ints.blob()}, {kWriteTo}, {ints.blob()});
-              }),
-              HasSubstr("relu: data type int32 is not supported; valid: float32, float64, float16, bfloat16"));
+  EXPECT_THAT(
+      testing::ErrorOf([&] {
+        Invoke<mshadow::cpu>(attrs, OpContext(), {ints.blob()}, {kWriteTo}, {ints.blob()});
+      }),
+      HasSubstr(
+          "relu: data type int32 is not supported; valid: float32, float64, float16, bfloat16"));
 }
 
 TEST(OpRegistryTest, ConcurrentLookupParseInferAndRun) {

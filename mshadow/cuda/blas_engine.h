@@ -1,5 +1,5 @@
-// mshadow/cuda/blas_engine.h: `BLASEngine<gpu, float|double|half_t|bf16_t>`, the cuBLAS calls the dot
-// engine (mshadow/dot_engine.h) makes on the GPU, in the same column-major convention as the
+// mshadow/cuda/blas_engine.h: `BLASEngine<gpu, float|double|half_t|bf16_t>`, the cuBLAS calls the
+// dot engine (mshadow/dot_engine.h) makes on the GPU, in the same column-major convention as the
 // CPU's CBLAS engine. Each call runs on the tensor's stream through that stream's cuBLAS
 // handle; scalars are passed from the host. Failures are dmlc::Error naming the call.
 #ifndef MSHADOW_CUDA_BLAS_ENGINE_H_
@@ -60,14 +60,13 @@ struct BlasEx {
                 x, incx, A, lda, beta, y, incy);
   }
   // A += alpha x y^T (m x n): x as the transpose of a 1 x m matrix, y as a 1 x n one.
-  static cublasStatus_t ger(cublasHandle_t handle, int m, int n, const DType* alpha,
-                            const DType* x, int incx, const DType* y, int incy, DType* A,
-                            int lda) {
+  static cublasStatus_t ger(cublasHandle_t handle, int m, int n, const DType* alpha, const DType* x,
+                            int incx, const DType* y, int incy, DType* A, int lda) {
     const DType one(1);
     return gemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, 1, alpha, x, incx, y, incy, &one, A, lda);
   }
-  static cublasStatus_t dot(cublasHandle_t handle, int n, const DType* x, int incx,
-                            const DType* y, int incy, DType* result) {
+  static cublasStatus_t dot(cublasHandle_t handle, int n, const DType* x, int incx, const DType* y,
+                            int incy, DType* result) {
     return cublasDotEx(handle, n, x, kType, incx, y, kType, incy, result, kType, CUDA_R_32F);
   }
   static cublasStatus_t gemm_strided_batched(cublasHandle_t handle, cublasOperation_t ta,

@@ -133,10 +133,10 @@ inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(const GemmBiasKey& k
   using T = LtTypes<DType>;
   auto plan = std::make_shared<GemmBiasPlan>();
   // Stored (before the transposes) A is m x k or k x m, B k x n or n x k, column-major.
-  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->a.value, T::kData, transa ? k : m,
-                                                 transa ? m : k, lda));
-  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->b.value, T::kData, transb ? n : k,
-                                                 transb ? k : n, ldb));
+  MSHADOW_CUBLAS_CALL(
+      cublasLtMatrixLayoutCreate(&plan->a.value, T::kData, transa ? k : m, transa ? m : k, lda));
+  MSHADOW_CUBLAS_CALL(
+      cublasLtMatrixLayoutCreate(&plan->b.value, T::kData, transb ? n : k, transb ? k : n, ldb));
   MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->c.value, T::kData, m, n, ldc));
   LtMatmulDesc desc;
   MakeGemmBiasDesc<DType>(transa, transb, &desc);
@@ -183,23 +183,22 @@ inline bool GemmBias(Stream<gpu>* stream, bool transa, bool transb, int m, int n
   int device = 0;
   MSHADOW_CUDA_CALL(cudaGetDevice(&device));
   const uint32_t alignment = CommonAlignment({A, B, C, bias});
-  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData),
-                        transa, transb, m, n, k, lda, ldb, ldc, static_cast<int>(alignment));
+  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData), transa, transb, m, n, k,
+                        lda, ldb, ldc, static_cast<int>(alignment));
   const auto plan = FindGemmBiasPlan<DType>(key, transa, transb, m, n, k, lda, ldb, ldc, alignment);
   if (!plan->supported) return false;
 
   LtMatmulDesc desc;
   MakeGemmBiasDesc<DType>(transa, transb, &desc);
-  MSHADOW_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(
-      desc.value, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+  MSHADOW_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                     &bias, sizeof(bias)));
   const cudaStream_t s = Stream<gpu>::GetStream(stream);
   void* workspace = nullptr;
   MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(&workspace, kGemmBiasWorkspace, ScratchPool(), s));
   const typename LtTypes<DType>::Scale alpha = 1, beta = 0;
-  const cublasStatus_t status =
-      cublasLtMatmul(LtHandle(), desc.value, &alpha, A, plan->a.value, B, plan->b.value, &beta, C,
-                     plan->c.value, C, plan->c.value, &plan->algo, workspace,
-                     kGemmBiasWorkspace, s);
+  const cublasStatus_t status = cublasLtMatmul(
+      LtHandle(), desc.value, &alpha, A, plan->a.value, B, plan->b.value, &beta, C, plan->c.value,
+      C, plan->c.value, &plan->algo, workspace, kGemmBiasWorkspace, s);
   cudaFreeAsync(workspace, s);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED) return false;
   if (status != CUBLAS_STATUS_SUCCESS) ThrowBlasError(status, "cublasLtMatmul (bias epilogue)");

@@ -225,7 +225,8 @@ constexpr int kRowLanes = 8;
 template <typename Saver, typename Reducer, typename DType, typename DstPlan, typename SrcPlan>
 __global__ void __launch_bounds__(kColumnTile* kRowLanes)
     ReduceColumnsKernel(DstPlan dst, const SrcPlan src, const index_t rows, const index_t width,
-                        const index_t rows_per_chunk, Accum<DType>* partial, const Accum<DType> scale) {
+                        const index_t rows_per_chunk, Accum<DType>* partial,
+                        const Accum<DType> scale) {
   __shared__ Accum<DType> shared[kColumnTile * kRowLanes];
   const index_t x = static_cast<index_t>(blockIdx.x) * kColumnTile + threadIdx.x;
   const index_t begin = static_cast<index_t>(blockIdx.y) * rows_per_chunk;
@@ -253,9 +254,8 @@ __global__ void __launch_bounds__(kColumnTile* kRowLanes)
 // dst[x] Saver= scale * Reduce over the `chunks` rows of partial[chunk][x] (x: a column of
 // MapReduceKeepLowest or a kept index of MapReduceKeepHighDim).
 template <typename Saver, typename Reducer, typename DType, typename DstPlan>
-__global__ void ReducePartialsKernel(DstPlan dst, const Accum<DType>* partial,
-                                     const index_t chunks, const index_t width,
-                                     const Accum<DType> scale) {
+__global__ void ReducePartialsKernel(DstPlan dst, const Accum<DType>* partial, const index_t chunks,
+                                     const index_t width, const Accum<DType> scale) {
   const index_t x = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (x >= width) return;
   Accum<DType> acc;
@@ -349,7 +349,8 @@ __global__ void __launch_bounds__(kKeptThreads)
     Vec16<DType> value;
     src.Load(((n * kept + c) * run_vectors + v) * kLanes, &value);
 #pragma unroll
-    for (int lane = 0; lane < kLanes; ++lane) Reducer::Reduce(acc[lane], static_cast<Accum<DType>>(value.lane[lane]));
+    for (int lane = 0; lane < kLanes; ++lane)
+      Reducer::Reduce(acc[lane], static_cast<Accum<DType>>(value.lane[lane]));
     v += dv;
     n += dn;
     if (v >= run_vectors) {
@@ -458,11 +459,12 @@ inline void MapReduceKeepLowest(TRValue<R, gpu, 1, DType>* dst,
   const index_t rows_per_chunk = (rows + chunks - 1) / chunks;
   const dim3 block(cuda::kColumnTile, cuda::kRowLanes);
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks));
-  cuda::ReduceInChunks<Saver, Reducer, DType>(out, width, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
-    cuda::ReduceColumnsKernel<Saver, Reducer, DType>
-        <<<grid, block, 0, stream>>>(out, src, rows, width, rows_per_chunk, partial, static_cast<cuda::Accum<DType>>(scale));
-    MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
-  });
+  cuda::ReduceInChunks<Saver, Reducer, DType>(
+      out, width, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
+        cuda::ReduceColumnsKernel<Saver, Reducer, DType><<<grid, block, 0, stream>>>(
+            out, src, rows, width, rows_per_chunk, partial, static_cast<cuda::Accum<DType>>(scale));
+        MSHADOW_CUDA_CHECK_LAUNCH("ReduceColumnsKernel");
+      });
 }
 
 // dst[c] Saver= scale * Reduce over every index but dimension dimkeep of exp, on the GPU.
@@ -484,7 +486,8 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
   const cudaStream_t stream = Stream<gpu>::GetStream(dst->self().stream_);
   const index_t total = outer * inner * width;
   constexpr int kLanes = cuda::kVecLanes<DType>;
-  if constexpr (cuda::FlatEval<E>::kPass && (sizeof(DType) == 2 || sizeof(DType) == 4 || sizeof(DType) == 8)) {
+  if constexpr (cuda::FlatEval<E>::kPass &&
+                (sizeof(DType) == 2 || sizeof(DType) == 4 || sizeof(DType) == 8)) {
     const index_t run = inner * width;
     if (total > 0 && run % kLanes == 0 && cuda::FlatEval<E>::Packed(exp.self()) &&
         cuda::FlatEval<E>::Aligned16(exp.self())) {
@@ -493,12 +496,14 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
       const index_t per_chunk = (vectors + chunks - 1) / chunks;
       const dim3 grid(static_cast<unsigned>(kept), static_cast<unsigned>(chunks));
       const cuda::VecPlan<E, DType> src_vec(exp.self());
-      cuda::ReduceInChunks<Saver, Reducer, DType>(out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
-        cuda::ReduceKeptVecKernel<Saver, Reducer, DType>
-            <<<grid, cuda::kKeptThreads, 0, stream>>>(out, src_vec, kept, run_vectors, vectors,
-                                                       per_chunk, partial, static_cast<cuda::Accum<DType>>(scale));
-        MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptVecKernel");
-      });
+      cuda::ReduceInChunks<Saver, Reducer, DType>(
+          out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
+            cuda::ReduceKeptVecKernel<Saver, Reducer, DType>
+                <<<grid, cuda::kKeptThreads, 0, stream>>>(out, src_vec, kept, run_vectors, vectors,
+                                                          per_chunk, partial,
+                                                          static_cast<cuda::Accum<DType>>(scale));
+            MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptVecKernel");
+          });
       return;
     }
   }
@@ -510,11 +515,13 @@ inline void MapReduceKeepHighDim(TRValue<R, gpu, 1, DType>* dst,
     const index_t rows_step = cuda::kKeptThreads / width;
     step = {rows_step / inner, rows_step % inner, cuda::kKeptThreads % width};
   }
-  cuda::ReduceInChunks<Saver, Reducer, DType>(out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
-    cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
-        out, src, kept, inner, width, total, per_chunk, step, partial, static_cast<cuda::Accum<DType>>(scale));
-    MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
-  });
+  cuda::ReduceInChunks<Saver, Reducer, DType>(
+      out, kept, chunks, scale, stream, [&](cuda::Accum<DType>* partial) {
+        cuda::ReduceKeptKernel<Saver, Reducer, DType><<<grid, cuda::kKeptThreads, 0, stream>>>(
+            out, src, kept, inner, width, total, per_chunk, step, partial,
+            static_cast<cuda::Accum<DType>>(scale));
+        MSHADOW_CUDA_CHECK_LAUNCH("ReduceKeptKernel");
+      });
 }
 
 }  // namespace mshadow

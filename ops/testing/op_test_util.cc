@@ -6,9 +6,9 @@
 #include <string>
 
 #include "dmlc/testing/error_message.h"
+#include "gtest/gtest.h"
 #include "ops/backward.h"
 #include "ops/infer.h"
-#include "gtest/gtest.h"
 
 namespace ops {
 namespace testing {

@@ -57,9 +57,9 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
 // type's last place: `run(attrs, inputs, outputs)` computes with outputs of the given shapes
 // and types (kWriteTo) on the device under test and returns them on the host. Returns the
 // number of calls compared: 0 where the operator's type inference rejects `type_flag`.
-using SixteenBitRunner = std::function<std::vector<CpuTensor>(
-    const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
-    const std::vector<CpuTensor>& outputs)>;
+using SixteenBitRunner =
+    std::function<std::vector<CpuTensor>(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                                         const std::vector<CpuTensor>& outputs)>;
 int CheckSixteenBit(const OpCase& c, int type_flag, const SixteenBitRunner& run);
 
 // The message of the dmlc::Error that `f` throws ("" and a test failure if none).

@@ -94,11 +94,12 @@ int DemoMlp(DemoDevice& device) {
   const Layer cross_entropy_grad = cross_entropy.Backward();
   const Layer sgd("sgd_update", {{"lr", std::to_string(kLearningRate)}}, true, device);
 
-  std::printf("training a %lld-%lld-%lld MLP on %lld samples, batch %lld, through registered "
-              "operators on the %s\n",
-              static_cast<long long>(kFeatures), static_cast<long long>(kHidden),
-              static_cast<long long>(kClasses), static_cast<long long>(kSamples),
-              static_cast<long long>(kBatch), device.Name().c_str());
+  std::printf(
+      "training a %lld-%lld-%lld MLP on %lld samples, batch %lld, through registered "
+      "operators on the %s\n",
+      static_cast<long long>(kFeatures), static_cast<long long>(kHidden),
+      static_cast<long long>(kClasses), static_cast<long long>(kSamples),
+      static_cast<long long>(kBatch), device.Name().c_str());
   double first_loss = 0, last_loss = 0;
   for (int epoch = 1; epoch <= kEpochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
@@ -123,8 +124,8 @@ int DemoMlp(DemoDevice& device) {
       // The gradient of the data is not needed: kNullOp.
       fc1_grad.Forward({dh1, xb, w1, b1}, {dx, dw1, db1},
                        {ops::kNullOp, ops::kWriteTo, ops::kWriteTo});
-      for (const auto& [weight, grad] : {std::pair{w1, dw1}, std::pair{b1, db1},
-                                         std::pair{w2, dw2}, std::pair{b2, db2}}) {
+      for (const auto& [weight, grad] :
+           {std::pair{w1, dw1}, std::pair{b1, db1}, std::pair{w2, dw2}, std::pair{b2, db2}}) {
         sgd.Forward({weight, grad}, {weight}, {ops::kWriteInplace});
       }
     }

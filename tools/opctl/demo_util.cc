@@ -51,14 +51,15 @@ DemoDevice& ChooseDemoDevice(const std::string& requested) {
 #else
   if (requested == "gpu") {
     throw dmlc::Error(
-        "--device gpu needs opctl built with CUDA: ./tools/bazel build --config=cuda //tools:opctl");
+        "--device gpu needs opctl built with CUDA: ./tools/bazel build --config=cuda "
+        "//tools:opctl");
   }
 #endif
   return CpuDevice();
 }
 
-Layer::Layer(const std::string& op, const std::map<std::string, std::string>& kwargs,
-             bool is_train, const DemoDevice& device)
+Layer::Layer(const std::string& op, const std::map<std::string, std::string>& kwargs, bool is_train,
+             const DemoDevice& device)
     : attrs_(ops::ParseAttrs(ops::Op::Get(op), kwargs)),
       is_train_(is_train),
       device_(&device),

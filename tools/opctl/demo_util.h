@@ -20,9 +20,9 @@ namespace opctl {
 class DemoDevice {
  public:
   // One operator's call with its context made once: (inputs, requests, outputs).
-  using Call = std::function<void(const std::vector<ops::TBlob>&,
-                                  const std::vector<ops::OpReqType>&,
-                                  const std::vector<ops::TBlob>&)>;
+  using Call =
+      std::function<void(const std::vector<ops::TBlob>&, const std::vector<ops::OpReqType>&,
+                         const std::vector<ops::TBlob>&)>;
 
   virtual ~DemoDevice() = default;
   // "CPU", "GPU 0 (NVIDIA H100 80GB HBM3)".

@@ -123,8 +123,8 @@ class Gpu : public DemoDevice {
   }
   std::vector<float> Download(const ops::TBlob& blob) const override {
     std::vector<float> host(blob.shape_.Size());
-    MSHADOW_CUDA_CALL(cudaMemcpyAsync(host.data(), blob.dptr_, Bytes(blob),
-                                      cudaMemcpyDeviceToHost, OpctlStream()));
+    MSHADOW_CUDA_CALL(cudaMemcpyAsync(host.data(), blob.dptr_, Bytes(blob), cudaMemcpyDeviceToHost,
+                                      OpctlStream()));
     MSHADOW_CUDA_CALL(cudaStreamSynchronize(OpctlStream()));
     return host;
   }

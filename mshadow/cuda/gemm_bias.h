@@ -89,8 +89,11 @@ using LtMatmulDesc = LtObject<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
 using LtLayout = LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
 using LtPreference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
 
-// Workspace each call may give cuBLASLt (from the stream-ordered scratch pool).
-constexpr size_t kGemmBiasWorkspace = size_t{4} << 20;
+// The most workspace an algorithm may ask for, as cuBLAS allows itself on Hopper: the fast
+// kernels for layer-sized products split the inner dimension and need a few MiB (limited to
+// 4 MiB, the heuristic's best choice took a third longer than cublasSgemm; docs/benchmarks.md).
+// A call takes what its algorithm needs from the stream-ordered scratch pool.
+constexpr size_t kGemmBiasWorkspace = size_t{32} << 20;
 
 // The operation (transposes, bias epilogue) of a GemmBias call; the bias pointer is set per call.
 template <typename DType>
@@ -113,6 +116,7 @@ inline void MakeGemmBiasDesc(bool transa, bool transb, LtMatmulDesc* desc) {
 struct GemmBiasPlan {
   LtLayout a, b, c;
   cublasLtMatmulAlgo_t algo{};
+  size_t workspace = 0;  // bytes the algorithm needs
   bool supported = false;
 };
 
@@ -158,6 +162,7 @@ inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(const GemmBiasKey& k
       preference.value, 1, &result, &returned);
   if (status == CUBLAS_STATUS_SUCCESS && returned > 0) {
     plan->algo = result.algo;
+    plan->workspace = result.workspaceSize;
     plan->supported = true;
   } else if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
     ThrowBlasError(status, "cublasLtMatmulAlgoGetHeuristic");
@@ -194,12 +199,14 @@ inline bool GemmBias(Stream<gpu>* stream, bool transa, bool transb, int m, int n
                                                      &bias, sizeof(bias)));
   const cudaStream_t s = Stream<gpu>::GetStream(stream);
   void* workspace = nullptr;
-  MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(&workspace, kGemmBiasWorkspace, ScratchPool(), s));
+  if (plan->workspace > 0) {
+    MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(&workspace, plan->workspace, ScratchPool(), s));
+  }
   const typename LtTypes<DType>::Scale alpha = 1, beta = 0;
   const cublasStatus_t status = cublasLtMatmul(
       LtHandle(), desc.value, &alpha, A, plan->a.value, B, plan->b.value, &beta, C, plan->c.value,
-      C, plan->c.value, &plan->algo, workspace, kGemmBiasWorkspace, s);
-  cudaFreeAsync(workspace, s);
+      C, plan->c.value, &plan->algo, workspace, plan->workspace, s);
+  if (workspace != nullptr) cudaFreeAsync(workspace, s);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED) return false;
   if (status != CUBLAS_STATUS_SUCCESS) ThrowBlasError(status, "cublasLtMatmul (bias epilogue)");
   return true;

@@ -81,7 +81,7 @@ OPS_REGISTER_OP(dot)
     .add_arguments(DotParam::__FIELDS__())
     .set_attr_parser(ParamParser<DotParam>)
     .set_attr<FInferShape>("FInferShape", DotShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseFloatType<2, 1>)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_dot", true, false});
 
 OPS_REGISTER_OP(_backward_dot)
@@ -101,7 +101,7 @@ OPS_REGISTER_OP(batch_dot)
     .add_arguments(DotParam::__FIELDS__())
     .set_attr_parser(ParamParser<DotParam>)
     .set_attr<FInferShape>("FInferShape", BatchDotShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseFloatType<2, 1>)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_batch_dot", true, false});
 
 OPS_REGISTER_OP(_backward_batch_dot)

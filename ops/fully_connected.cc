@@ -59,8 +59,8 @@ OPS_REGISTER_OP(FullyConnected)
     .set_attr<FInferShape>("FInferShape", FullyConnectedShape)
     .set_attr<FInferType>("FInferType",
                           [](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-                            return NumInputs(attrs) == 2 ? ElemwiseRealType<2, 1>(attrs, in, out)
-                                                         : ElemwiseRealType<3, 1>(attrs, in, out);
+                            return NumInputs(attrs) == 2 ? ElemwiseFloatType<2, 1>(attrs, in, out)
+                                                         : ElemwiseFloatType<3, 1>(attrs, in, out);
                           })
     .set_attr<FGradient>("FGradient", FGradient{"_backward_FullyConnected", true, false});
 

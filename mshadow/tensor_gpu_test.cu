@@ -230,16 +230,20 @@ TEST_F(TensorGpuTest, ReductionsMatchTheCpu) {
   ExpectNear<1, float>(channel, ToCpu(gchannel), 1e-6);
 }
 
+// The float and double tests, with the tolerance of each type.
+template <typename DType>
+class TensorGpuRealTest : public TensorGpuTest {
+ protected:
+  static constexpr double kTolerance = sizeof(DType) == 4 ? 1e-4 : 1e-12;
+};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TensorGpuRealTest, RealTypes);
+
 // Packed, aligned tensors whose kept index's runs are whole 16-byte vectors take the
 // vectorized kept-index reduction; a run of odd length takes the element walk.
-template <typename DType>
-class TensorGpuKeptReductionTest : public TensorGpuTest {};
-using ReductionTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(TensorGpuKeptReductionTest, ReductionTypes);
-
-TYPED_TEST(TensorGpuKeptReductionTest, PackedTensorsMatchTheCpu) {
+TYPED_TEST(TensorGpuRealTest, PackedKeptReductionsMatchTheCpu) {
   using DType = TypeParam;
-  const double tol = sizeof(DType) == 4 ? 1e-4 : 1e-12;
+  const double tol = this->kTolerance;
   for (const Shape<4> shape : {Shape4(3, 5, 2, 300), Shape4(4, 7, 64, 64), Shape4(2, 3, 1, 4),
                                Shape4(1, 2, 1, 8), Shape4(8, 16, 33, 35)}) {
     SCOPED_TRACE(shape);
@@ -259,14 +263,9 @@ TYPED_TEST(TensorGpuKeptReductionTest, PackedTensorsMatchTheCpu) {
   }
 }
 
-template <typename DType>
-class TensorGpuDotTest : public TensorGpuTest {};
-using DotTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(TensorGpuDotTest, DotTypes);
-
-TYPED_TEST(TensorGpuDotTest, EveryProductMatchesTheCpu) {
+TYPED_TEST(TensorGpuRealTest, EveryProductMatchesTheCpu) {
   using DType = TypeParam;
-  const double tol = sizeof(DType) == 4 ? 1e-4 : 1e-12;
+  const double tol = this->kTolerance;
   const auto a = this->template RandomTensor<2, DType>(Shape2(33, 65), 8);
   const auto b = this->template RandomTensor<2, DType>(Shape2(65, 17), 9);
   const auto bt = this->template RandomTensor<2, DType>(Shape2(17, 65), 10);

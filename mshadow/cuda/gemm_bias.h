@@ -123,11 +123,13 @@ struct GemmBiasPlan {
 // Key: device, element type, transposes, m, n, k, leading dimensions, pointer alignment.
 using GemmBiasKey = std::tuple<int, int, bool, bool, int, int, int, int, int, int, int>;
 
+// The plan of one shape on `device`, made on its first call.
 template <typename DType>
-inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(const GemmBiasKey& key, bool transa,
-                                                            bool transb, int m, int n, int k,
-                                                            int lda, int ldb, int ldc,
-                                                            uint32_t alignment) {
+inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(int device, bool transa, bool transb,
+                                                            int m, int n, int k, int lda, int ldb,
+                                                            int ldc, uint32_t alignment) {
+  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData), transa, transb, m, n, k,
+                        lda, ldb, ldc, static_cast<int>(alignment));
   static std::mutex mutex;
   static std::map<GemmBiasKey, std::shared_ptr<const GemmBiasPlan>> plans;
   std::lock_guard<std::mutex> lock(mutex);
@@ -188,9 +190,8 @@ inline bool GemmBias(Stream<gpu>* stream, bool transa, bool transb, int m, int n
   int device = 0;
   MSHADOW_CUDA_CALL(cudaGetDevice(&device));
   const uint32_t alignment = CommonAlignment({A, B, C, bias});
-  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData), transa, transb, m, n, k,
-                        lda, ldb, ldc, static_cast<int>(alignment));
-  const auto plan = FindGemmBiasPlan<DType>(key, transa, transb, m, n, k, lda, ldb, ldc, alignment);
+  const auto plan =
+      FindGemmBiasPlan<DType>(device, transa, transb, m, n, k, lda, ldb, ldc, alignment);
   if (!plan->supported) return false;
 
   LtMatmulDesc desc;

@@ -217,6 +217,79 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
   });
 }
 
+// The CPU's backward for groups of at least a packet of channels: per image, Im2Col of the
+// output gradient, the data gradient weight * col, and the weight gradient summed transposed,
+// dw^T += col * data^T, so that its products read their right operand by rows
+// (ops/matrix_product.h). The images are shared out over `threads` threads in contiguous runs,
+// each with its own column matrix and dw^T (products inside a thread's run stay on it); the
+// threads' dw^T are then transposed into dw, the first as req says, the others added. With one
+// thread the products take the library's threads instead. `space` is
+// BackwardSpace(g, gs, threads) long.
+inline index_t BackwardSpace(const ConvGeometry& g, const GroupSizes& gs, index_t threads) {
+  return threads *
+         (g.ColRows() * g.OutSize() + g.OutSize() * gs.channels + g.ColRows() * gs.channels);
+}
+
+template <typename DType>
+void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
+                           const GroupSizes& gs, index_t threads, const Tensor<cpu, 3, DType>& og,
+                           const Tensor<cpu, 3, DType>& data, const Tensor<cpu, 2, DType>& weight,
+                           OpReqType dx_req, const Tensor<cpu, 3, DType>& dx, OpReqType dw_req,
+                           Tensor<cpu, 2, DType> dw, DType* space) {
+  const index_t batch = data.size(0);
+  const index_t col_size = g.ColRows() * g.OutSize();
+  const index_t per_thread = BackwardSpace(g, gs, 1);
+  auto run = [&](index_t t) {
+    DType* col_data = space + t * per_thread;
+    DType* data_t = col_data + col_size;
+    DType* dw_t = data_t + g.OutSize() * gs.channels;
+    const Tensor<cpu, 2, DType> col(col_data, mshadow::Shape2(g.ColRows(), g.OutSize()));
+    const index_t begin = batch * t / threads, end = batch * (t + 1) / threads;
+    for (index_t n = begin; n < end; ++n) {
+      Im2Col(stream, g, og[n].dptr_, col_data);
+      for (index_t grp = 0; grp < gs.groups; ++grp) {
+        const auto rows = [&](auto m) {
+          return m.Slice(grp * gs.channels, (grp + 1) * gs.channels);
+        };
+        const auto cg = col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
+        // Data gradient: the equivalent convolution's forward.
+        Product(rows(dx[n]), dx_req, rows(weight), false, cg);
+        if (dw_req == kNullOp) continue;
+        const Tensor<cpu, 2, DType> x = rows(data[n]);
+        transpose::Transpose2D<false>(x.dptr_, x.stride_, data_t, x.size(0), x.size(0), x.size(1));
+        Product(Tensor<cpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
+                                      mshadow::Shape2(gs.col_rows, gs.channels)),
+                n == begin ? kWriteTo : kAddTo, cg, false,
+                Tensor<cpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels)));
+      }
+    }
+  };
+  if (threads == 1) {
+    run(0);
+  } else {
+    mshadow::ParallelFor(threads, static_cast<int>(threads), run);
+  }
+  if (dw_req == kNullOp) return;
+  if (batch == 0) {
+    if (dw_req == kWriteTo) dw = DType(0);  // no image to sum over
+    return;
+  }
+  for (index_t t = 0; t < threads; ++t) {
+    if (batch * t / threads == batch * (t + 1) / threads) continue;  // a thread without images
+    const DType* dw_t = space + t * per_thread + col_size + g.OutSize() * gs.channels;
+    const bool add = dw_req == kAddTo || t > 0;
+    for (index_t grp = 0; grp < gs.groups; ++grp) {
+      const DType* from = dw_t + grp * gs.col_rows * gs.channels;
+      DType* to = dw[grp * gs.channels].dptr_;
+      if (add) {
+        transpose::Transpose2D<true>(from, gs.channels, to, dw.stride_, gs.col_rows, gs.channels);
+      } else {
+        transpose::Transpose2D<false>(from, gs.channels, to, dw.stride_, gs.col_rows, gs.channels);
+      }
+    }
+  }
+}
+
 // Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
 template <typename xpu>
 void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
@@ -237,67 +310,41 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
         mshadow::Shape3(batch, channels, g.OutSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(channels, gs.col_rows),
                                                    stream);
-    // The CPU sums the weight gradient transposed, dw^T = sum over images of col * data^T,
-    // so that its products read their right operand by rows (ops/matrix_product.h): room
-    // for one image's data^T and for dw^T (col rows x channels, group by group). Not for
-    // groups of fewer channels than a packet (depthwise: bilinear UpSampling), whose dw^T
-    // rows would be too short for the register tiles.
-    const bool transposed_dw = std::is_same_v<xpu, cpu> && gs.channels >= vec::Full<DType>::kSize;
-    const index_t col_size = g.ColRows() * g.OutSize();
-    const index_t extra = transposed_dw ? g.OutSize() * gs.channels + g.ColRows() * gs.channels : 0;
-    auto space =
-        ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(col_size + extra), stream);
-    Tensor<xpu, 2, DType> col(space.dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
-    DType* data_t = space.dptr_ + col_size;
-    DType* dw_t = data_t + g.OutSize() * gs.channels;
+    if (!param.no_bias) {
+      Assign(out[2].get<xpu, 1, DType>(stream), req[2], mshadow::expr::sumall_except_dim<1>(og));
+    }
+    if (req[0] == kNullOp && req[1] == kNullOp) return;
+    // Groups of fewer channels than a packet (depthwise: bilinear UpSampling) would make dw^T's
+    // rows too short for the register tiles: they, and the GPU, take the loop below.
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (gs.channels >= vec::Full<DType>::kSize) {
+        const index_t threads = PhaseThreads(batch);
+        DType* space = ctx.requested[0]
+                           .get_space_typed<xpu, 1, DType>(
+                               mshadow::Shape1(BackwardSpace(g, gs, threads)), stream)
+                           .dptr_;
+        DeconvolveBackwardCpu(stream, g, gs, threads, og, data, weight, req[0], dx, req[1], dw,
+                              space);
+        return;
+      }
+    }
+    auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(
+        mshadow::Shape2(g.ColRows(), g.OutSize()), stream);
     if (batch == 0 && req[1] == kWriteTo) dw = DType(0);  // no image to sum over
-    if (req[0] != kNullOp || req[1] != kNullOp) {
-      for (index_t n = 0; n < batch; ++n) {
-        Im2Col(stream, g, og[n].dptr_, col.dptr_);
-        for (index_t grp = 0; grp < gs.groups; ++grp) {
-          const auto rows = [&](auto t) {
-            return t.Slice(grp * gs.channels, (grp + 1) * gs.channels);
-          };
-          const auto cg = col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
-          // Data gradient: the equivalent convolution's forward.
-          Product(rows(dx[n]), req[0], rows(weight), false, cg);
-          // Weight gradient: data * col^T, summed over the batch (the first image writes).
-          if (req[1] == kNullOp) continue;
-          if constexpr (std::is_same_v<xpu, cpu>) {
-            if (transposed_dw) {
-              const Tensor<cpu, 2, DType> x = rows(data[n]);
-              transpose::Transpose2D<false>(x.dptr_, x.stride_, data_t, x.size(0), x.size(0),
-                                            x.size(1));
-              Product(
-                  Tensor<xpu, 2, DType>(dw_t + grp * gs.col_rows * gs.channels,
-                                        mshadow::Shape2(gs.col_rows, gs.channels), stream),
-                  n == 0 ? kWriteTo : kAddTo, cg, false,
-                  Tensor<xpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels), stream));
-              continue;
-            }
-          }
+    for (index_t n = 0; n < batch; ++n) {
+      Im2Col(stream, g, og[n].dptr_, col.dptr_);
+      for (index_t grp = 0; grp < gs.groups; ++grp) {
+        const auto rows = [&](auto t) {
+          return t.Slice(grp * gs.channels, (grp + 1) * gs.channels);
+        };
+        const auto cg = col.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
+        // Data gradient: the equivalent convolution's forward.
+        Product(rows(dx[n]), req[0], rows(weight), false, cg);
+        // Weight gradient: data * col^T, summed over the batch (the first image writes).
+        if (req[1] != kNullOp) {
           Assign(rows(dw), n == 0 ? req[1] : kAddTo, dot(rows(data[n]), cg.T()));
         }
       }
-      if constexpr (std::is_same_v<xpu, cpu>) {
-        if (transposed_dw && batch > 0 && req[1] != kNullOp) {
-          for (index_t grp = 0; grp < gs.groups; ++grp) {
-            const DType* from = dw_t + grp * gs.col_rows * gs.channels;
-            DType* to = dw[grp * gs.channels].dptr_;
-            if (req[1] == kAddTo) {
-              transpose::Transpose2D<true>(from, gs.channels, to, dw.stride_, gs.col_rows,
-                                           gs.channels);
-            } else {
-              transpose::Transpose2D<false>(from, gs.channels, to, dw.stride_, gs.col_rows,
-                                            gs.channels);
-            }
-          }
-        }
-      }
-    }
-    if (!param.no_bias) {
-      Assign(out[2].get<xpu, 1, DType>(stream), req[2],
-             mshadow::expr::sumall_except_dim<1>(og));
     }
   });
 }

@@ -261,7 +261,14 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
                 "TiledGemm: float or double");
   if (rows <= 0 || cols <= 0) return;
-  const index_t row_blocks = (rows + kBlockRows - 1) / kBlockRows;
+  // Row blocks of whole tiles, the rows shared evenly between as many blocks as rows /
+  // kBlockRows rounds to: 64 rows are one block, not one of 60 and one of 4, which would pack
+  // b's strips again for a single tile (ideal64 in docs/benchmarks.md).
+  const index_t even_rows =
+      (rows + std::max<index_t>(1, (rows + kBlockRows / 2) / kBlockRows) - 1) /
+      std::max<index_t>(1, (rows + kBlockRows / 2) / kBlockRows);
+  const index_t block_rows = (even_rows + kTileRows - 1) / kTileRows * kTileRows;
+  const index_t row_blocks = (rows + block_rows - 1) / block_rows;
   // Column blocks only where the row blocks are too few to share out: a block's strips read
   // b the same way however many there are, but each block packs a transposed a again.
   const index_t wanted_col_blocks = std::max<index_t>(
@@ -272,8 +279,8 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   const index_t col_width = (per_block + kStrip - 1) / kStrip * kStrip;
   const index_t col_blocks = (cols + col_width - 1) / col_width;
   auto block = [&](index_t item) {
-    const index_t r = item / col_blocks * kBlockRows, j = item % col_blocks * col_width;
-    const index_t n_rows = std::min(kBlockRows, rows - r), n_cols = std::min(col_width, cols - j);
+    const index_t r = item / col_blocks * block_rows, j = item % col_blocks * col_width;
+    const index_t n_rows = std::min(block_rows, rows - r), n_cols = std::min(col_width, cols - j);
     const LeftOperand<DType> a_rows = a.FromRow(r);
     if (a.transposed) {
       MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,

@@ -39,6 +39,22 @@ void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DTyp
   }
 }
 
+// The same on the CPU with b (depth x cols) packed by register_gemm::PackRightOperand: for an
+// operand several products read (a recurrent weight, once a step).
+template <typename DType>
+void ProductPacked(Tensor<mshadow::cpu, 2, DType> dst, OpReqType req,
+                   const Tensor<mshadow::cpu, 2, DType>& a, bool a_transposed,
+                   const DType* b_packed) {
+  if (req == kNullOp) return;
+  const index_t rows = a_transposed ? a.size(1) : a.size(0);
+  const index_t depth = a_transposed ? a.size(0) : a.size(1);
+  CHECK_EQ(rows, dst.size(0)) << "ProductPacked: rows of a and dst";
+  register_gemm::TiledGemm(rows, depth, dst.size(1),
+                           register_gemm::LeftOperand<DType>{a.dptr_, a.stride_, a_transposed},
+                           register_gemm::RightOperand<DType>::Packed(b_packed, depth), dst.dptr_,
+                           dst.stride_, req == kAddTo);
+}
+
 }  // namespace ops
 
 #endif  // OPS_MATRIX_PRODUCT_H_

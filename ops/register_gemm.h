@@ -68,21 +68,61 @@ struct LeftOperand {
   }
 };
 
+// Columns of the strips a product reads its right operand by: two packets.
+template <typename DType>
+constexpr index_t kStripWidth = 2 * vec::Full<DType>::kSize;
+
 // The right operand: row k at data + k * stride, or, given an indirection table, at data +
 // row_offsets[k] (a convolution's input read in place as its column matrix: rows are taps
-// and channels, each row the input shifted by its tap, ops/deconvolution_phases.h).
+// and channels, each row the input shifted by its tap, ops/deconvolution_phases.h). Or
+// packed (PackRightOperand, packed_depth > 0): strips of kStripWidth columns one after the
+// other, each `packed_depth` rows of kStripWidth elements, read in place without the copy
+// each product makes of its strips otherwise (an RNN's recurrent weight, read once a step).
 template <typename DType>
 struct RightOperand {
   const DType* data;
   index_t stride;
   const index_t* row_offsets = nullptr;
+  index_t packed_depth = 0;
 
   MSHADOW_CINLINE const DType* Row(index_t k) const {
     return data + (row_offsets != nullptr ? row_offsets[k] : k * stride);
   }
-  // The operand from column `j` on.
-  RightOperand FromColumn(index_t j) const { return RightOperand{data + j, stride, row_offsets}; }
+  // The operand from column `j` on (packed: a multiple of kStripWidth).
+  RightOperand FromColumn(index_t j) const {
+    if (packed_depth > 0)
+      return RightOperand{data + j * packed_depth, stride, nullptr, packed_depth};
+    return RightOperand{data + j, stride, row_offsets};
+  }
+  // A PackRightOperand buffer of `depth` rows.
+  static RightOperand Packed(const DType* packed, index_t depth) {
+    return RightOperand{packed, kStripWidth<DType>, nullptr, depth};
+  }
 };
+
+// Whether PackRightOperand takes an operand `cols` wide: whole strips only.
+template <typename DType>
+bool PacksColumns(index_t cols) {
+  return cols > 0 && cols % kStripWidth<DType> == 0;
+}
+
+// packed (depth * cols elements) = b (depth x cols, rows ldb apart) as strips of
+// kStripWidth columns (PacksColumns(cols)), for RightOperand::Packed: an operand that several
+// products read is copied once.
+template <typename DType>
+void PackRightOperand(index_t depth, index_t cols, const DType* b, index_t ldb, DType* packed) {
+  using P = vec::Full<DType>;
+  constexpr index_t kWidth = kStripWidth<DType>;
+  for (index_t j = 0; j < cols; j += kWidth) {
+    DType* strip = packed + j * depth;
+    for (index_t k = 0; k < depth; ++k) {
+      OPS_UNROLL_FULLY
+      for (index_t l = 0; l < kWidth; l += P::kSize) {
+        P::LoadUnAligned(b + k * ldb + j + l).StoreUnAligned(strip + k * kWidth + l);
+      }
+    }
+  }
+}
 
 // c (kRows x kPackets packets, row stride ldc) (+)= a (kRows x depth) times b (depth x
 // kPackets packets, row stride ldb).
@@ -180,6 +220,13 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
     return tiles(0, depth, b.data, b.stride, accumulate);
   }
   using Strip = PackedStrip<kPackets, DType>;
+  if (b.packed_depth > 0) {  // packed already: the same blocks of depth, read in place
+    for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
+      tiles(k0, std::min(Strip::kDepthBlock, depth - k0), b.data + k0 * b.stride, b.stride,
+            accumulate || k0 > 0);
+    }
+    return;
+  }
   Strip strip;
   for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
     const index_t k_len = std::min(Strip::kDepthBlock, depth - k0);
@@ -237,6 +284,10 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
       for (index_t p = 0; p < panels; ++p) {
         const index_t first = p * kTileRows, n = std::min<index_t>(kTileRows, rows - first);
         DType* to = packed + (p * depth + k) * kTileRows;
+        if (n == kTileRows) {  // a constant count: copied as a few moves, not a loop
+          std::copy_n(from + first, kTileRows, to);
+          continue;
+        }
         for (index_t i = 0; i < n; ++i) to[i] = from[first + i];
       }
     }
@@ -261,12 +312,14 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
                 "TiledGemm: float or double");
   if (rows <= 0 || cols <= 0) return;
+  CHECK(b.packed_depth == 0 || (b.packed_depth == depth && PacksColumns<DType>(cols)))
+      << "TiledGemm: an operand packed " << b.packed_depth << " rows deep for a product of depth "
+      << depth << " and " << cols << " columns";
   // Row blocks of whole tiles, the rows shared evenly between as many blocks as rows /
   // kBlockRows rounds to: 64 rows are one block, not one of 60 and one of 4, which would pack
-  // b's strips again for a single tile (ideal64 in docs/benchmarks.md).
-  const index_t even_rows =
-      (rows + std::max<index_t>(1, (rows + kBlockRows / 2) / kBlockRows) - 1) /
-      std::max<index_t>(1, (rows + kBlockRows / 2) / kBlockRows);
+  // b's strips again for a single tile.
+  const index_t wanted_row_blocks = std::max<index_t>(1, (rows + kBlockRows / 2) / kBlockRows);
+  const index_t even_rows = (rows + wanted_row_blocks - 1) / wanted_row_blocks;
   const index_t block_rows = (even_rows + kTileRows - 1) / kTileRows * kTileRows;
   const index_t row_blocks = (rows + block_rows - 1) / block_rows;
   // Column blocks only where the row blocks are too few to share out: a block's strips read
@@ -274,7 +327,7 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   const index_t wanted_col_blocks = std::max<index_t>(
       1, std::min((cols + kBlockCols - 1) / kBlockCols, (kMinItems + row_blocks - 1) / row_blocks));
   // Whole strips of two packets per block, the last block taking what is left.
-  constexpr index_t kStrip = 2 * vec::Full<DType>::kSize;
+  constexpr index_t kStrip = kStripWidth<DType>;
   const index_t per_block = (cols + wanted_col_blocks - 1) / wanted_col_blocks;
   const index_t col_width = (per_block + kStrip - 1) / kStrip * kStrip;
   const index_t col_blocks = (cols + col_width - 1) / col_width;

@@ -611,23 +611,37 @@ template <typename xpu, typename DType>
 void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
   const RNNDims& dims = p.dims;
   const index_t N = dims.batch, H = dims.hidden, gw = dims.GateWidth();
-  if constexpr (std::is_same_v<xpu, cpu>) {
-    auto transpose_into = [](const Tensor<cpu, 2, DType>& w, DType* w_t) {
-      transpose::Transpose2D<false>(w.dptr_, w.stride_, w_t, w.size(0), w.size(0), w.size(1));
-    };
-    transpose_into(p.w.wx, p.wx_t);
-    transpose_into(p.w.wh, p.wh_t);
-  }
+  // The CPU's step products read Wh^T packed (register_gemm::PackRightOperand) where its
+  // width allows, transposed into Wx^T's room once the input projection is done.
+  const bool packed_wh = std::is_same_v<xpu, cpu> && register_gemm::PacksColumns<DType>(gw);
+  auto transpose_into = [](const Tensor<xpu, 2, DType>& w, DType* w_t) {
+    transpose::Transpose2D<false>(w.dptr_, w.stride_, w_t, w.size(0), w.size(0), w.size(1));
+  };
+  if constexpr (std::is_same_v<xpu, cpu>) transpose_into(p.w.wx, p.wx_t);
   Tensor<xpu, 2, DType> gates(p.gates, mshadow::Shape2(dims.Rows(), gw), gw, p.stream);
   gates = mshadow::expr::repmat(p.w.bx, dims.Rows());
   ProductWithTransposed(gates, kAddTo, p.x, p.w.wx, p.wx_t);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (packed_wh) {
+      transpose_into(p.w.wh, p.wx_t);
+      register_gemm::PackRightOperand(H, gw, static_cast<const DType*>(p.wx_t), gw, p.wh_t);
+    } else {
+      transpose_into(p.w.wh, p.wh_t);
+    }
+  }
   Tensor<xpu, 2, DType> hh_t(hh, mshadow::Shape2(N, gw), gw, p.stream);
   for (index_t s = 0; s < dims.steps; ++s) {
     const index_t t = StepAt(s, p.direction, dims.steps);
-    ProductWithTransposed(
-        hh_t, kWriteTo,
-        Tensor<xpu, 2, DType>(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s), p.stream),
-        p.w.wh, p.wh_t);
+    const Tensor<xpu, 2, DType> h_prev(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s),
+                                       p.stream);
+    bool product_done = false;
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (packed_wh) {
+        ProductPacked(hh_t, kWriteTo, h_prev, false, static_cast<const DType*>(p.wh_t));
+        product_done = true;
+      }
+    }
+    if (!product_done) ProductWithTransposed(hh_t, kWriteTo, h_prev, p.w.wh, p.wh_t);
     StepForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
                 p.y + t * N * p.YStride(), p.cells + t * N * H);
   }
@@ -683,6 +697,15 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
   const RNNDims& dims = p.dims;
   const index_t N = dims.batch, H = dims.hidden, width = dims.GateWidth(), T = dims.steps;
   Tensor<xpu, 2, DType> dh(ws->dh, mshadow::Shape2(N, H), H, p.stream);
+  // The CPU's step products read Wh packed (register_gemm::PackRightOperand), in Wh^T's room,
+  // where its width allows.
+  const bool packed_wh = std::is_same_v<xpu, cpu> && register_gemm::PacksColumns<DType>(H);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (packed_wh) {
+      register_gemm::PackRightOperand(width, H, static_cast<const DType*>(p.w.wh.dptr_),
+                                      p.w.wh.stride_, p.wh_t);
+    }
+  }
   for (index_t s = T; s-- > 0;) {
     const index_t t = StepAt(s, p.direction, T);
     const DType* g = p.gates + t * N * width;
@@ -704,7 +727,14 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
         GatedStepBackward(p, s, g, dy_t, dy_stride, ws, dgx, dgh);
     }
     Tensor<xpu, 2, DType> dgh_t(dgh, mshadow::Shape2(N, width), width, p.stream);
-    Product(dh, p.mode == kGru ? kAddTo : kWriteTo, dgh_t, false, p.w.wh);
+    const OpReqType dh_req = p.mode == kGru ? kAddTo : kWriteTo;
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (packed_wh) {
+        ProductPacked(dh, dh_req, dgh_t, false, static_cast<const DType*>(p.wh_t));
+        continue;
+      }
+    }
+    Product(dh, dh_req, dgh_t, false, p.w.wh);
   }
   const index_t rows = dims.Rows();
   Tensor<xpu, 2, DType> dgx(ws->dgx, mshadow::Shape2(rows, width), width, p.stream);

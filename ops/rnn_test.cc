@@ -176,7 +176,10 @@ INSTANTIATE_TEST_SUITE_P(
         RNNCase{"rnn_relu", 2, false, true, 4, 3, 2, 5},
         RNNCase{"rnn_relu", 1, true, false, 1, 1, 1, 1},
         // Units past a whole packet (8 doubles on AVX-512), and a tail.
-        RNNCase{"lstm", 1, true, true, 3, 3, 5, 11}, RNNCase{"gru", 1, false, true, 3, 3, 5, 11}),
+        RNNCase{"lstm", 1, true, true, 3, 3, 5, 11}, RNNCase{"gru", 1, false, true, 3, 3, 5, 11},
+        // Units in whole strips of the CPU's products: its recurrent weights read packed
+        // (register_gemm::PackRightOperand), forward and backward.
+        RNNCase{"lstm", 1, true, true, 3, 2, 5, 16}, RNNCase{"gru", 1, false, true, 3, 2, 5, 16}),
     [](const ::testing::TestParamInfo<RNNCase>& info) {
       const RNNCase& rc = info.param;
       return rc.mode + "_" + std::to_string(rc.layers) + "layers" +

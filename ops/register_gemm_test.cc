@@ -47,6 +47,9 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       // Deeper than a packed strip's block (its products added to the last block's), with
       // the longest row tail.
       {3 * kTileRows - 1, 600, 2 * kSize + 3},
+      // Three row blocks or more, whole strips: b packed once for all of them.
+      {200, 37, 3 * 2 * kSize},
+      {64, 20, 2 * kSize},  // 64 rows: one row block
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
   for (const int threads : {1, 2}) {
@@ -87,6 +90,34 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
     }
   }
   mshadow::SetNumThreads(0);
+}
+
+// An operand packed by PackRightOperand gives the product of the operand read in place; a
+// packed operand of another depth, or columns not in whole strips, is refused.
+TYPED_TEST(TiledGemmTest, PackedRightOperandMatchesInPlace) {
+  using DType = TypeParam;
+  const index_t rows = 13, depth = 300, cols = 2 * kStripWidth<DType>, ldb = cols + 3;
+  const auto a = Random<DType>(rows * depth, 1);
+  const auto b = Random<DType>(depth * ldb, 2);
+  std::vector<DType> packed(static_cast<size_t>(depth * cols));
+  PackRightOperand(depth, cols, b.data(), ldb, packed.data());
+  for (const int threads : {1, 2}) {
+    mshadow::SetNumThreads(threads);
+    std::vector<DType> in_place(static_cast<size_t>(rows * cols)), from_packed(in_place.size());
+    TiledGemm<DType>(rows, depth, cols, {a.data(), depth, false}, b.data(), ldb, in_place.data(),
+                     cols, false);
+    TiledGemm<DType>(rows, depth, cols, {a.data(), depth, false},
+                     RightOperand<DType>::Packed(packed.data(), depth), from_packed.data(), cols,
+                     false);
+    EXPECT_EQ(in_place, from_packed) << "threads=" << threads;
+  }
+  mshadow::SetNumThreads(0);
+  EXPECT_FALSE(PacksColumns<DType>(cols + 1));
+  std::vector<DType> c(static_cast<size_t>(rows * cols));
+  EXPECT_THROW(
+      TiledGemm<DType>(rows, depth - 1, cols, {a.data(), depth, false},
+                       RightOperand<DType>::Packed(packed.data(), depth), c.data(), cols, false),
+      dmlc::Error);
 }
 
 }  // namespace

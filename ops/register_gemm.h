@@ -19,8 +19,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
@@ -336,13 +336,14 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   const index_t row_blocks = (rows + block_rows - 1) / block_rows;
   // Each row block copies b's strips for itself: where three or more would, b is packed once
   // here instead (a weight gradient's 1024 rows had packed b 16 times: 6% of an LSTM's
-  // backward). The copy is the calling thread's, kept for its next call.
+  // backward). The copy is allocated per call: a thread-local buffer in this header would be
+  // a symbol the C ABI's library exports, and the calling thread's ThreadScratch belongs to
+  // its blocks' copies of a transposed a.
   if (row_blocks >= 3 && b.packed_depth == 0 && b.row_offsets == nullptr &&
       PacksColumns<DType>(cols)) {
-    static thread_local std::vector<DType> packed;
-    packed.resize(static_cast<size_t>(depth * cols));
-    PackRightOperand(depth, cols, b.data, b.stride, packed.data());
-    return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed.data(), depth), c,
+    const std::unique_ptr<DType[]> packed(new DType[static_cast<size_t>(depth * cols)]);
+    PackRightOperand(depth, cols, b.data, b.stride, packed.get());
+    return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed.get(), depth), c,
                      ldc, accumulate);
   }
   // Column blocks only where the row blocks are too few to share out: a block's strips read

@@ -151,10 +151,10 @@ bool UsesTapProducts(const ConvGeometry& g, const GroupSizes& gs, index_t filter
 }
 
 template <typename DType>
-DType* WinogradWorkspace(const OpContext& ctx, const winograd::Shape& shape,
+DType* WinogradWorkspace(const OpContext& ctx, const winograd::Shape& shape, index_t threads,
                          mshadow::Stream<cpu>* stream) {
   return ctx.requested[0]
-      .get_space_typed<cpu, 1, DType>(mshadow::Shape1(shape.WorkspaceSize()), stream)
+      .get_space_typed<cpu, 1, DType>(mshadow::Shape1(shape.WorkspaceSize(threads)), stream)
       .dptr_;
 }
 
@@ -202,11 +202,12 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const winograd::Shape shape = WinogradForward(g, batch, filters);
         const DType* w = weight.dptr_;
         const index_t kernel_size = 9 * g.channels;
+        const index_t threads = winograd::ConvolveThreads(shape);
         winograd::Convolve(
-            stream, shape, data.dptr_,
+            stream, shape, threads, data.dptr_,
             [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
             param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape, stream));
+            WinogradWorkspace<DType>(ctx, shape, threads, stream));
         return;
       }
     }
@@ -291,17 +292,18 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const winograd::Shape shape = WinogradDataGradient(g, batch, filters);
         const DType* w = weight.dptr_;
         const index_t channels = g.channels;
+        const index_t threads = winograd::ConvolveThreads(shape);
         winograd::Convolve(
-            stream, shape, og.dptr_,
+            stream, shape, threads, og.dptr_,
             [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape, stream));
+            WinogradWorkspace<DType>(ctx, shape, threads, stream));
       }
       if (winograd_weight_gradient) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
         winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
                                  static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
-                                 WinogradWorkspace<DType>(ctx, shape, stream));
+                                 WinogradWorkspace<DType>(ctx, shape, 1, stream));
       }
     }
     if (!param.no_bias) {

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -149,9 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
                  1, false}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
-// Images go through Winograd's gemms a few at a time (about 1024 tiles): several chunks, the
-// last one short.
-TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
+void CheckWinogradChunks() {
   const TShape data{5, 3, 40, 38};
   const std::vector<Axis> axes{{3, 1, 1, 1}, {3, 1, 1, 1}};
   const OpCase c{"Convolution",
@@ -163,6 +162,17 @@ TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
         DirectConvolution(data, in[0], in[1], &in[2], axes, 17, 1, out_shape)};
   });
   testing::CheckWriteModes(c);
+}
+
+// Images go through Winograd's gemms a few at a time (about 1024 tiles): several chunks, the
+// last one short; on 1, 2 and 3 threads, which share the 5 images out unevenly.
+TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    mshadow::SetNumThreads(threads);
+    CheckWinogradChunks();
+  }
+  mshadow::SetNumThreads(0);
 }
 
 TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {

@@ -22,9 +22,9 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 
 #include "mshadow/base.h"
+#include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/register_gemm.h"
@@ -81,6 +81,13 @@ inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
   return shape.WorkspaceSize() <= std::max<index_t>(g.ColRows() * g.OutSize(), index_t(1) << 26);
 }
 
+// A plane transform's rows: the calling thread's scratch (a few vectors allocated for every
+// plane had been 5% of a small layer's time).
+template <typename DType>
+DType* PlaneScratch(index_t n) {
+  return static_cast<DType*>(mshadow::ThreadScratch(static_cast<size_t>(n) * sizeof(DType)));
+}
+
 // U[p][o][i] = (G g G^T)[p] for the 3x3 kernel g of output channel o and input channel i.
 // `kernel(o, i)` points at that kernel's 9 elements, row-major; `flip` reads it rotated by
 // 180 degrees (the data gradient's kernels).
@@ -124,7 +131,10 @@ struct TransformInputPlane {
     // B^T d (rows combined) for a row of tiles, its even and odd columns apart; rows above or
     // below the plane read a row of zeros.
     const index_t half = tw + 1;
-    std::vector<DType> even(4 * half), odd(4 * half), zeros(s.in_w, DType(0));
+    DType* const even = PlaneScratch<DType>(8 * half + s.in_w);
+    DType* const odd = even + 4 * half;
+    DType* const zeros = odd + 4 * half;
+    std::fill(zeros, zeros + s.in_w, DType(0));
     DType* vbase = v + channel * ld + image * s.TilesPerImage();
     const index_t point_stride = s.in_channels * ld;
     // Columns 2k - pad_w and 2k + 1 - pad_w both lie in the plane for k in [body_begin,
@@ -135,14 +145,14 @@ struct TransformInputPlane {
       const DType* d[4];
       for (int k = 0; k < 4; ++k) {
         const index_t y = 2 * ty - s.pad_h + k;
-        d[k] = y >= 0 && y < s.in_h ? plane + y * s.in_w : zeros.data();
+        d[k] = y >= 0 && y < s.in_h ? plane + y * s.in_w : zeros;
       }
       const DType* __restrict__ d0 = d[0];
       const DType* __restrict__ d1 = d[1];
       const DType* __restrict__ d2 = d[2];
       const DType* __restrict__ d3 = d[3];
-      DType* __restrict__ e = even.data();
-      DType* __restrict__ o = odd.data();
+      DType* __restrict__ e = even;
+      DType* __restrict__ o = odd;
       auto combine_rows = [&](index_t k, auto load) {
         const index_t c0 = 2 * k - s.pad_w, c1 = c0 + 1;
         const DType a0 = load(d0, c0), a1 = load(d1, c0), a2 = load(d2, c0), a3 = load(d3, c0);
@@ -221,7 +231,8 @@ struct TransformOutputPlane {
     const DType* mbase = m + channel * ld + image * s.TilesPerImage();
     const index_t point_stride = s.out_channels * ld;
     // A^T M's two rows, per column of the tile (r[j], r[4 + j]); then a row of outputs.
-    std::vector<DType> r(8 * tw), y(2 * tw);
+    DType* const r = PlaneScratch<DType>(10 * tw);
+    DType* const y = r + 8 * tw;
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
       const index_t offset = ty * tw;
       for (int j = 0; j < 4; ++j) {
@@ -229,8 +240,8 @@ struct TransformOutputPlane {
         const DType* __restrict__ m1 = mbase + (4 + j) * point_stride + offset;
         const DType* __restrict__ m2 = mbase + (8 + j) * point_stride + offset;
         const DType* __restrict__ m3 = mbase + (12 + j) * point_stride + offset;
-        DType* __restrict__ top = r.data() + j * tw;
-        DType* __restrict__ bottom = r.data() + (4 + j) * tw;
+        DType* __restrict__ top = r + j * tw;
+        DType* __restrict__ bottom = r + (4 + j) * tw;
         OPS_SIMD_LOOP
         for (index_t tx = 0; tx < tw; ++tx) {
           top[tx] = m0[tx] + m1[tx] + m2[tx];
@@ -238,11 +249,11 @@ struct TransformOutputPlane {
         }
       }
       for (int dy = 0; dy < 2 && 2 * ty + dy < s.out_h; ++dy) {  // (A^T M) A
-        const DType* __restrict__ z0 = r.data() + 4 * dy * tw;
+        const DType* __restrict__ z0 = r + 4 * dy * tw;
         const DType* __restrict__ z1 = z0 + tw;
         const DType* __restrict__ z2 = z1 + tw;
         const DType* __restrict__ z3 = z2 + tw;
-        DType* __restrict__ left = y.data();
+        DType* __restrict__ left = y;
         DType* __restrict__ right = left + tw;
         OPS_SIMD_LOOP
         for (index_t tx = 0; tx < tw; ++tx) {
@@ -281,10 +292,10 @@ struct TransformOutputGradientPlane {
     DType* ybase = y + channel * ld + image * s.TilesPerImage();
     const index_t point_stride = s.out_channels * ld;
     // The block's two rows, even and odd columns apart (zero past the edge).
-    std::vector<DType> rows(4 * tw);
+    DType* const rows = PlaneScratch<DType>(4 * tw);
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
       for (int dy = 0; dy < 2; ++dy) {
-        DType* __restrict__ even = rows.data() + 2 * dy * tw;
+        DType* __restrict__ even = rows + 2 * dy * tw;
         DType* __restrict__ odd = even + tw;
         const index_t oy = 2 * ty + dy;
         if (oy >= s.out_h) {
@@ -303,7 +314,7 @@ struct TransformOutputGradientPlane {
           odd[pairs] = DType(0);
         }
       }
-      const DType* __restrict__ e0 = rows.data();
+      const DType* __restrict__ e0 = rows;
       const DType* __restrict__ o0 = e0 + tw;
       const DType* __restrict__ e1 = o0 + tw;
       const DType* __restrict__ o1 = e1 + tw;

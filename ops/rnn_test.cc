@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -159,10 +160,17 @@ TEST_P(RNNTest, MatchesReferenceWithGradients) {
   const index_t D = rc.bidirectional ? 2 : 1;
   const std::vector<TShape> shapes = testing::InferOutputShapes(c);
   EXPECT_EQ(shapes[0], (TShape{rc.steps, rc.batch, D * rc.hidden}));
-  testing::CheckForward(c, [&](const std::vector<Values>& in) { return Reference(rc, in); },
-                        1e-12, 2e-5);
-  testing::CheckWriteModes(c);
-  testing::CheckGradient(c);
+  // One thread and two: a bidirectional layer's directions run their backward passes at
+  // once where there are two.
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    mshadow::SetNumThreads(threads);
+    testing::CheckForward(
+        c, [&](const std::vector<Values>& in) { return Reference(rc, in); }, 1e-12, 2e-5);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  mshadow::SetNumThreads(0);
 }
 
 INSTANTIATE_TEST_SUITE_P(

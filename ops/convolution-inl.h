@@ -182,7 +182,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (UsesTapProducts<DType>(g, gs, filters)) {
         const deconvolution::PhasePlan plan =
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters);
-        const index_t threads = deconvolution::PhaseThreads(batch);
+        const index_t threads = BatchThreads(batch);
         DType* space = ctx.requested[0]
                            .get_space_typed<cpu, 1, DType>(
                                mshadow::Shape1(deconvolution::PhaseSpace(plan, threads)), stream)
@@ -202,7 +202,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const winograd::Shape shape = WinogradForward(g, batch, filters);
         const DType* w = weight.dptr_;
         const index_t kernel_size = 9 * g.channels;
-        const index_t threads = winograd::ConvolveThreads(shape);
+        const index_t threads = BatchThreads(shape.images);
         winograd::Convolve(
             stream, shape, threads, data.dptr_,
             [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
@@ -292,7 +292,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const winograd::Shape shape = WinogradDataGradient(g, batch, filters);
         const DType* w = weight.dptr_;
         const index_t channels = g.channels;
-        const index_t threads = winograd::ConvolveThreads(shape);
+        const index_t threads = BatchThreads(shape.images);
         winograd::Convolve(
             stream, shape, threads, og.dptr_,
             [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,

@@ -184,7 +184,7 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (PhasesServe<DType>(g, gs.channels)) {
         const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
-        const index_t threads = PhaseThreads(batch);
+        const index_t threads = BatchThreads(batch);
         DType* space =
             ctx.requested[0]
                 .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace(plan, threads)), stream)
@@ -239,12 +239,11 @@ void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
   const index_t batch = data.size(0);
   const index_t col_size = g.ColRows() * g.OutSize();
   const index_t per_thread = BackwardSpace(g, gs, 1);
-  auto run = [&](index_t t) {
+  ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
     DType* col_data = space + t * per_thread;
     DType* data_t = col_data + col_size;
     DType* dw_t = data_t + g.OutSize() * gs.channels;
     const Tensor<cpu, 2, DType> col(col_data, mshadow::Shape2(g.ColRows(), g.OutSize()));
-    const index_t begin = batch * t / threads, end = batch * (t + 1) / threads;
     for (index_t n = begin; n < end; ++n) {
       Im2Col(stream, g, og[n].dptr_, col_data);
       for (index_t grp = 0; grp < gs.groups; ++grp) {
@@ -263,12 +262,7 @@ void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
                 Tensor<cpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels)));
       }
     }
-  };
-  if (threads == 1) {
-    run(0);
-  } else {
-    mshadow::ParallelFor(threads, static_cast<int>(threads), run);
-  }
+  });
   if (dw_req == kNullOp) return;
   if (batch == 0) {
     if (dw_req == kWriteTo) dw = DType(0);  // no image to sum over
@@ -318,7 +312,7 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
     // rows too short for the register tiles: they, and the GPU, take the loop below.
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (gs.channels >= vec::Full<DType>::kSize) {
-        const index_t threads = PhaseThreads(batch);
+        const index_t threads = BatchThreads(batch);
         DType* space = ctx.requested[0]
                            .get_space_typed<xpu, 1, DType>(
                                mshadow::Shape1(BackwardSpace(g, gs, threads)), stream)

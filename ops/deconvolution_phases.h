@@ -316,12 +316,7 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* ta
   }
 }
 
-// Threads that take a run of images each (one: the products take the threads instead).
-inline index_t PhaseThreads(index_t batch) {
-  return std::max<index_t>(1, std::min<index_t>(mshadow::GetNumThreads(), batch));
-}
-
-// Scratch for DeconvolveByPhases on `threads` (PhaseThreads'): the taps (as long as the
+// Scratch for DeconvolveByPhases on `threads` (BatchThreads'): the taps (as long as the
 // weight), then per thread a padded image and the outputs of one row residue's column phases.
 inline index_t PhaseSpace(const PhasePlan& p, index_t threads) {
   return p.groups * p.Taps() * p.filters * p.channels +
@@ -342,16 +337,13 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   const index_t x_image = p.channels * p.groups * p.rows.in * p.cols.in;
   const index_t y_image = p.filters * p.groups * p.rows.out * p.cols.out;
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p);
-  auto run = [&](index_t t) {
+  ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
     DType* padded = space + weight_size + t * per_thread;
-    const index_t begin = batch * t / threads, end = batch * (t + 1) / threads;
     for (index_t n = begin; n < end; ++n) {
       DeconvolveImageByPhases<kAdd>(p, x + n * x_image, taps, row_offsets.data(), bias,
                                     y + n * y_image, padded, padded + p.PaddedImage());
     }
-  };
-  if (threads == 1) return run(0);
-  mshadow::ParallelFor(threads, static_cast<int>(threads), run);
+  });
 }
 
 }  // namespace deconvolution

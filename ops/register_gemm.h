@@ -221,17 +221,16 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
   if (rows <= kTileRows && b.row_offsets == nullptr) {
     return tiles(0, depth, b.data, b.stride, accumulate);
   }
+  // Blocks of depth, b's strip copied to consecutive memory for each (PackedStrip) unless
+  // it is packed already (RightOperand::Packed), each block's products added to the last's.
   using Strip = PackedStrip<kPackets, DType>;
-  if (b.packed_depth > 0) {  // packed already: the same blocks of depth, read in place
-    for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
-      tiles(k0, std::min(Strip::kDepthBlock, depth - k0), b.data + k0 * b.stride, b.stride,
-            accumulate || k0 > 0);
-    }
-    return;
-  }
   Strip strip;
   for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
     const index_t k_len = std::min(Strip::kDepthBlock, depth - k0);
+    if (b.packed_depth > 0) {
+      tiles(k0, k_len, b.data + k0 * b.stride, b.stride, accumulate || k0 > 0);
+      continue;
+    }
     strip.Pack(b, k0, k_len);
     tiles(k0, k_len, strip.rows, Strip::kWidth, accumulate || k0 > 0);
   }

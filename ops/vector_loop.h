@@ -148,6 +148,22 @@ void ParallelRows(index_t rows, index_t row_elements, Fn&& fn) {
   });
 }
 
+// Threads for a batch shared out in runs of whole images, each thread with scratch of its
+// own (the count taken once, so that the scratch requested for it fits): one an image at most.
+inline index_t BatchThreads(index_t images) {
+  return std::max<index_t>(1, std::min<index_t>(mshadow::GetNumThreads(), images));
+}
+
+// fn(t, begin, end) for each of `threads` threads (BatchThreads'), images [begin, end) a
+// contiguous run. One thread runs on the caller outside any ParallelFor, so that the kernels
+// it calls still take the library's threads.
+template <typename Fn>
+void ForEachImageRun(index_t images, index_t threads, Fn&& fn) {
+  auto run = [&](index_t t) { fn(t, images * t / threads, images * (t + 1) / threads); };
+  if (threads == 1) return run(0);
+  mshadow::ParallelFor(threads, static_cast<int>(threads), run);
+}
+
 // dst[0, n) = src or += src as the write mode says; memcpy-sized copies for writes.
 template <bool kAdd, typename DType>
 inline void CopyRun(DType* dst, const DType* src, index_t n) {

@@ -59,8 +59,7 @@ struct Shape {
   // Elements of workspace: the transformed kernels, then per thread (Convolve's; one for
   // KernelGradient) a chunk's transformed inputs and products.
   index_t WorkspaceSize(index_t threads = 1) const {
-    const index_t ld = RowStride(ImagesPerChunk(threads) * TilesPerImage());
-    return kPoints * (out_channels * in_channels + threads * (in_channels + out_channels) * ld);
+    return kPoints * out_channels * in_channels + threads * ThreadWorkspace(threads);
   }
   // Elements of one thread's part of the workspace, after the kernels.
   index_t ThreadWorkspace(index_t threads) const {
@@ -443,18 +442,13 @@ void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, index_t begin, i
   }
 }
 
-// Threads Convolve shares the images out over, each running its own chunks, every stage,
-// on its own part of the workspace: with each stage's items on all threads, the small
-// layers' stages had each waited on their slowest item (0.76x MXNet at 2 threads on
-// (8,32,28,28)). With one thread the stages take the library's threads.
-inline index_t ConvolveThreads(const Shape& s) {
-  return std::max<index_t>(1, std::min<index_t>(mshadow::GetNumThreads(), s.images));
-}
-
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
-// `bias` (out_channels; null: none), on `threads` threads (ConvolveThreads', taken once so
-// that the workspace fits it). `workspace` holds s.WorkspaceSize(threads) elements.
+// `bias` (out_channels; null: none). `workspace` holds s.WorkspaceSize(threads) elements.
+// The images are shared out over `threads` threads (BatchThreads'), each running its own
+// chunks through every stage on its own part of the workspace: with each stage's items on all
+// threads, the small layers' stages had each waited on their slowest item (0.76x MXNet at 2
+// threads on (8,32,28,28)). With one thread the stages take the library's threads.
 template <typename DType, typename KernelOf>
 void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads, const DType* data,
               KernelOf kernel, bool flip, const DType* bias, DType* out, OpReqType req,
@@ -463,10 +457,9 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads, con
   const DType* u = workspace;
   TransformKernels(s.out_channels, s.in_channels, flip, kernel, workspace);
   const index_t out_plane = s.out_h * s.out_w, per_chunk = s.ImagesPerChunk(threads);
-  auto run = [&](index_t t) {
+  ForEachImageRun(s.images, threads, [&](index_t t, index_t begin, index_t end) {
     DType* v =
         workspace + kPoints * s.out_channels * s.in_channels + t * s.ThreadWorkspace(threads);
-    const index_t begin = s.images * t / threads, end = s.images * (t + 1) / threads;
     ForEachChunk(stream, s, begin, end, per_chunk, data, v,
                  [&](index_t first, index_t images, index_t, index_t ld) {
                    DType* m = v + kPoints * s.in_channels * ld;
@@ -481,9 +474,7 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads, con
                          out + first * s.out_channels * out_plane);
                    });
                  });
-  };
-  if (threads == 1) return run(0);
-  mshadow::ParallelFor(threads, static_cast<int>(threads), run);
+  });
 }
 
 // kernel_grad (out_channels, in_channels, 3, 3), written as `req` says, = the gradient of the

@@ -145,6 +145,12 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"taps_uneven_kernel_and_pad", TShape{1, 16, 5, 7}, {{2, 1, 1, 0}, {4, 1, 1, 3}},
                  3, 1, false},
         ConvCase{"taps_1d", TShape{2, 16, 9}, {{4, 1, 1, 1}}, 3, 1, false},
+        // Rows at least a strip wide (16 floats): strips within one output row are read in
+        // place, those across two gathered; outputs ending in a packet and a scalar tail.
+        ConvCase{"taps_5x5_wide_rows", TShape{1, 16, 7, 20}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 7, 1,
+                 false},
+        ConvCase{"taps_3x3_groups_wide_rows", TShape{2, 32, 3, 19}, {{3, 1, 1, 0}, {3, 1, 1, 1}},
+                 4, 2, true},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
                  1, false}),

@@ -120,6 +120,61 @@ TYPED_TEST(TiledGemmTest, PackedRightOperandMatchesInPlace) {
       dmlc::Error);
 }
 
+// A right operand read through row offsets (in place) and with its columns folded out of
+// wider rows (a convolution's outputs out of its padded input: strips within one row read in
+// place, strips across rows gathered run by run) gives the triple loop's product over the
+// operand it stands for. Folds narrower than a packet, and wider than a strip; columns that
+// end in a one-packet strip and a scalar tail; depths within and past a packed block.
+TYPED_TEST(TiledGemmTest, IndirectAndFoldedRightOperands) {
+  using DType = TypeParam;
+  const index_t kSize = vec::Full<DType>::kSize;
+  const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
+  struct FoldCase {
+    index_t width, fold_rows, depth;
+  };
+  const FoldCase cases[] = {{0, 0, 37},      // not folded: indirect rows only
+                            {3, 5, 40},      // narrower than a packet
+                            {kSize + 1, 7, 600},
+                            {2 * kSize + 4, 6, 45},  // strips within a row and across rows
+                            {28, 5, 300}};
+  const index_t rows = 13;
+  for (const int threads : {1, 2}) {
+    mshadow::SetNumThreads(threads);
+    for (const FoldCase& fc : cases) {
+      const bool folded = fc.width > 0;
+      const index_t cols = folded ? fc.width * fc.fold_rows : 3 * kSize + 5;
+      // Folded rows `pitch` apart; each operand row is a span of the buffer, the spans in
+      // shuffled order, with room for strips read whole past a row's last column.
+      const index_t pitch = folded ? fc.width + 3 : cols, span = pitch * (fc.fold_rows + 1) + 16;
+      const auto buffer = Random<DType>(fc.depth * span, 4);
+      std::vector<index_t> offsets(static_cast<size_t>(fc.depth));
+      for (index_t k = 0; k < fc.depth; ++k) offsets[k] = ((k * 7) % fc.depth) * span + k % 3;
+      const auto a = Random<DType>(rows * fc.depth, 5);
+      for (const bool accumulate : {false, true}) {
+        auto c = Random<DType>(rows * cols, 6);
+        const auto c_before = c;
+        RightOperand<DType> b{buffer.data(), 0, offsets.data()};
+        if (folded) b = b.Folded(fc.width, pitch);
+        TiledGemm<DType>(rows, fc.depth, cols, {a.data(), fc.depth, false}, b, c.data(), cols,
+                         accumulate);
+        for (index_t i = 0; i < rows; ++i) {
+          for (index_t j = 0; j < cols; ++j) {
+            const index_t column = folded ? j / fc.width * pitch + j % fc.width : j;
+            double expected = accumulate ? c_before[i * cols + j] : 0.0;
+            for (index_t k = 0; k < fc.depth; ++k) {
+              expected += static_cast<double>(a[i * fc.depth + k]) * buffer[offsets[k] + column];
+            }
+            ASSERT_NEAR(c[i * cols + j], expected, tol * (1 + std::abs(expected)))
+                << "fold width " << fc.width << " depth " << fc.depth << " threads " << threads
+                << " accumulate " << accumulate << " at (" << i << ", " << j << ")";
+          }
+        }
+      }
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
 }  // namespace
 }  // namespace register_gemm
 }  // namespace ops

@@ -185,7 +185,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const index_t threads = BatchThreads(batch);
         DType* space = ctx.requested[0]
                            .get_space_typed<cpu, 1, DType>(
-                               mshadow::Shape1(deconvolution::PhaseSpace(plan, threads)), stream)
+                               mshadow::Shape1(deconvolution::PhaseSpace<DType>(plan, threads)), stream)
                            .dptr_;
         deconvolution::RepackConvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();

@@ -187,7 +187,7 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
         const index_t threads = BatchThreads(batch);
         DType* space =
             ctx.requested[0]
-                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace(plan, threads)), stream)
+                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace<DType>(plan, threads)), stream)
                 .dptr_;
         RepackDeconvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();

@@ -25,6 +25,7 @@
 
 #include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
+#include "ops/position_tiles.h"
 #include "ops/register_gemm.h"
 #include "ops/vector_loop.h"
 
@@ -89,10 +90,26 @@ struct PhasePlan {
     return filters * PhaseColumns(most);
   }
   index_t Taps() const { return rows.kernel * cols.kernel; }
-  // Stride 1 on both axes: one phase, written to the output directly (MultiplySinglePhase).
+  index_t WeightSize() const { return groups * Taps() * filters * channels; }
+  // Stride 1 on both axes: one phase, whose outputs are the layer's, in order.
   bool SinglePhase() const { return rows.stride == 1 && cols.stride == 1; }
-  // The products of one row residue's column phases, before they go to the output.
-  index_t PhaseBuffers() const { return SinglePhase() ? 0 : cols.stride * PhaseOutputs(); }
+  // Whether the single phase runs as tiles of output positions by filters
+  // (ops/position_tiles.h): filters per group in whole strips. Otherwise as a product whose
+  // columns are the outputs (MultiplySinglePhase).
+  template <typename DType>
+  bool UsesPositionTiles() const {
+    return SinglePhase() && position_tiles::Serves<DType>(filters);
+  }
+  position_tiles::Layer PositionLayer() const {
+    return {filters, channels, Taps(), rows.out, cols.out, cols.padded};
+  }
+  // Per thread, beside the padded image: the position tiles' sums, or the products of one
+  // row residue's column phases before they go to the output.
+  template <typename DType>
+  index_t PhaseBuffers() const {
+    if (SinglePhase()) return UsesPositionTiles<DType>() ? filters * rows.out * cols.out : 0;
+    return cols.stride * PhaseOutputs();
+  }
 };
 
 // Whether the phase forward serves this layer on the CPU: 1 or 2 spatial axes, no dilation,
@@ -292,15 +309,13 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
   }
 }
 
-// One image: x (channels, in...) -> y (filters, out...), written (or added, kAdd) with the
-// bias (may be null). `padded` is PaddedImage() long, `phases` PhaseBuffers() long: the
-// products of one row residue's column phases, written to the output together.
+// One image of a layer strided on an axis: y (filters, out...) written (or added, kAdd)
+// with the bias (may be null) from the image PadImage wrote to `padded`. `phases` is
+// PhaseBuffers() long: the products of one row residue's column phases, written to the
+// output together.
 template <bool kAdd, typename DType>
-void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* taps,
-                             const index_t* row_offsets, const DType* bias, DType* y, DType* padded,
-                             DType* phases) {
-  PadImage(p, x, padded);
-  if (p.SinglePhase()) return MultiplySinglePhase<kAdd>(p, taps, row_offsets, bias, y, padded);
+void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_t* row_offsets,
+                             const DType* bias, DType* y, const DType* padded, DType* phases) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
   const index_t out_plane = p.rows.out * p.cols.out;
   const index_t phase_size = p.PhaseOutputs();
@@ -354,10 +369,12 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* x, const DType* ta
 }
 
 // Scratch for DeconvolveByPhases on `threads` (BatchThreads'): the taps (as long as the
-// weight), then per thread a padded image and the outputs of one row residue's column phases.
-inline index_t PhaseSpace(const PhasePlan& p, index_t threads) {
-  return p.groups * p.Taps() * p.filters * p.channels +
-         threads * (p.PaddedImage() + p.PhaseBuffers());
+// weight), the position tiles' operands where they serve (as long again), then per thread a
+// padded image and its PhaseBuffers().
+template <typename DType>
+index_t PhaseSpace(const PhasePlan& p, index_t threads) {
+  const index_t taps = p.WeightSize() * (p.UsesPositionTiles<DType>() ? 2 : 1);
+  return taps + threads * (p.PaddedImage() + p.PhaseBuffers<DType>());
 }
 
 // The batch x (batch, channels, in...) -> y (batch, filters, out...), written (kAdd: added)
@@ -369,16 +386,43 @@ template <bool kAdd, typename DType>
 void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, const DType* x,
                         const DType* bias, DType* y, DType* space) {
   const DType* taps = space;
-  const index_t weight_size = p.groups * p.Taps() * p.filters * p.channels;
-  const index_t per_thread = p.PaddedImage() + p.PhaseBuffers();
+  const index_t per_thread = p.PaddedImage() + p.PhaseBuffers<DType>();
   const index_t x_image = p.channels * p.groups * p.rows.in * p.cols.in;
   const index_t y_image = p.filters * p.groups * p.rows.out * p.cols.out;
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p);
+  // The position tiles' weights after the taps, and their offsets (the same for every group).
+  const bool position_tiles = p.UsesPositionTiles<DType>();
+  const position_tiles::Layer layer = p.PositionLayer();
+  const index_t group_taps = layer.filters * layer.Depth();
+  DType* tile_taps = space + p.WeightSize();
+  std::vector<index_t> tile_offsets(position_tiles ? layer.Depth() : 0);
+  for (index_t grp = 0; grp < p.groups && position_tiles; ++grp) {
+    position_tiles::Pack(layer, taps + grp * group_taps, row_offsets.data(),
+                         tile_taps + grp * group_taps, tile_offsets.data());
+  }
+  DType* scratch = position_tiles ? tile_taps + p.WeightSize() : tile_taps;
   ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
-    DType* padded = space + weight_size + t * per_thread;
+    DType* padded = scratch + t * per_thread;
+    DType* buffers = padded + p.PaddedImage();
     for (index_t n = begin; n < end; ++n) {
-      DeconvolveImageByPhases<kAdd>(p, x + n * x_image, taps, row_offsets.data(), bias,
-                                    y + n * y_image, padded, padded + p.PaddedImage());
+      PadImage(p, x + n * x_image, padded);
+      DType* y_n = y + n * y_image;
+      if (!position_tiles) {
+        if (p.SinglePhase()) {
+          MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
+        } else {
+          DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, buffers);
+        }
+        continue;
+      }
+      const index_t group_in = p.channels * p.PaddedPlane();
+      const index_t group_out = layer.filters * layer.OutPlane();
+      for (index_t grp = 0; grp < p.groups; ++grp) {
+        position_tiles::Convolve<kAdd>(layer, tile_taps + grp * group_taps, tile_offsets.data(),
+                                       padded + grp * group_in,
+                                       bias == nullptr ? bias : bias + grp * layer.filters,
+                                       y_n + grp * group_out, buffers);
+      }
     }
   });
 }

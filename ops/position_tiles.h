@@ -1,0 +1,181 @@
+// ops/position_tiles.h: the CPU's stride-1 convolution (one group of it) as register tiles of
+// output positions by filters. A tile takes a few consecutive outputs of one row and a strip
+// of filters two packets wide; per tap and channel it broadcasts the tile's inputs, read in
+// place from the zero-padded input, and multiplies them into the strip's weights, packed
+// consecutively. No column matrix is written, no strip of the input copied, no pad column
+// computed, and every row of outputs is covered by whole tiles (28 = 6 + 6 + 6 + 5 + 5).
+// The tiles' sums, position by position, are transposed into the output planes at the end.
+//
+// The layer is read through the offsets deconvolution_phases.h computes for its single phase:
+// offsets[t * channels + c] is where channel c shifted by tap t starts in the padded input,
+// from which output (oy, ox) reads element oy * pitch + ox.
+//
+//   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
+//   Pack(layer, taps_matrix, row_offsets, packed, offsets);     // once per call
+//   Convolve<false>(layer, packed, offsets, padded, bias, y, acc);  // per image and group
+#ifndef OPS_POSITION_TILES_H_
+#define OPS_POSITION_TILES_H_
+
+#include <algorithm>
+
+#include "mshadow/base.h"
+#include "mshadow/parallel.h"
+#include "ops/register_gemm.h"
+#include "ops/transpose_block.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace position_tiles {
+
+// Filters of a tile: two packets (one register row of accumulators per position).
+template <typename DType>
+constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
+// Positions of a whole tile: its accumulators, the two packets of weights and a broadcast
+// fill the vector registers, as register_gemm's rows do.
+constexpr int kTilePositions = register_gemm::kTileRows;
+
+// One group of a stride-1 layer.
+struct Layer {
+  index_t filters, channels, taps;  // per group
+  index_t rows, cols;               // output extents
+  index_t pitch;                    // the padded input's row length
+
+  index_t Depth() const { return taps * channels; }
+  index_t OutPlane() const { return rows * cols; }
+  // Channels per block of depth: a strip's weights for one block (16 KiB or less) stay in the
+  // L1 cache beside the input rows its tiles read, while a row of tiles passes over them. The
+  // channels are shared evenly between the blocks.
+  template <typename DType>
+  index_t BlockChannels() const {
+    const index_t most = std::max<index_t>(
+        1, 16384 / (taps * kFilterStrip<DType> * static_cast<index_t>(sizeof(DType))));
+    const index_t blocks = (channels + most - 1) / most;
+    return (channels + blocks - 1) / blocks;
+  }
+};
+
+// Whether the tiles serve a layer with this many filters per group: whole strips only.
+template <typename DType>
+bool Serves(index_t filters) {
+  return filters % kFilterStrip<DType> == 0;
+}
+
+// The tiles' operands from a group's taps (filters x depth, column t * channels + c) and the
+// row offsets in the same order: per strip of filters, per block of channels, per tap, per
+// channel of the block, the strip's weights (kFilterStrip consecutive elements); the offsets
+// (depth long) in the same order of depth.
+template <typename DType>
+void Pack(const Layer& l, const DType* taps, const index_t* row_offsets, DType* packed,
+          index_t* offsets) {
+  constexpr index_t kStrip = kFilterStrip<DType>;
+  const index_t depth = l.Depth(), block = l.BlockChannels<DType>();
+  index_t k = 0;
+  for (index_t c0 = 0; c0 < l.channels; c0 += block) {
+    for (index_t t = 0; t < l.taps; ++t) {
+      for (index_t c = c0; c < std::min(l.channels, c0 + block); ++c, ++k) {
+        const index_t from = t * l.channels + c;
+        offsets[k] = row_offsets[from];
+        for (index_t f = 0; f < l.filters; ++f) {
+          packed[(f / kStrip * depth + k) * kStrip + f % kStrip] = taps[f * depth + from];
+        }
+      }
+    }
+  }
+}
+
+// acc (kPositions x kFilterStrip, position-major) = start (kFilterStrip long, for every
+// position; null: acc as it is) + the tile's products over `depth` taps and channels: input
+// x[offsets[k] + i] for position i, weights w[k * kFilterStrip...].
+template <int kPositions, typename DType>
+MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_t depth,
+                                  const DType* w, const DType* start, DType* acc) {
+  using P = vec::Full<DType>;
+  constexpr index_t kStrip = kFilterStrip<DType>;
+  constexpr int kPackets = kStrip / P::kSize;
+  P sum[kPositions][kPackets];
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kPositions; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) {
+      sum[i][j] = P::LoadUnAligned(start != nullptr ? start + j * P::kSize
+                                                    : acc + i * kStrip + j * P::kSize);
+    }
+  }
+  OPS_UNROLL_4
+  for (index_t k = 0; k < depth; ++k) {
+    const DType* xk = x + offsets[k];
+    P wk[kPackets];
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) wk[j] = P::LoadUnAligned(w + k * kStrip + j * P::kSize);
+    OPS_UNROLL_FULLY
+    for (int i = 0; i < kPositions; ++i) {
+      const P xi = P::Fill(xk[i]);
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kPackets; ++j) sum[i][j] = register_gemm::MultiplyAdd(xi, wk[j], sum[i][j]);
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kPositions; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) sum[i][j].StoreUnAligned(acc + i * kStrip + j * P::kSize);
+  }
+}
+
+// MultiplyTile of `positions` (1 to kTilePositions) positions.
+template <int kPositions = 1, typename DType>
+MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const index_t* offsets,
+                                    index_t depth, const DType* w, const DType* start,
+                                    DType* acc) {
+  if constexpr (kPositions <= kTilePositions) {
+    if (positions != kPositions) {
+      return MultiplyTileOf<kPositions + 1>(positions, x, offsets, depth, w, start, acc);
+    }
+    MultiplyTile<kPositions>(x, offsets, depth, w, start, acc);
+  }
+}
+
+// Positions of the tile at the start of `left` positions of a row: whole tiles, and the last
+// two shared evenly where the rest would make a narrow tile (a tile of fewer than four
+// positions waits on its accumulators' latency).
+inline index_t TilePositions(index_t left) {
+  if (left >= 2 * kTilePositions || left <= kTilePositions) {
+    return std::min<index_t>(left, kTilePositions);
+  }
+  return (left + 1) / 2;
+}
+
+// One group of one image: y (filters x rows x cols) = bias (may be null) + the layer over the
+// padded input (or y += that, kAdd). `packed` and `offsets` as Pack wrote them; `acc`
+// (filters x OutPlane()) is scratch for the tiles' sums. The strips of filters go to the
+// library's threads (run on the caller when already inside a ParallelFor).
+template <bool kAdd, typename DType>
+void Convolve(const Layer& l, const DType* packed, const index_t* offsets, const DType* padded,
+              const DType* bias, DType* y, DType* acc) {
+  constexpr index_t kStrip = kFilterStrip<DType>;
+  const index_t depth = l.Depth(), out_plane = l.OutPlane();
+  const index_t block_depth = l.BlockChannels<DType>() * l.taps;
+  const index_t strips = l.filters / kStrip;
+  mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
+    DType* acc_s = acc + s * out_plane * kStrip;
+    const DType* w_s = packed + s * depth * kStrip;
+    DType start[kStrip];
+    for (index_t f = 0; f < kStrip; ++f) start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
+    for (index_t k0 = 0; k0 < depth; k0 += block_depth) {
+      const index_t k_len = std::min(block_depth, depth - k0);
+      for (index_t oy = 0; oy < l.rows; ++oy) {
+        for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
+          n = TilePositions(l.cols - ox);
+          MultiplyTileOf(n, padded + oy * l.pitch + ox, offsets + k0, k_len, w_s + k0 * kStrip,
+                         k0 == 0 ? start : nullptr, acc_s + (oy * l.cols + ox) * kStrip);
+        }
+      }
+    }
+    transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y + s * kStrip * out_plane, out_plane,
+                                           out_plane, kStrip);
+  });
+}
+
+}  // namespace position_tiles
+}  // namespace ops
+
+#endif  // OPS_POSITION_TILES_H_

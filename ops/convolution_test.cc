@@ -190,6 +190,21 @@ TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
+// Winograd's gradients with the images shared out over 1, 2 and 3 threads (3 images: runs
+// of one and two), each thread summing its own kernel gradient.
+TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {
+  const OpCase c{"Convolution",
+                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}},
+                 {InputSpec{TShape{3, 2, 6, 7}}, InputSpec{TShape{3, 2, 3, 3}},
+                  InputSpec{TShape{3}}}};
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    mshadow::SetNumThreads(threads);
+    testing::CheckGradient(c);
+  }
+  mshadow::SetNumThreads(0);
+}
+
 // Position tiles with their strips of filters on the library's threads (one image) and with
 // the images shared out (three), on 1, 2 and 3 threads.
 TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {

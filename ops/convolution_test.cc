@@ -151,14 +151,14 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         ConvCase{"taps_3x3_groups_wide_rows", TShape{2, 32, 3, 19}, {{3, 1, 1, 0}, {3, 1, 1, 1}},
                  4, 2, true},
-        // Filters per group in whole strips (16 floats, 8 doubles): tiles of output positions
-        // by filters (ops/position_tiles.h), rows of 15 (tiles of 6, 5 and 4 positions), 7
-        // (4 and 3) and 2, with and without bias.
+        // Filters per group in one or two whole strips (16 floats, 8 doubles), four taps or
+        // more: tiles of output positions by filters (ops/position_tiles.h), rows of 15 (tiles
+        // of 6, 5 and 4 positions), 7 (4 and 3) and 2, with and without bias.
         ConvCase{"position_tiles_5x5", TShape{2, 16, 7, 15}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 32, 1,
                  false},
         ConvCase{"position_tiles_3x3_groups", TShape{1, 32, 4, 9}, {{3, 1, 1, 1}, {3, 1, 1, 0}},
                  32, 2, true},
-        ConvCase{"position_tiles_narrow_rows", TShape{1, 16, 6, 2}, {{3, 1, 1, 1}, {1, 1, 1, 0}},
+        ConvCase{"position_tiles_narrow_rows", TShape{1, 16, 6, 3}, {{3, 1, 1, 1}, {2, 1, 1, 0}},
                  16, 1, false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
@@ -212,15 +212,15 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
   for (const index_t batch : {1, 3}) {
     const TShape data{batch, 16, 6, 13};
     const OpCase c{"Convolution",
-                   {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "48"}},
-                   {InputSpec{data}, InputSpec{TShape{48, 16, 5, 3}}, InputSpec{TShape{48}}}};
+                   {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "32"}},
+                   {InputSpec{data}, InputSpec{TShape{32, 16, 5, 3}}, InputSpec{TShape{32}}}};
     const TShape out_shape = testing::InferOutputShapes(c)[0];
     for (const int threads : {1, 2, 3}) {
       SCOPED_TRACE("batch=" + std::to_string(batch) + " threads=" + std::to_string(threads));
       mshadow::SetNumThreads(threads);
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
         return std::vector<Values>{
-            DirectConvolution(data, in[0], in[1], &in[2], axes, 48, 1, out_shape)};
+            DirectConvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
       });
       testing::CheckWriteModes(c);
     }

@@ -12,7 +12,8 @@
 //
 //   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
 //   Pack(layer, taps_matrix, row_offsets, packed, offsets);     // once per call
-//   Convolve<false>(layer, packed, offsets, padded, bias, y, acc);  // per image and group
+//   Convolve<false>(layer, packed, offsets, padded, bias, y, out_rows * out_cols, out_cols,
+//                   acc);                                       // per image and group
 #ifndef OPS_POSITION_TILES_H_
 #define OPS_POSITION_TILES_H_
 
@@ -48,7 +49,8 @@ struct Layer {
   template <typename DType>
   index_t BlockChannels() const {
     const index_t most = std::max<index_t>(
-        1, 16384 / (taps * kFilterStrip<DType> * static_cast<index_t>(sizeof(DType))));
+        1, 16384 / (std::max<index_t>(taps, 1) * kFilterStrip<DType> *
+                    static_cast<index_t>(sizeof(DType))));
     const index_t blocks = (channels + most - 1) / most;
     return (channels + blocks - 1) / blocks;
   }
@@ -144,23 +146,26 @@ inline index_t TilePositions(index_t left) {
   return (left + 1) / 2;
 }
 
-// One group of one image: y (filters x rows x cols) = bias (may be null) + the layer over the
-// padded input (or y += that, kAdd). `packed` and `offsets` as Pack wrote them; `acc`
-// (filters x OutPlane()) is scratch for the tiles' sums. The strips of filters go to the
-// library's threads (run on the caller when already inside a ParallelFor).
+// One group of one image: y = bias (may be null) + the layer over the padded input (or y +=
+// that, kAdd), output (f, oy, ox) at y[f * y_plane + oy * y_pitch + ox] (a convolution's
+// planes: OutPlane() and cols). `packed` and `offsets` as Pack wrote them; `acc` (filters x
+// OutPlane()) is scratch for the tiles' sums. The strips of filters go to the library's
+// threads (run on the caller when already inside a ParallelFor).
 template <bool kAdd, typename DType>
 void Convolve(const Layer& l, const DType* packed, const index_t* offsets, const DType* padded,
-              const DType* bias, DType* y, DType* acc) {
+              const DType* bias, DType* y, index_t y_plane, index_t y_pitch, DType* acc) {
   constexpr index_t kStrip = kFilterStrip<DType>;
   const index_t depth = l.Depth(), out_plane = l.OutPlane();
-  const index_t block_depth = l.BlockChannels<DType>() * l.taps;
+  const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
   const index_t strips = l.filters / kStrip;
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
     const DType* w_s = packed + s * depth * kStrip;
     DType start[kStrip];
     for (index_t f = 0; f < kStrip; ++f) start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
-    for (index_t k0 = 0; k0 < depth; k0 += block_depth) {
+    // At least one block: a layer without taps (a deconvolution's phase past its kernel) is
+    // its bias.
+    for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
       const index_t k_len = std::min(block_depth, depth - k0);
       for (index_t oy = 0; oy < l.rows; ++oy) {
         for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
@@ -170,8 +175,14 @@ void Convolve(const Layer& l, const DType* packed, const index_t* offsets, const
         }
       }
     }
-    transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y + s * kStrip * out_plane, out_plane,
-                                           out_plane, kStrip);
+    DType* y_s = y + s * kStrip * y_plane;
+    if (y_pitch == l.cols) {
+      return transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
+    }
+    for (index_t oy = 0; oy < l.rows; ++oy) {
+      transpose::TransposeBlock<kAdd, false>(acc_s + oy * l.cols * kStrip, kStrip,
+                                             y_s + oy * y_pitch, y_plane, l.cols, kStrip);
+    }
   });
 }
 

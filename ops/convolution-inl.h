@@ -301,12 +301,11 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
       if (winograd_weight_gradient) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
-        const index_t threads = BatchThreads(shape.images);
         DType* workspace = ctx.requested[0]
                                .get_space_typed<cpu, 1, DType>(
-                                   mshadow::Shape1(shape.GradientWorkspaceSize(threads)), stream)
+                                   mshadow::Shape1(shape.GradientWorkspaceSize()), stream)
                                .dptr_;
-        winograd::KernelGradient(stream, shape, threads, static_cast<const DType*>(data.dptr_),
+        winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
                                  static_cast<const DType*>(og.dptr_), dw.dptr_, req[1], workspace);
       }
     }

@@ -190,8 +190,8 @@ TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
-// Winograd's gradients with the images shared out over 1, 2 and 3 threads (3 images: runs
-// of one and two), each thread summing its own kernel gradient.
+// Winograd's gradients with slots of images summed apart (3 images: 3 slots) on 1, 2 and 3
+// threads.
 TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {
   const OpCase c{"Convolution",
                  {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}},

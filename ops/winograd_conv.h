@@ -61,11 +61,21 @@ struct Shape {
   index_t WorkspaceSize(index_t threads = 1) const {
     return kPoints * out_channels * in_channels + threads * ThreadWorkspace(threads);
   }
-  // Elements of KernelGradient's: per thread, its sums of the transformed kernels' gradients
-  // and a chunk's transformed inputs and output gradients.
-  index_t GradientWorkspaceSize(index_t threads) const {
-    return threads * (kPoints * out_channels * in_channels + ThreadWorkspace(threads));
+  // KernelGradient sums the gradients of up to 4 runs of images (slots) apart, then adds the
+  // sums in order; threads take whole slots, so that the result does not depend on the
+  // thread count. Fewer slots where their workspace would pass 64 Mi elements.
+  index_t GradientSlots() const {
+    for (index_t slots = std::min<index_t>(images, 4); slots > 1; --slots) {
+      if (slots * SlotWorkspace(slots) <= (index_t(1) << 26)) return slots;
+    }
+    return 1;
   }
+  // One slot's part of KernelGradient's workspace: its sums of the transformed kernels'
+  // gradients, then a chunk's transformed inputs and output gradients.
+  index_t SlotWorkspace(index_t slots) const {
+    return kPoints * out_channels * in_channels + ThreadWorkspace(slots);
+  }
+  index_t GradientWorkspaceSize() const { return GradientSlots() * SlotWorkspace(GradientSlots()); }
   // Elements of one thread's part of the workspace, after the kernels.
   index_t ThreadWorkspace(index_t threads) const {
     return kPoints * (in_channels + out_channels) *
@@ -484,24 +494,23 @@ void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads, con
 
 // kernel_grad (out_channels, in_channels, 3, 3), written as `req` says, = the gradient of the
 // convolution of data (images, in_channels, in_h, in_w) for out_grad (images, out_channels,
-// out_h, out_w). `workspace` holds s.GradientWorkspaceSize(threads) elements. As in Convolve,
-// the images are shared out over `threads` threads (BatchThreads'), each summing its own
-// images' gradients (its stages had waited on their slowest items: 2 threads ran the
-// gradient of (8,32,28,28) 1.3 times faster than one); the threads' sums are added after.
+// out_h, out_w). `workspace` holds s.GradientWorkspaceSize() elements. The slots of images
+// (GradientSlots) go to the library's threads, each summing its images' gradients on its own
+// part of the workspace (with every stage's items on all threads, the stages had waited on
+// their slowest items); the slots' sums are added in order after the join.
 template <typename DType>
-void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads,
-                    const DType* data, const DType* out_grad, DType* kernel_grad, OpReqType req,
-                    DType* workspace) {
+void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data,
+                    const DType* out_grad, DType* kernel_grad, OpReqType req, DType* workspace) {
   if (req == kNullOp) return;
   const index_t plane = s.out_channels * s.in_channels;
-  const index_t out_plane = s.out_h * s.out_w, per_chunk = s.ImagesPerChunk(threads);
-  const index_t per_thread = kPoints * plane + s.ThreadWorkspace(threads);
-  ForEachImageRun(s.images, threads, [&](index_t t, index_t begin, index_t end) {
-    DType* du = workspace + t * per_thread;
+  const index_t out_plane = s.out_h * s.out_w, slots = s.GradientSlots();
+  const index_t per_slot = s.SlotWorkspace(slots), per_chunk = s.ImagesPerChunk(slots);
+  auto slot_gradient = [&](index_t slot) {
+    DType* du = workspace + slot * per_slot;
     DType* v = du + kPoints * plane;
     std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
-    ForEachChunk(stream, s, begin, end, per_chunk, data, v,
-                 [&](index_t first, index_t images, index_t tiles, index_t ld) {
+    ForEachChunk(stream, s, s.images * slot / slots, s.images * (slot + 1) / slots, per_chunk,
+                 data, v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
                    DType* y = v + kPoints * s.in_channels * ld;
                    Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
                        stream, images * s.out_channels, 4 * out_plane, s, ld,
@@ -511,9 +520,16 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, index_t thread
                        stream, kPoints * row_blocks, 4 * s.in_channels * tiles, s, tiles, ld,
                        static_cast<const DType*>(y), static_cast<const DType*>(v), du);
                  });
-  });
-  for (index_t t = 1; t < threads; ++t) {
-    CopyRun<true>(workspace, workspace + t * per_thread, kPoints * plane);
+  };
+  // One thread: the slots one after the other, their stages on the library's threads.
+  const int threads = static_cast<int>(std::min<index_t>(mshadow::GetNumThreads(), slots));
+  if (threads <= 1) {
+    for (index_t slot = 0; slot < slots; ++slot) slot_gradient(slot);
+  } else {
+    mshadow::ParallelFor(slots, threads, slot_gradient);
+  }
+  for (index_t slot = 1; slot < slots; ++slot) {
+    CopyRun<true>(workspace, workspace + slot * per_slot, kPoints * plane);
   }
   vec::WithReq(req, [&](auto add) {
     Kernel<FoldKernelGradient<decltype(add)::value>, cpu>::Launch(

@@ -183,10 +183,11 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
         const deconvolution::PhasePlan plan =
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters);
         const index_t threads = BatchThreads(batch);
-        DType* space = ctx.requested[0]
-                           .get_space_typed<cpu, 1, DType>(
-                               mshadow::Shape1(deconvolution::PhaseSpace<DType>(plan, threads)), stream)
-                           .dptr_;
+        DType* space =
+            ctx.requested[0]
+                .get_space_typed<cpu, 1, DType>(
+                    mshadow::Shape1(deconvolution::PhaseSpace<DType>(plan, threads)), stream)
+                .dptr_;
         deconvolution::RepackConvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
         if (req[0] == kAddTo) {

@@ -185,10 +185,10 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
       if (PhasesServe<DType>(g, gs.channels)) {
         const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
         const index_t threads = BatchThreads(batch);
-        DType* space =
-            ctx.requested[0]
-                .get_space_typed<xpu, 1, DType>(mshadow::Shape1(PhaseSpace<DType>(plan, threads)), stream)
-                .dptr_;
+        DType* space = ctx.requested[0]
+                           .get_space_typed<xpu, 1, DType>(
+                               mshadow::Shape1(PhaseSpace<DType>(plan, threads)), stream)
+                           .dptr_;
         RepackDeconvolutionWeight(plan, weight.dptr_, space);
         const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
         if (req[0] == kAddTo) {

@@ -313,10 +313,9 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
     }
     const register_gemm::RightOperand<DType> b{padded + grp * p.channels * p.PaddedPlane(), 0,
                                                row_offsets};
-    register_gemm::TiledGemm<DType>(p.filters, depth, out_plane,
-                                    {taps + grp * p.filters * depth, depth, false},
-                                    b.Folded(p.cols.out, p.cols.padded), y_group, out_plane,
-                                    kAdd || bias != nullptr);
+    register_gemm::TiledGemm<DType>(
+        p.filters, depth, out_plane, {taps + grp * p.filters * depth, depth, false},
+        b.Folded(p.cols.out, p.cols.padded), y_group, out_plane, kAdd || bias != nullptr);
   }
 }
 
@@ -381,16 +380,16 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
         if (py.count == 0 || px.count == 0) continue;
         const DType* padded_group = padded + grp * p.channels * plane;
         if (tiles.taps != nullptr) {
-          position_tiles::Convolve<false>(
-              p.PhaseLayer(ry, rx), tiles.taps + (a - taps),
-              tiles.offsets + (offsets - depth - row_offsets), padded_group,
-              static_cast<const DType*>(nullptr), phases + rx * phase_size, cols, width, tiles.sums);
+          position_tiles::Convolve<false>(p.PhaseLayer(ry, rx), tiles.taps + (a - taps),
+                                          tiles.offsets + (offsets - depth - row_offsets),
+                                          padded_group, static_cast<const DType*>(nullptr),
+                                          phases + rx * phase_size, cols, width, tiles.sums);
           continue;
         }
-        register_gemm::TiledGemm<DType>(p.filters, depth, cols, {a, depth, false},
-                                        register_gemm::RightOperand<DType>{padded_group, 0,
-                                                                           offsets - depth},
-                                        phases + rx * phase_size, cols, false);
+        register_gemm::TiledGemm<DType>(
+            p.filters, depth, cols, {a, depth, false},
+            register_gemm::RightOperand<DType>{padded_group, 0, offsets - depth},
+            phases + rx * phase_size, cols, false);
       }
       if (py.count == 0) continue;
       for (index_t f = 0; f < p.filters; ++f) {

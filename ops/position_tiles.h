@@ -48,9 +48,9 @@ struct Layer {
   // channels are shared evenly between the blocks.
   template <typename DType>
   index_t BlockChannels() const {
-    const index_t most = std::max<index_t>(
-        1, 16384 / (std::max<index_t>(taps, 1) * kFilterStrip<DType> *
-                    static_cast<index_t>(sizeof(DType))));
+    const index_t most =
+        std::max<index_t>(1, 16384 / (std::max<index_t>(taps, 1) * kFilterStrip<DType> *
+                                      static_cast<index_t>(sizeof(DType))));
     const index_t blocks = (channels + most - 1) / most;
     return (channels + blocks - 1) / blocks;
   }
@@ -113,7 +113,8 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
     for (int i = 0; i < kPositions; ++i) {
       const P xi = P::Fill(xk[i]);
       OPS_UNROLL_FULLY
-      for (int j = 0; j < kPackets; ++j) sum[i][j] = register_gemm::MultiplyAdd(xi, wk[j], sum[i][j]);
+      for (int j = 0; j < kPackets; ++j)
+        sum[i][j] = register_gemm::MultiplyAdd(xi, wk[j], sum[i][j]);
     }
   }
   OPS_UNROLL_FULLY
@@ -126,8 +127,7 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
 // MultiplyTile of `positions` (1 to kTilePositions) positions.
 template <int kPositions = 1, typename DType>
 MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const index_t* offsets,
-                                    index_t depth, const DType* w, const DType* start,
-                                    DType* acc) {
+                                    index_t depth, const DType* w, const DType* start, DType* acc) {
   if constexpr (kPositions <= kTilePositions) {
     if (positions != kPositions) {
       return MultiplyTileOf<kPositions + 1>(positions, x, offsets, depth, w, start, acc);
@@ -162,7 +162,8 @@ void Convolve(const Layer& l, const DType* packed, const index_t* offsets, const
     DType* acc_s = acc + s * out_plane * kStrip;
     const DType* w_s = packed + s * depth * kStrip;
     DType start[kStrip];
-    for (index_t f = 0; f < kStrip; ++f) start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
+    for (index_t f = 0; f < kStrip; ++f)
+      start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
     // At least one block: a layer without taps (a deconvolution's phase past its kernel) is
     // its bias.
     for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {

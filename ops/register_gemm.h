@@ -164,8 +164,8 @@ struct IndirectRows {
 // c (kRows x kPackets packets, row stride ldc) (+)= a (kRows x depth) times b (depth x
 // kPackets packets, row k at b_rows(k)).
 template <int kRows, int kPackets, bool kATransposed, typename DType, typename Rows>
-MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Rows b_rows,
-                                  DType* c, index_t ldc, bool accumulate) {
+MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Rows b_rows, DType* c,
+                                  index_t ldc, bool accumulate) {
   using P = vec::Full<DType>;
   P acc[kRows][kPackets];
   OPS_UNROLL_FULLY

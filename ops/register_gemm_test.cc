@@ -132,8 +132,8 @@ TYPED_TEST(TiledGemmTest, IndirectAndFoldedRightOperands) {
   struct FoldCase {
     index_t width, fold_rows, depth;
   };
-  const FoldCase cases[] = {{0, 0, 37},      // not folded: indirect rows only
-                            {3, 5, 40},      // narrower than a packet
+  const FoldCase cases[] = {{0, 0, 37},  // not folded: indirect rows only
+                            {3, 5, 40},  // narrower than a packet
                             {kSize + 1, 7, 600},
                             {2 * kSize + 4, 6, 45},  // strips within a row and across rows
                             {28, 5, 300}};

@@ -509,8 +509,8 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
     DType* du = workspace + slot * per_slot;
     DType* v = du + kPoints * plane;
     std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
-    ForEachChunk(stream, s, s.images * slot / slots, s.images * (slot + 1) / slots, per_chunk,
-                 data, v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
+    ForEachChunk(stream, s, s.images * slot / slots, s.images * (slot + 1) / slots, per_chunk, data,
+                 v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
                    DType* y = v + kPoints * s.in_channels * ld;
                    Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
                        stream, images * s.out_channels, 4 * out_plane, s, ld,

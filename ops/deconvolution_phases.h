@@ -11,10 +11,13 @@
 // row offsets (ops/register_gemm.h's RightOperand); a phase's rows come out as wide as the
 // padded rows, of which the first `count` on the last axis are outputs. Then each phase is
 // written to every stride-th output with the bias. No column matrix is written, and nothing
-// is folded back (col2im had been half of the forward).
+// is folded back (col2im had been half of the forward). Where the filters are few (one or two
+// strips of them), each phase runs instead as tiles of output positions by filters
+// (ops/position_tiles.h), over the same row offsets.
 //
 // A stride-1 convolution is the stride-1 deconvolution of its kernel flipped (pad kernel - 1 -
-// pad): one phase, whose product replaces im2col's (PlanConvolutionPhases,
+// pad): one phase, whose outputs are the layer's, so its product's columns are the outputs
+// folded out of the padded rows and it writes the output directly (PlanConvolutionPhases,
 // RepackConvolutionWeight; convolution-inl.h says where the CPU prefers it to Winograd).
 #ifndef OPS_DECONVOLUTION_PHASES_H_
 #define OPS_DECONVOLUTION_PHASES_H_

@@ -6,9 +6,9 @@
 // computed, and every row of outputs is covered by whole tiles (28 = 6 + 6 + 6 + 5 + 5).
 // The tiles' sums, position by position, are transposed into the output planes at the end.
 //
-// The layer is read through the offsets deconvolution_phases.h computes for its single phase:
-// offsets[t * channels + c] is where channel c shifted by tap t starts in the padded input,
-// from which output (oy, ox) reads element oy * pitch + ox.
+// The layer (a convolution, or one phase of a deconvolution) is read through the row offsets
+// deconvolution_phases.h computes: offsets[t * channels + c] is where channel c shifted by
+// tap t starts in the padded input, from which output (oy, ox) reads element oy * pitch + ox.
 //
 //   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
 //   Pack(layer, taps_matrix, row_offsets, packed, offsets);     // once per call

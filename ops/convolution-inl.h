@@ -150,12 +150,10 @@ bool UsesTapProducts(const ConvGeometry& g, const GroupSizes& gs, index_t filter
          !UsesWinograd<cpu>(g, gs, filters, false);
 }
 
+// `size` elements of the operator's temporary space (a winograd::Shape's workspace size).
 template <typename DType>
-DType* WinogradWorkspace(const OpContext& ctx, const winograd::Shape& shape, index_t threads,
-                         mshadow::Stream<cpu>* stream) {
-  return ctx.requested[0]
-      .get_space_typed<cpu, 1, DType>(mshadow::Shape1(shape.WorkspaceSize(threads)), stream)
-      .dptr_;
+DType* WinogradWorkspace(const OpContext& ctx, index_t size, mshadow::Stream<cpu>* stream) {
+  return ctx.requested[0].get_space_typed<cpu, 1, DType>(mshadow::Shape1(size), stream).dptr_;
 }
 
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
@@ -208,7 +206,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             stream, shape, threads, data.dptr_,
             [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
             param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape, threads, stream));
+            WinogradWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
         return;
       }
     }
@@ -298,16 +296,14 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             stream, shape, threads, og.dptr_,
             [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape, threads, stream));
+            WinogradWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
       }
       if (winograd_weight_gradient) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
-        DType* workspace = ctx.requested[0]
-                               .get_space_typed<cpu, 1, DType>(
-                                   mshadow::Shape1(shape.GradientWorkspaceSize()), stream)
-                               .dptr_;
-        winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
-                                 static_cast<const DType*>(og.dptr_), dw.dptr_, req[1], workspace);
+        winograd::KernelGradient(
+            stream, shape, static_cast<const DType*>(data.dptr_),
+            static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
+            WinogradWorkspace<DType>(ctx, shape.GradientWorkspaceSize(), stream));
       }
     }
     if (!param.no_bias) {

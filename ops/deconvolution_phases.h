@@ -113,16 +113,18 @@ struct PhasePlan {
     const AxisPhase py = rows.Phase(ry), px = cols.Phase(rx);
     return {filters, channels, py.taps * px.taps, py.count, px.count, cols.padded};
   }
-  // Per thread, beside the padded image: the products of one row residue's column phases
-  // before they go to the output (where there are several phases), and the position tiles'
-  // sums of one phase.
+  // The products of one row residue's column phases before they go to the output (none for
+  // a single phase, which writes the output directly).
+  index_t RowResidueProducts() const { return SinglePhase() ? 0 : cols.stride * PhaseOutputs(); }
+  // Per thread, beside the padded image: RowResidueProducts(), then the position tiles' sums
+  // of one phase.
   template <typename DType>
   index_t PhaseBuffers() const {
     index_t most_rows = 0, most_cols = 0;
     for (index_t r = 0; r < rows.stride; ++r) most_rows = std::max(most_rows, rows.Phase(r).count);
     for (index_t r = 0; r < cols.stride; ++r) most_cols = std::max(most_cols, cols.Phase(r).count);
     const index_t sums = UsesPositionTiles<DType>() ? filters * most_rows * most_cols : 0;
-    return (SinglePhase() ? 0 : cols.stride * PhaseOutputs()) + sums;
+    return RowResidueProducts() + sums;
   }
 };
 
@@ -457,8 +459,7 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
     DType* phases = padded + p.PaddedImage();
     PhaseTiles<DType> tiles;
     if (position_tiles) {
-      tiles = {tile_taps, tile_offsets.data(),
-               phases + (p.SinglePhase() ? 0 : p.cols.stride * p.PhaseOutputs())};
+      tiles = {tile_taps, tile_offsets.data(), phases + p.RowResidueProducts()};
     }
     for (index_t n = begin; n < end; ++n) {
       PadImage(p, x + n * x_image, padded);

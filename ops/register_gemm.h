@@ -264,8 +264,9 @@ struct PackedStrip {
 // left. Tile r / kTileRows starts at a + (r / kTileRows) * tile_step. An indirect strip whose
 // columns are consecutive is read in place, its whole depth at once (the rows a convolution's
 // taps read overlap: the strip's lines stay in the L1 cache, 10% faster than copying them).
-// Otherwise, where more than one tile reads the strip (or it is indirect, or folded), it is
-// packed (PackedStrip) a block of depth at a time, each block's products added to the last's.
+// Otherwise, where more than one tile reads the strip (or its folded columns span rows), it
+// is packed (PackedStrip) a block of depth at a time, each block's products added to the
+// last's.
 template <int kPackets, bool kATransposed, typename DType>
 void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
                    const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {

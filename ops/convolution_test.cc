@@ -123,6 +123,12 @@ INSTANTIATE_TEST_SUITE_P(
         // Two chunks of images (3 of 289 tiles each, then 1) through every gradient.
         ConvCase{"conv2d_3x3_two_chunks", TShape{4, 1, 33, 33}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 2,
                  1, false},
+        // Blocks of whole tile rows (about 256 tiles): rows of 265 tiles, one to a block (the
+        // last packets of each row past its end); 20 rows of 18 tiles, blocks of 14 and 6.
+        ConvCase{"conv2d_3x3_wide_rows", TShape{1, 2, 3, 530}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 2,
+                 1, false},
+        ConvCase{"conv2d_3x3_two_blocks", TShape{2, 2, 40, 37}, {{3, 1, 1, 1}, {3, 1, 1, 0}}, 3,
+                 1, false},
         // More than 8 channels and filters: the point products' 8-row tiles and the rows left.
         ConvCase{"conv2d_3x3_9_to_10_channels", TShape{1, 9, 5, 4}, {{3, 1, 1, 1}, {3, 1, 1, 1}},
                  10, 1, false},

@@ -7,16 +7,16 @@
 // (U = G g G^T) and summed over input channels, then transformed back (Y = A^T M A). Summed
 // over channels, each of the 16 points is a matrix product, U[p] (out x in) times V[p] (in x
 // tiles), so the work is 16 gemms with 16 multiply-adds per tile and channel pair where im2col
-// and one gemm need 36: 2.25 times fewer. The transforms are additions only, along contiguous
-// rows (the patches' even and odd columns kept apart), so they vectorize. The products are
-// register-tiled (ops/register_gemm.h), a point and a block of tiles per item on the
-// library's threads: OpenBLAS, called once per point, spread these 64x64 by 64x1568 products
-// over its threads poorly (docs/benchmarks.md).
+// and one gemm need 36: 2.25 times fewer. The transforms are additions only, over packets of
+// consecutive tiles (the patches' rows and columns split by parity), so they vectorize. The
+// products are register-tiled (ops/register_gemm.h): OpenBLAS, called once per point, spread
+// these 64x64 by 64x1568 products over its threads poorly (docs/benchmarks.md).
 //
 // Convolution's forward operator uses it for data; its backward operator for the data
 // gradient, which is the same convolution of the output gradient with the kernels flipped
-// and their channel axes swapped, padded by 2 - pad. Tiles are processed a few images at a
-// time, so that the transformed inputs and products stay in the last-level cache.
+// and their channel axes swapped, padded by 2 - pad, and for the kernel gradient. The
+// convolutions go a block of tile rows at a time through all three stages (Convolve); the
+// kernel gradient a chunk of images at a time (KernelGradient).
 #ifndef OPS_WINOGRAD_CONV_H_
 #define OPS_WINOGRAD_CONV_H_
 
@@ -46,20 +46,48 @@ struct Shape {
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
   index_t TilesPerImage() const { return TilesH() * TilesW(); }
-  // Images whose tiles go through the products together: about 1024 tiles, and with the
-  // images shared out over `threads` threads (Convolve), no more than a thread's share.
+  // Images whose tiles go through KernelGradient's products together: about 1024 tiles, and
+  // with the images shared out over `threads` slots, no more than a slot's share.
   index_t ImagesPerChunk(index_t threads = 1) const {
     const index_t share = (images + threads - 1) / threads;
     return std::min(share, std::max<index_t>(1, 1024 / TilesPerImage()));
   }
-  // The row stride of a chunk's transformed inputs and products (tiles x channels per
-  // point): the tiles rounded up to whole register tiles of the products (32 columns),
-  // whose padding columns are zero.
+  // The row stride of a chunk's transformed inputs and output gradients (tiles x channels
+  // per point): the tiles rounded up to 32.
   static index_t RowStride(index_t tiles) { return (tiles + 31) / 32 * 32; }
-  // Elements of Convolve's workspace: the transformed kernels, then per thread a chunk's
-  // transformed inputs and products.
+  // Elements of Convolve's workspace: the transformed kernels, then per thread a block's
+  // transformed inputs, products and scratch.
   index_t WorkspaceSize(index_t threads = 1) const {
-    return kPoints * out_channels * in_channels + threads * ThreadWorkspace(threads);
+    return kPoints * out_channels * in_channels + threads * BlockWorkspace();
+  }
+  // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left),
+  // about 256 tiles (64 had been 10% slower: more products, each short).
+  index_t BlockRows() const { return std::clamp<index_t>(256 / TilesW(), 1, TilesH()); }
+  index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
+  // A block's columns (tiles) rounded up to whole strips of the products (32 elements at
+  // most), and the row stride of its products and of its transformed inputs before they are
+  // packed: those columns, 32 the transforms' last packets run into, and an odd number of
+  // 16-element lines, so that a transform's 16 streams, one a point, fall into different sets
+  // of the L1 cache (4 KiB apart, all in one set, they had thrashed it).
+  index_t BlockColumns() const { return (BlockRows() * TilesW() + 31) / 32 * 32; }
+  index_t BlockStride() const { return OddLines(BlockColumns() + 32); }
+  static index_t OddLines(index_t n) { return (n / 16 + (n / 16 % 2 == 0 ? 1 : 0)) * 16; }
+  // The stride of a block's points: in_channels packed rows of its transformed inputs, or
+  // out_channels rows of its products.
+  index_t InputPointStride() const { return OddLines(in_channels * BlockColumns()); }
+  index_t ProductPointStride() const { return OddLines(out_channels * BlockStride()); }
+  // The sub-planes of a block's input plane (SplitPlane): a row's pairs of columns and one
+  // more (a tile reads the pair after its own), rows SubPlanePitch() apart; the rows the
+  // block reads and what its last packets read past them.
+  index_t SubPlanePitch() const { return (TilesW() + 1 + 7) / 8 * 8; }
+  index_t SubPlaneSize() const { return (BlockRows() + 2) * SubPlanePitch() + 64; }
+  // A block's scratch: an input plane's four sub-planes and its 16 transformed rows (later,
+  // the block's outputs by position).
+  index_t BlockScratch() const { return 4 * SubPlaneSize() + kPoints * BlockStride(); }
+  // Elements of one thread's part of Convolve's workspace: a block's transformed inputs,
+  // products and scratch.
+  index_t BlockWorkspace() const {
+    return kPoints * (InputPointStride() + ProductPointStride()) + BlockScratch();
   }
   // KernelGradient sums the gradients of up to 4 runs of images (slots) apart, then adds the
   // sums in order; threads take whole slots, so that the result does not depend on the
@@ -73,14 +101,17 @@ struct Shape {
   // One slot's part of KernelGradient's workspace: its sums of the transformed kernels'
   // gradients, then a chunk's transformed inputs and output gradients.
   index_t SlotWorkspace(index_t slots) const {
-    return kPoints * out_channels * in_channels + ThreadWorkspace(slots);
+    return kPoints * out_channels * in_channels + ChunkWorkspace(slots);
   }
   index_t GradientWorkspaceSize() const { return GradientSlots() * SlotWorkspace(GradientSlots()); }
-  // Elements of one thread's part of the workspace, after the kernels.
-  index_t ThreadWorkspace(index_t threads) const {
-    return kPoints * (in_channels + out_channels) *
-           RowStride(ImagesPerChunk(threads) * TilesPerImage());
+  // Elements of one slot's chunk of images: their transformed inputs and output gradients.
+  index_t ChunkWorkspace(index_t slots) const {
+    const index_t ld = RowStride(ImagesPerChunk(slots) * TilesPerImage());
+    return kPoints * (ChunkPointStride(in_channels, ld) + ChunkPointStride(out_channels, ld));
   }
+  // The stride of a chunk's points, `channels` rows ld apart: an odd number of 16-element
+  // lines, as the blocks' (BlockStride).
+  static index_t ChunkPointStride(index_t channels, index_t ld) { return OddLines(channels * ld); }
 };
 
 // Whether F(2x2, 3x3) computes this convolution: 2-d, a 3x3 kernel, stride 1, no dilation,
@@ -150,7 +181,7 @@ struct TransformInputPlane {
     DType* const zeros = odd + 4 * half;
     std::fill(zeros, zeros + s.in_w, DType(0));
     DType* vbase = v + channel * ld + image * s.TilesPerImage();
-    const index_t point_stride = s.in_channels * ld;
+    const index_t point_stride = Shape::ChunkPointStride(s.in_channels, ld);
     // Columns 2k - pad_w and 2k + 1 - pad_w both lie in the plane for k in [body_begin,
     // body_end); the columns before and after are checked one by one.
     const index_t body_begin = std::min<index_t>(half, (s.pad_w + 1) / 2);
@@ -211,84 +242,219 @@ struct TransformInputPlane {
 using register_gemm::LeftOperand;
 using register_gemm::MultiplyAdd;
 
-constexpr index_t kBlockTiles = 256;  // columns (tiles) of one point product item
+// ---- The forward, a block of tile rows at a time (ConvolveBlock): the block's transformed
+// inputs (16 x in_channels x its tiles) and products (16 x out_channels x its tiles) stay in
+// the L2 cache from the input transform through the products to the output transform. Whole
+// chunks of images had gone through each stage in turn, their transforms written out to the
+// last-level cache and read back. Each transform is whole packets over a block's tiles: a
+// tile row is 14 tiles in a 28-wide layer, and the loops over rows that short had run 6 of
+// their 14 tiles one at a time (half of the small layers' time went to the transforms).
 
-// Item: point `item / blocks` and a block of kBlockTiles columns of the chunk's ld (padding
-// included): m[p] = u[p] (out x in) times v[p] (in x ld) on those columns.
-struct PointProduct {
-  template <typename DType>
-  static void Map(index_t item, const Shape s, index_t ld, const DType* u, const DType* v,
-                  DType* m) {
-    const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
-    const index_t p = item / blocks, begin = item % blocks * kBlockTiles;
-    const index_t cols = std::min(kBlockTiles, ld - begin);
-    const LeftOperand<DType> up{u + p * s.out_channels * s.in_channels, s.in_channels, false};
-    register_gemm::MultiplyBlock<false>(
-        s.out_channels, s.in_channels, cols, up,
-        register_gemm::RightOperand<DType>{v + p * s.in_channels * ld + begin, ld},
-        m + p * s.out_channels * ld + begin, ld, false);
-  }
-};
-
-// Item: one output plane (image `item / out_channels` of the chunk, channel `item %
-// out_channels`): Y = A^T M A for every tile of m[p][channel][tile], plus the bias (if any),
-// written (kAdd: added) to the plane.
-template <bool kAdd>
-struct TransformOutputPlane {
-  template <typename DType>
-  static void Map(index_t item, const Shape s, index_t ld, const DType* m, const DType* bias,
-                  DType* out) {
-    const index_t image = item / s.out_channels, channel = item % s.out_channels;
-    const index_t tw = s.TilesW();
-    const DType b = bias == nullptr ? DType(0) : bias[channel];
-    DType* plane = out + item * s.out_h * s.out_w;
-    const DType* mbase = m + channel * ld + image * s.TilesPerImage();
-    const index_t point_stride = s.out_channels * ld;
-    // A^T M's two rows, per column of the tile (r[j], r[4 + j]); then a row of outputs.
-    DType* const r = PlaneScratch<DType>(10 * tw);
-    DType* const y = r + 8 * tw;
-    for (index_t ty = 0; ty < s.TilesH(); ++ty) {
-      const index_t offset = ty * tw;
-      for (int j = 0; j < 4; ++j) {
-        const DType* __restrict__ m0 = mbase + j * point_stride + offset;
-        const DType* __restrict__ m1 = mbase + (4 + j) * point_stride + offset;
-        const DType* __restrict__ m2 = mbase + (8 + j) * point_stride + offset;
-        const DType* __restrict__ m3 = mbase + (12 + j) * point_stride + offset;
-        DType* __restrict__ top = r + j * tw;
-        DType* __restrict__ bottom = r + (4 + j) * tw;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < tw; ++tx) {
-          top[tx] = m0[tx] + m1[tx] + m2[tx];
-          bottom[tx] = m1[tx] - m2[tx] - m3[tx];
-        }
+// even[k] = src[2k] and odd[k] = src[2k + 1] for k in [0, n): with AVX2, a packet of each from
+// two packets of src, the last overlapping the one before (a layer's rows are a packet or two
+// long: one element at a time, this copy had been a sixth of the small layer's time).
+template <typename DType>
+void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
+#if MSHADOW_PACKET_HAS_AVX2
+  constexpr index_t kLanes = 32 / sizeof(DType);
+  if (n >= kLanes) {
+    auto split = [&](index_t k) {
+      if constexpr (std::is_same_v<DType, float>) {
+        const __m256 a = _mm256_loadu_ps(src + 2 * k), b = _mm256_loadu_ps(src + 2 * k + 8);
+        const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm256_storeu_ps(even + k,
+                         _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+        _mm256_storeu_ps(odd + k,
+                         _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
+      } else {
+        const __m256d a = _mm256_loadu_pd(src + 2 * k), b = _mm256_loadu_pd(src + 2 * k + 4);
+        _mm256_storeu_pd(even + k, _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xD8));
+        _mm256_storeu_pd(odd + k, _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xD8));
       }
-      for (int dy = 0; dy < 2 && 2 * ty + dy < s.out_h; ++dy) {  // (A^T M) A
-        const DType* __restrict__ z0 = r + 4 * dy * tw;
-        const DType* __restrict__ z1 = z0 + tw;
-        const DType* __restrict__ z2 = z1 + tw;
-        const DType* __restrict__ z3 = z2 + tw;
-        DType* __restrict__ left = y;
-        DType* __restrict__ right = left + tw;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < tw; ++tx) {
-          left[tx] = z0[tx] + z1[tx] + z2[tx] + b;
-          right[tx] = z1[tx] - z2[tx] - z3[tx] + b;
-        }
-        DType* __restrict__ row = plane + (2 * ty + dy) * s.out_w;
-        const index_t pairs = s.out_w / 2;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < pairs; ++tx) {
-          row[2 * tx] = kAdd ? row[2 * tx] + left[tx] : left[tx];
-          row[2 * tx + 1] = kAdd ? row[2 * tx + 1] + right[tx] : right[tx];
-        }
-        if (s.out_w % 2 != 0) {
-          DType& last = row[s.out_w - 1];
-          last = kAdd ? last + left[pairs] : left[pairs];
-        }
+    };
+    index_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) split(k);
+    if (k < n) split(n - kLanes);
+    return;
+  }
+#endif
+  for (index_t k = 0; k < n; ++k) {
+    even[k] = src[2 * k];
+    odd[k] = src[2 * k + 1];
+  }
+}
+
+// A block's input planes, each split by the parity of its rows and columns into four
+// sub-planes of the zero-padded plane: sub-plane (a, b) holds element (2r + a, 2k + b) of
+// the padded rows the block reads at (r, k), rows SubPlanePitch() apart. Tile (ty, tx)'s
+// patch element (i, j) is then sub-plane (i % 2, j % 2)'s element (ty + i / 2, tx + j / 2):
+// for consecutive tiles, consecutive elements.
+template <typename DType>
+void SplitPlane(const Shape& s, const DType* plane, index_t first_row, index_t rows, DType* sub) {
+  const index_t pitch = s.SubPlanePitch(), size = s.SubPlaneSize();
+  // Pair k's columns 2k - pad_w and 2k + 1 - pad_w both lie in the plane for k in [body_begin,
+  // body_end); the others are checked one by one.
+  const index_t body_begin = std::min<index_t>(pitch, (s.pad_w + 1) / 2);
+  const index_t body_end = std::clamp<index_t>((s.in_w + s.pad_w) / 2, body_begin, pitch);
+  for (index_t r = 0; r < 2 * rows + 2; ++r) {
+    DType* __restrict__ even = sub + (r % 2) * 2 * size + (r / 2) * pitch;
+    DType* __restrict__ odd = even + size;
+    const index_t y = 2 * first_row + r - s.pad_h;
+    if (y < 0 || y >= s.in_h) {
+      std::fill(even, even + pitch, DType(0));
+      std::fill(odd, odd + pitch, DType(0));
+      continue;
+    }
+    const DType* __restrict__ src = plane + y * s.in_w;
+    auto checked = [&](index_t x) { return x >= 0 && x < s.in_w ? src[x] : DType(0); };
+    for (index_t k = 0; k < body_begin; ++k) {
+      even[k] = checked(2 * k - s.pad_w);
+      odd[k] = checked(2 * k + 1 - s.pad_w);
+    }
+    Deinterleave(src + 2 * body_begin - s.pad_w, body_end - body_begin, even + body_begin,
+                 odd + body_begin);
+    for (index_t k = body_end; k < pitch; ++k) {
+      even[k] = checked(2 * k - s.pad_w);
+      odd[k] = checked(2 * k + 1 - s.pad_w);
+    }
+  }
+}
+
+// Row r of V = B^T d B for `lanes` tiles (whole packets), its four points written to
+// v[j * point_stride + t]: row r of B^T d is patch row a minus patch row b (plus, kPlus), whose
+// elements j for tile t are a[j][t] and b[j][t]. One row of V at a time: with all 16 points in
+// one loop, its 32 streams' pointers had not fit in the registers (a third of the transform's
+// time went to reloading them).
+template <bool kPlus, typename DType>
+MSHADOW_CINLINE void TransformInputLine(const DType* const (&a)[4], const DType* const (&b)[4],
+                                        index_t lanes, DType* v, index_t point_stride) {
+  using P = vec::Full<DType>;
+  const DType *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
+  const DType *b0 = b[0], *b1 = b[1], *b2 = b[2], *b3 = b[3];
+  DType *v0 = v, *v1 = v + point_stride, *v2 = v + 2 * point_stride, *v3 = v + 3 * point_stride;
+  for (index_t t = 0; t < lanes; t += P::kSize) {
+    auto combine = [t](const DType* x, const DType* y) {
+      return kPlus ? P::LoadUnAligned(x + t) + P::LoadUnAligned(y + t)
+                   : P::LoadUnAligned(x + t) - P::LoadUnAligned(y + t);
+    };
+    const P e0 = combine(a0, b0), e1 = combine(a1, b1), e2 = combine(a2, b2), e3 = combine(a3, b3);
+    (e0 - e2).StoreUnAligned(v0 + t);
+    (e1 + e2).StoreUnAligned(v1 + t);
+    (e2 - e1).StoreUnAligned(v2 + t);
+    (e1 - e3).StoreUnAligned(v3 + t);
+  }
+}
+
+// V = B^T d B for a block's `rows` tile rows, `tw` tiles each, from SplitPlane's sub-planes:
+// tile t's point q written to v[q * point_stride + t], and what the packets write past the
+// last tile up to `cols` (past a row's tiles, what the next row overwrites).
+template <typename DType>
+void TransformInputRows(const Shape& s, const DType* sub, index_t rows, index_t cols, DType* v,
+                        index_t point_stride) {
+  const index_t pitch = s.SubPlanePitch(), size = s.SubPlaneSize(), tw = s.TilesW();
+  index_t offset[4][4];  // of patch element (i, j) of a row's first tile from the row's start
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) offset[i][j] = ((i % 2) * 2 + j % 2) * size + i / 2 * pitch + j / 2;
+  }
+  for (index_t row = 0; row < rows; ++row) {
+    const index_t lanes = row + 1 < rows ? tw : cols - row * tw;
+    const DType* x[4][4];
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) x[i][j] = sub + row * pitch + offset[i][j];
+    }
+    // B^T's rows: d0 - d2, d1 + d2, d2 - d1, d1 - d3.
+    DType* vrow = v + row * tw;
+    TransformInputLine<false>(x[0], x[2], lanes, vrow, point_stride);
+    TransformInputLine<true>(x[1], x[2], lanes, vrow + 4 * point_stride, point_stride);
+    TransformInputLine<false>(x[2], x[1], lanes, vrow + 8 * point_stride, point_stride);
+    TransformInputLine<false>(x[1], x[3], lanes, vrow + 12 * point_stride, point_stride);
+  }
+}
+
+// Y = A^T M A plus `bias` for `cols` tiles (whole packets), tile t's point q read at m[q *
+// point_stride + t]: its outputs (dy, dx) written to y[(2 * dy + dx) * cols + t].
+template <typename DType>
+void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, index_t cols,
+                          DType* y) {
+  using P = vec::Full<DType>;
+  const P b = P::Fill(bias);
+  for (index_t t = 0; t < cols; t += P::kSize) {
+    P z[2][4];  // A^T M
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < 4; ++j) {
+      const DType* mj = m + j * point_stride + t;
+      const P m0 = P::LoadUnAligned(mj), m1 = P::LoadUnAligned(mj + 4 * point_stride);
+      const P m2 = P::LoadUnAligned(mj + 8 * point_stride);
+      const P m3 = P::LoadUnAligned(mj + 12 * point_stride);
+      z[0][j] = m0 + m1 + m2;
+      z[1][j] = m1 - m2 - m3;
+    }
+    OPS_UNROLL_FULLY
+    for (int dy = 0; dy < 2; ++dy) {  // (A^T M) A
+      (z[dy][0] + z[dy][1] + z[dy][2] + b).StoreUnAligned(y + 2 * dy * cols + t);
+      (z[dy][1] - z[dy][2] - z[dy][3] + b).StoreUnAligned(y + (2 * dy + 1) * cols + t);
+    }
+  }
+}
+
+// The convolution of tile rows [first_row, first_row + rows) of `image`: their inputs
+// transformed into v (16 points of in_channels rows, packed as the products' right operands
+// are: strips of kStripWidth columns, register_gemm::RightOperand::Packed), multiplied point
+// by point into m (16 points of out_channels rows BlockStride() apart), transformed back into
+// out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements. Packed by
+// the products themselves, the strips had cost 13% of the small layer's time.
+template <bool kAdd, typename DType>
+void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DType* bias, DType* out,
+                   index_t image, index_t first_row, index_t rows, DType* v, DType* m,
+                   DType* scratch) {
+  using P = vec::Full<DType>;
+  constexpr index_t kStrip = register_gemm::kStripWidth<DType>;  // two packets
+  const index_t tw = s.TilesW(), ld = s.BlockStride();
+  const index_t cols = (rows * tw + kStrip - 1) / kStrip * kStrip;  // whole strips
+  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  const index_t v_stride = s.InputPointStride(), m_stride = s.ProductPointStride();
+  DType* const sub = scratch;
+  DType* const transformed = scratch + 4 * s.SubPlaneSize();  // one channel's, ld apart
+  for (index_t c = 0; c < s.in_channels; ++c) {
+    SplitPlane(s, data + (image * s.in_channels + c) * in_plane, first_row, rows, sub);
+    TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
+    for (index_t q = 0; q < kPoints; ++q) {
+      const DType* from = transformed + q * ld;
+      DType* to = v + q * v_stride + c * kStrip;
+      for (index_t j = 0; j < cols; j += kStrip) {
+        P::LoadUnAligned(from + j).StoreUnAligned(to + j * s.in_channels);
+        P::LoadUnAligned(from + j + P::kSize).StoreUnAligned(to + j * s.in_channels + P::kSize);
       }
     }
   }
-};
+  for (index_t p = 0; p < kPoints; ++p) {
+    register_gemm::MultiplyBlock<false>(
+        s.out_channels, s.in_channels, cols,
+        LeftOperand<DType>{u + p * s.out_channels * s.in_channels, s.in_channels, false},
+        register_gemm::RightOperand<DType>::Packed(v + p * v_stride, s.in_channels),
+        m + p * m_stride, ld, false);
+  }
+  DType* const y = transformed;
+  const index_t pairs = s.out_w / 2;
+  for (index_t k = 0; k < s.out_channels; ++k) {
+    TransformOutputTiles(m + k * ld, m_stride, bias == nullptr ? DType(0) : bias[k], cols, y);
+    DType* plane = out + (image * s.out_channels + k) * out_plane;
+    for (index_t t = 0; t < rows; ++t) {
+      for (index_t dy = 0; dy < 2 && 2 * (first_row + t) + dy < s.out_h; ++dy) {
+        const DType* __restrict__ left = y + 2 * dy * cols + t * tw;
+        const DType* __restrict__ right = left + cols;
+        DType* __restrict__ o = plane + (2 * (first_row + t) + dy) * s.out_w;
+        OPS_SIMD_LOOP
+        for (index_t tx = 0; tx < pairs; ++tx) {
+          o[2 * tx] = kAdd ? o[2 * tx] + left[tx] : left[tx];
+          o[2 * tx + 1] = kAdd ? o[2 * tx + 1] + right[tx] : right[tx];
+        }
+        if (pairs < tw) o[2 * pairs] = kAdd ? o[2 * pairs] + left[pairs] : left[pairs];
+      }
+    }
+  }
+}
 
 // ---- The kernel gradient. With Y = A^T (U .* V) A per tile and U = G g G^T, the gradient
 // of a kernel g is G^T dU G, where dU[p] (out x in) sums, over tiles, (A dY A^T)[p] (out x
@@ -304,7 +470,7 @@ struct TransformOutputGradientPlane {
     const index_t tw = s.TilesW();
     const DType* plane = out_grad + item * s.out_h * s.out_w;
     DType* ybase = y + channel * ld + image * s.TilesPerImage();
-    const index_t point_stride = s.out_channels * ld;
+    const index_t point_stride = Shape::ChunkPointStride(s.out_channels, ld);
     // The block's two rows, even and odd columns apart (zero past the edge).
     DType* const rows = PlaneScratch<DType>(4 * tw);
     for (index_t ty = 0; ty < s.TilesH(); ++ty) {
@@ -397,8 +563,8 @@ struct PointGradient {
     const index_t row_blocks = (s.out_channels + 3) / 4;
     const index_t p = item / row_blocks, first = item % row_blocks * 4;
     const index_t rows = std::min<index_t>(4, s.out_channels - first);
-    const DType* yp = y + (p * s.out_channels + first) * ld;
-    const DType* vp = v + p * s.in_channels * ld;
+    const DType* yp = y + p * Shape::ChunkPointStride(s.out_channels, ld) + first * ld;
+    const DType* vp = v + p * Shape::ChunkPointStride(s.in_channels, ld);
     DType* dup = du + (p * s.out_channels + first) * s.in_channels;
     index_t done = 0;  // input channels the 4x4 tiles covered
     if (rows == 4) {
@@ -440,7 +606,7 @@ struct FoldKernelGradient {
 };
 
 // For each chunk of per_chunk images in [begin, end): transforms its inputs into v (rows ld
-// apart, padding columns zero), then calls fn(first image, images, tiles, ld).
+// apart, points ChunkPointStride apart), then calls fn(first image, images, tiles, ld).
 template <typename DType, typename Fn>
 void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, index_t begin, index_t end,
                   index_t per_chunk, const DType* data, DType* v, Fn&& fn) {
@@ -450,9 +616,6 @@ void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, index_t begin, i
     const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
     Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane, s,
                                                   ld, data + first * s.in_channels * in_plane, v);
-    for (index_t row = 0; row < kPoints * s.in_channels; ++row) {
-      std::fill(v + row * ld + tiles, v + (row + 1) * ld, DType(0));
-    }
     fn(first, images, tiles, ld);
   }
 }
@@ -460,35 +623,35 @@ void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, index_t begin, i
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
 // `bias` (out_channels; null: none). `workspace` holds s.WorkspaceSize(threads) elements.
-// The images are shared out over `threads` threads (BatchThreads'), each running its own
-// chunks through every stage on its own part of the workspace: with each stage's items on all
-// threads, the small layers' stages had each waited on their slowest item (0.76x MXNet at 2
-// threads on (8,32,28,28)). With one thread the stages take the library's threads.
+// The blocks are shared out over up to `threads` threads in runs, each thread's blocks on
+// its own part of the workspace; every output is written by one block, so the result does
+// not depend on the thread count.
 template <typename DType, typename KernelOf>
-void Convolve(mshadow::Stream<cpu>* stream, const Shape& s, index_t threads, const DType* data,
+void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads, const DType* data,
               KernelOf kernel, bool flip, const DType* bias, DType* out, OpReqType req,
               DType* workspace) {
   if (req == kNullOp || s.images == 0) return;
   const DType* u = workspace;
   TransformKernels(s.out_channels, s.in_channels, flip, kernel, workspace);
-  const index_t out_plane = s.out_h * s.out_w, per_chunk = s.ImagesPerChunk(threads);
-  ForEachImageRun(s.images, threads, [&](index_t t, index_t begin, index_t end) {
-    DType* v =
-        workspace + kPoints * s.out_channels * s.in_channels + t * s.ThreadWorkspace(threads);
-    ForEachChunk(stream, s, begin, end, per_chunk, data, v,
-                 [&](index_t first, index_t images, index_t, index_t ld) {
-                   DType* m = v + kPoints * s.in_channels * ld;
-                   const index_t blocks = (ld + kBlockTiles - 1) / kBlockTiles;
-                   Kernel<PointProduct, cpu>::LaunchItems(
-                       stream, kPoints * blocks, s.out_channels * s.in_channels * kBlockTiles, s,
-                       ld, u, static_cast<const DType*>(v), m);
-                   vec::WithReq(req, [&](auto add) {
-                     Kernel<TransformOutputPlane<decltype(add)::value>, cpu>::LaunchItems(
-                         stream, images * s.out_channels, 4 * out_plane, s, ld,
-                         static_cast<const DType*>(m), bias,
-                         out + first * s.out_channels * out_plane);
-                   });
-                 });
+  const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;
+  const index_t parts = std::min(threads, blocks);
+  vec::WithReq(req, [&](auto add) {
+    auto run = [&](index_t part) {
+      DType* v = workspace + kPoints * s.out_channels * s.in_channels + part * s.BlockWorkspace();
+      DType* m = v + kPoints * s.InputPointStride();
+      DType* scratch = m + kPoints * s.ProductPointStride();
+      // What the transforms read past a block's rows is never written to an output: zeros,
+      // rather than whatever the workspace held.
+      std::fill(scratch, scratch + s.BlockScratch(), DType(0));
+      for (index_t b = blocks * part / parts; b < blocks * (part + 1) / parts; ++b) {
+        const index_t image = b / per_image, first_row = b % per_image * s.BlockRows();
+        ConvolveBlock<decltype(add)::value>(s, u, data, bias, out, image, first_row,
+                                            std::min(s.BlockRows(), s.TilesH() - first_row), v, m,
+                                            scratch);
+      }
+    };
+    if (parts <= 1) return run(0);
+    mshadow::ParallelFor(parts, static_cast<int>(parts), run);
   });
 }
 
@@ -511,7 +674,7 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
     std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
     ForEachChunk(stream, s, s.images * slot / slots, s.images * (slot + 1) / slots, per_chunk, data,
                  v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
-                   DType* y = v + kPoints * s.in_channels * ld;
+                   DType* y = v + kPoints * Shape::ChunkPointStride(s.in_channels, ld);
                    Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
                        stream, images * s.out_channels, 4 * out_plane, s, ld,
                        out_grad + first * s.out_channels * out_plane, y);

@@ -28,6 +28,7 @@
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/register_gemm.h"
+#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -46,15 +47,6 @@ struct Shape {
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
   index_t TilesPerImage() const { return TilesH() * TilesW(); }
-  // Images whose tiles go through KernelGradient's products together: about 1024 tiles, and
-  // with the images shared out over `threads` slots, no more than a slot's share.
-  index_t ImagesPerChunk(index_t threads = 1) const {
-    const index_t share = (images + threads - 1) / threads;
-    return std::min(share, std::max<index_t>(1, 1024 / TilesPerImage()));
-  }
-  // The row stride of a chunk's transformed inputs and output gradients (tiles x channels
-  // per point): the tiles rounded up to 32.
-  static index_t RowStride(index_t tiles) { return (tiles + 31) / 32 * 32; }
   // Elements of Convolve's workspace: the transformed kernels, then per thread a block's
   // transformed inputs, products and scratch.
   index_t WorkspaceSize(index_t threads = 1) const {
@@ -71,10 +63,16 @@ struct Shape {
   // of the L1 cache (4 KiB apart, all in one set, they had thrashed it).
   index_t BlockColumns() const { return (BlockRows() * TilesW() + 31) / 32 * 32; }
   index_t BlockStride() const { return OddLines(BlockColumns() + 32); }
-  static index_t OddLines(index_t n) { return (n / 16 + (n / 16 % 2 == 0 ? 1 : 0)) * 16; }
-  // The stride of a block's points: in_channels packed rows of its transformed inputs, or
-  // out_channels rows of its products.
-  index_t InputPointStride() const { return OddLines(in_channels * BlockColumns()); }
+  static index_t OddLines(index_t n) {
+    const index_t lines = (n + 15) / 16;
+    return (lines + (lines % 2 == 0 ? 1 : 0)) * 16;
+  }
+  // The stride of a block's points: in_channels packed rows of its transformed inputs (the
+  // kernel gradient's: transposed, channels in whole strips), or out_channels rows of its
+  // products (or output gradients).
+  index_t InputPointStride() const {
+    return OddLines((in_channels + 31) / 32 * 32 * BlockColumns());
+  }
   index_t ProductPointStride() const { return OddLines(out_channels * BlockStride()); }
   // The sub-planes of a block's input plane (SplitPlane): a row's pairs of columns and one
   // more (a tile reads the pair after its own), rows SubPlanePitch() apart; the rows the
@@ -94,24 +92,30 @@ struct Shape {
   // thread count. Fewer slots where their workspace would pass 64 Mi elements.
   index_t GradientSlots() const {
     for (index_t slots = std::min<index_t>(images, 4); slots > 1; --slots) {
-      if (slots * SlotWorkspace(slots) <= (index_t(1) << 26)) return slots;
+      if (slots * SlotWorkspace() <= (index_t(1) << 26)) return slots;
     }
     return 1;
   }
-  // One slot's part of KernelGradient's workspace: its sums of the transformed kernels'
-  // gradients, then a chunk's transformed inputs and output gradients.
-  index_t SlotWorkspace(index_t slots) const {
-    return kPoints * out_channels * in_channels + ChunkWorkspace(slots);
+  // The input channels of KernelGradient's sums and products: whole strips of the products'
+  // right operands (kStripWidth).
+  template <typename DType>
+  index_t PaddedInChannels() const {
+    constexpr index_t kStrip = register_gemm::kStripWidth<DType>;
+    return (in_channels + kStrip - 1) / kStrip * kStrip;
   }
-  index_t GradientWorkspaceSize() const { return GradientSlots() * SlotWorkspace(GradientSlots()); }
-  // Elements of one slot's chunk of images: their transformed inputs and output gradients.
-  index_t ChunkWorkspace(index_t slots) const {
-    const index_t ld = RowStride(ImagesPerChunk(slots) * TilesPerImage());
-    return kPoints * (ChunkPointStride(in_channels, ld) + ChunkPointStride(out_channels, ld));
+  // Elements of a slot's sums of the transformed kernels' gradients (for any strip width: 32
+  // elements at most).
+  index_t GradientSums() const { return kPoints * out_channels * ((in_channels + 31) / 32 * 32); }
+  // A gradient block's scratch: an input plane's four sub-planes (later an output-gradient
+  // plane's rows), and the 16 transformed rows of up to 8 channels, transposed together.
+  index_t GradientScratch() const { return 4 * SubPlaneSize() + 8 * kPoints * BlockStride(); }
+  // One slot's part of KernelGradient's workspace: its sums, a block's transformed inputs
+  // (transposed) and output gradients, and scratch.
+  index_t SlotWorkspace() const {
+    return GradientSums() + kPoints * (InputPointStride() + ProductPointStride()) +
+           GradientScratch();
   }
-  // The stride of a chunk's points, `channels` rows ld apart: an odd number of 16-element
-  // lines, as the blocks' (BlockStride).
-  static index_t ChunkPointStride(index_t channels, index_t ld) { return OddLines(channels * ld); }
+  index_t GradientWorkspaceSize() const { return GradientSlots() * SlotWorkspace(); }
 };
 
 // Whether F(2x2, 3x3) computes this convolution: 2-d, a 3x3 kernel, stride 1, no dilation,
@@ -164,80 +168,6 @@ void TransformKernels(index_t out_channels, index_t in_channels, bool flip, Kern
     }
   }
 }
-
-// Item: one input plane (image `item / in_channels` of the chunk, channel `item %
-// in_channels`), every tile's V = B^T d B written to v[p][channel][tile] (rows ld apart).
-struct TransformInputPlane {
-  template <typename DType>
-  static void Map(index_t item, const Shape s, index_t ld, const DType* data, DType* v) {
-    const index_t image = item / s.in_channels, channel = item % s.in_channels;
-    const index_t tw = s.TilesW();
-    const DType* plane = data + item * s.in_h * s.in_w;
-    // B^T d (rows combined) for a row of tiles, its even and odd columns apart; rows above or
-    // below the plane read a row of zeros.
-    const index_t half = tw + 1;
-    DType* const even = PlaneScratch<DType>(8 * half + s.in_w);
-    DType* const odd = even + 4 * half;
-    DType* const zeros = odd + 4 * half;
-    std::fill(zeros, zeros + s.in_w, DType(0));
-    DType* vbase = v + channel * ld + image * s.TilesPerImage();
-    const index_t point_stride = Shape::ChunkPointStride(s.in_channels, ld);
-    // Columns 2k - pad_w and 2k + 1 - pad_w both lie in the plane for k in [body_begin,
-    // body_end); the columns before and after are checked one by one.
-    const index_t body_begin = std::min<index_t>(half, (s.pad_w + 1) / 2);
-    const index_t body_end = std::max(body_begin, std::min<index_t>(half, (s.in_w + s.pad_w) / 2));
-    for (index_t ty = 0; ty < s.TilesH(); ++ty) {
-      const DType* d[4];
-      for (int k = 0; k < 4; ++k) {
-        const index_t y = 2 * ty - s.pad_h + k;
-        d[k] = y >= 0 && y < s.in_h ? plane + y * s.in_w : zeros;
-      }
-      const DType* __restrict__ d0 = d[0];
-      const DType* __restrict__ d1 = d[1];
-      const DType* __restrict__ d2 = d[2];
-      const DType* __restrict__ d3 = d[3];
-      DType* __restrict__ e = even;
-      DType* __restrict__ o = odd;
-      auto combine_rows = [&](index_t k, auto load) {
-        const index_t c0 = 2 * k - s.pad_w, c1 = c0 + 1;
-        const DType a0 = load(d0, c0), a1 = load(d1, c0), a2 = load(d2, c0), a3 = load(d3, c0);
-        const DType b0 = load(d0, c1), b1 = load(d1, c1), b2 = load(d2, c1), b3 = load(d3, c1);
-        e[k] = a0 - a2;
-        e[half + k] = a1 + a2;
-        e[2 * half + k] = a2 - a1;
-        e[3 * half + k] = a1 - a3;
-        o[k] = b0 - b2;
-        o[half + k] = b1 + b2;
-        o[2 * half + k] = b2 - b1;
-        o[3 * half + k] = b1 - b3;
-      };
-      const index_t width = s.in_w;
-      auto checked = [width](const DType* row, index_t c) {
-        return c >= 0 && c < width ? row[c] : DType(0);
-      };
-      auto direct = [](const DType* row, index_t c) { return row[c]; };
-      for (index_t k = 0; k < body_begin; ++k) combine_rows(k, checked);
-      OPS_SIMD_LOOP
-      for (index_t k = body_begin; k < body_end; ++k) combine_rows(k, direct);
-      for (index_t k = body_end; k < half; ++k) combine_rows(k, checked);
-      for (int r = 0; r < 4; ++r) {  // (B^T d) B, tile by tile along the row
-        const DType* __restrict__ er = e + r * half;
-        const DType* __restrict__ orow = o + r * half;
-        DType* __restrict__ v0 = vbase + (r * 4 + 0) * point_stride + ty * tw;
-        DType* __restrict__ v1 = vbase + (r * 4 + 1) * point_stride + ty * tw;
-        DType* __restrict__ v2 = vbase + (r * 4 + 2) * point_stride + ty * tw;
-        DType* __restrict__ v3 = vbase + (r * 4 + 3) * point_stride + ty * tw;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < tw; ++tx) {
-          v0[tx] = er[tx] - er[tx + 1];
-          v1[tx] = orow[tx] + er[tx + 1];
-          v2[tx] = er[tx + 1] - orow[tx];
-          v3[tx] = orow[tx] - orow[tx + 1];
-        }
-      }
-    }
-  }
-};
 
 using register_gemm::LeftOperand;
 using register_gemm::MultiplyAdd;
@@ -458,137 +388,126 @@ void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DTyp
 
 // ---- The kernel gradient. With Y = A^T (U .* V) A per tile and U = G g G^T, the gradient
 // of a kernel g is G^T dU G, where dU[p] (out x in) sums, over tiles, (A dY A^T)[p] (out x
-// tiles) times V[p] transposed (tiles x in): 16 products again, reducing over the tiles.
+// tiles) times V[p] transposed (tiles x in): 16 products again, reducing over the tiles. They
+// go a block at a time (Convolve's blocks), each a register-tiled product whose depth is the
+// block's tiles: its transformed inputs are transposed to tiles x channels, packed as the
+// products' right operands are (strips of kStripWidth channels). Whole chunks of images had
+// gone through each stage, their transforms written to the last-level cache, and the sums
+// over tiles had been dot products, each ending in a sum across a packet.
 
-// Item: one output-gradient plane (image `item / out_channels` of the chunk, channel `item %
-// out_channels`): A dY A^T for every 2x2 block (zero past the plane's edge), written to
-// y[p][channel][tile].
-struct TransformOutputGradientPlane {
-  template <typename DType>
-  static void Map(index_t item, const Shape s, index_t ld, const DType* out_grad, DType* y) {
-    const index_t image = item / s.out_channels, channel = item % s.out_channels;
-    const index_t tw = s.TilesW();
-    const DType* plane = out_grad + item * s.out_h * s.out_w;
-    DType* ybase = y + channel * ld + image * s.TilesPerImage();
-    const index_t point_stride = Shape::ChunkPointStride(s.out_channels, ld);
-    // The block's two rows, even and odd columns apart (zero past the edge).
-    DType* const rows = PlaneScratch<DType>(4 * tw);
-    for (index_t ty = 0; ty < s.TilesH(); ++ty) {
-      for (int dy = 0; dy < 2; ++dy) {
-        DType* __restrict__ even = rows + 2 * dy * tw;
-        DType* __restrict__ odd = even + tw;
-        const index_t oy = 2 * ty + dy;
-        if (oy >= s.out_h) {
-          std::fill(even, even + 2 * tw, DType(0));
-          continue;
-        }
-        const DType* __restrict__ src = plane + oy * s.out_w;
-        const index_t pairs = s.out_w / 2;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < pairs; ++tx) {
-          even[tx] = src[2 * tx];
-          odd[tx] = src[2 * tx + 1];
-        }
-        if (pairs < tw) {  // an odd width: the last block's right column is past the edge
-          even[pairs] = src[2 * pairs];
-          odd[pairs] = DType(0);
-        }
-      }
-      const DType* __restrict__ e0 = rows;
-      const DType* __restrict__ o0 = e0 + tw;
-      const DType* __restrict__ e1 = o0 + tw;
-      const DType* __restrict__ o1 = e1 + tw;
-      // Row r of A dY is A[r][0] * (e0, o0) + A[r][1] * (e1, o1); each row (x, z) then
-      // becomes x, x + z, x - z, -z (times A^T).
-      const int kA[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, -1}};
-      for (int r = 0; r < 4; ++r) {
-        const DType top = DType(kA[r][0]), bottom = DType(kA[r][1]);
-        DType* __restrict__ y0 = ybase + (4 * r) * point_stride + ty * tw;
-        DType* __restrict__ y1 = ybase + (4 * r + 1) * point_stride + ty * tw;
-        DType* __restrict__ y2 = ybase + (4 * r + 2) * point_stride + ty * tw;
-        DType* __restrict__ y3 = ybase + (4 * r + 3) * point_stride + ty * tw;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < tw; ++tx) {
-          const DType x = top * e0[tx] + bottom * e1[tx];
-          const DType z = top * o0[tx] + bottom * o1[tx];
-          y0[tx] = x;
-          y1[tx] = x + z;
-          y2[tx] = x - z;
-          y3[tx] = -z;
-        }
-      }
-    }
-  }
-};
-
-// out[i][j] += the dot product of a's row i and b's row j over n elements (rows ld apart):
-// kRows + kCols packet loads feed kRows * kCols fused multiply-adds.
-template <int kRows, int kCols, typename DType>
-MSHADOW_CINLINE void DotTile(const DType* a, const DType* b, index_t ld, index_t n, DType* out,
-                             index_t ldo) {
+// A dY A^T for a block's `rows` tile rows of an output-gradient plane (zero past its edge):
+// tile t's point q written to y[q * point_stride + t], and what the packets write past the last
+// tile (past a row's tiles, what the next row overwrites). `scratch` holds four sub-planes
+// (SubPlaneSize() each).
+template <typename DType>
+void TransformOutputGradientRows(const Shape& s, const DType* plane, index_t first_row,
+                                 index_t rows, DType* scratch, DType* y, index_t point_stride) {
   using P = vec::Full<DType>;
-  P acc[kRows][kCols];
-  OPS_UNROLL_FULLY
-  for (int i = 0; i < kRows; ++i) {
-    OPS_UNROLL_FULLY
-    for (int j = 0; j < kCols; ++j) acc[i][j] = P::Fill(DType(0));
-  }
-  index_t t = 0;
-  for (; t + P::kSize <= n; t += P::kSize) {
-    P bj[kCols];
-    OPS_UNROLL_FULLY
-    for (int j = 0; j < kCols; ++j) bj[j] = P::LoadUnAligned(b + j * ld + t);
-    OPS_UNROLL_FULLY
-    for (int i = 0; i < kRows; ++i) {
-      const P ai = P::LoadUnAligned(a + i * ld + t);
-      OPS_UNROLL_FULLY
-      for (int j = 0; j < kCols; ++j) acc[i][j] = MultiplyAdd(ai, bj[j], acc[i][j]);
+  const index_t tw = s.TilesW(), pairs = s.out_w / 2, size = s.SubPlaneSize();
+  // A tile row's two rows of dY, each's even and odd columns apart.
+  DType* const e0 = scratch;
+  DType* const o0 = scratch + size;
+  DType* const e1 = scratch + 2 * size;
+  DType* const o1 = scratch + 3 * size;
+  for (index_t t = 0; t < rows; ++t) {
+    for (int dy = 0; dy < 2; ++dy) {
+      DType* even = dy == 0 ? e0 : e1;
+      DType* odd = dy == 0 ? o0 : o1;
+      const index_t oy = 2 * (first_row + t) + dy;
+      if (oy >= s.out_h) {
+        std::fill(even, even + tw, DType(0));
+        std::fill(odd, odd + tw, DType(0));
+        continue;
+      }
+      const DType* src = plane + oy * s.out_w;
+      Deinterleave(src, pairs, even, odd);
+      if (pairs < tw) {  // an odd width: the last tile's right column is past the edge
+        even[pairs] = src[2 * pairs];
+        odd[pairs] = DType(0);
+      }
     }
-  }
-  for (int i = 0; i < kRows; ++i) {
-    for (int j = 0; j < kCols; ++j) {
-      DType sum = acc[i][j].Sum();
-      for (index_t k = t; k < n; ++k) sum += a[i * ld + k] * b[j * ld + k];
-      out[i * ldo + j] += sum;
+    // Row r of A dY is A[r][0] * (e0, o0) + A[r][1] * (e1, o1); each row (x, z) then becomes
+    // x, x + z, x - z, -z (times A^T). A's rows: (1, 0), (1, 1), (1, -1), (0, -1).
+    DType* yrow = y + t * tw;
+    for (index_t tx = 0; tx < tw; tx += P::kSize) {
+      const P a0 = P::LoadUnAligned(e0 + tx), b0 = P::LoadUnAligned(o0 + tx);
+      const P a1 = P::LoadUnAligned(e1 + tx), b1 = P::LoadUnAligned(o1 + tx);
+      const P x[4] = {a0, a0 + a1, a0 - a1, P::Fill(DType(0)) - a1};
+      const P z[4] = {b0, b0 + b1, b0 - b1, P::Fill(DType(0)) - b1};
+      OPS_UNROLL_FULLY
+      for (int r = 0; r < 4; ++r) {
+        DType* out = yrow + 4 * r * point_stride + tx;
+        x[r].StoreUnAligned(out);
+        (x[r] + z[r]).StoreUnAligned(out + point_stride);
+        (x[r] - z[r]).StoreUnAligned(out + 2 * point_stride);
+        (P::Fill(DType(0)) - z[r]).StoreUnAligned(out + 3 * point_stride);
+      }
     }
   }
 }
 
-// Item: point `item / row_blocks` and output channels [4 * (item % row_blocks), + 4):
-// du[p] (out x in) += y[p] (out x tiles) times v[p] (in x tiles) transposed (rows ld apart).
-struct PointGradient {
-  template <typename DType>
-  static void Map(index_t item, const Shape s, index_t tiles, index_t ld, const DType* y,
-                  const DType* v, DType* du) {
-    const index_t row_blocks = (s.out_channels + 3) / 4;
-    const index_t p = item / row_blocks, first = item % row_blocks * 4;
-    const index_t rows = std::min<index_t>(4, s.out_channels - first);
-    const DType* yp = y + p * Shape::ChunkPointStride(s.out_channels, ld) + first * ld;
-    const DType* vp = v + p * Shape::ChunkPointStride(s.in_channels, ld);
-    DType* dup = du + (p * s.out_channels + first) * s.in_channels;
-    index_t done = 0;  // input channels the 4x4 tiles covered
-    if (rows == 4) {
-      for (; done + 4 <= s.in_channels; done += 4) {
-        DotTile<4, 4>(yp, vp + done * ld, ld, tiles, dup + done, s.in_channels);
-      }
+// du (16 points of out_channels x PaddedInChannels<DType>()) += the kernel gradient's sums
+// over tile rows [first_row, first_row + rows) of `image`. `vt` holds 16 points of
+// InputPointStride() elements (the block's transformed inputs, transposed and packed), `y`
+// 16 of ProductPointStride() (its transformed output gradients), `scratch`
+// GradientScratch().
+template <typename DType>
+void KernelGradientBlock(const Shape& s, const DType* data, const DType* out_grad,
+                         index_t image, index_t first_row, index_t rows, DType* du, DType* vt,
+                         DType* y, DType* scratch) {
+  constexpr index_t kStrip = register_gemm::kStripWidth<DType>;
+  constexpr index_t kGroup = transpose::RegisterTranspose<DType>::kLanes;  // channels at a time
+  const index_t count = rows * s.TilesW(), ld = s.BlockStride();
+  const index_t channels = s.PaddedInChannels<DType>();
+  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  const index_t vt_stride = s.InputPointStride(), y_stride = s.ProductPointStride();
+  DType* const sub = scratch;
+  DType* const transformed = scratch + 4 * s.SubPlaneSize();  // kGroup channels' 16 points
+  for (index_t c0 = 0; c0 < s.in_channels; c0 += kGroup) {
+    const index_t group = std::min(kGroup, s.in_channels - c0);
+    for (index_t g = 0; g < group; ++g) {
+      SplitPlane(s, data + (image * s.in_channels + c0 + g) * in_plane, first_row, rows, sub);
+      TransformInputRows(s, static_cast<const DType*>(sub), rows, count,
+                         transformed + g * kPoints * ld, ld);
     }
-    for (index_t i = 0; i < rows; ++i) {
-      for (index_t j = done; j < s.in_channels; ++j) {
-        DotTile<1, 1>(yp + i * ld, vp + j * ld, ld, tiles, dup + i * s.in_channels + j,
-                      s.in_channels);
+    // Channel c of tile t at strip c / kStrip, row t, lane c % kStrip (kStrip is a multiple
+    // of kGroup: a group stays within its strip).
+    for (index_t q = 0; q < kPoints; ++q) {
+      transpose::TransposeBlock<false, false>(
+          transformed + q * ld, kPoints * ld,
+          vt + q * vt_stride + c0 / kStrip * kStrip * count + c0 % kStrip, kStrip, group, count);
+    }
+  }
+  if (channels > s.in_channels) {  // the last strip's lanes past the channels: zeros
+    for (index_t q = 0; q < kPoints; ++q) {
+      DType* strip = vt + q * vt_stride + (channels - kStrip) * count;
+      for (index_t t = 0; t < count; ++t) {
+        std::fill(strip + t * kStrip + s.in_channels % kStrip, strip + (t + 1) * kStrip, DType(0));
       }
     }
   }
-};
+  for (index_t k = 0; k < s.out_channels; ++k) {
+    TransformOutputGradientRows(s, out_grad + (image * s.out_channels + k) * out_plane,
+                                first_row, rows, sub, y + k * ld, y_stride);
+  }
+  for (index_t p = 0; p < kPoints; ++p) {
+    register_gemm::MultiplyBlock<false>(
+        s.out_channels, count, channels, LeftOperand<DType>{y + p * y_stride, ld, false},
+        register_gemm::RightOperand<DType>::Packed(vt + p * vt_stride, count),
+        du + p * s.out_channels * channels, channels, true);
+  }
+}
 
-// Item: kernel (o, i) = item / in, item % in: G^T du G from its 16 points, written (kAdd:
-// added) to grad[o][i] (3x3).
+// Item: kernel (o, i) = item / in_channels, item % in_channels: G^T du G from its 16 points
+// (rows `du_ld` apart, out_channels rows a point), written (kAdd: added) to grad[o][i] (3x3).
 template <bool kAdd>
 struct FoldKernelGradient {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t item, index_t plane, const DType* du, DType* grad) {
+  MSHADOW_XINLINE static void Map(index_t item, index_t out_channels, index_t in_channels,
+                                  index_t du_ld, const DType* du, DType* grad) {
+    const DType* point0 = du + item / in_channels * du_ld + item % in_channels;
     DType x[4][4];
-    for (int q = 0; q < 16; ++q) x[q / 4][q % 4] = du[q * plane + item];
+    for (int q = 0; q < 16; ++q) x[q / 4][q % 4] = point0[q * out_channels * du_ld];
     DType z[3][4];  // G^T x
     for (int c = 0; c < 4; ++c) {
       z[0][c] = x[0][c] + DType(0.5) * (x[1][c] + x[2][c]);
@@ -604,21 +523,6 @@ struct FoldKernelGradient {
     }
   }
 };
-
-// For each chunk of per_chunk images in [begin, end): transforms its inputs into v (rows ld
-// apart, points ChunkPointStride apart), then calls fn(first image, images, tiles, ld).
-template <typename DType, typename Fn>
-void ForEachChunk(mshadow::Stream<cpu>* stream, const Shape& s, index_t begin, index_t end,
-                  index_t per_chunk, const DType* data, DType* v, Fn&& fn) {
-  const index_t in_plane = s.in_h * s.in_w;
-  for (index_t first = begin; first < end; first += per_chunk) {
-    const index_t images = std::min(per_chunk, end - first);
-    const index_t tiles = images * s.TilesPerImage(), ld = Shape::RowStride(tiles);
-    Kernel<TransformInputPlane, cpu>::LaunchItems(stream, images * s.in_channels, 4 * in_plane, s,
-                                                  ld, data + first * s.in_channels * in_plane, v);
-    fn(first, images, tiles, ld);
-  }
-}
 
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
@@ -665,26 +569,23 @@ template <typename DType>
 void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* data,
                     const DType* out_grad, DType* kernel_grad, OpReqType req, DType* workspace) {
   if (req == kNullOp) return;
-  const index_t plane = s.out_channels * s.in_channels;
-  const index_t out_plane = s.out_h * s.out_w, slots = s.GradientSlots();
-  const index_t per_slot = s.SlotWorkspace(slots), per_chunk = s.ImagesPerChunk(slots);
+  const index_t channels = s.PaddedInChannels<DType>();
+  const index_t sums = kPoints * s.out_channels * channels, per_image = s.BlocksPerImage();
+  const index_t slots = s.GradientSlots(), per_slot = s.SlotWorkspace();
   auto slot_gradient = [&](index_t slot) {
     DType* du = workspace + slot * per_slot;
-    DType* v = du + kPoints * plane;
-    std::fill(du, du + kPoints * plane, DType(0));  // what no image adds to stays zero
-    ForEachChunk(stream, s, s.images * slot / slots, s.images * (slot + 1) / slots, per_chunk, data,
-                 v, [&](index_t first, index_t images, index_t tiles, index_t ld) {
-                   DType* y = v + kPoints * Shape::ChunkPointStride(s.in_channels, ld);
-                   Kernel<TransformOutputGradientPlane, cpu>::LaunchItems(
-                       stream, images * s.out_channels, 4 * out_plane, s, ld,
-                       out_grad + first * s.out_channels * out_plane, y);
-                   const index_t row_blocks = (s.out_channels + 3) / 4;
-                   Kernel<PointGradient, cpu>::LaunchItems(
-                       stream, kPoints * row_blocks, 4 * s.in_channels * tiles, s, tiles, ld,
-                       static_cast<const DType*>(y), static_cast<const DType*>(v), du);
-                 });
+    DType* vt = du + s.GradientSums();
+    DType* y = vt + kPoints * s.InputPointStride();
+    DType* scratch = y + kPoints * s.ProductPointStride();
+    std::fill(du, du + sums, DType(0));  // what no image adds to stays zero
+    std::fill(scratch, scratch + s.GradientScratch(), DType(0));
+    for (index_t image = s.images * slot / slots; image < s.images * (slot + 1) / slots; ++image) {
+      for (index_t first_row = 0; first_row < s.TilesH(); first_row += s.BlockRows()) {
+        KernelGradientBlock(s, data, out_grad, image, first_row,
+                            std::min(s.BlockRows(), s.TilesH() - first_row), du, vt, y, scratch);
+      }
+    }
   };
-  // One thread: the slots one after the other, their stages on the library's threads.
   const int threads = static_cast<int>(std::min<index_t>(mshadow::GetNumThreads(), slots));
   if (threads <= 1) {
     for (index_t slot = 0; slot < slots; ++slot) slot_gradient(slot);
@@ -692,11 +593,12 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
     mshadow::ParallelFor(slots, threads, slot_gradient);
   }
   for (index_t slot = 1; slot < slots; ++slot) {
-    CopyRun<true>(workspace, workspace + slot * per_slot, kPoints * plane);
+    CopyRun<true>(workspace, workspace + slot * per_slot, sums);
   }
   vec::WithReq(req, [&](auto add) {
     Kernel<FoldKernelGradient<decltype(add)::value>, cpu>::Launch(
-        stream, plane, plane, static_cast<const DType*>(workspace), kernel_grad);
+        stream, s.out_channels * s.in_channels, s.out_channels, s.in_channels, channels,
+        static_cast<const DType*>(workspace), kernel_grad);
   });
 }
 

@@ -14,9 +14,8 @@
 //
 // Convolution's forward operator uses it for data; its backward operator for the data
 // gradient, which is the same convolution of the output gradient with the kernels flipped
-// and their channel axes swapped, padded by 2 - pad, and for the kernel gradient. The
-// convolutions go a block of tile rows at a time through all three stages (Convolve); the
-// kernel gradient a chunk of images at a time (KernelGradient).
+// and their channel axes swapped, padded by 2 - pad, and for the kernel gradient. Both go a
+// block of tile rows at a time through all their stages (Convolve, KernelGradient).
 #ifndef OPS_WINOGRAD_CONV_H_
 #define OPS_WINOGRAD_CONV_H_
 
@@ -130,13 +129,6 @@ inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
   return shape.WorkspaceSize() <= std::max<index_t>(g.ColRows() * g.OutSize(), index_t(1) << 26);
 }
 
-// A plane transform's rows: the calling thread's scratch (a few vectors allocated for every
-// plane had been 5% of a small layer's time).
-template <typename DType>
-DType* PlaneScratch(index_t n) {
-  return static_cast<DType*>(mshadow::ThreadScratch(static_cast<size_t>(n) * sizeof(DType)));
-}
-
 // U[p][o][i] = (G g G^T)[p] for the 3x3 kernel g of output channel o and input channel i.
 // `kernel(o, i)` points at that kernel's 9 elements, row-major; `flip` reads it rotated by
 // 180 degrees (the data gradient's kernels).
@@ -170,15 +162,13 @@ void TransformKernels(index_t out_channels, index_t in_channels, bool flip, Kern
 }
 
 using register_gemm::LeftOperand;
-using register_gemm::MultiplyAdd;
 
-// ---- The forward, a block of tile rows at a time (ConvolveBlock): the block's transformed
-// inputs (16 x in_channels x its tiles) and products (16 x out_channels x its tiles) stay in
-// the L2 cache from the input transform through the products to the output transform. Whole
-// chunks of images had gone through each stage in turn, their transforms written out to the
-// last-level cache and read back. Each transform is whole packets over a block's tiles: a
-// tile row is 14 tiles in a 28-wide layer, and the loops over rows that short had run 6 of
-// their 14 tiles one at a time (half of the small layers' time went to the transforms).
+// ---- The forward, a block of tile rows at a time (ConvolveBlock): the block's inputs are
+// transformed, multiplied and transformed back before the next block's, each stage reading
+// what the last wrote while it is still in the cache (whole chunks of images had gone through
+// each stage in turn). Each transform is whole packets over a block's tiles: a tile row is 14
+// tiles in a 28-wide layer, and loops over rows that short had run 6 of their 14 tiles one at
+// a time (half of the small layers' time had gone to the transforms).
 
 // even[k] = src[2k] and odd[k] = src[2k + 1] for k in [0, n): with AVX2, a packet of each from
 // two packets of src, the last overlapping the one before (a layer's rows are a packet or two

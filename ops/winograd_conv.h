@@ -205,6 +205,40 @@ void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
   }
 }
 
+// out[2k] = even[k] and out[2k + 1] = odd[k] for k in [0, n), written (kAdd: added): with AVX2,
+// two packets of out from a packet of each, the last pair of packets overlapping the one
+// before where writing (an output row is a packet or two of tiles).
+template <bool kAdd, typename DType>
+void Interleave(const DType* even, const DType* odd, index_t n, DType* out) {
+  index_t k = 0;
+#if MSHADOW_PACKET_HAS_AVX2
+  constexpr index_t kLanes = 32 / sizeof(DType);
+  auto merge = [&](index_t at) {
+    using P = mshadow::packet::Packet<DType, mshadow::packet::kAVX2>;
+    if constexpr (std::is_same_v<DType, float>) {
+      const __m256 e = _mm256_loadu_ps(even + at), o = _mm256_loadu_ps(odd + at);
+      const __m256 lo = _mm256_unpacklo_ps(e, o), hi = _mm256_unpackhi_ps(e, o);
+      vec::Store<kAdd>(out + 2 * at, P(_mm256_permute2f128_ps(lo, hi, 0x20)));
+      vec::Store<kAdd>(out + 2 * at + kLanes, P(_mm256_permute2f128_ps(lo, hi, 0x31)));
+    } else {
+      const __m256d e = _mm256_loadu_pd(even + at), o = _mm256_loadu_pd(odd + at);
+      const __m256d lo = _mm256_unpacklo_pd(e, o), hi = _mm256_unpackhi_pd(e, o);
+      vec::Store<kAdd>(out + 2 * at, P(_mm256_permute2f128_pd(lo, hi, 0x20)));
+      vec::Store<kAdd>(out + 2 * at + kLanes, P(_mm256_permute2f128_pd(lo, hi, 0x31)));
+    }
+  };
+  for (; k + kLanes <= n; k += kLanes) merge(k);
+  if (!kAdd && k < n && n >= kLanes) {
+    merge(n - kLanes);
+    return;
+  }
+#endif
+  for (; k < n; ++k) {
+    out[2 * k] = kAdd ? out[2 * k] + even[k] : even[k];
+    out[2 * k + 1] = kAdd ? out[2 * k + 1] + odd[k] : odd[k];
+  }
+}
+
 // A block's input planes, each split by the parity of its rows and columns into four
 // sub-planes of the zero-padded plane: sub-plane (a, b) holds element (2r + a, 2k + b) of
 // the padded rows the block reads at (r, k), rows SubPlanePitch() apart. Tile (ty, tx)'s
@@ -362,14 +396,10 @@ void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DTyp
     DType* plane = out + (image * s.out_channels + k) * out_plane;
     for (index_t t = 0; t < rows; ++t) {
       for (index_t dy = 0; dy < 2 && 2 * (first_row + t) + dy < s.out_h; ++dy) {
-        const DType* __restrict__ left = y + 2 * dy * cols + t * tw;
-        const DType* __restrict__ right = left + cols;
-        DType* __restrict__ o = plane + (2 * (first_row + t) + dy) * s.out_w;
-        OPS_SIMD_LOOP
-        for (index_t tx = 0; tx < pairs; ++tx) {
-          o[2 * tx] = kAdd ? o[2 * tx] + left[tx] : left[tx];
-          o[2 * tx + 1] = kAdd ? o[2 * tx + 1] + right[tx] : right[tx];
-        }
+        const DType* left = y + 2 * dy * cols + t * tw;
+        const DType* right = left + cols;
+        DType* o = plane + (2 * (first_row + t) + dy) * s.out_w;
+        Interleave<kAdd>(left, right, pairs, o);
         if (pairs < tw) o[2 * pairs] = kAdd ? o[2 * pairs] + left[pairs] : left[pairs];
       }
     }

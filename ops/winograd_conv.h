@@ -52,7 +52,7 @@ struct Shape {
     return kPoints * out_channels * in_channels + threads * BlockWorkspace();
   }
   // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left),
-  // about 256 tiles (64 had been 10% slower: more products, each short).
+  // about 256 tiles (blocks of 64 ran slower: more products, each short).
   index_t BlockRows() const { return std::clamp<index_t>(256 / TilesW(), 1, TilesH()); }
   index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
   // A block's columns (tiles) rounded up to whole strips of the products (32 elements at
@@ -168,11 +168,11 @@ using register_gemm::LeftOperand;
 // what the last wrote while it is still in the cache (whole chunks of images had gone through
 // each stage in turn). Each transform is whole packets over a block's tiles: a tile row is 14
 // tiles in a 28-wide layer, and loops over rows that short had run 6 of their 14 tiles one at
-// a time (half of the small layers' time had gone to the transforms).
+// a time (docs/benchmarks.md, twelfth session).
 
 // even[k] = src[2k] and odd[k] = src[2k + 1] for k in [0, n): with AVX2, a packet of each from
 // two packets of src, the last overlapping the one before (a layer's rows are a packet or two
-// long: one element at a time, this copy had been a sixth of the small layer's time).
+// long, and one element at a time this copy had been slow).
 template <typename DType>
 void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
 #if MSHADOW_PACKET_HAS_AVX2
@@ -278,8 +278,8 @@ void SplitPlane(const Shape& s, const DType* plane, index_t first_row, index_t r
 // Row r of V = B^T d B for `lanes` tiles (whole packets), its four points written to
 // v[j * point_stride + t]: row r of B^T d is patch row a minus patch row b (plus, kPlus), whose
 // elements j for tile t are a[j][t] and b[j][t]. One row of V at a time: with all 16 points in
-// one loop, its 32 streams' pointers had not fit in the registers (a third of the transform's
-// time went to reloading them).
+// one loop, its 32 streams' pointers had not fit in the registers, and reloading them had
+// taken much of the transform's time.
 template <bool kPlus, typename DType>
 MSHADOW_CINLINE void TransformInputLine(const DType* const (&a)[4], const DType* const (&b)[4],
                                         index_t lanes, DType* v, index_t point_stride) {
@@ -356,8 +356,8 @@ void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, inde
 // transformed into v (16 points of in_channels rows, packed as the products' right operands
 // are: strips of kStripWidth columns, register_gemm::RightOperand::Packed), multiplied point
 // by point into m (16 points of out_channels rows BlockStride() apart), transformed back into
-// out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements. Packed by
-// the products themselves, the strips had cost 13% of the small layer's time.
+// out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements. (The
+// products had packed the strips themselves, a copy the transform's writes now make.)
 template <bool kAdd, typename DType>
 void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DType* bias, DType* out,
                    index_t image, index_t first_row, index_t rows, DType* v, DType* m,

@@ -590,7 +590,7 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
                     const DType* out_grad, DType* kernel_grad, OpReqType req, DType* workspace) {
   if (req == kNullOp) return;
   const index_t channels = s.PaddedInChannels<DType>();
-  const index_t sums = kPoints * s.out_channels * channels, per_image = s.BlocksPerImage();
+  const index_t sums = kPoints * s.out_channels * channels;
   const index_t slots = s.GradientSlots(), per_slot = s.SlotWorkspace();
   auto slot_gradient = [&](index_t slot) {
     DType* du = workspace + slot * per_slot;

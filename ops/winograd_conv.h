@@ -45,7 +45,6 @@ struct Shape {
 
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
-  index_t TilesPerImage() const { return TilesH() * TilesW(); }
   // Elements of Convolve's workspace: the transformed kernels, then per thread a block's
   // transformed inputs, products and scratch.
   index_t WorkspaceSize(index_t threads = 1) const {
@@ -55,6 +54,10 @@ struct Shape {
   // about 256 tiles (blocks of 64 ran slower: more products, each short).
   index_t BlockRows() const { return std::clamp<index_t>(256 / TilesW(), 1, TilesH()); }
   index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
+  // The tile rows of the block that starts at tile row `first_row`.
+  index_t RowsOfBlock(index_t first_row) const {
+    return std::min(BlockRows(), TilesH() - first_row);
+  }
   // A block's columns (tiles) rounded up to whole strips of the products (32 elements at
   // most), and the row stride of its products and of its transformed inputs before they are
   // packed: those columns, 32 the transforms' last packets run into, and an odd number of
@@ -69,9 +72,9 @@ struct Shape {
   // The stride of a block's points: in_channels packed rows of its transformed inputs (the
   // kernel gradient's: transposed, channels in whole strips), or out_channels rows of its
   // products (or output gradients).
-  index_t InputPointStride() const {
-    return OddLines((in_channels + 31) / 32 * 32 * BlockColumns());
-  }
+  index_t InputPointStride() const { return OddLines(InChannelsInStrips() * BlockColumns()); }
+  // in_channels rounded up to whole strips of the widest packets (32 elements).
+  index_t InChannelsInStrips() const { return (in_channels + 31) / 32 * 32; }
   index_t ProductPointStride() const { return OddLines(out_channels * BlockStride()); }
   // The sub-planes of a block's input plane (SplitPlane): a row's pairs of columns and one
   // more (a tile reads the pair after its own), rows SubPlanePitch() apart; the rows the
@@ -104,7 +107,7 @@ struct Shape {
   }
   // Elements of a slot's sums of the transformed kernels' gradients (for any strip width: 32
   // elements at most).
-  index_t GradientSums() const { return kPoints * out_channels * ((in_channels + 31) / 32 * 32); }
+  index_t GradientSums() const { return kPoints * out_channels * InChannelsInStrips(); }
   // A gradient block's scratch: an input plane's four sub-planes (later an output-gradient
   // plane's rows), and the 16 transformed rows of up to 8 channels, transposed together.
   index_t GradientScratch() const { return 4 * SubPlaneSize() + 8 * kPoints * BlockStride(); }
@@ -180,7 +183,7 @@ void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
   if (n >= kLanes) {
     auto split = [&](index_t k) {
       if constexpr (std::is_same_v<DType, float>) {
-        const __m256 a = _mm256_loadu_ps(src + 2 * k), b = _mm256_loadu_ps(src + 2 * k + 8);
+        const __m256 a = _mm256_loadu_ps(src + 2 * k), b = _mm256_loadu_ps(src + 2 * k + kLanes);
         const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
         const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
         _mm256_storeu_ps(even + k,
@@ -188,7 +191,7 @@ void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
         _mm256_storeu_ps(odd + k,
                          _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
       } else {
-        const __m256d a = _mm256_loadu_pd(src + 2 * k), b = _mm256_loadu_pd(src + 2 * k + 4);
+        const __m256d a = _mm256_loadu_pd(src + 2 * k), b = _mm256_loadu_pd(src + 2 * k + kLanes);
         _mm256_storeu_pd(even + k, _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xD8));
         _mm256_storeu_pd(odd + k, _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xD8));
       }
@@ -560,22 +563,20 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
   const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;
   const index_t parts = std::min(threads, blocks);
   vec::WithReq(req, [&](auto add) {
-    auto run = [&](index_t part) {
+    // Runs of blocks, as ForEachImageRun shares out runs of images.
+    ForEachImageRun(blocks, parts, [&](index_t part, index_t begin, index_t end) {
       DType* v = workspace + kPoints * s.out_channels * s.in_channels + part * s.BlockWorkspace();
       DType* m = v + kPoints * s.InputPointStride();
       DType* scratch = m + kPoints * s.ProductPointStride();
       // What the transforms read past a block's rows is never written to an output: zeros,
       // rather than whatever the workspace held.
       std::fill(scratch, scratch + s.BlockScratch(), DType(0));
-      for (index_t b = blocks * part / parts; b < blocks * (part + 1) / parts; ++b) {
+      for (index_t b = begin; b < end; ++b) {
         const index_t image = b / per_image, first_row = b % per_image * s.BlockRows();
         ConvolveBlock<decltype(add)::value>(s, u, data, bias, out, image, first_row,
-                                            std::min(s.BlockRows(), s.TilesH() - first_row), v, m,
-                                            scratch);
+                                            s.RowsOfBlock(first_row), v, m, scratch);
       }
-    };
-    if (parts <= 1) return run(0);
-    mshadow::ParallelFor(parts, static_cast<int>(parts), run);
+    });
   });
 }
 
@@ -601,8 +602,8 @@ void KernelGradient(mshadow::Stream<cpu>* stream, const Shape& s, const DType* d
     std::fill(scratch, scratch + s.GradientScratch(), DType(0));
     for (index_t image = s.images * slot / slots; image < s.images * (slot + 1) / slots; ++image) {
       for (index_t first_row = 0; first_row < s.TilesH(); first_row += s.BlockRows()) {
-        KernelGradientBlock(s, data, out_grad, image, first_row,
-                            std::min(s.BlockRows(), s.TilesH() - first_row), du, vt, y, scratch);
+        KernelGradientBlock(s, data, out_grad, image, first_row, s.RowsOfBlock(first_row), du, vt,
+                            y, scratch);
       }
     }
   };

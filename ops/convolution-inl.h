@@ -48,7 +48,8 @@ struct ConvolutionParam : public dmlc::Parameter<ConvolutionParam> {
         "Number of groups: input and output channels are split into num_group groups, each "
         "convolved on its own.");
     DMLC_DECLARE_FIELD(workspace).set_default(1024).set_lower_bound(0).describe(
-        "Accepted for MXNet compatibility; the column matrix of one image is always used.");
+        "Most temporary memory, in MiB, a cuDNN algorithm may use on the GPU (the fastest "
+        "that fits is taken); the CPU ignores it.");
     DMLC_DECLARE_FIELD(no_bias).set_default(false).describe("Whether to leave out the bias.");
     DMLC_DECLARE_FIELD(cudnn_tune)
         .add_enum("off", 0)
@@ -57,7 +58,7 @@ struct ConvolutionParam : public dmlc::Parameter<ConvolutionParam> {
         .set_default(dmlc::optional<int>())
         .describe("Accepted for MXNet compatibility; ignored.");
     DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe(
-        "Accepted for MXNet compatibility; ignored.");
+        "On the GPU, use the im2col path instead of cuDNN; the CPU ignores it.");
     DMLC_DECLARE_FIELD(layout)
         .add_enum("NCW", 0)
         .add_enum("NCHW", 1)
@@ -233,6 +234,19 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// The bias gradient: the output gradient (batch, filters, spatial...) summed over all but
+// the filter axis.
+template <typename xpu>
+void BiasGradient(mshadow::Stream<xpu>* stream, const TBlob& out_grad, OpReqType req,
+                  const TBlob& bias_grad) {
+  const TShape& s = out_grad.shape_;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out_grad.type_flag_, DType, {
+    auto og = out_grad.get_with_shape<xpu, 3, DType>(
+        mshadow::Shape3(s[0], s[1], s.ProdShape(2, s.ndim())), stream);
+    Assign(bias_grad.get<xpu, 1, DType>(stream), req, mshadow::expr::sumall_except_dim<1>(og));
+  });
+}
+
 // Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
 template <typename xpu>
 void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
@@ -306,10 +320,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             WinogradWorkspace<DType>(ctx, shape.GradientWorkspaceSize(), stream));
       }
     }
-    if (!param.no_bias) {
-      Assign(out[2].get<xpu, 1, DType>(stream), req[2],
-             mshadow::expr::sumall_except_dim<1>(og));
-    }
+    if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);
   });
 }
 

@@ -1,6 +1,6 @@
 """Repository rule that finds the CUDA toolkit without downloading anything.
 
-Creates @local_cuda with `cudart`, `cublas` (with cuBLASLt) and `cuda_headers` targets wrapping the toolkit
+Creates @local_cuda with `cudart`, `cublas` (with cuBLASLt), `cudnn` and `cuda_headers` targets wrapping the toolkit
 at $CUDA_PATH (default /usr/local/cuda), and `defs.bzl` telling whether it was found. On a
 machine without the toolkit the targets exist but are empty, so `bazel build //...` still
 works; GPU targets are only built with --config=cuda.
@@ -34,6 +34,12 @@ cc_library(
     deps = [":cudart"],
 )
 
+cc_library(
+    name = "cudnn",
+    linkopts = ["-L{path}/lib64", "-Wl,-rpath,{path}/lib64", "-lcudnn"],
+    deps = [":cudart"],
+)
+
 filegroup(
     name = "nvcc",
     srcs = ["bin/nvcc"],
@@ -48,6 +54,8 @@ cc_library(name = "cuda_headers")
 cc_library(name = "cudart")
 
 cc_library(name = "cublas")
+
+cc_library(name = "cudnn")
 
 filegroup(name = "nvcc")
 """

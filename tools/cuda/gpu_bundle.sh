@@ -12,10 +12,12 @@
 #   FOLDER/run_benchmarks.sh [RESULTS]       # there: every benchmark, JSON and ratios in RESULTS
 #   FOLDER/run_opctl.sh                      # there: the demo and `opctl run|bench --device gpu`
 #   FOLDER/run_python.sh [PYTEST ARGS]       # there: the Python package on PyTorch CUDA tensors
+#   FOLDER/run_layers.sh                     # there: the layers timed by opctl (beside PyTorch's)
 #
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
 # libraries a bare CUDA machine lacks (OpenBLAS, SLEEF, the Fortran runtime) are copied into
-# FOLDER/lib; the CUDA runtime and cuBLAS come from the toolkit there. Host code is built for
+# FOLDER/lib; the CUDA runtime and cuBLAS come from the toolkit there, cuDNN from PyTorch's
+# NVIDIA wheel (env.sh). Host code is built for
 # x86-64-v3 (AVX2, FMA), which any machine with an H100/H200 has, not for this CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +25,10 @@ cd "$(dirname "$0")/../.."
 out=${1:-gpu-bundle}
 # Its own output folder: these flags change every action, which would otherwise replace the
 # default build's outputs.
-flags=(--config=cuda --dynamic_mode=off --copt=-march=x86-64-v3 --platform_suffix=gpu_bundle)
+# The lent machines are H100s and H200s: sm_90 code (and its PTX) alone unless CUDA_ARCHS
+# names more, which costs a compile per architecture.
+flags=(--config=cuda --define=cuda_archs="${CUDA_ARCHS:-90}" --dynamic_mode=off
+       --copt=-march=x86-64-v3 --platform_suffix=gpu_bundle)
 
 mapfile -t targets < <(./tools/bazel query 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
 mapfile -t benchmarks < <(./tools/bazel query 'attr(tags, "\bgpu_bench\b", //...)' 2>/dev/null)
@@ -58,7 +63,7 @@ for binary in "$out"/bin/* "$out"/bench/* "$out"/tools/* "$out"/python/mshadow_o
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*) ;;
-    libcuda*|libcublas*|libcudart*) ;;
+    libcuda*|libcublas*|libcudart*|libcudnn*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
@@ -70,7 +75,7 @@ cat > "$out/run_all.sh" <<'RUN'
 # compute-sanitizer --tool TOOL (memcheck, racecheck, initcheck, synccheck); a report fails it.
 here=$(cd "$(dirname "$0")" && pwd)
 results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
-export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$here/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 status=0
 wrapper=()
@@ -101,7 +106,7 @@ cat > "$out/run_benchmarks.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 results=$(mkdir -p "${1:-results}" && cd "${1:-results}" && pwd)
 shift || true
-export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$here/env.sh"
 status=0
 for bench in "$here"/bench/*; do
   name=$(basename "$bench")
@@ -117,7 +122,7 @@ cat > "$out/run_opctl.sh" <<'RUN'
 # the same inputs; each bench times forward and backward with CUDA events. Exits non-zero if
 # a command fails.
 here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$here/env.sh"
 opctl=$here/tools/opctl
 set -ex
 "$opctl" | tee demo.txt
@@ -135,11 +140,43 @@ cat > "$out/run_python.sh" <<'RUN'
 # The Python package on PyTorch CUDA tensors (python/tests/test_cuda.py), with the python3
 # that holds PyTorch; extra arguments go to pytest.
 here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$here/env.sh"
 cd "$here/python/tests"
 PYTHONPATH=$here/python exec python3 -m pytest -q -p no:cacheprovider "$@" test_cuda.py
 RUN
-chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh" "$out/run_opctl.sh" "$out/run_python.sh"
+cat > "$out/run_layers.sh" <<'RUN'
+#!/usr/bin/env bash
+# The layers of issue #17 on the GPU, timed by `opctl bench --device gpu` (CUDA events around
+# pipelined calls, median of 5 rounds; training mode), on the shapes tools/cuda/torch_baseline.py
+# gives PyTorch.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/env.sh"
+opctl=$here/tools/opctl
+set -x
+"$opctl" bench Convolution --shape 'data=(32,64,56,56)' --param 'kernel=(3,3)' --param num_filter=64 --param 'pad=(1,1)' --iterations 20 --device gpu
+"$opctl" bench Convolution --shape 'data=(32,64,56,56)' --param 'kernel=(3,3)' --param num_filter=64 --param 'pad=(1,1)' --param cudnn_off=True --iterations 20 --device gpu
+"$opctl" bench Convolution --shape 'data=(8,32,28,28)' --param 'kernel=(3,3)' --param num_filter=32 --param 'pad=(1,1)' --iterations 50 --device gpu
+"$opctl" bench Deconvolution --shape 'data=(32,64,28,28)' --param 'kernel=(4,4)' --param 'stride=(2,2)' --param 'pad=(1,1)' --param num_filter=64 --iterations 20 --device gpu
+"$opctl" bench Pooling --shape 'data=(32,64,112,112)' --param 'kernel=(3,3)' --param 'stride=(2,2)' --param 'pad=(1,1)' --param pool_type=max --iterations 20 --device gpu
+"$opctl" bench BatchNorm --shape 'data=(32,64,56,56)' --param fix_gamma=False --iterations 20 --device gpu
+"$opctl" bench LayerNorm --shape 'data=(4096,1024)' --iterations 50 --device gpu
+"$opctl" bench Dropout --shape 'data=(32,64,56,56)' --param p=0.5 --iterations 20 --device gpu
+RUN
+# Where the scripts find their shared libraries: this bundle's, the CUDA toolkit's, and cuDNN
+# from the NVIDIA wheel PyTorch brings (a bare CUDA machine has no other).
+cat > "$out/env.sh" <<'RUN'
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cudnn_lib=$(python3 -c '
+import glob, os, site
+for d in site.getsitepackages():
+    hits = glob.glob(os.path.join(d, "nvidia", "**", "libcudnn.so.9"), recursive=True)
+    if hits:
+        print(os.path.dirname(hits[0]))
+        break' 2>/dev/null || true)
+export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${cudnn_lib:+:$cudnn_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+RUN
+chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh" "$out/run_opctl.sh" "$out/run_python.sh" \
+  "$out/run_layers.sh"
 # One xz stream with a window larger than a binary: the copies of the operators' code in the
 # other binaries cost next to nothing (437 MB -> 22 MB; gzip's 32 KiB window gave 93 MB).
 tar -cf - -C "$(dirname "$out")" "$(basename "$out")" |

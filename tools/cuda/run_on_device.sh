@@ -7,10 +7,11 @@
 # Stages (default: tests bench torch memcheck): tests = gpu-bundle/run_all.sh; bench = every
 # GPU benchmark; torch = tools/cuda/torch_baseline.py (PyTorch on the same shapes); opctl =
 # `opctl run|bench --device gpu` on a few operators (each run prints its largest difference
-# from the CPU); python = the Python package on PyTorch CUDA tensors; memcheck,
-# racecheck, initcheck = the tests under compute-sanitizer. Each stage has its own time limit
-# (STAGE_SECONDS, default 150) and the results are packed into RESULTS/results.tgz after every
-# stage, so a call cut off at its limit still returns what finished.
+# from the CPU); layers = the layers of issue #17 timed by opctl (gpu-bundle/run_layers.sh);
+# python = the Python package on PyTorch CUDA tensors; memcheck, racecheck, initcheck = the
+# tests under compute-sanitizer. Each stage has its own time limit (STAGE_SECONDS, default
+# 150) and the results are packed into RESULTS/results.tgz after every stage, so a call cut
+# off at its limit still returns what finished.
 set -uo pipefail
 results=${1:?usage: run_on_device.sh RESULTS [STAGE...]}
 shift
@@ -32,6 +33,7 @@ for stage in "${stages[@]}"; do
            grep -E "ratio|Project|Baseline|Overhead" "$work/bench.txt" | tail -80 ;;
     torch) timeout "$limit" python3 tools/cuda/torch_baseline.py "$work/torch.json" ;;
     opctl) timeout "$limit" gpu-bundle/run_opctl.sh 2>&1 | tee "$work/opctl.txt" ;;
+    layers) timeout "$limit" gpu-bundle/run_layers.sh 2>&1 | tee "$work/layers.txt" ;;
     python) timeout "$limit" gpu-bundle/run_python.sh -x 2>&1 | tee "$work/python.txt" | tail -30 ;;
     memcheck|racecheck|initcheck|synccheck)
       SANITIZE=$stage timeout "$limit" gpu-bundle/run_all.sh "$work/$stage" ;;

@@ -97,6 +97,40 @@ def main():
     case("linear 256x1024->1024 bias", lambda: torch.nn.functional.linear(fx, fw, fb),
          flops=2 * 256 * 1024 * 1024)
 
+    # The layers of issue #17, on the shapes tools/cuda/gpu_bundle.sh's run_layers.sh gives
+    # opctl: forward, then backward (every input's gradient from the saved graph).
+    F = torch.nn.functional
+
+    def layer(name, forward, *inputs):
+        for t in inputs:
+            t.requires_grad_(True)
+        case(f"{name} forward", lambda: forward(*inputs))
+        y = forward(*inputs)
+        g = torch.ones_like(y)
+        case(f"{name} backward",
+             lambda: torch.autograd.grad(y, inputs, g, retain_graph=True))
+
+    layer("Convolution 3x3 (32,64,56,56)->64",
+          lambda x, w, b: F.conv2d(x, w, b, padding=1),
+          rand(32, 64, 56, 56), rand(64, 64, 3, 3), rand(64))
+    layer("Convolution 3x3 (8,32,28,28)->32",
+          lambda x, w, b: F.conv2d(x, w, b, padding=1),
+          rand(8, 32, 28, 28), rand(32, 32, 3, 3), rand(32))
+    layer("Deconvolution 4x4 s2 (32,64,28,28)->64",
+          lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1),
+          rand(32, 64, 28, 28), rand(64, 64, 4, 4))
+    layer("Pooling max 3x3 s2 (32,64,112,112)",
+          lambda x: F.max_pool2d(x, 3, stride=2, padding=1), rand(32, 64, 112, 112))
+    running_mean, running_var = torch.zeros(64, device="cuda"), torch.ones(64, device="cuda")
+    layer("BatchNorm training (32,64,56,56)",
+          lambda x, w, b: F.batch_norm(x, running_mean, running_var, w, b, training=True),
+          rand(32, 64, 56, 56), rand(64), rand(64))
+    layer("LayerNorm (4096,1024)",
+          lambda x, w, b: F.layer_norm(x, (1024,), w, b), rand(4096, 1024), rand(1024),
+          rand(1024))
+    layer("Dropout p=0.5 (32,64,56,56)", lambda x: F.dropout(x, 0.5, training=True),
+          rand(32, 64, 56, 56))
+
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,

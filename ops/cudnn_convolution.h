@@ -1,0 +1,65 @@
+// ops/cudnn_convolution.h: Convolution's three products on the GPU through cuDNN (the
+// forward, the data gradient and the weight gradient), for convolution.cu. Built with
+// --config=cuda only.
+//
+//   const cudnn::ConvolutionPlan* plan = cudnn::PlanConvolution(stream, shape, limit);
+//   if (plan == nullptr) { ...the device-generic im2col path... }
+//   cudnn::Forward(stream, *plan, x, w, y, /*accumulate=*/false, workspace);
+//
+// A plan holds cuDNN's descriptors and the algorithm cuDNN's heuristics rank first for each
+// product among those whose workspace fits the limit, with float32 computed in float32 (FMA
+// math: no TF32, as cuBLAS here). Plans are made once per shape and device and kept for the
+// process's life; they are read-only, so threads share them. Each host thread has its own
+// cuDNN handle per device, set to the call's stream.
+#ifndef OPS_CUDNN_CONVOLUTION_H_
+#define OPS_CUDNN_CONVOLUTION_H_
+
+#include <cstddef>
+
+#include "mshadow/cuda/stream.h"
+#include "ops/conv_geometry.h"
+
+namespace ops {
+namespace cudnn {
+
+// A convolution as cuDNN is asked for it: (batch, channels, spatial...) data, 2 or 3 spatial
+// axes (1-d convolutions become 2-d ones of height 1), float32 or float64.
+struct ConvolutionShape {
+  int spatial = 0;
+  int type_flag = 0;
+  int batch = 0, channels = 0, filters = 0, groups = 0;
+  int in[3] = {}, out[3] = {}, kernel[3] = {}, stride[3] = {}, dilate[3] = {}, pad[3] = {};
+};
+
+// The shape of a convolution of geometry `g`; false where cuDNN's 32-bit extents or element
+// counts cannot hold it (the caller then takes the im2col path).
+bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups,
+             int type_flag, ConvolutionShape* shape);
+
+class ConvolutionPlan;
+
+// The plan for `shape` on the current device with workspaces of at most `workspace_limit`
+// bytes, made on the first call and kept; null where cuDNN offers no algorithm for one of the
+// three products within the limit.
+const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream,
+                                       const ConvolutionShape& shape, size_t workspace_limit);
+
+// Workspace bytes of each product under `plan`.
+size_t ForwardWorkspace(const ConvolutionPlan& plan);
+size_t BackwardDataWorkspace(const ConvolutionPlan& plan);
+size_t BackwardFilterWorkspace(const ConvolutionPlan& plan);
+
+// y = conv(x, w) (+ bias where bias is not null); with `accumulate`, added to y instead.
+void Forward(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan, const void* x,
+             const void* w, const void* bias, void* y, bool accumulate, void* workspace);
+// dx = the data gradient of dy through w; with `accumulate`, added to dx.
+void BackwardData(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
+                  const void* w, const void* dy, void* dx, bool accumulate, void* workspace);
+// dw = the weight gradient of dy for data x; with `accumulate`, added to dw.
+void BackwardFilter(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
+                    const void* x, const void* dy, void* dw, bool accumulate, void* workspace);
+
+}  // namespace cudnn
+}  // namespace ops
+
+#endif  // OPS_CUDNN_CONVOLUTION_H_

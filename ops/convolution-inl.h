@@ -234,19 +234,6 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// The bias gradient: the output gradient (batch, filters, spatial...) summed over all but
-// the filter axis.
-template <typename xpu>
-void BiasGradient(mshadow::Stream<xpu>* stream, const TBlob& out_grad, OpReqType req,
-                  const TBlob& bias_grad) {
-  const TShape& s = out_grad.shape_;
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out_grad.type_flag_, DType, {
-    auto og = out_grad.get_with_shape<xpu, 3, DType>(
-        mshadow::Shape3(s[0], s[1], s.ProdShape(2, s.ndim())), stream);
-    Assign(bias_grad.get<xpu, 1, DType>(stream), req, mshadow::expr::sumall_except_dim<1>(og));
-  });
-}
-
 // Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
 template <typename xpu>
 void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,

@@ -26,13 +26,6 @@ const cudnn::ConvolutionPlan* PlanFor(const ConvolutionParam& param, const TShap
   return cudnn::PlanConvolution(stream, shape, static_cast<size_t>(param.workspace) << 20);
 }
 
-// `bytes` of the operator's temporary space (null for none).
-void* Workspace(const OpContext& ctx, size_t bytes, mshadow::Stream<gpu>* stream) {
-  if (bytes == 0) return nullptr;
-  const index_t words = static_cast<index_t>((bytes + sizeof(float) - 1) / sizeof(float));
-  return ctx.requested[0].get_space_typed<gpu, 1, float>(mshadow::Shape1(words), stream).dptr_;
-}
-
 void ConvolutionComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                            const std::vector<TBlob>& out) {
@@ -43,7 +36,7 @@ void ConvolutionComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   if (plan == nullptr) return ConvolutionCompute<gpu>(attrs, ctx, in, req, out);
   cudnn::Forward(stream, *plan, in[0].dptr_, in[1].dptr_, param.no_bias ? nullptr : in[2].dptr_,
                  out[0].dptr_, req[0] == kAddTo,
-                 Workspace(ctx, cudnn::ForwardWorkspace(*plan), stream));
+                 TempBytes(ctx, cudnn::ForwardWorkspace(*plan), stream));
 }
 
 void ConvolutionBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
@@ -58,7 +51,7 @@ void ConvolutionBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   size_t bytes = 0;
   if (req[0] != kNullOp) bytes = cudnn::BackwardDataWorkspace(*plan);
   if (req[1] != kNullOp) bytes = std::max(bytes, cudnn::BackwardFilterWorkspace(*plan));
-  void* workspace = Workspace(ctx, bytes, stream);
+  void* workspace = TempBytes(ctx, bytes, stream);
   if (req[0] != kNullOp) {
     cudnn::BackwardData(stream, *plan, in[2].dptr_, in[0].dptr_, out[0].dptr_,
                         req[0] == kAddTo, workspace);

@@ -67,7 +67,8 @@ struct DeconvolutionParam : public dmlc::Parameter<DeconvolutionParam> {
     DMLC_DECLARE_FIELD(num_group).set_default(1).set_lower_bound(1).describe(
         "Number of groups: input and output channels are split into num_group groups.");
     DMLC_DECLARE_FIELD(workspace).set_default(512).set_lower_bound(0).describe(
-        "Accepted for MXNet compatibility; the column matrix of one image is always used.");
+        "Most temporary memory, in MiB, a cuDNN algorithm may use on the GPU (the fastest "
+        "that fits is taken); the CPU ignores it.");
     DMLC_DECLARE_FIELD(no_bias).set_default(true).describe(
         "Whether to leave out the bias (MXNet's default: no bias).");
     DMLC_DECLARE_FIELD(cudnn_tune)
@@ -77,7 +78,7 @@ struct DeconvolutionParam : public dmlc::Parameter<DeconvolutionParam> {
         .set_default(dmlc::optional<int>())
         .describe("Accepted for MXNet compatibility; ignored.");
     DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe(
-        "Accepted for MXNet compatibility; ignored.");
+        "On the GPU, use the im2col path instead of cuDNN; the CPU ignores it.");
     DMLC_DECLARE_FIELD(layout)
         .add_enum("NCW", 0)
         .add_enum("NCHW", 1)
@@ -304,9 +305,7 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
         mshadow::Shape3(batch, channels, g.OutSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(channels, gs.col_rows),
                                                    stream);
-    if (!param.no_bias) {
-      Assign(out[2].get<xpu, 1, DType>(stream), req[2], mshadow::expr::sumall_except_dim<1>(og));
-    }
+    if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);
     if (req[0] == kNullOp && req[1] == kNullOp) return;
     // Groups of fewer channels than a packet (depthwise: bilinear UpSampling) would make dw^T's
     // rows too short for the register tiles: they, and the GPU, take the loop below.

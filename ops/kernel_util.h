@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dmlc/logging.h"
+#include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
 #include "ops/infer.h"
 #include "ops/infer_util.h"
@@ -69,6 +70,28 @@ bool PrepareAccumulation(const TBlob& out, OpReqType req) {
   if (req == kNullOp) return false;
   if (req != kAddTo) Flat<DType>(out) = DType(0);
   return true;
+}
+
+// `bytes` of the operator's temporary space (its first requested resource), untyped: the
+// workspace a library call (cuDNN) asks for; null for none.
+template <typename Device>
+void* TempBytes(const OpContext& ctx, size_t bytes, mshadow::Stream<Device>* stream) {
+  if (bytes == 0) return nullptr;
+  const index_t words = static_cast<index_t>((bytes + sizeof(float) - 1) / sizeof(float));
+  return ctx.requested[0].get_space_typed<Device, 1, float>(Shape1(words), stream).dptr_;
+}
+
+// out[c] = the sum of `in` (batch, channels, spatial...) over all but the channel axis, written
+// as `req` says: a convolution's or deconvolution's bias gradient.
+template <typename Device>
+void BiasGradient(mshadow::Stream<Device>* stream, const TBlob& in, OpReqType req,
+                 const TBlob& out) {
+  const TShape& s = in.shape_;
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in.type_flag_, DType, {
+    auto in3 = in.get_with_shape<Device, 3, DType>(
+        mshadow::Shape3(s[0], s[1], s.ProdShape(2, s.ndim())), stream);
+    Assign(out.get<Device, 1, DType>(stream), req, mshadow::expr::sumall_except_dim<1>(in3));
+  });
 }
 
 // Row-major strides of `shape`, in elements.

@@ -7,7 +7,6 @@
 #ifndef OPS_LAYER_NORM_INL_H_
 #define OPS_LAYER_NORM_INL_H_
 
-#include <type_traits>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"
@@ -142,6 +141,31 @@ struct LayerNormRowGrad {
   }
 };
 
+// Contiguous rows (inner = 1), the common case, by each device's own kernels: on the CPU the
+// vectorized items above, on the GPU a warp per row (layer_norm.cu). Forward writes the rows
+// and saves every row's mean and rstd (for kNullOp too); Backward writes the data gradient
+// and saves the same moments.
+template <typename xpu>
+struct RowKernels;
+
+template <>
+struct RowKernels<cpu> {
+  template <int kReq, typename DType>
+  static void Forward(mshadow::Stream<cpu>* stream, index_t rows, index_t n, const DType* x,
+                      const DType* gamma, const DType* beta, DType eps, DType* out, DType* mean,
+                      DType* rstd) {
+    Kernel<LayerNormRow<kReq>, cpu>::LaunchItems(stream, rows, n, n, x, gamma, beta, eps, out,
+                                                 mean, rstd);
+  }
+  template <int kReq, typename DType>
+  static void Backward(mshadow::Stream<cpu>* stream, index_t rows, index_t n, const DType* g,
+                       const DType* x, const DType* gamma, DType eps, DType* dx, DType* mean,
+                       DType* rstd) {
+    Kernel<LayerNormRowGrad<kReq>, cpu>::LaunchItems(stream, rows, 3 * n, n, g, x, gamma, eps,
+                                                     dx, mean, rstd);
+  }
+};
+
 // Item j: gamma's and beta's gradients at position j along the axis, summed over the lines
 // (from the moments LayerNormLineGrad saved).
 template <int kGammaReq, int kBetaReq>
@@ -176,14 +200,11 @@ void LayerNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
     // The moments are saved whatever req[0] says: the optional outputs read them.
     WithReqMode(req[0], [&](auto mode) {
       constexpr int kReq = decltype(mode)::value;
-      if constexpr (std::is_same_v<xpu, cpu>) {
-        if (v.inner == 1) {
-          Kernel<LayerNormRow<kReq>, cpu>::LaunchItems(
-              stream, v.Lines(), v.n, v.n, in[0].dptr<DType>(), in[1].dptr<DType>(),
-              in[2].dptr<DType>(), eps, out[0].dptr<DType>(), moments[0].dptr_,
-              moments[1].dptr_);
-          return;
-        }
+      if (v.inner == 1) {
+        RowKernels<xpu>::template Forward<kReq>(
+            stream, v.Lines(), v.n, in[0].dptr<DType>(), in[1].dptr<DType>(),
+            in[2].dptr<DType>(), eps, out[0].dptr<DType>(), moments[0].dptr_, moments[1].dptr_);
+        return;
       }
       Kernel<LayerNormLine<kReq>, xpu>::LaunchItems(
           stream, v.Lines(), v.n, v, in[0].dptr<DType>(), in[1].dptr<DType>(),
@@ -221,13 +242,11 @@ void LayerNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     // so it runs (writing no gradient) for kNullOp too.
     WithReqMode(req[0], [&](auto mode) {
       constexpr int kReq = decltype(mode)::value;
-      if constexpr (std::is_same_v<xpu, cpu>) {
-        if (v.inner == 1) {
-          Kernel<LayerNormRowGrad<kReq>, cpu>::LaunchItems(
-              stream, v.Lines(), 3 * v.n, v.n, g, x, gamma.dptr<DType>(), eps,
-              out[0].dptr<DType>(), moments[0].dptr_, moments[1].dptr_);
-          return;
-        }
+      if (v.inner == 1) {
+        RowKernels<xpu>::template Backward<kReq>(stream, v.Lines(), v.n, g, x,
+                                                 gamma.dptr<DType>(), eps, out[0].dptr<DType>(),
+                                                 moments[0].dptr_, moments[1].dptr_);
+        return;
       }
       Kernel<LayerNormLineGrad<kReq>, xpu>::LaunchItems(
           stream, v.Lines(), 3 * v.n, v, g, x, gamma.dptr<DType>(), eps, out[0].dptr<DType>(),

@@ -300,17 +300,36 @@ struct PoolPlaneForward {
 // maximum (int32), which the backward operator reads instead of searching the window again.
 inline uint32_t NumOutputs(const PoolingParam& param) { return param.pool_type == kMax ? 2 : 1; }
 
+// a / b for a >= 0 and b > 0, in 32 bits where both fit: a GPU divides 64-bit integers in
+// software, several times slower, and its pooling items are bound by their index arithmetic.
+MSHADOW_XINLINE index_t DivideNonNegative(index_t a, index_t b) {
+  if (a <= index_t{UINT32_MAX} && b <= index_t{UINT32_MAX}) {
+    return static_cast<index_t>(static_cast<uint32_t>(a) / static_cast<uint32_t>(b));
+  }
+  return a / b;
+}
+
+// Flat index i of planes of `extent` (three axes) as (plane, d, h, w).
+struct PlanePosition {
+  index_t plane, d, h, w;
+};
+MSHADOW_XINLINE PlanePosition PositionOf(index_t i, const index_t* extent) {
+  const index_t q2 = DivideNonNegative(i, extent[2]);
+  const index_t q1 = DivideNonNegative(q2, extent[1]);
+  const index_t q0 = DivideNonNegative(q1, extent[0]);
+  return {q0, q1 - q0 * extent[0], q2 - q1 * extent[1], i - q2 * extent[2]};
+}
+
 // GPU item: output element i of max pooling and its argmax.
 template <int kReq>
 struct MaxPoolElementForward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
                                   const DType* in, DType* out, int32_t* argmax) {
-    const index_t ow = i % g.out[2], oh = i / g.out[2] % g.out[1];
-    const index_t od = i / (g.out[2] * g.out[1]) % g.out[0], plane = i / g.OutSize();
+    const PlanePosition at = PositionOf(i, g.out);
     index_t where;
-    AssignReq<kReq>(out + i, PoolWindow<kMax, true>(g, spec, WindowAt(g, od, oh, ow),
-                                                    in + plane * g.InSize(), &where));
+    AssignReq<kReq>(out + i, PoolWindow<kMax, true>(g, spec, WindowAt(g, at.d, at.h, at.w),
+                                                    in + at.plane * g.InSize(), &where));
     argmax[i] = static_cast<int32_t>(where);
   }
 };
@@ -321,10 +340,9 @@ struct PoolElementForward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
                                   const DType* in, DType* out) {
-    const index_t ow = i % g.out[2], oh = i / g.out[2] % g.out[1];
-    const index_t od = i / (g.out[2] * g.out[1]) % g.out[0], plane = i / g.OutSize();
-    AssignReq<kReq>(out + i, PoolWindow<kType>(g, spec, WindowAt(g, od, oh, ow),
-                                               in + plane * g.InSize()));
+    const PlanePosition at = PositionOf(i, g.out);
+    AssignReq<kReq>(out + i, PoolWindow<kType>(g, spec, WindowAt(g, at.d, at.h, at.w),
+                                               in + at.plane * g.InSize()));
   }
 };
 
@@ -769,8 +787,9 @@ MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, ind
                                     index_t* last) {
   const index_t hi = x + g.pad[a];  // o * stride <= hi < o * stride + kernel
   const index_t lo = hi - g.kernel[a] + 1;
-  *first = lo <= 0 ? 0 : (lo + g.stride[a] - 1) / g.stride[a];
-  *last = hi / g.stride[a] + 1 < g.out[a] ? hi / g.stride[a] + 1 : g.out[a];
+  *first = lo <= 0 ? 0 : DivideNonNegative(lo + g.stride[a] - 1, g.stride[a]);
+  const index_t after = DivideNonNegative(hi, g.stride[a]) + 1;
+  *last = after < g.out[a] ? after : g.out[a];
 }
 
 // GPU item: input element i, the sum of the gradients of the windows that hold it (max: of
@@ -781,8 +800,8 @@ struct PoolElementBackward {
   MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
                                   const DType* og, const DType* in, const DType* out,
                                   const int32_t* argmax, DType* in_grad) {
-    const index_t x = i % g.in[2], y = i / g.in[2] % g.in[1];
-    const index_t z = i / (g.in[2] * g.in[1]) % g.in[0], plane = i / g.InSize();
+    const PlanePosition p = PositionOf(i, g.in);
+    const index_t x = p.w, y = p.h, z = p.d, plane = p.plane;
     const index_t offset = i - plane * g.InSize();
     index_t d0, d1, h0, h1, w0, w1;
     OutputsHolding(g, 0, z, &d0, &d1);

@@ -69,6 +69,9 @@ grep -q 'shape (2,)' <<<"$("$opctl" run sum --shape 'data=(2,3)' --param 'axis=(
   fail "run sum"
 grep -q 'relu backward' <<<"$("$opctl" bench relu --shape 'data=(1000,)' --iterations 10)" ||
   fail "bench"
+# Operators with hidden integer outputs (max pooling's positions) are timed backward too.
+grep -q 'Pooling backward' <<<"$("$opctl" bench Pooling --shape 'data=(1,2,6,6)' \
+  --param 'kernel=(2,2)' --param pool_type=max --iterations 2)" || fail "bench Pooling"
 
 # Bad input: exit status 1 (2 for usage errors), not a crash (an abort or a signal exits with
 # 134 and up), and a message that says what is wrong.

@@ -218,11 +218,14 @@ int Bench(const Args& args) {
               device.c_str(), time(call.attrs, inputs, output_blobs), call.iterations);
   const auto* gradient = op.GetAttr<ops::FGradient>("FGradient");
   if (gradient == nullptr) return 0;
-  // Backward with output gradients of ones, reading what FGradient says it reads.
+  // Backward with output gradients of ones, reading what FGradient says it reads (hidden
+  // integer outputs, such as Pooling's positions or Dropout's mask, get zeros: nothing
+  // differentiates through them).
   const ops::NodeAttrs backward = ops::BackwardAttrs(call.attrs);
   std::vector<ops::CpuTensor> ones;
   for (const auto& out : outputs) {
     ones.emplace_back(out.shape(), out.type_flag());
+    if (out.type_flag() != mshadow::kFloat32 && out.type_flag() != mshadow::kFloat64) continue;
     MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag(), DType, {
       std::fill_n(ones.back().data<DType>(), out.shape().Size(), DType(1));
     });

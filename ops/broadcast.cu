@@ -125,9 +125,9 @@ void BroadcastComputeGpu(const NodeAttrs&, const OpContext& ctx, const std::vect
     if (RunsServe(at, y, lhs, rhs)) {
       const index_t inner = at.ndim - 1;
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<broadcast_run_kernel<OP, Req>, gpu>::Launch(
-            s, out[0].Size() / kRun, y, lhs, rhs, at, at.stride[0][inner] == 1,
-            at.stride[1][inner] == 1);
+        Kernel<broadcast_run_kernel<OP, Req>, gpu>::Launch(s, out[0].Size() / kRun, y, lhs, rhs, at,
+                                                           at.stride[0][inner] == 1,
+                                                           at.stride[1][inner] == 1);
       });
       return;
     }

@@ -40,8 +40,7 @@ void ConvolutionComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
 }
 
 void ConvolutionBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
-                                   const std::vector<TBlob>& in,
-                                   const std::vector<OpReqType>& req,
+                                   const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                    const std::vector<TBlob>& out) {
   const ConvolutionParam& param = GetParam<ConvolutionParam>(attrs);
   mshadow::Stream<gpu>* stream = ctx.get_stream<gpu>();
@@ -53,12 +52,12 @@ void ConvolutionBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,
   if (req[1] != kNullOp) bytes = std::max(bytes, cudnn::BackwardFilterWorkspace(*plan));
   void* workspace = TempBytes(ctx, bytes, stream);
   if (req[0] != kNullOp) {
-    cudnn::BackwardData(stream, *plan, in[2].dptr_, in[0].dptr_, out[0].dptr_,
-                        req[0] == kAddTo, workspace);
+    cudnn::BackwardData(stream, *plan, in[2].dptr_, in[0].dptr_, out[0].dptr_, req[0] == kAddTo,
+                        workspace);
   }
   if (req[1] != kNullOp) {
-    cudnn::BackwardFilter(stream, *plan, in[1].dptr_, in[0].dptr_, out[1].dptr_,
-                          req[1] == kAddTo, workspace);
+    cudnn::BackwardFilter(stream, *plan, in[1].dptr_, in[0].dptr_, out[1].dptr_, req[1] == kAddTo,
+                          workspace);
   }
   if (!param.no_bias) BiasGradient<gpu>(stream, in[0], req[2], out[2]);
 }

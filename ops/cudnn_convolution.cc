@@ -22,12 +22,12 @@ namespace {
   throw dmlc::Error(std::string(call) + ": " + cudnnGetErrorString(status));
 }
 
-#define OPS_CUDNN_CALL(call)                                           \
-  do {                                                                 \
-    const cudnnStatus_t ops_cudnn_status = (call);                     \
-    if (ops_cudnn_status != CUDNN_STATUS_SUCCESS) {                    \
-      ThrowCudnnError(ops_cudnn_status, #call);                        \
-    }                                                                  \
+#define OPS_CUDNN_CALL(call)                        \
+  do {                                              \
+    const cudnnStatus_t ops_cudnn_status = (call);  \
+    if (ops_cudnn_status != CUDNN_STATUS_SUCCESS) { \
+      ThrowCudnnError(ops_cudnn_status, #call);     \
+    }                                               \
   } while (0)
 
 // This thread's cuDNN handle for the current device, set to `stream`. Handles are costly to
@@ -103,8 +103,8 @@ class ConvolutionPlan {
     int filter_dims[5] = {shape.filters, shape.channels / shape.groups, 1, 1, 1};
     for (int a = 0; a < s; ++a) filter_dims[2 + a] = shape.kernel[a];
     OPS_CUDNN_CALL(cudnnSetFilterNdDescriptor(w_, type, CUDNN_TENSOR_NCHW, s + 2, filter_dims));
-    OPS_CUDNN_CALL(cudnnSetConvolutionNdDescriptor(conv_, s, shape.pad, shape.stride,
-                                                   shape.dilate, CUDNN_CROSS_CORRELATION, type));
+    OPS_CUDNN_CALL(cudnnSetConvolutionNdDescriptor(conv_, s, shape.pad, shape.stride, shape.dilate,
+                                                   CUDNN_CROSS_CORRELATION, type));
     OPS_CUDNN_CALL(cudnnSetConvolutionGroupCount(conv_, shape.groups));
     // float32 stays float32: TF32 tensor cores would round the inputs to 10-bit mantissas.
     OPS_CUDNN_CALL(cudnnSetConvolutionMathType(conv_, CUDNN_FMA_MATH));
@@ -184,8 +184,8 @@ class ConvolutionPlan {
   size_t forward_workspace_ = 0, backward_data_workspace_ = 0, backward_filter_workspace_ = 0;
 };
 
-bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups,
-             int type_flag, ConvolutionShape* shape) {
+bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups, int type_flag,
+             ConvolutionShape* shape) {
   auto fits = [](index_t v) { return v >= 0 && v <= INT_MAX; };
   // cuDNN's legacy API counts each tensor's elements in 32 bits.
   if (!fits(batch * g.channels * g.InSize()) || !fits(batch * filters * g.OutSize()) ||
@@ -220,11 +220,12 @@ const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream,
                                        const ConvolutionShape& shape, size_t workspace_limit) {
   int device = 0;
   MSHADOW_CUDA_CALL(cudaGetDevice(&device));
-  std::vector<long long> key = {device, static_cast<long long>(workspace_limit), shape.spatial,
-                                shape.type_flag, shape.batch, shape.channels, shape.filters,
-                                shape.groups};
-  for (const int* field : {shape.in, shape.out, shape.kernel, shape.stride, shape.dilate,
-                           shape.pad}) {
+  std::vector<long long> key = {device,        static_cast<long long>(workspace_limit),
+                                shape.spatial, shape.type_flag,
+                                shape.batch,   shape.channels,
+                                shape.filters, shape.groups};
+  for (const int* field :
+       {shape.in, shape.out, shape.kernel, shape.stride, shape.dilate, shape.pad}) {
     key.insert(key.end(), field, field + shape.spatial);
   }
   // Plans live as long as the process: hosts call from any thread at any time, exit included.
@@ -239,9 +240,7 @@ const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream,
 }
 
 size_t ForwardWorkspace(const ConvolutionPlan& plan) { return plan.forward_workspace_; }
-size_t BackwardDataWorkspace(const ConvolutionPlan& plan) {
-  return plan.backward_data_workspace_;
-}
+size_t BackwardDataWorkspace(const ConvolutionPlan& plan) { return plan.backward_data_workspace_; }
 size_t BackwardFilterWorkspace(const ConvolutionPlan& plan) {
   return plan.backward_filter_workspace_;
 }
@@ -250,18 +249,17 @@ void Forward(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
              const void* w, const void* bias, void* y, bool accumulate, void* workspace) {
   const cudnnHandle_t handle = HandleFor(stream);
   const ConvolutionPlan::Scale scale = plan.ScaleFor(accumulate);
-  OPS_CUDNN_CALL(cudnnConvolutionForward(handle, scale.alpha(), plan.x_, x, plan.w_, w,
-                                         plan.conv_, plan.forward_, workspace,
-                                         plan.forward_workspace_, scale.beta(), plan.y_, y));
+  OPS_CUDNN_CALL(cudnnConvolutionForward(handle, scale.alpha(), plan.x_, x, plan.w_, w, plan.conv_,
+                                         plan.forward_, workspace, plan.forward_workspace_,
+                                         scale.beta(), plan.y_, y));
   if (bias != nullptr) {
     const ConvolutionPlan::Scale add = plan.ScaleFor(true);
-    OPS_CUDNN_CALL(
-        cudnnAddTensor(handle, add.alpha(), plan.bias_, bias, add.beta(), plan.y_, y));
+    OPS_CUDNN_CALL(cudnnAddTensor(handle, add.alpha(), plan.bias_, bias, add.beta(), plan.y_, y));
   }
 }
 
-void BackwardData(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
-                  const void* w, const void* dy, void* dx, bool accumulate, void* workspace) {
+void BackwardData(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan, const void* w,
+                  const void* dy, void* dx, bool accumulate, void* workspace) {
   const ConvolutionPlan::Scale scale = plan.ScaleFor(accumulate);
   OPS_CUDNN_CALL(cudnnConvolutionBackwardData(
       HandleFor(stream), scale.alpha(), plan.w_, w, plan.y_, dy, plan.conv_, plan.backward_data_,
@@ -272,9 +270,8 @@ void BackwardFilter(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan
                     const void* x, const void* dy, void* dw, bool accumulate, void* workspace) {
   const ConvolutionPlan::Scale scale = plan.ScaleFor(accumulate);
   OPS_CUDNN_CALL(cudnnConvolutionBackwardFilter(
-      HandleFor(stream), scale.alpha(), plan.x_, x, plan.y_, dy, plan.conv_,
-      plan.backward_filter_, workspace, plan.backward_filter_workspace_, scale.beta(), plan.w_,
-      dw));
+      HandleFor(stream), scale.alpha(), plan.x_, x, plan.y_, dy, plan.conv_, plan.backward_filter_,
+      workspace, plan.backward_filter_workspace_, scale.beta(), plan.w_, dw));
 }
 
 }  // namespace cudnn

@@ -33,8 +33,8 @@ struct ConvolutionShape {
 
 // The shape of a convolution of geometry `g`; false where cuDNN's 32-bit extents or element
 // counts cannot hold it (the caller then takes the im2col path).
-bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups,
-             int type_flag, ConvolutionShape* shape);
+bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups, int type_flag,
+             ConvolutionShape* shape);
 
 class ConvolutionPlan;
 
@@ -53,8 +53,8 @@ size_t BackwardFilterWorkspace(const ConvolutionPlan& plan);
 void Forward(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan, const void* x,
              const void* w, const void* bias, void* y, bool accumulate, void* workspace);
 // dx = the data gradient of dy through w; with `accumulate`, added to dx.
-void BackwardData(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
-                  const void* w, const void* dy, void* dx, bool accumulate, void* workspace);
+void BackwardData(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan, const void* w,
+                  const void* dy, void* dx, bool accumulate, void* workspace);
 // dw = the weight gradient of dy for data x; with `accumulate`, added to dw.
 void BackwardFilter(mshadow::Stream<mshadow::gpu>* stream, const ConvolutionPlan& plan,
                     const void* x, const void* dy, void* dw, bool accumulate, void* workspace);

@@ -62,20 +62,19 @@ void DeconvolutionBackwardComputeGpu(const NodeAttrs& attrs, const OpContext& ct
   if (req[1] != kNullOp) bytes = std::max(bytes, cudnn::BackwardFilterWorkspace(*plan));
   void* workspace = TempBytes(ctx, bytes, stream);
   if (req[0] != kNullOp) {
-    cudnn::Forward(stream, *plan, in[0].dptr_, in[2].dptr_, nullptr, out[0].dptr_,
-                   req[0] == kAddTo, workspace);
+    cudnn::Forward(stream, *plan, in[0].dptr_, in[2].dptr_, nullptr, out[0].dptr_, req[0] == kAddTo,
+                   workspace);
   }
   if (req[1] != kNullOp) {
-    cudnn::BackwardFilter(stream, *plan, in[0].dptr_, in[1].dptr_, out[1].dptr_,
-                          req[1] == kAddTo, workspace);
+    cudnn::BackwardFilter(stream, *plan, in[0].dptr_, in[1].dptr_, out[1].dptr_, req[1] == kAddTo,
+                          workspace);
   }
   if (!param.no_bias) BiasGradient<gpu>(stream, in[0], req[2], out[2]);
 }
 
 const bool kRegistered = [] {
   const char* attr_name = ComputeAttrName<gpu>();
-  RegisterOp("Deconvolution")
-      .set_attr<FCompute>(attr_name, FCompute(DeconvolutionComputeGpu));
+  RegisterOp("Deconvolution").set_attr<FCompute>(attr_name, FCompute(DeconvolutionComputeGpu));
   RegisterOp("_backward_Deconvolution")
       .set_attr<FCompute>(attr_name, FCompute(DeconvolutionBackwardComputeGpu));
   return true;

@@ -85,7 +85,7 @@ void* TempBytes(const OpContext& ctx, size_t bytes, mshadow::Stream<Device>* str
 // as `req` says: a convolution's or deconvolution's bias gradient.
 template <typename Device>
 void BiasGradient(mshadow::Stream<Device>* stream, const TBlob& in, OpReqType req,
-                 const TBlob& out) {
+                  const TBlob& out) {
   const TShape& s = in.shape_;
   MSHADOW_SGL_DBL_TYPE_SWITCH(in.type_flag_, DType, {
     auto in3 = in.get_with_shape<Device, 3, DType>(

@@ -154,15 +154,15 @@ struct RowKernels<cpu> {
   static void Forward(mshadow::Stream<cpu>* stream, index_t rows, index_t n, const DType* x,
                       const DType* gamma, const DType* beta, DType eps, DType* out, DType* mean,
                       DType* rstd) {
-    Kernel<LayerNormRow<kReq>, cpu>::LaunchItems(stream, rows, n, n, x, gamma, beta, eps, out,
-                                                 mean, rstd);
+    Kernel<LayerNormRow<kReq>, cpu>::LaunchItems(stream, rows, n, n, x, gamma, beta, eps, out, mean,
+                                                 rstd);
   }
   template <int kReq, typename DType>
   static void Backward(mshadow::Stream<cpu>* stream, index_t rows, index_t n, const DType* g,
                        const DType* x, const DType* gamma, DType eps, DType* dx, DType* mean,
                        DType* rstd) {
-    Kernel<LayerNormRowGrad<kReq>, cpu>::LaunchItems(stream, rows, 3 * n, n, g, x, gamma, eps,
-                                                     dx, mean, rstd);
+    Kernel<LayerNormRowGrad<kReq>, cpu>::LaunchItems(stream, rows, 3 * n, n, g, x, gamma, eps, dx,
+                                                     mean, rstd);
   }
 };
 
@@ -202,8 +202,8 @@ void LayerNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       constexpr int kReq = decltype(mode)::value;
       if (v.inner == 1) {
         RowKernels<xpu>::template Forward<kReq>(
-            stream, v.Lines(), v.n, in[0].dptr<DType>(), in[1].dptr<DType>(),
-            in[2].dptr<DType>(), eps, out[0].dptr<DType>(), moments[0].dptr_, moments[1].dptr_);
+            stream, v.Lines(), v.n, in[0].dptr<DType>(), in[1].dptr<DType>(), in[2].dptr<DType>(),
+            eps, out[0].dptr<DType>(), moments[0].dptr_, moments[1].dptr_);
         return;
       }
       Kernel<LayerNormLine<kReq>, xpu>::LaunchItems(
@@ -243,9 +243,9 @@ void LayerNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     WithReqMode(req[0], [&](auto mode) {
       constexpr int kReq = decltype(mode)::value;
       if (v.inner == 1) {
-        RowKernels<xpu>::template Backward<kReq>(stream, v.Lines(), v.n, g, x,
-                                                 gamma.dptr<DType>(), eps, out[0].dptr<DType>(),
-                                                 moments[0].dptr_, moments[1].dptr_);
+        RowKernels<xpu>::template Backward<kReq>(stream, v.Lines(), v.n, g, x, gamma.dptr<DType>(),
+                                                 eps, out[0].dptr<DType>(), moments[0].dptr_,
+                                                 moments[1].dptr_);
         return;
       }
       Kernel<LayerNormLineGrad<kReq>, xpu>::LaunchItems(

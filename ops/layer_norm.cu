@@ -109,9 +109,9 @@ struct RowKernels<gpu> {
                       const DType* gamma, const DType* beta, DType eps, DType* out, DType* mean,
                       DType* rstd) {
     if (rows == 0) return;
-    LayerNormRowsKernel<kReq><<<BlocksFor(rows), kWarp * kRowsPerBlock, 0,
-                                mshadow::Stream<gpu>::GetStream(stream)>>>(
-        rows, n, x, gamma, beta, eps, out, mean, rstd);
+    LayerNormRowsKernel<kReq>
+        <<<BlocksFor(rows), kWarp * kRowsPerBlock, 0, mshadow::Stream<gpu>::GetStream(stream)>>>(
+            rows, n, x, gamma, beta, eps, out, mean, rstd);
     MSHADOW_CUDA_CHECK_LAUNCH("LayerNormRowsKernel");
   }
   template <int kReq, typename DType>
@@ -119,9 +119,9 @@ struct RowKernels<gpu> {
                        const DType* x, const DType* gamma, DType eps, DType* dx, DType* mean,
                        DType* rstd) {
     if (rows == 0) return;
-    LayerNormRowsGradKernel<kReq><<<BlocksFor(rows), kWarp * kRowsPerBlock, 0,
-                                    mshadow::Stream<gpu>::GetStream(stream)>>>(
-        rows, n, g, x, gamma, eps, dx, mean, rstd);
+    LayerNormRowsGradKernel<kReq>
+        <<<BlocksFor(rows), kWarp * kRowsPerBlock, 0, mshadow::Stream<gpu>::GetStream(stream)>>>(
+            rows, n, g, x, gamma, eps, dx, mean, rstd);
     MSHADOW_CUDA_CHECK_LAUNCH("LayerNormRowsGradKernel");
   }
 };

@@ -10,8 +10,7 @@
 // A separate bias pass costs a launch and a pass over C, which for a layer-sized product is a
 // large share of the gemm itself. The matrix layouts and the algorithm cuBLASLt's heuristic
 // picks are kept per shape, type, device and pointer alignment: the heuristic costs far more
-// host time than the call, and a layer asks for the same shape again and again; the first call
-// of a shape times the heuristic's candidates and keeps the fastest. float32
+// host time than the call, and a layer asks for the same shape again and again. float32
 // computes in full float32 (no TF32); half_t and bf16_t accumulate in float32.
 #ifndef MSHADOW_CUDA_GEMM_BIAS_H_
 #define MSHADOW_CUDA_GEMM_BIAS_H_
@@ -19,7 +18,6 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -113,20 +111,6 @@ inline void MakeGemmBiasDesc(bool transa, bool transb, LtMatmulDesc* desc) {
                                                      &epilogue, sizeof(epilogue)));
 }
 
-// One GemmBias call: C (m x n, column-major) = op(A) op(B) + bias.
-template <typename DType>
-struct GemmBiasCall {
-  bool transa, transb;
-  int m, n, k;
-  const DType* A;
-  int lda;
-  const DType* B;
-  int ldb;
-  const DType* bias;
-  DType* C;
-  int ldc;
-};
-
 // The layouts and algorithm of one GemmBias shape; `supported` false where the heuristic
 // found no algorithm.
 struct GemmBiasPlan {
@@ -136,81 +120,16 @@ struct GemmBiasPlan {
   bool supported = false;
 };
 
-// Runs `call` with `algo`, returning cuBLASLt's status.
-template <typename DType>
-inline cublasStatus_t RunGemmBias(cudaStream_t s, const GemmBiasPlan& plan,
-                                  const cublasLtMatmulAlgo_t& algo, const GemmBiasCall<DType>& call,
-                                  void* workspace, size_t workspace_bytes) {
-  LtMatmulDesc desc;
-  MakeGemmBiasDesc<DType>(call.transa, call.transb, &desc);
-  MSHADOW_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                                     &call.bias, sizeof(call.bias)));
-  const typename LtTypes<DType>::Scale alpha = 1, beta = 0;
-  return cublasLtMatmul(LtHandle(), desc.value, &alpha, call.A, plan.a.value, call.B,
-                        plan.b.value, &beta, call.C, plan.c.value, call.C, plan.c.value, &algo,
-                        workspace, workspace_bytes, s);
-}
-
-// How many of the heuristic's algorithms the first call of a shape times.
-constexpr int kGemmBiasCandidates = 8;
-
-// The fastest of `candidates` on the call's own buffers (a warm-up, then the best of a few
-// timed runs of each, CUDA events on the call's stream), into plan->algo and plan->workspace. The heuristic
-// ranks by a model, not by a measurement on this device.
-template <typename DType>
-inline void TimeGemmBiasCandidates(cudaStream_t s, const GemmBiasCall<DType>& call,
-                                   const cublasLtMatmulHeuristicResult_t* candidates, int count,
-                                   GemmBiasPlan* plan) {
-  size_t most = 0;
-  for (int i = 0; i < count; ++i) most = std::max(most, candidates[i].workspaceSize);
-  void* workspace = nullptr;
-  if (most > 0) MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(&workspace, most, ScratchPool(), s));
-  cudaEvent_t start, stop;
-  MSHADOW_CUDA_CALL(cudaEventCreate(&start));
-  MSHADOW_CUDA_CALL(cudaEventCreate(&stop));
-  float best = -1;
-  for (int i = 0; i < count; ++i) {
-    const cublasLtMatmulAlgo_t& algo = candidates[i].algo;
-    const size_t bytes = candidates[i].workspaceSize;
-    if (RunGemmBias(s, *plan, algo, call, workspace, bytes) != CUBLAS_STATUS_SUCCESS) continue;
-    // Each run alone on an idle stream, so that an algorithm of several kernels pays for
-    // their launches as a layer's single call does; the best of a few.
-    constexpr int kRuns = 3;
-    float ms = -1;
-    for (int r = 0; r < kRuns; ++r) {
-      MSHADOW_CUDA_CALL(cudaEventRecord(start, s));
-      RunGemmBias(s, *plan, algo, call, workspace, bytes);
-      MSHADOW_CUDA_CALL(cudaEventRecord(stop, s));
-      MSHADOW_CUDA_CALL(cudaEventSynchronize(stop));
-      float run_ms = 0;
-      MSHADOW_CUDA_CALL(cudaEventElapsedTime(&run_ms, start, stop));
-      if (ms < 0 || run_ms < ms) ms = run_ms;
-    }
-    if (best < 0 || ms < best) {
-      best = ms;
-      plan->algo = algo;
-      plan->workspace = bytes;
-      plan->supported = true;
-    }
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  if (workspace != nullptr) cudaFreeAsync(workspace, s);
-}
-
 // Key: device, element type, transposes, m, n, k, leading dimensions, pointer alignment.
 using GemmBiasKey = std::tuple<int, int, bool, bool, int, int, int, int, int, int, int>;
 
-// The plan of one shape on `device`, made on its first call: the heuristic's candidates timed
-// on that call's buffers, or its first choice while the stream is being captured into a CUDA
-// graph (where nothing may wait).
+// The plan of one shape on `device`, made on its first call.
 template <typename DType>
-inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(int device, cudaStream_t s,
-                                                            const GemmBiasCall<DType>& call,
-                                                            uint32_t alignment) {
-  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData), call.transa,
-                        call.transb, call.m, call.n, call.k, call.lda, call.ldb, call.ldc,
-                        static_cast<int>(alignment));
+inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(int device, bool transa, bool transb,
+                                                            int m, int n, int k, int lda, int ldb,
+                                                            int ldc, uint32_t alignment) {
+  const GemmBiasKey key(device, static_cast<int>(LtTypes<DType>::kData), transa, transb, m, n, k,
+                        lda, ldb, ldc, static_cast<int>(alignment));
   static std::mutex mutex;
   static std::map<GemmBiasKey, std::shared_ptr<const GemmBiasPlan>> plans;
   std::lock_guard<std::mutex> lock(mutex);
@@ -218,15 +137,13 @@ inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(int device, cudaStre
   if (found != plans.end()) return found->second;
 
   using T = LtTypes<DType>;
-  const bool transa = call.transa, transb = call.transb;
-  const int m = call.m, n = call.n, k = call.k;
   auto plan = std::make_shared<GemmBiasPlan>();
   // Stored (before the transposes) A is m x k or k x m, B k x n or n x k, column-major.
-  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->a.value, T::kData, transa ? k : m,
-                                                 transa ? m : k, call.lda));
-  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->b.value, T::kData, transb ? n : k,
-                                                 transb ? k : n, call.ldb));
-  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->c.value, T::kData, m, n, call.ldc));
+  MSHADOW_CUBLAS_CALL(
+      cublasLtMatrixLayoutCreate(&plan->a.value, T::kData, transa ? k : m, transa ? m : k, lda));
+  MSHADOW_CUBLAS_CALL(
+      cublasLtMatrixLayoutCreate(&plan->b.value, T::kData, transb ? n : k, transb ? k : n, ldb));
+  MSHADOW_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&plan->c.value, T::kData, m, n, ldc));
   LtMatmulDesc desc;
   MakeGemmBiasDesc<DType>(transa, transb, &desc);
   LtPreference preference;
@@ -240,22 +157,17 @@ inline std::shared_ptr<const GemmBiasPlan> FindGemmBiasPlan(int device, cudaStre
     MSHADOW_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(preference.value, attribute,
                                                              &alignment, sizeof(alignment)));
   }
-  cublasLtMatmulHeuristicResult_t results[kGemmBiasCandidates] = {};
+  cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       LtHandle(), desc.value, plan->a.value, plan->b.value, plan->c.value, plan->c.value,
-      preference.value, kGemmBiasCandidates, results, &returned);
-  if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
-    ThrowBlasError(status, "cublasLtMatmulAlgoGetHeuristic");
-  }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  MSHADOW_CUDA_CALL(cudaStreamIsCapturing(s, &capture));
-  if (status == CUBLAS_STATUS_SUCCESS && returned > 1 && capture == cudaStreamCaptureStatusNone) {
-    TimeGemmBiasCandidates(s, call, results, returned, plan.get());
-  } else if (status == CUBLAS_STATUS_SUCCESS && returned > 0) {
-    plan->algo = results[0].algo;
-    plan->workspace = results[0].workspaceSize;
+      preference.value, 1, &result, &returned);
+  if (status == CUBLAS_STATUS_SUCCESS && returned > 0) {
+    plan->algo = result.algo;
+    plan->workspace = result.workspaceSize;
     plan->supported = true;
+  } else if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
+    ThrowBlasError(status, "cublasLtMatmulAlgoGetHeuristic");
   }
   plans.emplace(key, plan);
   return plan;
@@ -277,15 +189,24 @@ inline bool GemmBias(Stream<gpu>* stream, bool transa, bool transb, int m, int n
   if (m <= 0 || n <= 0 || k <= 0) return false;
   int device = 0;
   MSHADOW_CUDA_CALL(cudaGetDevice(&device));
-  const cudaStream_t s = Stream<gpu>::GetStream(stream);
-  const GemmBiasCall<DType> call{transa, transb, m, n, k, A, lda, B, ldb, bias, C, ldc};
-  const auto plan = FindGemmBiasPlan<DType>(device, s, call, CommonAlignment({A, B, C, bias}));
+  const uint32_t alignment = CommonAlignment({A, B, C, bias});
+  const auto plan =
+      FindGemmBiasPlan<DType>(device, transa, transb, m, n, k, lda, ldb, ldc, alignment);
   if (!plan->supported) return false;
+
+  LtMatmulDesc desc;
+  MakeGemmBiasDesc<DType>(transa, transb, &desc);
+  MSHADOW_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                     &bias, sizeof(bias)));
+  const cudaStream_t s = Stream<gpu>::GetStream(stream);
   void* workspace = nullptr;
   if (plan->workspace > 0) {
     MSHADOW_CUDA_CALL(cudaMallocFromPoolAsync(&workspace, plan->workspace, ScratchPool(), s));
   }
-  const cublasStatus_t status = RunGemmBias(s, *plan, plan->algo, call, workspace, plan->workspace);
+  const typename LtTypes<DType>::Scale alpha = 1, beta = 0;
+  const cublasStatus_t status = cublasLtMatmul(
+      LtHandle(), desc.value, &alpha, A, plan->a.value, B, plan->b.value, &beta, C, plan->c.value,
+      C, plan->c.value, &plan->algo, workspace, plan->workspace, s);
   if (workspace != nullptr) cudaFreeAsync(workspace, s);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED) return false;
   if (status != CUBLAS_STATUS_SUCCESS) ThrowBlasError(status, "cublasLtMatmul (bias epilogue)");

@@ -17,8 +17,8 @@
 # The project's own code is linked statically (--dynamic_mode=off); the third-party shared
 # libraries a bare CUDA machine lacks (OpenBLAS, SLEEF, the Fortran runtime) are copied into
 # FOLDER/lib; the CUDA runtime and cuBLAS come from the toolkit there, cuDNN from PyTorch's
-# NVIDIA wheel (env.sh). Host code is built for
-# x86-64-v3 (AVX2, FMA), which any machine with an H100/H200 has, not for this CPU.
+# NVIDIA wheel (env.sh). Host code is built for x86-64-v3 (AVX2, FMA), which any machine with
+# an H100/H200 has, not for this CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

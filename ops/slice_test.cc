@@ -95,7 +95,7 @@ TEST(SliceTest, ParsesTuplesOfOptionalIndices) {
   }
   // An embedded NUL ends a C string (the C ABI's view of the value) but not the item: both
   // APIs must refuse it (found by //ops:invoke_fuzz, which holds them to agreeing).
-  for (const std::string bad : {std::string("(\0yp)", 5), std::string("(1\0,2)", 6)}) {
+  for (const std::string& bad : {std::string("(\0yp)", 5), std::string("(1\0,2)", 6)}) {
     EXPECT_FALSE(slice::ParseOptionalIndices(bad, &v));
   }
 }

@@ -204,7 +204,11 @@ def _layer_norm(x, gamma, beta, params):
     shape[axis] = -1
     eps = _f32(params.get("eps", 1e-5))
     mean, var = x.mean(axis=axis, keepdims=True), x.var(axis=axis, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+    std = np.sqrt(var + eps)
+    out = (x - mean) / std * gamma.reshape(shape) + beta.reshape(shape)
+    if _flag(params, "output_mean_var"):  # mean and std shaped like x with axis of extent 1
+        return [out, mean, std]
+    return out
 
 
 def _l2_normalization(x, params):

@@ -17,13 +17,8 @@ namespace {
 const cudnn::ConvolutionPlan* PlanFor(const ConvolutionParam& param, const TShape& data,
                                       int type_flag, mshadow::Stream<gpu>* stream) {
   if (param.cudnn_off) return nullptr;
-  const ConvGeometry g = Geometry(param, data);
-  cudnn::ConvolutionShape shape;
-  if (!cudnn::ShapeOf(g, data[0], param.num_filter, param.num_group, type_flag, &shape)) {
-    return nullptr;
-  }
-  // MXNet's workspace parameter is in MiB.
-  return cudnn::PlanConvolution(stream, shape, static_cast<size_t>(param.workspace) << 20);
+  return cudnn::PlanConvolution(stream, Geometry(param, data), data[0], param.num_filter,
+                                param.num_group, type_flag, param.workspace);
 }
 
 void ConvolutionComputeGpu(const NodeAttrs& attrs, const OpContext& ctx,

@@ -2,11 +2,12 @@
 
 #include <cudnn.h>
 
+#include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,16 @@
 
 namespace ops {
 namespace cudnn {
+
+// A convolution as cuDNN is asked for it: (batch, channels, spatial...) data, 2 or 3 spatial
+// axes (1-d convolutions become 2-d ones of height 1), float32 or float64.
+struct ConvolutionShape {
+  int spatial = 0;
+  int type_flag = 0;
+  int batch = 0, channels = 0, filters = 0, groups = 0;
+  int in[3] = {}, out[3] = {}, kernel[3] = {}, stride[3] = {}, dilate[3] = {}, pad[3] = {};
+};
+
 namespace {
 
 [[noreturn]] void ThrowCudnnError(cudnnStatus_t status, const char* call) {
@@ -80,6 +91,40 @@ bool ChooseAlgorithm(int count, Query query, Size workspace_of, size_t limit, Al
     return true;
   }
   return false;
+}
+
+// The shape of a convolution of geometry `g`; false where cuDNN's 32-bit extents or element
+// counts cannot hold it.
+bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups, int type_flag,
+             ConvolutionShape* shape) {
+  auto fits = [](index_t v) { return v >= 0 && v <= INT_MAX; };
+  // cuDNN's legacy API counts each tensor's elements in 32 bits.
+  if (!fits(batch * g.channels * g.InSize()) || !fits(batch * filters * g.OutSize()) ||
+      !fits(filters * g.ColRows())) {
+    return false;
+  }
+  ConvolutionShape s;
+  const int offset = g.ndim == 1 ? 1 : 0;  // a 1-d convolution as a 2-d one of height 1
+  s.spatial = g.ndim + offset;
+  s.type_flag = type_flag;
+  s.batch = static_cast<int>(batch);
+  s.channels = static_cast<int>(g.channels);
+  s.filters = static_cast<int>(filters);
+  s.groups = static_cast<int>(groups);
+  for (int a = 0; a < s.spatial; ++a) {
+    s.in[a] = s.out[a] = s.kernel[a] = s.stride[a] = s.dilate[a] = 1;
+    s.pad[a] = 0;
+  }
+  for (int a = 0; a < g.ndim; ++a) {
+    const index_t* values[] = {g.in, g.out, g.kernel, g.stride, g.dilate, g.pad};
+    int* fields[] = {s.in, s.out, s.kernel, s.stride, s.dilate, s.pad};
+    for (int f = 0; f < 6; ++f) {
+      if (!fits(values[f][a])) return false;
+      fields[f][a + offset] = static_cast<int>(values[f][a]);
+    }
+  }
+  *shape = s;
+  return true;
 }
 
 }  // namespace
@@ -184,53 +229,32 @@ class ConvolutionPlan {
   size_t forward_workspace_ = 0, backward_data_workspace_ = 0, backward_filter_workspace_ = 0;
 };
 
-bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups, int type_flag,
-             ConvolutionShape* shape) {
-  auto fits = [](index_t v) { return v >= 0 && v <= INT_MAX; };
-  // cuDNN's legacy API counts each tensor's elements in 32 bits.
-  if (!fits(batch * g.channels * g.InSize()) || !fits(batch * filters * g.OutSize()) ||
-      !fits(filters * g.ColRows())) {
-    return false;
-  }
-  ConvolutionShape s;
-  const int offset = g.ndim == 1 ? 1 : 0;  // a 1-d convolution as a 2-d one of height 1
-  s.spatial = g.ndim + offset;
-  s.type_flag = type_flag;
-  s.batch = static_cast<int>(batch);
-  s.channels = static_cast<int>(g.channels);
-  s.filters = static_cast<int>(filters);
-  s.groups = static_cast<int>(groups);
-  for (int a = 0; a < s.spatial; ++a) {
-    s.in[a] = s.out[a] = s.kernel[a] = s.stride[a] = s.dilate[a] = 1;
-    s.pad[a] = 0;
-  }
-  for (int a = 0; a < g.ndim; ++a) {
-    const index_t* values[] = {g.in, g.out, g.kernel, g.stride, g.dilate, g.pad};
-    int* fields[] = {s.in, s.out, s.kernel, s.stride, s.dilate, s.pad};
-    for (int f = 0; f < 6; ++f) {
-      if (!fits(values[f][a])) return false;
-      fields[f][a + offset] = static_cast<int>(values[f][a]);
-    }
-  }
-  *shape = s;
-  return true;
-}
-
-const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream,
-                                       const ConvolutionShape& shape, size_t workspace_limit) {
+const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream, const ConvGeometry& g,
+                                       index_t batch, index_t filters, index_t groups,
+                                       int type_flag, uint64_t workspace_mib) {
+  ConvolutionShape shape;
+  if (!ShapeOf(g, batch, filters, groups, type_flag, &shape)) return nullptr;
+  const size_t workspace_limit = static_cast<size_t>(workspace_mib) << 20;
   int device = 0;
   MSHADOW_CUDA_CALL(cudaGetDevice(&device));
-  std::vector<long long> key = {device,        static_cast<long long>(workspace_limit),
-                                shape.spatial, shape.type_flag,
-                                shape.batch,   shape.channels,
-                                shape.filters, shape.groups};
+  // The key: device, limit, the shape's scalars, then its six per-axis fields (unused axes 0).
+  constexpr int kScalars = 8;
+  std::array<long long, kScalars + 6 * 3> key{};
+  const long long scalars[kScalars] = {device,        static_cast<long long>(workspace_limit),
+                                       shape.spatial, shape.type_flag,
+                                       shape.batch,   shape.channels,
+                                       shape.filters, shape.groups};
+  std::copy(scalars, scalars + kScalars, key.begin());
+  int at = kScalars;
   for (const int* field :
        {shape.in, shape.out, shape.kernel, shape.stride, shape.dilate, shape.pad}) {
-    key.insert(key.end(), field, field + shape.spatial);
+    std::copy(field, field + 3, key.begin() + at);
+    at += 3;
   }
   // Plans live as long as the process: hosts call from any thread at any time, exit included.
   static std::mutex* mutex = new std::mutex;
-  static auto* plans = new std::map<std::vector<long long>, std::unique_ptr<ConvolutionPlan>>;
+  static auto* plans =
+      new std::map<std::array<long long, kScalars + 6 * 3>, std::unique_ptr<ConvolutionPlan>>;
   std::lock_guard<std::mutex> lock(*mutex);
   auto found = plans->find(key);
   if (found != plans->end()) return found->second.get();

@@ -2,7 +2,8 @@
 // forward, the data gradient and the weight gradient), for convolution.cu. Built with
 // --config=cuda only.
 //
-//   const cudnn::ConvolutionPlan* plan = cudnn::PlanConvolution(stream, shape, limit);
+//   const cudnn::ConvolutionPlan* plan =
+//       cudnn::PlanConvolution(stream, g, batch, filters, groups, type_flag, workspace_mib);
 //   if (plan == nullptr) { ...the device-generic im2col path... }
 //   cudnn::Forward(stream, *plan, x, w, y, /*accumulate=*/false, workspace);
 //
@@ -15,6 +16,7 @@
 #define OPS_CUDNN_CONVOLUTION_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "mshadow/cuda/stream.h"
 #include "ops/conv_geometry.h"
@@ -22,27 +24,17 @@
 namespace ops {
 namespace cudnn {
 
-// A convolution as cuDNN is asked for it: (batch, channels, spatial...) data, 2 or 3 spatial
-// axes (1-d convolutions become 2-d ones of height 1), float32 or float64.
-struct ConvolutionShape {
-  int spatial = 0;
-  int type_flag = 0;
-  int batch = 0, channels = 0, filters = 0, groups = 0;
-  int in[3] = {}, out[3] = {}, kernel[3] = {}, stride[3] = {}, dilate[3] = {}, pad[3] = {};
-};
-
-// The shape of a convolution of geometry `g`; false where cuDNN's 32-bit extents or element
-// counts cannot hold it (the caller then takes the im2col path).
-bool ShapeOf(const ConvGeometry& g, index_t batch, index_t filters, index_t groups, int type_flag,
-             ConvolutionShape* shape);
-
 class ConvolutionPlan;
 
-// The plan for `shape` on the current device with workspaces of at most `workspace_limit`
-// bytes, made on the first call and kept; null where cuDNN offers no algorithm for one of the
-// three products within the limit.
-const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream,
-                                       const ConvolutionShape& shape, size_t workspace_limit);
+// The plan for a convolution of geometry `g` (batch images, `filters` output channels in
+// `groups` groups, float32 or float64) on the current device, with workspaces of at most
+// `workspace_mib` MiB (MXNet's workspace parameter), made on the first call and kept. Null
+// where cuDNN's 32-bit extents or element counts cannot hold the shape, or where cuDNN offers
+// no algorithm for one of the three products within the limit: the caller then takes the
+// im2col path.
+const ConvolutionPlan* PlanConvolution(mshadow::Stream<mshadow::gpu>* stream, const ConvGeometry& g,
+                                       index_t batch, index_t filters, index_t groups,
+                                       int type_flag, uint64_t workspace_mib);
 
 // Workspace bytes of each product under `plan`.
 size_t ForwardWorkspace(const ConvolutionPlan& plan);

@@ -40,29 +40,37 @@ __device__ void WarpRowMoments(const DType* row, index_t n, DType eps, int lane,
   *rstd = DType(1) / sqrt(WarpSum(sq) / DType(n) + eps);
 }
 
-// This warp's row: index and lane.
-__device__ bool WarpRow(index_t rows, index_t* row, int* lane) {
-  *row = static_cast<index_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kWarp;
-  *lane = static_cast<int>(threadIdx.x % kWarp);
-  return *row < rows;
-}
+// This warp's row of a kernel: its index and lane, and its moments, which lane 0 saves.
+template <typename DType>
+struct WarpRow {
+  index_t l;
+  int lane;
+  DType m, r;
+
+  // False for a warp past the last row.
+  __device__ bool Begin(index_t rows, index_t n, const DType* x, DType eps, DType* mean,
+                        DType* rstd) {
+    l = static_cast<index_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kWarp;
+    lane = static_cast<int>(threadIdx.x % kWarp);
+    if (l >= rows) return false;
+    WarpRowMoments(x + l * n, n, eps, lane, &m, &r);
+    if (lane == 0) {
+      mean[l] = m;
+      rstd[l] = r;
+    }
+    return true;
+  }
+};
 
 template <int kReq, typename DType>
 __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
     LayerNormRowsKernel(index_t rows, index_t n, const DType* x, const DType* gamma,
                         const DType* beta, DType eps, DType* out, DType* mean, DType* rstd) {
-  index_t l;
-  int lane;
-  if (!WarpRow(rows, &l, &lane)) return;
-  const DType* row = x + l * n;
-  DType m, r;
-  WarpRowMoments(row, n, eps, lane, &m, &r);
-  if (lane == 0) {
-    mean[l] = m;
-    rstd[l] = r;
-  }
-  for (index_t j = lane; j < n; j += kWarp) {
-    AssignReq<kReq>(out + l * n + j, (row[j] - m) * r * gamma[j] + beta[j]);
+  WarpRow<DType> w;
+  if (!w.Begin(rows, n, x, eps, mean, rstd)) return;
+  const DType* row = x + w.l * n;
+  for (index_t j = w.lane; j < n; j += kWarp) {
+    AssignReq<kReq>(out + w.l * n + j, (row[j] - w.m) * w.r * gamma[j] + beta[j]);
   }
 }
 
@@ -72,27 +80,21 @@ template <int kReq, typename DType>
 __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
     LayerNormRowsGradKernel(index_t rows, index_t n, const DType* g, const DType* x,
                             const DType* gamma, DType eps, DType* dx, DType* mean, DType* rstd) {
-  index_t l;
-  int lane;
-  if (!WarpRow(rows, &l, &lane)) return;
-  const DType* row = x + l * n;
-  const DType* grow = g + l * n;
-  DType m, r;
-  WarpRowMoments(row, n, eps, lane, &m, &r);
-  if (lane == 0) {
-    mean[l] = m;
-    rstd[l] = r;
-  }
+  WarpRow<DType> w;
+  if (!w.Begin(rows, n, x, eps, mean, rstd)) return;
+  const DType* row = x + w.l * n;
+  const DType* grow = g + w.l * n;
+  const DType m = w.m, r = w.r;
   DType a = 0, b = 0;
-  for (index_t j = lane; j < n; j += kWarp) {
+  for (index_t j = w.lane; j < n; j += kWarp) {
     const DType gg = grow[j] * gamma[j];
     a += gg;
     b += gg * (row[j] - m);
   }
   a = WarpSum(a) / DType(n);
   b = WarpSum(b) * r / DType(n);
-  for (index_t j = lane; j < n; j += kWarp) {
-    AssignReq<kReq>(dx + l * n + j, r * (grow[j] * gamma[j] - a - (row[j] - m) * r * b));
+  for (index_t j = w.lane; j < n; j += kWarp) {
+    AssignReq<kReq>(dx + w.l * n + j, r * (grow[j] * gamma[j] - a - (row[j] - m) * r * b));
   }
 }
 

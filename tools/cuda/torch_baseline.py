@@ -17,22 +17,6 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 
 
-def median_us(fn, repeats=50):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def pipelined_us(fn, calls=20, rounds=5):
     """Per call, the median over rounds of `calls` calls issued back to back between two
     events: how opctl bench times the project's layers (the GPU's time, not the host's)."""
@@ -50,6 +34,11 @@ def pipelined_us(fn, calls=20, rounds=5):
         times.append(start.elapsed_time(stop) * 1e3 / calls)
     times.sort()
     return times[len(times) // 2]
+
+
+def median_us(fn, repeats=50):
+    """The median of `repeats` calls, each alone between two events (as the C++ benchmarks)."""
+    return pipelined_us(fn, calls=1, rounds=repeats)
 
 
 def rand(*shape):

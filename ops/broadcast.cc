@@ -1,11 +1,16 @@
 // Binary operators with NumPy broadcasting: broadcast_add, broadcast_sub, broadcast_mul,
 // broadcast_div, and their backward operators, which sum gradients over broadcast axes. The
 // CPU kernels are here; the GPU's are in broadcast.cu.
+#include <algorithm>
+#include <array>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "ops/broadcast-inl.h"
 #include "ops/kernel_util.h"
 #include "ops/strided_loop.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace broadcast {
@@ -32,21 +37,219 @@ bool BroadcastShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShap
   return true;
 }
 
+// ---- The CPU kernels. The output's axes are merged (MergeAxes) into rows along which each
+// operand either runs contiguously (step 1) or stays put (step 0); a row is computed by a
+// loop the compiler vectorizes, in pieces of kPiece elements so that a few long rows still
+// spread over the threads, and so that a piece of a gradient summed over many rows stays in
+// the first-level cache.
+
+constexpr index_t kPieceBytes = 8192;
+// A sum over everything is taken in partial sums of about this many elements, whatever the
+// number of threads, so that its rounding does not depend on it.
+constexpr index_t kChunkElements = 1 << 16;
+
+template <typename DType>
+constexpr index_t kPiece = kPieceBytes / sizeof(DType);
+
+template <typename DType>
+index_t PiecesOf(index_t row) {
+  return (row + kPiece<DType> - 1) / kPiece<DType>;
+}
+
+// Arrays of the loops: 0 the output (forward) or the output's gradient (backward), 1 lhs,
+// 2 rhs; an input's gradient has its input's offsets.
+using Axes = MergedAxes<3>;
+
+template <index_t kStep>
+using Step = std::integral_constant<index_t, kStep>;
+
+// Calls fn(Step<lhs>(), Step<rhs>()) with the operands' steps along the rows: (1, 1), (1, 0)
+// or (0, 1); a single element (no axes) is (1, 1).
+template <typename Fn>
+void WithInnerSteps(const Axes& axes, Fn&& fn) {
+  if (axes.InnerStride(1) == 0 && axes.ndim() > 0) return fn(Step<0>(), Step<1>());
+  if (axes.InnerStride(2) == 0 && axes.ndim() > 0) return fn(Step<1>(), Step<0>());
+  fn(Step<1>(), Step<1>());
+}
+
+// fn(offsets, begin, n) for every piece of every row (elements [begin, begin + n) of the row
+// whose arrays start at offsets), the pieces shared over the threads.
+template <typename DType, typename Fn>
+void ForEachPiece(const Axes& axes, Fn&& fn) {
+  const index_t inner = axes.Inner(), pieces = PiecesOf<DType>(inner);
+  ParallelRows(axes.Rows() * pieces, std::min(inner, kPiece<DType>),
+               [&](index_t begin, index_t end) {
+                 index_t piece = begin % pieces;
+                 RowWalker<3> row(axes, begin / pieces);
+                 for (index_t t = begin; t < end; ++t) {
+                   const index_t first = piece * kPiece<DType>;
+                   fn(row.offsets(), first, std::min(kPiece<DType>, inner - first));
+                   if (++piece == pieces) {
+                     piece = 0;
+                     row.Next();
+                   }
+                 }
+               });
+}
+
+// The kernels of a piece take their write mode (vec::WithReq's) and the operands' steps
+// (WithInnerSteps') as tags, so that each combination is a loop of its own.
+template <typename Forward, typename Add, typename LhsStep, typename RhsStep, typename DType>
+void ForwardPiece(DType* y, const DType* lhs, const DType* rhs, index_t n, Add, LhsStep, RhsStep) {
+  OPS_SIMD_LOOP
+  for (index_t j = 0; j < n; ++j) {
+    const DType value = Forward::Map(lhs[j * LhsStep::value], rhs[j * RhsStep::value]);
+    y[j] = Add::value ? y[j] + value : value;
+  }
+}
+
+// grad[j] (+)= og[j] * Grad(lhs, rhs): an input's gradient where it was not broadcast, or its
+// sum over rows where it was broadcast along them (added into a zeroed gradient).
+template <typename Grad, typename Add, typename LhsStep, typename RhsStep, typename DType>
+void GradientPiece(DType* grad, const DType* og, const DType* lhs, const DType* rhs, index_t n, Add,
+                   LhsStep, RhsStep) {
+  OPS_SIMD_LOOP
+  for (index_t j = 0; j < n; ++j) {
+    const DType value = og[j] * Grad::Map(lhs[j * LhsStep::value], rhs[j * RhsStep::value]);
+    grad[j] = Add::value ? grad[j] + value : value;
+  }
+}
+
+// Both inputs' gradients where neither was broadcast: one pass over og.
+template <typename OP, typename AddLhs, typename AddRhs, typename DType>
+void GradientsPiece(DType* lhs_grad, DType* rhs_grad, const DType* og, const DType* lhs,
+                    const DType* rhs, index_t n, AddLhs, AddRhs) {
+  OPS_SIMD_LOOP
+  for (index_t j = 0; j < n; ++j) {
+    const DType g = og[j], a = lhs[j], b = rhs[j];  // read before either write (in place)
+    const DType dl = g * OP::lhs_grad::Map(a, b), dr = g * OP::rhs_grad::Map(a, b);
+    lhs_grad[j] = AddLhs::value ? lhs_grad[j] + dl : dl;
+    rhs_grad[j] = AddRhs::value ? rhs_grad[j] + dr : dr;
+  }
+}
+
+// The sum over j of og[j] * Grad(lhs, rhs): an input's gradient along a row it was
+// broadcast along.
+template <typename Grad, typename LhsStep, typename RhsStep, typename DType>
+DType GradientSum(const DType* og, const DType* lhs, const DType* rhs, index_t n, LhsStep,
+                  RhsStep) {
+  DType sum(0);
+  OPS_SIMD_SUM(sum)
+  for (index_t j = 0; j < n; ++j) {
+    sum += og[j] * Grad::Map(lhs[j * LhsStep::value], rhs[j * RhsStep::value]);
+  }
+  return sum;
+}
+
 template <typename OP>
 void BroadcastCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const TShape& shape = out[0].shape_;
-  const auto lhs_strides = BroadcastStrides(in[0].shape_, shape);
-  const auto rhs_strides = BroadcastStrides(in[1].shape_, shape);
+  if (shape.Size() == 0) return;
+  const Axes axes =
+      MergeAxes<3>(shape, {RowMajorStrides(shape), BroadcastStrides(in[0].shape_, shape),
+                           BroadcastStrides(in[1].shape_, shape)});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    DType* y = out[0].dptr<DType>();
     const DType* lhs = in[0].dptr<DType>();
     const DType* rhs = in[1].dptr<DType>();
-    DType* y = out[0].dptr<DType>();
-    ForEachStrided<2>(shape, {lhs_strides.data(), rhs_strides.data()},
-                      [&](index_t i, const std::array<index_t, 2>& at) {
-                        AssignValue(y + i, req[0], OP::forward::Map(lhs[at[0]], rhs[at[1]]));
-                      });
+    vec::WithReq(req[0], [&](auto add) {
+      WithInnerSteps(axes, [&](auto lhs_step, auto rhs_step) {
+        ForEachPiece<DType>(axes, [&](const std::array<index_t, 3>& at, index_t j, index_t n) {
+          ForwardPiece<typename OP::forward>(y + at[0] + j, lhs + at[1] + j * lhs_step,
+                                             rhs + at[2] + j * rhs_step, n, add, lhs_step,
+                                             rhs_step);
+        });
+      });
+    });
+  });
+}
+
+// An input's gradient summed over the axes it was broadcast along. Each thread owns a run of
+// the gradient's elements and sums into them in the same order on any number of threads:
+// the outer axes are reordered, those the input has (kept) first, so that a run of rows
+// shares one kept position; along the rows, the input either runs (the rows' pieces are
+// summed elementwise) or stays put (each row is summed). An input broadcast along every axis
+// is one sum, taken in chunks of fixed size.
+template <typename Grad, typename DType>
+void SumBroadcastGradient(const Axes& axes, int side, DType* grad, const DType* og,
+                          const DType* lhs, const DType* rhs) {
+  const int k = 1 + side;
+  Axes order;  // kept outer axes, then broadcast outer axes, then the row
+  index_t kept_rows = 1, summed_rows = 1;
+  for (bool kept : {true, false}) {
+    for (int d = 0; d + 1 < axes.ndim(); ++d) {
+      if ((axes.stride[k][d] != 0) != kept) continue;
+      order.extent.push_back(axes.extent[d]);
+      for (size_t a = 0; a < 3; ++a) order.stride[a].push_back(axes.stride[a][d]);
+      (kept ? kept_rows : summed_rows) *= axes.extent[d];
+    }
+  }
+  if (axes.ndim() > 0) {
+    order.extent.push_back(axes.Inner());
+    for (size_t a = 0; a < 3; ++a) order.stride[a].push_back(axes.InnerStride(a));
+  }
+  const index_t inner = order.Inner(), pieces = PiecesOf<DType>(inner);
+  WithInnerSteps(order, [&](auto lhs_step, auto rhs_step) {
+    auto at = [&](const std::array<index_t, 3>& offsets, index_t j, auto&& kernel) {
+      return kernel(og + offsets[0] + j, lhs + offsets[1] + j * lhs_step,
+                    rhs + offsets[2] + j * rhs_step);
+    };
+    if (order.InnerStride(k) != 0) {  // the input runs along the rows: pieces of rows
+      ParallelRows(kept_rows * pieces, summed_rows * std::min(inner, kPiece<DType>),
+                   [&](index_t begin, index_t end) {
+                     for (index_t t = begin; t < end; ++t) {
+                       const index_t j = (t % pieces) * kPiece<DType>;
+                       const index_t n = std::min(kPiece<DType>, inner - j);
+                       RowWalker<3> row(order, t / pieces * summed_rows);
+                       DType* g = grad + row.offsets()[k] + j;
+                       for (index_t r = 0; r < summed_rows; ++r, row.Next()) {
+                         at(row.offsets(), j, [&](const DType* o, const DType* a, const DType* b) {
+                           GradientPiece<Grad>(g, o, a, b, n, std::true_type(), lhs_step, rhs_step);
+                         });
+                       }
+                     }
+                   });
+      return;
+    }
+    auto row_sum = [&](const std::array<index_t, 3>& offsets, index_t j, index_t n) {
+      return at(offsets, j, [&](const DType* o, const DType* a, const DType* b) {
+        return GradientSum<Grad>(o, a, b, n, lhs_step, rhs_step);
+      });
+    };
+    if (kept_rows > 1) {  // the input stays put along the rows: a sum per kept position
+      ParallelRows(kept_rows, summed_rows * inner, [&](index_t begin, index_t end) {
+        for (index_t t = begin; t < end; ++t) {
+          RowWalker<3> row(order, t * summed_rows);
+          const index_t g = row.offsets()[k];
+          DType sum(0);
+          for (index_t r = 0; r < summed_rows; ++r, row.Next()) {
+            sum += row_sum(row.offsets(), 0, inner);
+          }
+          grad[g] += sum;
+        }
+      });
+      return;
+    }
+    // One sum over everything: partial sums of chunks of pieces, added in order.
+    const index_t tasks = summed_rows * pieces;
+    const index_t per_chunk = std::max<index_t>(1, kChunkElements / std::min(inner, kPiece<DType>));
+    std::vector<DType> partial((tasks + per_chunk - 1) / per_chunk, DType(0));
+    ParallelRows(static_cast<index_t>(partial.size()), per_chunk * std::min(inner, kPiece<DType>),
+                 [&](index_t begin, index_t end) {
+                   for (index_t c = begin; c < end; ++c) {
+                     const index_t first = c * per_chunk, last = std::min(tasks, first + per_chunk);
+                     RowWalker<3> row(order, first / pieces);
+                     for (index_t t = first; t < last; ++t) {
+                       const index_t j = (t % pieces) * kPiece<DType>;
+                       partial[c] += row_sum(row.offsets(), j, std::min(kPiece<DType>, inner - j));
+                       if (t % pieces == pieces - 1) row.Next();
+                     }
+                   }
+                 });
+    DType sum(0);
+    for (DType p : partial) sum += p;
+    grad[0] += sum;
   });
 }
 
@@ -56,22 +259,48 @@ void BroadcastBackwardCompute(const NodeAttrs&, const OpContext&, const std::vec
                               const std::vector<OpReqType>& req,
                               const std::vector<TBlob>& out) {
   const TShape& shape = in[0].shape_;
-  const auto lhs_strides = BroadcastStrides(in[1].shape_, shape);
-  const auto rhs_strides = BroadcastStrides(in[2].shape_, shape);
+  const Axes axes =
+      MergeAxes<3>(shape, {RowMajorStrides(shape), BroadcastStrides(in[1].shape_, shape),
+                           BroadcastStrides(in[2].shape_, shape)});
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    const bool want_lhs = PrepareAccumulation<DType>(out[0], req[0]);
-    const bool want_rhs = PrepareAccumulation<DType>(out[1], req[1]);
     const DType* og = in[0].dptr<DType>();
     const DType* lhs = in[1].dptr<DType>();
     const DType* rhs = in[2].dptr<DType>();
-    DType* lhs_grad = out[0].dptr<DType>();
-    DType* rhs_grad = out[1].dptr<DType>();
-    ForEachStrided<2>(shape, {lhs_strides.data(), rhs_strides.data()},
-                      [&](index_t i, const std::array<index_t, 2>& at) {
-                        const DType a = lhs[at[0]], b = rhs[at[1]];
-                        if (want_lhs) lhs_grad[at[0]] += og[i] * OP::lhs_grad::Map(a, b);
-                        if (want_rhs) rhs_grad[at[1]] += og[i] * OP::rhs_grad::Map(a, b);
-                      });
+    DType* grads[2] = {out[0].dptr<DType>(), out[1].dptr<DType>()};
+    if (shape.Size() == 0) {
+      for (int side : {0, 1}) PrepareAccumulation<DType>(out[side], req[side]);
+      return;
+    }
+    const bool runs[2] = {axes.Steps(1), axes.Steps(2)};
+    if (runs[0] && runs[1] && req[0] != kNullOp && req[1] != kNullOp) {  // equal shapes
+      vec::WithReq(req[0], [&](auto add_lhs) {
+        vec::WithReq(req[1], [&](auto add_rhs) {
+          ForEachPiece<DType>(axes, [&](const std::array<index_t, 3>& at, index_t j, index_t n) {
+            GradientsPiece<OP>(grads[0] + at[0] + j, grads[1] + at[0] + j, og + at[0] + j,
+                               lhs + at[1] + j, rhs + at[2] + j, n, add_lhs, add_rhs);
+          });
+        });
+      });
+      return;
+    }
+    auto each_side = [&](int side, auto grad_tag) {
+      using Grad = typename decltype(grad_tag)::type;
+      if (runs[side]) {  // not broadcast: elementwise
+        vec::WithReq(req[side], [&](auto add) {
+          WithInnerSteps(axes, [&](auto lhs_step, auto rhs_step) {
+            ForEachPiece<DType>(axes, [&](const std::array<index_t, 3>& at, index_t j, index_t n) {
+              GradientPiece<Grad>(grads[side] + at[0] + j, og + at[0] + j,
+                                  lhs + at[1] + j * lhs_step, rhs + at[2] + j * rhs_step, n, add,
+                                  lhs_step, rhs_step);
+            });
+          });
+        });
+      } else if (PrepareAccumulation<DType>(out[side], req[side])) {
+        SumBroadcastGradient<Grad>(axes, side, grads[side], og, lhs, rhs);
+      }
+    };
+    each_side(0, TypeTag<typename OP::lhs_grad>());
+    each_side(1, TypeTag<typename OP::rhs_grad>());
   });
 }
 

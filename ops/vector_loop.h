@@ -28,10 +28,15 @@
 // Marks a loop for the compiler to vectorize where its -O2 cost model would not (loops that
 // convert types, e.g. a uint8 mask into floats): OpenMP's simd directive, which -fopenmp-simd
 // (//ops:ops's copts) enables without the OpenMP runtime. Nothing under nvcc.
+// OPS_SIMD_SUM(sum) marks a loop that adds into `sum` the same way (its lanes sum apart, so
+// the rounding depends on the vector width, never on the thread count).
 #if defined(__CUDACC__)
 #define OPS_SIMD_LOOP
+#define OPS_SIMD_SUM(sum)
 #else
 #define OPS_SIMD_LOOP _Pragma("omp simd")
+#define OPS_PRAGMA(text) _Pragma(#text)
+#define OPS_SIMD_SUM(sum) OPS_PRAGMA(omp simd reduction(+ : sum))
 #endif
 
 namespace ops {

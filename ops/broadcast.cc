@@ -9,8 +9,7 @@
 
 #include "ops/broadcast-inl.h"
 #include "ops/kernel_util.h"
-#include "ops/strided_loop.h"
-#include "ops/vector_loop.h"
+#include "ops/row_pieces.h"
 
 namespace ops {
 namespace broadcast {
@@ -39,22 +38,11 @@ bool BroadcastShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShap
 
 // ---- The CPU kernels. The output's axes are merged (MergeAxes) into rows along which each
 // operand either runs contiguously (step 1) or stays put (step 0); a row is computed by a
-// loop the compiler vectorizes, in pieces of kPiece elements so that a few long rows still
-// spread over the threads, and so that a piece of a gradient summed over many rows stays in
-// the first-level cache.
+// loop the compiler vectorizes, a piece at a time (row_pieces.h).
 
-constexpr index_t kPieceBytes = 8192;
 // A sum over everything is taken in partial sums of about this many elements, whatever the
 // number of threads, so that its rounding does not depend on it.
 constexpr index_t kChunkElements = 1 << 16;
-
-template <typename DType>
-constexpr index_t kPiece = kPieceBytes / sizeof(DType);
-
-template <typename DType>
-index_t PiecesOf(index_t row) {
-  return (row + kPiece<DType> - 1) / kPiece<DType>;
-}
 
 // Arrays of the loops: 0 the output (forward) or the output's gradient (backward), 1 lhs,
 // 2 rhs; an input's gradient has its input's offsets.
@@ -70,26 +58,6 @@ void WithInnerSteps(const Axes& axes, Fn&& fn) {
   if (axes.InnerStride(1) == 0 && axes.ndim() > 0) return fn(Step<0>(), Step<1>());
   if (axes.InnerStride(2) == 0 && axes.ndim() > 0) return fn(Step<1>(), Step<0>());
   fn(Step<1>(), Step<1>());
-}
-
-// fn(offsets, begin, n) for every piece of every row (elements [begin, begin + n) of the row
-// whose arrays start at offsets), the pieces shared over the threads.
-template <typename DType, typename Fn>
-void ForEachPiece(const Axes& axes, Fn&& fn) {
-  const index_t inner = axes.Inner(), pieces = PiecesOf<DType>(inner);
-  ParallelRows(axes.Rows() * pieces, std::min(inner, kPiece<DType>),
-               [&](index_t begin, index_t end) {
-                 index_t piece = begin % pieces;
-                 RowWalker<3> row(axes, begin / pieces);
-                 for (index_t t = begin; t < end; ++t) {
-                   const index_t first = piece * kPiece<DType>;
-                   fn(row.offsets(), first, std::min(kPiece<DType>, inner - first));
-                   if (++piece == pieces) {
-                     piece = 0;
-                     row.Next();
-                   }
-                 }
-               });
 }
 
 // The kernels of a piece take their write mode (vec::WithReq's) and the operands' steps

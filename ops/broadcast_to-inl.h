@@ -10,6 +10,7 @@
 
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -87,7 +88,7 @@ inline Views Merged(const Views& v) {
   return m;
 }
 
-// out[i] = in[the element output i copies].
+// out[i] = in[the element output i copies] (the GPU's forward).
 template <int kReq>
 struct broadcast_copy {
   template <typename DType>
@@ -98,18 +99,26 @@ struct broadcast_copy {
   }
 };
 
+// The CPU's forward (broadcast_to.cc): rows of the merged views, each piece of a row one copy
+// or one fill.
+void BroadcastForwardCpu(const Views& views, const TBlob& in, OpReqType req, const TBlob& out);
+
 template <typename xpu>
 void BroadcastForward(const OpContext& ctx, const Views& views, const TBlob& in, OpReqType req,
                       const TBlob& out) {
-  const Views v = Merged(views);
-  const TShape in_shape(v.in.begin(), v.in.end()), out_shape(v.out.begin(), v.out.end());
-  const auto at = StridedIndex<1>::Of(v.out, {BroadcastStrides(in_shape, out_shape)});
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag_, DType, {
-    OPS_REQ_SWITCH(req, Req, {
-      Kernel<broadcast_copy<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out.Size(),
-                                               out.dptr<DType>(), in.dptr<DType>(), at);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    BroadcastForwardCpu(views, in, req, out);
+  } else {
+    const Views v = Merged(views);
+    const TShape in_shape(v.in.begin(), v.in.end()), out_shape(v.out.begin(), v.out.end());
+    const auto at = StridedIndex<1>::Of(v.out, {BroadcastStrides(in_shape, out_shape)});
+    MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag_, DType, {
+      OPS_REQ_SWITCH(req, Req, {
+        Kernel<broadcast_copy<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out.Size(),
+                                                 out.dptr<DType>(), in.dptr<DType>(), at);
+      });
     });
-  });
+  }
 }
 
 // in_grad = out_grad summed over the copied axes (the device's sum operator, which takes the

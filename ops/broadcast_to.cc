@@ -2,11 +2,13 @@
 // broadcasts between, their shape inference, the CPU registration. The computation, for every
 // device: broadcast_to-inl.h; FCompute<gpu>: broadcast_to.cu.
 #include <algorithm>
+#include <array>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "ops/broadcast_to-inl.h"
+#include "ops/row_pieces.h"
 
 namespace ops {
 namespace broadcast_to {
@@ -23,6 +25,29 @@ namespace {
 std::vector<index_t> Dims(const TShape& shape) { return {shape.begin(), shape.end()}; }
 
 }  // namespace
+
+void BroadcastForwardCpu(const Views& views, const TBlob& in, OpReqType req, const TBlob& out) {
+  if (out.Size() == 0) return;
+  const Views v = Merged(views);
+  const TShape in_shape(v.in.begin(), v.in.end()), out_shape(v.out.begin(), v.out.end());
+  const MergedAxes<2> axes =
+      MergeAxes<2>(out_shape, {RowMajorStrides(out_shape), BroadcastStrides(in_shape, out_shape)});
+  const bool runs = axes.InnerStride(1) != 0 || axes.ndim() == 0;  // else each row is a fill
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag_, DType, {
+    const DType* x = in.dptr<DType>();
+    DType* y = out.dptr<DType>();
+    vec::WithReq(req, [&](auto add) {
+      constexpr bool kAdd = decltype(add)::value;
+      ForEachPiece<DType>(axes, [&](const std::array<index_t, 2>& at, index_t j, index_t n) {
+        if (runs) {
+          CopyRun<kAdd>(y + at[0] + j, x + at[1] + j, n);
+        } else {
+          FillRun<kAdd>(y + at[0] + j, x[at[1]], n);
+        }
+      });
+    });
+  });
+}
 
 Views BroadcastToViews(const BroadcastToParam& param, const TShape& data) {
   const TShape& target = param.shape;

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -33,6 +34,40 @@ TEST(BroadcastToTest, ShapesAsMxnet) {
   EXPECT_EQ(OutShape("tile", {{"reps", "(2,1,2)"}}, {TShape{2, 3}}), (TShape{2, 2, 6}));
   EXPECT_EQ(OutShape("repeat", {{"repeats", "2"}}, {TShape{2, 3}}), (TShape{12}));
   EXPECT_EQ(OutShape("repeat", {{"repeats", "2"}, {"axis", "-1"}}, {TShape{2, 3}}), (TShape{2, 6}));
+}
+
+// Outputs large enough for the threads, rows that are copies (tile) and fills (repeat along
+// the last axis, broadcast_to along columns), on 1, 2 and 3 threads.
+TEST(BroadcastToTest, LargeOutputsOnThreads) {
+  // (300, 70) tiled (2, 3): element (i, j) of (600, 210) is input (i % 300, j % 70).
+  const OpCase tile{"tile", {{"reps", "(2,3)"}}, {InputSpec(TShape{300, 70})}};
+  // (700, 90) repeated 5 times along axis 1: element (i, j) of (700, 450) is input (i, j / 5).
+  const OpCase repeat{"repeat", {{"repeats", "5"}, {"axis", "1"}}, {InputSpec(TShape{700, 90})}};
+  // (5000, 1) to (5000, 20): element (i, j) is input i.
+  const OpCase column{"broadcast_to", {{"shape", "(5000,20)"}}, {InputSpec(TShape{5000, 1})}};
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    mshadow::SetNumThreads(threads);
+    testing::CheckForward(tile, [](const std::vector<Values>& in) {
+      Values out;
+      for (int i = 0; i < 600; ++i)
+        for (int j = 0; j < 210; ++j) out.push_back(in[0][(i % 300) * 70 + j % 70]);
+      return std::vector<Values>{out};
+    });
+    testing::CheckForward(repeat, [](const std::vector<Values>& in) {
+      Values out;
+      for (int i = 0; i < 700; ++i)
+        for (int j = 0; j < 450; ++j) out.push_back(in[0][i * 90 + j / 5]);
+      return std::vector<Values>{out};
+    });
+    testing::CheckForward(column, [](const std::vector<Values>& in) {
+      Values out;
+      for (int i = 0; i < 5000; ++i) out.insert(out.end(), 20, in[0][i]);
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(repeat);
+  }
+  mshadow::SetNumThreads(0);
 }
 
 TEST(BroadcastToTest, ValuesWriteModesAndGradients) {

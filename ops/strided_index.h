@@ -1,7 +1,7 @@
 // ops/strided_index.h: an N-d index space whose flat index maps to an offset in each of K
 // strided arrays, passed by value into device kernels. It is how the GPU kernels of
-// broadcast, reduce and transpose find their operands (the CPU walks the same strides
-// incrementally, ForEachStrided in strided_loop.h).
+// broadcast, reduce and transpose find their operands (the CPU's broadcasts walk rows of
+// merged axes instead, strided_loop.h).
 //
 //   // y[i] = a[offset 0] + b[offset 1] over the broadcast output shape:
 //   auto at = StridedIndex<2>::Of(out_shape, {BroadcastStrides(a_shape, out_shape),

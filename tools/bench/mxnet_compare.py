@@ -26,7 +26,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CASES = os.path.join(ROOT, "ops", "bench", "op_bench.txt")
-DEFAULT_VENV = os.path.join(os.path.expanduser("~"), ".cache", "mshadow_ops", "mxnet-1.9.1")
+DEFAULT_VENV = os.environ.get("MSHADOW_OPS_VENV") or os.path.join(
+    os.path.expanduser("~"), ".cache", "mshadow_ops", "mxnet-1.9.1")
 BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
@@ -154,14 +155,20 @@ def mxnet_worker(args):
 # ---- The driver.
 
 def ensure_venv(venv):
+    """The interpreter of the project's one MXNet virtualenv (this script's and
+    tools/python/run_tests.sh's), made or remade where it cannot import what either needs:
+    a virtualenv one of them had made with fewer packages, or with another Python, had been
+    reused half-updated by the other and broke both."""
     python = os.path.join(venv, "bin", "python")
-    probe = [python, "-c", "import mxnet; assert mxnet.__version__ == '1.9.1'"]
+    probe = [python, "-c",
+             "import mxnet, numpy, pytest; assert mxnet.__version__ == '1.9.1'"]
     if os.path.exists(python) and subprocess.run(probe, capture_output=True).returncode == 0:
         return python
-    print(f"mxnet_compare: installing mxnet==1.9.1 into {venv}", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    subprocess.run([python, "-m", "pip", "install", "-q", "mxnet==1.9.1", "numpy<1.24"],
-                   check=True)
+    print(f"mxnet_compare: installing mxnet==1.9.1, numpy<1.24 and pytest into {venv}",
+          file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True)
+    subprocess.run([python, "-m", "pip", "install", "-q", "mxnet==1.9.1", "numpy<1.24", "pytest"],
+                   check=True, stdout=sys.stderr)
     subprocess.run(probe, check=True)
     return python
 

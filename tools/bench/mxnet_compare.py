@@ -26,8 +26,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CASES = os.path.join(ROOT, "ops", "bench", "op_bench.txt")
-DEFAULT_VENV = os.environ.get("MSHADOW_OPS_VENV") or os.path.join(
-    os.path.expanduser("~"), ".cache", "mshadow_ops", "mxnet-1.9.1")
+# The project's own cached virtualenv, which ensure_venv may remake; MSHADOW_OPS_VENV names
+# another, which it only adds packages to.
+CACHED_VENV = os.path.join(os.path.expanduser("~"), ".cache", "mshadow_ops", "mxnet-1.9.1")
+DEFAULT_VENV = os.environ.get("MSHADOW_OPS_VENV") or CACHED_VENV
 BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
@@ -155,18 +157,24 @@ def mxnet_worker(args):
 # ---- The driver.
 
 def ensure_venv(venv):
-    """The interpreter of the project's one MXNet virtualenv (this script's and
-    tools/python/run_tests.sh's), made or remade where it cannot import what either needs:
-    a virtualenv one of them had made with fewer packages, or with another Python, had been
-    reused half-updated by the other and broke both."""
+    """The interpreter of the MXNet virtualenv that this script and tools/python/run_tests.sh
+    share, with what both need installed. A venv whose Python does not run is made anew where
+    it is the project's cache, and refused otherwise: one of them had made the cache with
+    fewer packages, the other had run `venv` over it with another Python, and the result
+    could not import the standard library."""
     python = os.path.join(venv, "bin", "python")
     probe = [python, "-c",
              "import mxnet, numpy, pytest; assert mxnet.__version__ == '1.9.1'"]
     if os.path.exists(python) and subprocess.run(probe, capture_output=True).returncode == 0:
         return python
+    runs = [python, "-c", "import struct, ensurepip"]
+    if not (os.path.exists(python) and subprocess.run(runs, capture_output=True).returncode == 0):
+        if os.path.exists(venv) and os.path.realpath(venv) != os.path.realpath(CACHED_VENV):
+            sys.exit(f"mxnet_compare: {venv} is not a working virtualenv; remove it or set "
+                     "MSHADOW_OPS_VENV to another")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True)
     print(f"mxnet_compare: installing mxnet==1.9.1, numpy<1.24 and pytest into {venv}",
           file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True)
     subprocess.run([python, "-m", "pip", "install", "-q", "mxnet==1.9.1", "numpy<1.24", "pytest"],
                    check=True, stdout=sys.stderr)
     subprocess.run(probe, check=True)

@@ -6,7 +6,8 @@
 
 The cases are those of ops/bench/op_bench.txt tagged `mxnet`. Each round runs, for each thread
 count, the project's //ops/bench:op_bench (--suite=mxnet) and an MXNet worker (this script, in a virtualenv with
-mxnet==1.9.1, made on first use under ~/.cache/mshadow_ops) one after the other, in
+mxnet==1.9.1, made on first use under ~/.cache/mshadow_ops and shared with
+tools/python/run_tests.sh) one after the other, in
 alternating order; both get OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. MXNet runs with its
 NaiveEngine (synchronous), so a call's time is its Python overhead plus the operator;
 the overhead, measured on a one-element call, is reported and subtracted. Each side's
@@ -163,12 +164,15 @@ def ensure_venv(venv):
     fewer packages, the other had run `venv` over it with another Python, and the result
     could not import the standard library."""
     python = os.path.join(venv, "bin", "python")
-    probe = [python, "-c",
-             "import mxnet, numpy, pytest; assert mxnet.__version__ == '1.9.1'"]
-    if os.path.exists(python) and subprocess.run(probe, capture_output=True).returncode == 0:
+
+    def imports(modules):
+        return (os.path.exists(python) and
+                subprocess.run([python, "-c", modules], capture_output=True).returncode == 0)
+
+    probe = "import mxnet, numpy, pytest; assert mxnet.__version__ == '1.9.1'"
+    if imports(probe):
         return python
-    runs = [python, "-c", "import struct, ensurepip"]
-    if not (os.path.exists(python) and subprocess.run(runs, capture_output=True).returncode == 0):
+    if not imports("import struct, ensurepip"):
         if os.path.exists(venv) and os.path.realpath(venv) != os.path.realpath(CACHED_VENV):
             sys.exit(f"mxnet_compare: {venv} is not a working virtualenv; remove it or set "
                      "MSHADOW_OPS_VENV to another")
@@ -177,7 +181,7 @@ def ensure_venv(venv):
           file=sys.stderr)
     subprocess.run([python, "-m", "pip", "install", "-q", "mxnet==1.9.1", "numpy<1.24", "pytest"],
                    check=True, stdout=sys.stderr)
-    subprocess.run(probe, check=True)
+    subprocess.run([python, "-c", probe], check=True)
     return python
 
 

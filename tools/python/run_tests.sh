@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# The virtualenv ($MSHADOW_OPS_VENV if set) is made, or remade where it is broken, by the one
-# function that owns it.
+# The virtualenv ($MSHADOW_OPS_VENV if set) is made, completed or (the cached one only) remade
+# where broken by the one function that owns it.
 python=$(python3 -c 'import sys; sys.path.insert(0, "tools/bench"); import mxnet_compare as m
 print(m.ensure_venv(m.DEFAULT_VENV))')
 

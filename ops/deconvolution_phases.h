@@ -12,8 +12,9 @@
 // padded rows, of which the first `count` on the last axis are outputs. Then each phase is
 // written to every stride-th output with the bias. No column matrix is written, and nothing
 // is folded back (col2im had been half of the forward). Where the filters are few (one or two
-// strips of them), each phase runs instead as tiles of output positions by filters
-// (ops/position_tiles.h), over the same row offsets.
+// strips of them), the phases run instead as tiles of output positions by filters
+// (ops/position_tiles.h), over the same row offsets, the column phases of a row residue
+// together so that their sums are transposed into the output as whole rows.
 //
 // A stride-1 convolution is the stride-1 deconvolution of its kernel flipped (pad kernel - 1 -
 // pad): one phase, whose outputs are the layer's, so its product's columns are the outputs
@@ -116,15 +117,14 @@ struct PhasePlan {
   // The products of one row residue's column phases before they go to the output (none for
   // a single phase, which writes the output directly).
   index_t RowResidueProducts() const { return SinglePhase() ? 0 : cols.stride * PhaseOutputs(); }
-  // Per thread, beside the padded image: RowResidueProducts(), then the position tiles' sums
-  // of one phase.
+  // Per thread, beside the padded image: the position tiles' sums of one row residue's phases
+  // (its output rows, whole) where they serve, RowResidueProducts() otherwise.
   template <typename DType>
   index_t PhaseBuffers() const {
-    index_t most_rows = 0, most_cols = 0;
+    if (!UsesPositionTiles<DType>()) return RowResidueProducts();
+    index_t most_rows = 0;
     for (index_t r = 0; r < rows.stride; ++r) most_rows = std::max(most_rows, rows.Phase(r).count);
-    for (index_t r = 0; r < cols.stride; ++r) most_cols = std::max(most_cols, cols.Phase(r).count);
-    const index_t sums = UsesPositionTiles<DType>() ? filters * most_rows * most_cols : 0;
-    return RowResidueProducts() + sums;
+    return filters * most_rows * cols.out;
   }
 };
 
@@ -325,8 +325,7 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
 }
 
 // The position tiles' operands of every phase (position_tiles::Pack), at the places of its
-// taps and row offsets, and one thread's scratch for a phase's sums; null taps where the
-// tiles do not serve.
+// taps and row offsets, and one thread's scratch for a row residue's sums.
 template <typename DType>
 struct PhaseTiles {
   const DType* taps = nullptr;
@@ -355,15 +354,44 @@ void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<ind
   }
 }
 
-// One image of a layer strided on an axis: y (filters, out...) written (or added, kAdd)
-// with the bias (may be null) from the image PadImage wrote to `padded`. `phases` (cols.stride
-// * PhaseOutputs() long) takes the products of one row residue's column phases, written to
-// the output together; each phase's products by position tiles where `tiles` has taps,
-// by TiledGemm otherwise.
+// One image by position tiles (UsesPositionTiles): y (filters, out...) written (or added,
+// kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, one row residue
+// at a time, its column phases together (position_tiles::ConvolveColumnPhases).
+template <bool kAdd, typename DType>
+void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, const DType* bias,
+                            DType* y, const DType* padded) {
+  const index_t out_plane = p.rows.out * p.cols.out;
+  std::vector<position_tiles::ColumnPhase<DType>> row_phases(p.cols.stride);
+  const DType* taps = tiles.taps;
+  for (index_t grp = 0; grp < p.groups; ++grp) {
+    const index_t* offsets = tiles.offsets;  // the same for every group
+    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
+      for (index_t rx = 0; rx < p.cols.stride; ++rx) {
+        const position_tiles::Layer layer = p.PhaseLayer(ry, rx);
+        row_phases[rx] = {layer, taps, offsets,
+                          p.cols.Phase(rx).first * p.cols.stride + rx - p.cols.pad};
+        taps += layer.filters * layer.Depth();
+        offsets += layer.Depth();
+      }
+      const AxisPhase py = p.rows.Phase(ry);
+      if (py.count == 0) continue;
+      const index_t oy = py.first * p.rows.stride + ry - p.rows.pad;
+      position_tiles::ConvolveColumnPhases<kAdd>(row_phases.data(), p.cols.stride, p.cols.stride,
+                                                 p.cols.out,
+                                                 padded + grp * p.channels * p.PaddedPlane(),
+                                                 bias == nullptr ? bias : bias + grp * p.filters,
+                                                 y + grp * p.filters * out_plane + oy * p.cols.out,
+                                                 out_plane, p.rows.stride * p.cols.out, tiles.sums);
+    }
+  }
+}
+
+// One image of a layer strided on an axis, by products of the taps (TiledGemm): y as
+// DeconvolveImageByTiles writes it. `phases` (RowResidueProducts() long) takes the products of
+// one row residue's column phases, written to the output together.
 template <bool kAdd, typename DType>
 void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_t* row_offsets,
-                             const PhaseTiles<DType>& tiles, const DType* bias, DType* y,
-                             const DType* padded, DType* phases) {
+                             const DType* bias, DType* y, const DType* padded, DType* phases) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
   const index_t out_plane = p.rows.out * p.cols.out;
   const index_t phase_size = p.PhaseOutputs();
@@ -384,13 +412,6 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
         offsets += depth;
         if (py.count == 0 || px.count == 0) continue;
         const DType* padded_group = padded + grp * p.channels * plane;
-        if (tiles.taps != nullptr) {
-          position_tiles::Convolve<false>(p.PhaseLayer(ry, rx), tiles.taps + (a - taps),
-                                          tiles.offsets + (offsets - depth - row_offsets),
-                                          padded_group, static_cast<const DType*>(nullptr),
-                                          phases + rx * phase_size, cols, width, tiles.sums);
-          continue;
-        }
         register_gemm::TiledGemm<DType>(
             p.filters, depth, cols, {a, depth, false},
             register_gemm::RightOperand<DType>{padded_group, 0, offsets - depth},
@@ -452,33 +473,19 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);
   DType* scratch = position_tiles ? tile_taps + p.WeightSize() : tile_taps;
-  const position_tiles::Layer layer = p.PhaseLayer(0, 0);
-  const index_t group_taps = layer.filters * layer.Depth();
   ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
     DType* padded = scratch + t * per_thread;
     DType* phases = padded + p.PaddedImage();
-    PhaseTiles<DType> tiles;
-    if (position_tiles) {
-      tiles = {tile_taps, tile_offsets.data(), phases + p.RowResidueProducts()};
-    }
+    const PhaseTiles<DType> tiles{tile_taps, tile_offsets.data(), phases};
     for (index_t n = begin; n < end; ++n) {
       PadImage(p, x + n * x_image, padded);
       DType* y_n = y + n * y_image;
-      if (!p.SinglePhase()) {
-        DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), tiles, bias, y_n, padded,
-                                      phases);
-      } else if (!position_tiles) {
+      if (position_tiles) {
+        DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded);
+      } else if (p.SinglePhase()) {
         MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
       } else {
-        // The single phase's outputs are the layer's: its tiles write them onto the bias.
-        const index_t group_in = p.channels * p.PaddedPlane();
-        for (index_t grp = 0; grp < p.groups; ++grp) {
-          position_tiles::Convolve<kAdd>(layer, tile_taps + grp * group_taps, tile_offsets.data(),
-                                         padded + grp * group_in,
-                                         bias == nullptr ? bias : bias + grp * layer.filters,
-                                         y_n + grp * layer.filters * layer.OutPlane(),
-                                         layer.OutPlane(), layer.cols, tiles.sums);
-        }
+        DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, phases);
       }
     }
   });

@@ -217,6 +217,15 @@ INSTANTIATE_TEST_SUITE_P(
                    1,
                    false,
                    TShape{1, 16, 6, 5}},
+        // 32 filters: a strip of AVX-512's 16-float packets (two of doubles); odd rows and
+        // columns of output (adj) on each axis.
+        DeconvCase{"phases_4x4_stride2_32_filters_position_tiles",
+                   TShape{2, 16, 4, 5},
+                   {{4, 2, 1, 1, 1}, {4, 2, 1, 1, 1}},
+                   32,
+                   1,
+                   false,
+                   TShape{2, 32, 9, 11}},
         DeconvCase{"phases_groups_position_tiles",
                    TShape{1, 32, 3, 4},
                    {{3, 2, 1, 1, 0}, {3, 2, 1, 1, 0}},

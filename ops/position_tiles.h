@@ -6,14 +6,18 @@
 // computed, and every row of outputs is covered by whole tiles (28 = 6 + 6 + 6 + 5 + 5).
 // The tiles' sums, position by position, are transposed into the output planes at the end.
 //
+// A deconvolution's phases of one row residue (its output rows of one parity, at stride 2) run
+// together, so that whole output rows are transposed.
+//
 // The layer (a convolution, or one phase of a deconvolution) is read through the row offsets
 // deconvolution_phases.h computes: offsets[t * channels + c] is where channel c shifted by
 // tap t starts in the padded input, from which output (oy, ox) reads element oy * pitch + ox.
 //
 //   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
 //   Pack(layer, taps_matrix, row_offsets, packed, offsets);     // once per call
-//   Convolve<false>(layer, packed, offsets, padded, bias, y, out_rows * out_cols, out_cols,
-//                   acc);                                       // per image and group
+//   const ColumnPhase<float> phase{layer, packed, offsets, 0};  // a convolution: one phase
+//   ConvolveColumnPhases<false>(&phase, 1, 1, out_cols, padded, bias, y,
+//                               out_rows * out_cols, out_cols, acc);  // per image and group
 #ifndef OPS_POSITION_TILES_H_
 #define OPS_POSITION_TILES_H_
 
@@ -85,12 +89,14 @@ void Pack(const Layer& l, const DType* taps, const index_t* row_offsets, DType* 
   }
 }
 
-// acc (kPositions x kFilterStrip, position-major) = start (kFilterStrip long, for every
-// position; null: acc as it is) + the tile's products over `depth` taps and channels: input
-// x[offsets[k] + i] for position i, weights w[k * kFilterStrip...].
+// acc (kPositions sums of kFilterStrip, position i's at acc + i * acc_step) = start
+// (kFilterStrip long, for every position; null: acc as it is) + the tile's products over
+// `depth` taps and channels: input x[offsets[k] + i] for position i, weights
+// w[k * kFilterStrip...].
 template <int kPositions, typename DType>
 MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_t depth,
-                                  const DType* w, const DType* start, DType* acc) {
+                                  const DType* w, const DType* start, DType* acc,
+                                  index_t acc_step) {
   using P = vec::Full<DType>;
   constexpr index_t kStrip = kFilterStrip<DType>;
   constexpr int kPackets = kStrip / P::kSize;
@@ -100,7 +106,7 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
     OPS_UNROLL_FULLY
     for (int j = 0; j < kPackets; ++j) {
       sum[i][j] = P::LoadUnAligned(start != nullptr ? start + j * P::kSize
-                                                    : acc + i * kStrip + j * P::kSize);
+                                                    : acc + i * acc_step + j * P::kSize);
     }
   }
   OPS_UNROLL_4
@@ -120,19 +126,20 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
   OPS_UNROLL_FULLY
   for (int i = 0; i < kPositions; ++i) {
     OPS_UNROLL_FULLY
-    for (int j = 0; j < kPackets; ++j) sum[i][j].StoreUnAligned(acc + i * kStrip + j * P::kSize);
+    for (int j = 0; j < kPackets; ++j) sum[i][j].StoreUnAligned(acc + i * acc_step + j * P::kSize);
   }
 }
 
 // MultiplyTile of `positions` (1 to kTilePositions) positions.
 template <int kPositions = 1, typename DType>
 MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const index_t* offsets,
-                                    index_t depth, const DType* w, const DType* start, DType* acc) {
+                                    index_t depth, const DType* w, const DType* start, DType* acc,
+                                    index_t acc_step) {
   if constexpr (kPositions <= kTilePositions) {
     if (positions != kPositions) {
-      return MultiplyTileOf<kPositions + 1>(positions, x, offsets, depth, w, start, acc);
+      return MultiplyTileOf<kPositions + 1>(positions, x, offsets, depth, w, start, acc, acc_step);
     }
-    MultiplyTile<kPositions>(x, offsets, depth, w, start, acc);
+    MultiplyTile<kPositions>(x, offsets, depth, w, start, acc, acc_step);
   }
 }
 
@@ -146,43 +153,65 @@ inline index_t TilePositions(index_t left) {
   return (left + 1) / 2;
 }
 
-// One group of one image: y = bias (may be null) + the layer over the padded input (or y +=
-// that, kAdd), output (f, oy, ox) at y[f * y_plane + oy * y_pitch + ox] (a convolution's
-// planes: OutPlane() and cols). `packed` and `offsets` as Pack wrote them; `acc` (filters x
-// OutPlane()) is scratch for the tiles' sums. The strips of filters go to the library's
-// threads (run on the caller when already inside a ParallelFor).
+// One column phase of a layer strided along its columns (a deconvolution's, in
+// ops/deconvolution_phases.h): a stride-1 layer, with Pack's operands, whose output column i
+// is column first + stride * i of the layer's output rows. A convolution is one phase whose
+// first column is 0.
+template <typename DType>
+struct ColumnPhase {
+  Layer layer;
+  const DType* packed;
+  const index_t* offsets;
+  index_t first;
+};
+
+// One group of one image: y = bias (may be null) + the column phases (all of the same rows and
+// filters, `count` of them, their columns `stride` apart) over the padded input, or y += that
+// (kAdd); output (f, oy, ox) at y[f * y_plane + oy * y_pitch + ox] for ox < out_cols. `acc`
+// (filters x rows x out_cols) is scratch for the tiles' sums: each phase writes its positions
+// among the others', so that a whole output row is transposed into y at once (writing each
+// phase to every stride-th output afterwards had been a pass over the whole output). The
+// strips of filters go to the library's threads (run on the caller when already inside a
+// ParallelFor).
 template <bool kAdd, typename DType>
-void Convolve(const Layer& l, const DType* packed, const index_t* offsets, const DType* padded,
-              const DType* bias, DType* y, index_t y_plane, index_t y_pitch, DType* acc) {
+void ConvolveColumnPhases(const ColumnPhase<DType>* phases, index_t count, index_t stride,
+                          index_t out_cols, const DType* padded, const DType* bias, DType* y,
+                          index_t y_plane, index_t y_pitch, DType* acc) {
   constexpr index_t kStrip = kFilterStrip<DType>;
-  const index_t depth = l.Depth(), out_plane = l.OutPlane();
-  const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
-  const index_t strips = l.filters / kStrip;
+  const index_t rows = phases[0].layer.rows, out_plane = rows * out_cols;
+  const index_t strips = phases[0].layer.filters / kStrip;
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
-    const DType* w_s = packed + s * depth * kStrip;
     DType start[kStrip];
     for (index_t f = 0; f < kStrip; ++f)
       start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
-    // At least one block: a layer without taps (a deconvolution's phase past its kernel) is
-    // its bias.
-    for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
-      const index_t k_len = std::min(block_depth, depth - k0);
-      for (index_t oy = 0; oy < l.rows; ++oy) {
-        for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
-          n = TilePositions(l.cols - ox);
-          MultiplyTileOf(n, padded + oy * l.pitch + ox, offsets + k0, k_len, w_s + k0 * kStrip,
-                         k0 == 0 ? start : nullptr, acc_s + (oy * l.cols + ox) * kStrip);
+    for (index_t q = 0; q < count; ++q) {
+      const Layer& l = phases[q].layer;
+      const index_t depth = l.Depth();
+      const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
+      const DType* w_s = phases[q].packed + s * depth * kStrip;
+      DType* acc_q = acc_s + phases[q].first * kStrip;
+      // At least one block: a phase without taps (a deconvolution's residue past its kernel)
+      // is its bias.
+      for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
+        const index_t k_len = std::min(block_depth, depth - k0);
+        for (index_t oy = 0; oy < l.rows; ++oy) {
+          for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
+            n = TilePositions(l.cols - ox);
+            MultiplyTileOf(n, padded + oy * l.pitch + ox, phases[q].offsets + k0, k_len,
+                           w_s + k0 * kStrip, k0 == 0 ? start : nullptr,
+                           acc_q + (oy * out_cols + ox * stride) * kStrip, stride * kStrip);
+          }
         }
       }
     }
     DType* y_s = y + s * kStrip * y_plane;
-    if (y_pitch == l.cols) {
+    if (y_pitch == out_cols) {
       return transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
     }
-    for (index_t oy = 0; oy < l.rows; ++oy) {
-      transpose::TransposeBlock<kAdd, false>(acc_s + oy * l.cols * kStrip, kStrip,
-                                             y_s + oy * y_pitch, y_plane, l.cols, kStrip);
+    for (index_t oy = 0; oy < rows; ++oy) {
+      transpose::TransposeBlock<kAdd, false>(acc_s + oy * out_cols * kStrip, kStrip,
+                                             y_s + oy * y_pitch, y_plane, out_cols, kStrip);
     }
   });
 }

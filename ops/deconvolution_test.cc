@@ -2,6 +2,7 @@
 // (any rank, stride, dilation, padding, adj, target_shape, groups), its write modes and
 // numerical gradients, and its errors.
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -250,6 +251,72 @@ INSTANTIATE_TEST_SUITE_P(
                    false,
                    TShape{1, 2, 3, 6, 4}}),
     [](const ::testing::TestParamInfo<DeconvCase>& info) { return info.param.name; });
+
+// A 2-d layer's gradients by direct sums over every input position and tap landing inside
+// the output: dx[n][c][i] = sum og[n][f][o] * w[c][f][k], dw[c][f][k] = sum x[n][c][i] *
+// og[n][f][o], o = i * stride - pad + k per axis.
+std::vector<Values> DirectDeconvolutionGradients(const TShape& data_shape, const Values& data,
+                                                 const Values& weight, const Values& og,
+                                                 int filters, int kernel, int stride, int pad,
+                                                 const TShape& out_shape) {
+  const int batch = data_shape[0], channels = data_shape[1];
+  const int in_h = data_shape[2], in_w = data_shape[3];
+  const int out_h = out_shape[2], out_w = out_shape[3];
+  Values dx(data.size()), dw(weight.size());
+  for (int n = 0; n < batch; ++n) {
+    for (int c = 0; c < channels; ++c) {
+      for (int iy = 0; iy < in_h; ++iy) {
+        for (int ix = 0; ix < in_w; ++ix) {
+          const size_t x_at = ((static_cast<size_t>(n) * channels + c) * in_h + iy) * in_w + ix;
+          for (int ky = 0; ky < kernel; ++ky) {
+            for (int kx = 0; kx < kernel; ++kx) {
+              const int oy = iy * stride - pad + ky, ox = ix * stride - pad + kx;
+              if (oy < 0 || oy >= out_h || ox < 0 || ox >= out_w) continue;
+              for (int f = 0; f < filters; ++f) {
+                const size_t w_at =
+                    ((static_cast<size_t>(c) * filters + f) * kernel + ky) * kernel + kx;
+                const double g =
+                    og[((static_cast<size_t>(n) * filters + f) * out_h + oy) * out_w + ox];
+                dx[x_at] += g * weight[w_at];
+                dw[w_at] += data[x_at] * g;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return {dx, dw};
+}
+
+// A layer whose column matrix is made in several chunks of output-gradient channels on the
+// CPU (20 filters of 64 x 64 outputs through a 4 x 4 kernel: chunks of 7, 7 and 6 in float64),
+// its data gradient summed over them; float64 and float32 against the direct sums.
+TEST(DeconvolutionTest, BackwardInColumnChunksMatchesDirectSums) {
+  const TShape data{2, 16, 32, 32};
+  const int filters = 20;
+  const OpCase c{"Deconvolution",
+                 {{"kernel", "(4,4)"},
+                  {"stride", "(2,2)"},
+                  {"pad", "(1,1)"},
+                  {"num_filter", std::to_string(filters)}},
+                 {InputSpec{data}, InputSpec{TShape{16, filters, 4, 4}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  ASSERT_EQ(out_shape, (TShape{2, filters, 64, 64}));
+  std::mt19937_64 rng(5);
+  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
+  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
+    const Values x = testing::ToValues(inputs[0].blob()), w = testing::ToValues(inputs[1].blob());
+    const std::vector<Values> expected =
+        DirectDeconvolutionGradients(data, x, w, og, filters, 4, 2, 1, out_shape);
+    const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
+    const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
+    testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol, "data grad");
+    testing::ExpectClose(expected[1], testing::ToValues(grads[1].blob()), rtol, rtol,
+                         "weight grad");
+  }
+}
 
 // MXNet 1.9.1's shapes: no bias by default; target_shape sets pad and adj.
 TEST(DeconvolutionTest, ShapesAsInMXNet) {

@@ -132,29 +132,60 @@ inline winograd::Shape WinogradDataGradient(const ConvGeometry& g, index_t batch
           2 - g.pad[1]};
 }
 
-// Whether the CPU runs this convolution (and, with `data_gradient`, its data gradient) by
-// Winograd's F(2x2, 3x3) instead of im2col.
-template <typename xpu>
-bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters,
-                  bool data_gradient) {
+// Whether position tiles (ops/position_tiles.h) outrun Winograd on a layer of `channels` in
+// and `filters` out: one strip of filters and at most one of channels, on AVX-512. Winograd's
+// transforms are paid per channel and per filter, its products saved per pair of them; on
+// AVX-512's strips the small 3x3 layer ran faster by tiles both ways (docs/benchmarks.md,
+// sixteenth session), where on AVX2 the two had been even.
+template <typename DType>
+bool TilesOutrunWinograd(index_t channels, index_t filters) {
+  constexpr index_t kStrip = position_tiles::kFilterStrip<DType>;
+  return MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 && filters == kStrip &&
+         channels <= kStrip;
+}
+
+// The passes of a convolution that may run by Winograd.
+enum class Pass { kForward, kDataGradient, kWeightGradient };
+
+// Whether the CPU runs this pass of the convolution by Winograd's F(2x2, 3x3) instead of
+// position tiles (the forward and the data gradient, where TilesOutrunWinograd) or im2col.
+// The data gradient (the output gradient convolved with the flipped kernels, channels and
+// filters swapped) only for pad <= 2.
+template <typename xpu, typename DType>
+bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters, Pass pass) {
   if (!std::is_same_v<xpu, cpu> || !winograd::Applies(g, gs.groups, filters)) return false;
-  return !data_gradient || (g.pad[0] <= 2 && g.pad[1] <= 2);
+  switch (pass) {
+    case Pass::kForward:
+      return !(TilesOutrunWinograd<DType>(g.channels, filters) &&
+               deconvolution::ConvolutionPhasesServe<DType>(g, g.channels));
+    case Pass::kDataGradient:
+      return g.pad[0] <= 2 && g.pad[1] <= 2 &&
+             !(TilesOutrunWinograd<DType>(filters, g.channels) &&
+               deconvolution::PhasesServe<DType>(g, filters));
+    case Pass::kWeightGradient:
+      return true;
+  }
+  return true;
 }
 
 // Whether the CPU runs this convolution's forward as one product of its taps over the padded
 // input read in place (ops/deconvolution_phases.h: stride 1, no dilation, 1-d or 2-d)
-// instead of im2col and a product. Not where Winograd applies: it multiplies 2.25 times less
+// instead of im2col and a product. Not where Winograd runs: it multiplies 2.25 times less
 // (docs/benchmarks.md compares the three).
 template <typename DType>
 bool UsesTapProducts(const ConvGeometry& g, const GroupSizes& gs, index_t filters) {
   return deconvolution::ConvolutionPhasesServe<DType>(g, g.channels / gs.groups) &&
-         !UsesWinograd<cpu>(g, gs, filters, false);
+         !UsesWinograd<cpu, DType>(g, gs, filters, Pass::kForward);
 }
 
-// `size` elements of the operator's temporary space (a winograd::Shape's workspace size).
+// Whether the CPU runs this convolution's data gradient as the deconvolution of the output
+// gradient by the same weight, by output phase (ops/deconvolution_phases.h: 1-d or 2-d, no
+// dilation, filters per group at least a packet), instead of im2col and col2im. Not where
+// Winograd runs.
 template <typename DType>
-DType* WinogradWorkspace(const OpContext& ctx, index_t size, mshadow::Stream<cpu>* stream) {
-  return ctx.requested[0].get_space_typed<cpu, 1, DType>(mshadow::Shape1(size), stream).dptr_;
+bool UsesPhaseDataGradient(const ConvGeometry& g, const GroupSizes& gs, index_t filters) {
+  return deconvolution::PhasesServe<DType>(g, gs.filters) &&
+         !UsesWinograd<cpu, DType>(g, gs, filters, Pass::kDataGradient);
 }
 
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
@@ -179,26 +210,13 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                   stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (UsesTapProducts<DType>(g, gs, filters)) {
-        const deconvolution::PhasePlan plan =
-            deconvolution::PlanConvolutionPhases(g, gs.groups, filters);
-        const index_t threads = BatchThreads(batch);
-        DType* space =
-            ctx.requested[0]
-                .get_space_typed<cpu, 1, DType>(
-                    mshadow::Shape1(deconvolution::PhaseSpace<DType>(plan, threads)), stream)
-                .dptr_;
-        deconvolution::RepackConvolutionWeight(plan, weight.dptr_, space);
-        const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
-        if (req[0] == kAddTo) {
-          deconvolution::DeconvolveByPhases<true>(plan, batch, threads, data.dptr_, bias, y.dptr_,
-                                                  space);
-        } else {
-          deconvolution::DeconvolveByPhases<false>(plan, batch, threads, data.dptr_, bias, y.dptr_,
-                                                   space);
-        }
-        return;
+        return deconvolution::RunByPhases(
+            deconvolution::PlanConvolutionPhases(g, gs.groups, filters), batch,
+            deconvolution::WeightLayout::kConvolution, weight.dptr_, data.dptr_,
+            param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
+            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
-      if (UsesWinograd<xpu>(g, gs, filters, false)) {
+      if (UsesWinograd<xpu, DType>(g, gs, filters, Pass::kForward)) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
         const DType* w = weight.dptr_;
         const index_t kernel_size = 9 * g.channels;
@@ -207,7 +225,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             stream, shape, threads, data.dptr_,
             [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
             param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
+            CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
         return;
       }
     }
@@ -256,12 +274,20 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         mshadow::Shape2(batch, g.channels * g.InSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
-    // On the CPU, 3x3 stride-1 convolutions take both gradients by Winograd (the data
-    // gradient only for pad <= 2); the rest goes through the column matrix, image by image.
-    const bool winograd_weight_gradient = UsesWinograd<xpu>(g, gs, filters, false);
-    const bool winograd_data_gradient = UsesWinograd<xpu>(g, gs, filters, true);
+    // On the CPU, 3x3 stride-1 convolutions take their gradients by Winograd (UsesWinograd),
+    // and the data gradient goes by output phase where those serve; the rest goes through the
+    // column matrix, image by image.
+    const bool winograd_weight_gradient =
+        UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
+    const bool winograd_data_gradient =
+        UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
+    bool phase_data_gradient = false;
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      phase_data_gradient = UsesPhaseDataGradient<DType>(g, gs, filters);
+    }
     const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient;
-    const bool im2col_data_gradient = req[0] != kNullOp && !winograd_data_gradient;
+    const bool im2col_data_gradient =
+        req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
       Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
       for (index_t n = 0; n < batch; ++n) {
@@ -297,14 +323,21 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             stream, shape, threads, og.dptr_,
             [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
-            WinogradWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
+            CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
+      }
+      if (phase_data_gradient) {
+        // The deconvolution of og by the weight: its geometry is this convolution's.
+        deconvolution::RunByPhases(
+            deconvolution::PlanPhases(g, gs.groups, gs.filters), batch,
+            deconvolution::WeightLayout::kDeconvolution, weight.dptr_, og.dptr_,
+            static_cast<const DType*>(nullptr), dx.dptr_, req[0],
+            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (winograd_weight_gradient) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);
-        winograd::KernelGradient(
-            stream, shape, static_cast<const DType*>(data.dptr_),
-            static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
-            WinogradWorkspace<DType>(ctx, shape.GradientWorkspaceSize(), stream));
+        winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
+                                 static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
+                                 CpuWorkspace<DType>(ctx, shape.GradientWorkspaceSize(), stream));
       }
     }
     if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);

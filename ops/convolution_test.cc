@@ -1,5 +1,6 @@
 // Convolution against a direct loop over every output and kernel tap (any rank, stride,
 // dilation, padding, groups), its write modes and numerical gradients, and its errors.
+#include <random>
 #include <string>
 #include <vector>
 
@@ -114,61 +115,118 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"conv2d_3x3_pad1", TShape{2, 3, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 1, false},
         // 3x3, stride 1: the CPU runs these (and, for pad <= 2, their data gradients) by
         // Winograd's F(2x2, 3x3), odd output extents and all-padding tiles included.
-        ConvCase{"conv2d_3x3_pad0_odd_extents", TShape{1, 2, 7, 8},
-                 {{3, 1, 1, 0}, {3, 1, 1, 0}}, 3, 1, true},
-        ConvCase{"conv2d_3x3_pad2_pad1", TShape{2, 3, 6, 5}, {{3, 1, 1, 2}, {3, 1, 1, 1}}, 2, 1,
-                 false},
-        ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1,
-                 false},
+        ConvCase{"conv2d_3x3_pad0_odd_extents",
+                 TShape{1, 2, 7, 8},
+                 {{3, 1, 1, 0}, {3, 1, 1, 0}},
+                 3,
+                 1,
+                 true},
+        ConvCase{
+            "conv2d_3x3_pad2_pad1", TShape{2, 3, 6, 5}, {{3, 1, 1, 2}, {3, 1, 1, 1}}, 2, 1, false},
+        ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1, false},
         // Two chunks of images (3 of 289 tiles each, then 1) through every gradient.
-        ConvCase{"conv2d_3x3_two_chunks", TShape{4, 1, 33, 33}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 2,
-                 1, false},
+        ConvCase{"conv2d_3x3_two_chunks",
+                 TShape{4, 1, 33, 33},
+                 {{3, 1, 1, 1}, {3, 1, 1, 1}},
+                 2,
+                 1,
+                 false},
         // Blocks of whole tile rows (about 256 tiles): rows of 265 tiles, one to a block (the
         // last packets of each row past its end); 20 rows of 18 tiles, blocks of 14 and 6.
-        ConvCase{"conv2d_3x3_wide_rows", TShape{1, 2, 3, 530}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 2,
-                 1, false},
-        ConvCase{"conv2d_3x3_two_blocks", TShape{2, 2, 40, 37}, {{3, 1, 1, 1}, {3, 1, 1, 0}}, 3,
-                 1, false},
+        ConvCase{"conv2d_3x3_wide_rows",
+                 TShape{1, 2, 3, 530},
+                 {{3, 1, 1, 1}, {3, 1, 1, 1}},
+                 2,
+                 1,
+                 false},
+        ConvCase{"conv2d_3x3_two_blocks",
+                 TShape{2, 2, 40, 37},
+                 {{3, 1, 1, 1}, {3, 1, 1, 0}},
+                 3,
+                 1,
+                 false},
         // More than 8 channels and filters: the point products' 8-row tiles and the rows left.
-        ConvCase{"conv2d_3x3_9_to_10_channels", TShape{1, 9, 5, 4}, {{3, 1, 1, 1}, {3, 1, 1, 1}},
-                 10, 1, false},
-        ConvCase{"conv2d_stride2_no_bias", TShape{2, 2, 7, 6}, {{3, 2, 1, 0}, {2, 2, 1, 1}}, 3, 1,
-                 true},
+        ConvCase{"conv2d_3x3_9_to_10_channels",
+                 TShape{1, 9, 5, 4},
+                 {{3, 1, 1, 1}, {3, 1, 1, 1}},
+                 10,
+                 1,
+                 false},
+        ConvCase{
+            "conv2d_stride2_no_bias", TShape{2, 2, 7, 6}, {{3, 2, 1, 0}, {2, 2, 1, 1}}, 3, 1, true},
         ConvCase{"conv2d_dilated", TShape{1, 2, 7, 7}, {{3, 1, 2, 2}, {3, 1, 2, 1}}, 2, 1, false},
         ConvCase{"conv2d_groups", TShape{2, 4, 5, 5}, {{3, 1, 1, 1}, {3, 2, 1, 0}}, 6, 2, false},
-        ConvCase{"conv2d_depthwise", TShape{1, 3, 4, 5}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 3, 3,
-                 false},
+        ConvCase{"conv2d_depthwise", TShape{1, 3, 4, 5}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 3, 3, false},
         ConvCase{"conv2d_1x1", TShape{2, 5, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 1, false},
-        ConvCase{"conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1,
-                 false},
+        ConvCase{
+            "conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1, false},
         ConvCase{"conv1d", TShape{3, 2, 9}, {{3, 2, 1, 1}}, 4, 1, false},
         // 16 channels per group or more, stride 1, no Winograd: the CPU's forward is one
         // product of the taps over the padded input (ops/deconvolution_phases.h).
         ConvCase{"taps_5x5_pad2", TShape{3, 16, 6, 7}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 4, 1, false},
-        ConvCase{"taps_3x3_groups", TShape{2, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 6, 2,
-                 false},
+        ConvCase{"taps_3x3_groups", TShape{2, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 6, 2, false},
         ConvCase{"taps_1x1", TShape{2, 16, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 5, 1, true},
-        ConvCase{"taps_uneven_kernel_and_pad", TShape{1, 16, 5, 7}, {{2, 1, 1, 0}, {4, 1, 1, 3}},
-                 3, 1, false},
+        ConvCase{"taps_uneven_kernel_and_pad",
+                 TShape{1, 16, 5, 7},
+                 {{2, 1, 1, 0}, {4, 1, 1, 3}},
+                 3,
+                 1,
+                 false},
         ConvCase{"taps_1d", TShape{2, 16, 9}, {{4, 1, 1, 1}}, 3, 1, false},
         // Rows at least a strip wide (16 floats): strips within one output row are read in
         // place, those across two gathered; outputs ending in a packet and a scalar tail.
-        ConvCase{"taps_5x5_wide_rows", TShape{1, 16, 7, 20}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 7, 1,
-                 false},
-        ConvCase{"taps_3x3_groups_wide_rows", TShape{2, 32, 3, 19}, {{3, 1, 1, 0}, {3, 1, 1, 1}},
-                 4, 2, true},
+        ConvCase{
+            "taps_5x5_wide_rows", TShape{1, 16, 7, 20}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 7, 1, false},
+        ConvCase{"taps_3x3_groups_wide_rows",
+                 TShape{2, 32, 3, 19},
+                 {{3, 1, 1, 0}, {3, 1, 1, 1}},
+                 4,
+                 2,
+                 true},
         // Filters per group in one or two whole strips (16 floats, 8 doubles), four taps or
         // more: tiles of output positions by filters (ops/position_tiles.h), rows of 15 (tiles
         // of 6, 5 and 4 positions), 7 (4 and 3) and 2, with and without bias.
-        ConvCase{"position_tiles_5x5", TShape{2, 16, 7, 15}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 32, 1,
+        ConvCase{
+            "position_tiles_5x5", TShape{2, 16, 7, 15}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 32, 1, false},
+        ConvCase{"position_tiles_3x3_groups",
+                 TShape{1, 32, 4, 9},
+                 {{3, 1, 1, 1}, {3, 1, 1, 0}},
+                 32,
+                 2,
+                 true},
+        ConvCase{"position_tiles_narrow_rows",
+                 TShape{1, 16, 6, 3},
+                 {{3, 1, 1, 1}, {2, 1, 1, 0}},
+                 16,
+                 1,
                  false},
-        ConvCase{"position_tiles_3x3_groups", TShape{1, 32, 4, 9}, {{3, 1, 1, 1}, {3, 1, 1, 0}},
-                 32, 2, true},
-        ConvCase{"position_tiles_narrow_rows", TShape{1, 16, 6, 3}, {{3, 1, 1, 1}, {2, 1, 1, 0}},
-                 16, 1, false},
+        // 16 filters per group or more: the CPU's data gradient is the deconvolution of the
+        // output gradient by output phase (ops/deconvolution_phases.h). Strided, with input
+        // rows and columns no output reads (their gradient zero), grouped, 1-d; and 3x3 layers
+        // of one strip of channels and filters (16 doubles, 32 floats on AVX-512), whose
+        // forward and data gradient take position tiles there instead of Winograd.
+        ConvCase{"phase_data_gradient_stride2",
+                 TShape{2, 3, 8, 9},
+                 {{3, 2, 1, 0}, {3, 2, 1, 1}},
+                 16,
+                 1,
+                 false},
+        ConvCase{"phase_data_gradient_groups",
+                 TShape{1, 4, 7, 6},
+                 {{4, 2, 1, 1}, {3, 1, 1, 1}},
+                 32,
+                 2,
+                 true},
+        ConvCase{"phase_data_gradient_1d", TShape{2, 2, 11}, {{5, 3, 1, 2}}, 16, 1, false},
+        ConvCase{"tiles_3x3_16", TShape{2, 16, 6, 7}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 16, 1, false},
+        ConvCase{"tiles_3x3_32", TShape{1, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 32, 1, false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
-        ConvCase{"conv3d", TShape{2, 2, 4, 5, 4}, {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}}, 3,
-                 1, false}),
+        ConvCase{"conv3d",
+                 TShape{2, 2, 4, 5, 4},
+                 {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}},
+                 3,
+                 1,
+                 false}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
 void CheckWinogradChunks() {
@@ -232,6 +290,28 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
     }
   }
   mshadow::SetNumThreads(0);
+}
+
+// A 3x3 layer of 32 channels and filters: on AVX-512 its float32 data gradient takes position
+// tiles over the output gradient's phases while float64's (two strips of doubles) takes
+// Winograd; both gradients of the two types must agree (CheckGradient runs float64 only).
+TEST(ConvolutionTest, Float32GradientsMatchFloat64) {
+  const OpCase c{
+      "Convolution",
+      {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "32"}},
+      {InputSpec{TShape{2, 32, 9, 10}}, InputSpec{TShape{32, 32, 3, 3}}, InputSpec{TShape{32}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  std::mt19937_64 rng(3);
+  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
+  const std::vector<CpuTensor> grads64 =
+      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {og});
+  const std::vector<CpuTensor> grads32 =
+      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {og});
+  const char* names[] = {"data grad", "weight grad", "bias grad"};
+  for (size_t i = 0; i < grads64.size(); ++i) {
+    testing::ExpectClose(testing::ToValues(grads64[i].blob()), testing::ToValues(grads32[i].blob()),
+                         1e-4, 1e-4, names[i]);
+  }
 }
 
 TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {

@@ -184,20 +184,10 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
         mshadow::Shape3(batch, param.num_filter, g.InSize()), stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (PhasesServe<DType>(g, gs.channels)) {
-        const PhasePlan plan = PlanPhases(g, gs.groups, gs.channels);
-        const index_t threads = BatchThreads(batch);
-        DType* space = ctx.requested[0]
-                           .get_space_typed<xpu, 1, DType>(
-                               mshadow::Shape1(PhaseSpace<DType>(plan, threads)), stream)
-                           .dptr_;
-        RepackDeconvolutionWeight(plan, weight.dptr_, space);
-        const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
-        if (req[0] == kAddTo) {
-          DeconvolveByPhases<true>(plan, batch, threads, data.dptr_, bias, y.dptr_, space);
-        } else {
-          DeconvolveByPhases<false>(plan, batch, threads, data.dptr_, bias, y.dptr_, space);
-        }
-        return;
+        return RunByPhases(PlanPhases(g, gs.groups, gs.channels), batch,
+                           WeightLayout::kDeconvolution, weight.dptr_, data.dptr_,
+                           param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
+                           [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
     }
     auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(

@@ -29,6 +29,7 @@
 
 #include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
+#include "ops/op_types.h"
 #include "ops/position_tiles.h"
 #include "ops/register_gemm.h"
 #include "ops/vector_loop.h"
@@ -489,6 +490,30 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
       }
     }
   });
+}
+
+// How the layer's weight comes: a deconvolution's (channels, filters per group, kernel...), or a
+// stride-1 convolution's (filters, channels per group, kernel...), whose kernel is flipped.
+enum class WeightLayout { kDeconvolution, kConvolution };
+
+// The batch x -> y by DeconvolveByPhases, written as `req` says (nothing for kNullOp), on
+// BatchThreads(batch) threads; space(size) returns `size` elements of scratch for it.
+template <typename DType, typename Space>
+void RunByPhases(const PhasePlan& p, index_t batch, WeightLayout layout, const DType* weight,
+                 const DType* x, const DType* bias, DType* y, OpReqType req, Space&& space) {
+  if (req == kNullOp) return;
+  const index_t threads = BatchThreads(batch);
+  DType* scratch = space(PhaseSpace<DType>(p, threads));
+  if (layout == WeightLayout::kDeconvolution) {
+    RepackDeconvolutionWeight(p, weight, scratch);
+  } else {
+    RepackConvolutionWeight(p, weight, scratch);
+  }
+  if (req == kAddTo) {
+    DeconvolveByPhases<true>(p, batch, threads, x, bias, y, scratch);
+  } else {
+    DeconvolveByPhases<false>(p, batch, threads, x, bias, y, scratch);
+  }
 }
 
 }  // namespace deconvolution

@@ -81,6 +81,13 @@ void* TempBytes(const OpContext& ctx, size_t bytes, mshadow::Stream<Device>* str
   return ctx.requested[0].get_space_typed<Device, 1, float>(Shape1(words), stream).dptr_;
 }
 
+// `size` elements of the operator's temporary space (its first requested resource) on the
+// CPU: a kernel's scratch.
+template <typename DType>
+DType* CpuWorkspace(const OpContext& ctx, index_t size, mshadow::Stream<cpu>* stream) {
+  return ctx.requested[0].get_space_typed<cpu, 1, DType>(Shape1(size), stream).dptr_;
+}
+
 // out[c] = the sum of `in` (batch, channels, spatial...) over all but the channel axis, written
 // as `req` says: a convolution's or deconvolution's bias gradient.
 template <typename Device>

@@ -12,6 +12,7 @@
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
+#include "ops/column_chunks.h"
 #include "ops/deconvolution_phases.h"
 #include "ops/im2col.h"
 #include "ops/invoke.h"
@@ -188,6 +189,48 @@ bool UsesPhaseDataGradient(const ConvGeometry& g, const GroupSizes& gs, index_t 
          !UsesWinograd<cpu, DType>(g, gs, filters, Pass::kDataGradient);
 }
 
+// Whether the CPU runs this convolution's passes over the column matrix (the forward's
+// product, the weight gradient) threaded over images, a chunk of the matrix at a time
+// (ops/column_chunks.h), rather than image after image: filters per group of a packet or more
+// (for the weight gradient's sums, a row a filter of them; fewer, as depthwise layers have,
+// stay on the image loop).
+template <typename xpu, typename DType>
+bool UsesColumnChunks(const GroupSizes& gs) {
+  return std::is_same_v<xpu, cpu> && gs.filters >= vec::Full<DType>::kSize;
+}
+
+// The CPU's forward over chunks of the column matrix (UsesColumnChunks): per image and group,
+// y = bias (null: none) + weight * col, as `req` says, the products of the chunks summed.
+// space(size) returns `size` elements of scratch.
+template <typename DType, typename Space>
+void ColumnChunkForward(mshadow::Stream<cpu>* stream, const ConvGeometry& g, const GroupSizes& gs,
+                        const DType* data, const Tensor<cpu, 2, DType>& weight, const DType* bias,
+                        OpReqType req, const Tensor<cpu, 3, DType>& y, Space&& space) {
+  const index_t batch = y.size(0), threads = BatchThreads(batch);
+  const column_chunks::ColumnPlan plan = column_chunks::PlanColumns(g, gs.groups, sizeof(DType));
+  column_chunks::ForEachColumnChunk(
+      stream, plan, threads, batch, data, space(threads * plan.ChunkSize()), plan.ChunkSize(),
+      [&](index_t, index_t n, bool, index_t grp, index_t first_row,
+          const Tensor<cpu, 2, DType>& col) {
+        const Tensor<cpu, 2, DType> yg = y[n].Slice(grp * gs.filters, (grp + 1) * gs.filters);
+        const Tensor<cpu, 2, DType> wg = weight.Slice(grp * gs.filters, (grp + 1) * gs.filters);
+        OpReqType product_req = first_row == 0 ? req : kAddTo;
+        if (first_row == 0 && bias != nullptr) {  // the bias first, the products onto it
+          for (index_t f = 0; f < gs.filters; ++f) {
+            DType* row = yg[f].dptr_;
+            const DType b = bias[grp * gs.filters + f];
+            for (index_t i = 0; i < yg.size(1); ++i) row[i] = req == kAddTo ? row[i] + b : b;
+          }
+          product_req = kAddTo;
+        }
+        Product(
+            yg, product_req,
+            Tensor<cpu, 2, DType>(wg.dptr_ + first_row, mshadow::Shape2(gs.filters, col.size(0)),
+                                  wg.stride_, nullptr),
+            false, col);
+      });
+}
+
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
 // (N, F, output spatial...).
 template <typename xpu>
@@ -227,6 +270,13 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
             CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
         return;
+      }
+    }
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (UsesColumnChunks<xpu, DType>(gs)) {
+        return ColumnChunkForward(
+            stream, g, gs, data.dptr_, weight, param.no_bias ? nullptr : in[2].dptr<DType>(),
+            req[0], y, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
     }
     Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
@@ -285,7 +335,10 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       phase_data_gradient = UsesPhaseDataGradient<DType>(g, gs, filters);
     }
-    const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient;
+    const bool column_chunk_weight_gradient =
+        req[1] != kNullOp && !winograd_weight_gradient && UsesColumnChunks<xpu, DType>(gs);
+    const bool im2col_weight_gradient =
+        req[1] != kNullOp && !winograd_weight_gradient && !column_chunk_weight_gradient;
     const bool im2col_data_gradient =
         req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
@@ -332,6 +385,17 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             deconvolution::WeightLayout::kDeconvolution, weight.dptr_, og.dptr_,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+      }
+      if (column_chunk_weight_gradient) {
+        const column_chunks::ColumnPlan plan =
+            column_chunks::PlanColumns(g, gs.groups, sizeof(DType));
+        const index_t threads = BatchThreads(batch);
+        column_chunks::WeightGradient(
+            stream, plan, gs.filters, threads, batch, static_cast<const DType*>(data.dptr_), og,
+            req[1], dw,
+            CpuWorkspace<DType>(ctx, column_chunks::WeightGradientSpace(plan, gs.filters, threads),
+                                stream),
+            [](index_t, index_t, index_t, const Tensor<cpu, 2, DType>&) {});
       }
       if (winograd_weight_gradient) {
         const winograd::Shape shape = WinogradForward(g, batch, filters);

@@ -22,6 +22,7 @@
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
+#include "ops/column_chunks.h"
 #include "ops/deconvolution_phases.h"
 #include "ops/im2col.h"
 #include "ops/invoke.h"
@@ -208,102 +209,31 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
   });
 }
 
-// The CPU's backward for groups of at least a packet of channels: per image, Im2Col of the
-// output gradient, the data gradient weight * col, and the weight gradient summed transposed,
-// dw^T += col * data^T, so that its products read their right operand by rows
-// (ops/matrix_product.h). The column matrix is made a chunk of output-gradient channels at a
-// time (BackwardChunk), its rows then read by both products while in the L2 cache, and the
-// data gradient summed over the chunks. The images are shared out over `threads` threads in
-// contiguous runs, each with its own column chunk and dw^T (products inside a thread's run
-// stay on it); the threads' dw^T are then transposed into dw, the first as req says, the
-// others added. With one thread the products take the library's threads instead. `space` is
-// BackwardSpace(g, gs, threads, sizeof(DType)) long.
-inline index_t BackwardChunk(const ConvGeometry& g, const GroupSizes& gs, size_t element_bytes) {
-  constexpr size_t kChunkBytes = size_t{1} << 20;
-  const index_t per_channel = g.KernelSize() * g.OutSize();
-  const index_t filters = gs.col_rows / g.KernelSize();
-  const index_t most = std::max<index_t>(
-      1, static_cast<index_t>(kChunkBytes / element_bytes) / std::max<index_t>(1, per_channel));
-  const index_t chunks = (filters + most - 1) / std::max<index_t>(1, most);
-  return std::max<index_t>(1, (filters + chunks - 1) / std::max<index_t>(1, chunks));
-}
-
-inline index_t BackwardSpace(const ConvGeometry& g, const GroupSizes& gs, index_t threads,
-                             size_t element_bytes) {
-  const index_t col_size = BackwardChunk(g, gs, element_bytes) * g.KernelSize() * g.OutSize();
-  return threads * (col_size + g.OutSize() * gs.channels + g.ColRows() * gs.channels);
-}
-
-template <typename DType>
+// The CPU's backward for groups of at least a packet of channels, over chunks of the output
+// gradient's column matrix (ops/column_chunks.h): the weight gradient data * col^T summed over
+// the batch, and with each chunk the data gradient's part, weight * col (the equivalent
+// convolution's forward), summed over the chunks. space(size) returns `size` elements of
+// scratch.
+template <typename DType, typename Space>
 void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
-                           const GroupSizes& gs, index_t threads, const Tensor<cpu, 3, DType>& og,
+                           const GroupSizes& gs, const Tensor<cpu, 3, DType>& og,
                            const Tensor<cpu, 3, DType>& data, const Tensor<cpu, 2, DType>& weight,
                            OpReqType dx_req, const Tensor<cpu, 3, DType>& dx, OpReqType dw_req,
-                           Tensor<cpu, 2, DType> dw, DType* space) {
-  const index_t batch = data.size(0);
-  const index_t kernel = g.KernelSize();
-  const index_t group_filters = gs.col_rows / kernel;
-  const index_t chunk = BackwardChunk(g, gs, sizeof(DType));
-  const index_t col_size = chunk * kernel * g.OutSize();
-  const index_t per_thread = BackwardSpace(g, gs, 1, sizeof(DType));
-  ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
-    DType* col_data = space + t * per_thread;
-    DType* data_t = col_data + col_size;
-    DType* dw_t = data_t + g.OutSize() * gs.channels;
-    for (index_t n = begin; n < end; ++n) {
-      for (index_t grp = 0; grp < gs.groups; ++grp) {
-        const auto rows = [&](auto m) {
-          return m.Slice(grp * gs.channels, (grp + 1) * gs.channels);
-        };
-        if (dw_req != kNullOp) {
-          const Tensor<cpu, 2, DType> x = rows(data[n]);
-          transpose::Transpose2D<false>(x.dptr_, x.stride_, data_t, x.size(0), x.size(0),
-                                        x.size(1));
-        }
-        for (index_t f0 = 0; f0 < group_filters; f0 += chunk) {
-          const index_t filters = std::min(chunk, group_filters - f0);
-          const index_t first_row = grp * gs.col_rows + f0 * kernel;  // of the whole col
-          ConvGeometry part = g;
-          part.channels = filters;
-          Im2Col(stream, part, og[n].dptr_ + first_row / kernel * g.InSize(), col_data);
-          const Tensor<cpu, 2, DType> cg(col_data, mshadow::Shape2(filters * kernel, g.OutSize()));
-          // Data gradient: the equivalent convolution's forward, summed over the chunks.
-          if (dx_req != kNullOp) {
-            const Tensor<cpu, 2, DType> w = rows(weight);
-            Product(rows(dx[n]), f0 == 0 ? dx_req : kAddTo,
-                    Tensor<cpu, 2, DType>(w.dptr_ + f0 * kernel,
-                                          mshadow::Shape2(gs.channels, filters * kernel), w.stride_,
-                                          nullptr),
-                    false, cg);
-          }
-          if (dw_req == kNullOp) continue;
-          Product(Tensor<cpu, 2, DType>(dw_t + first_row * gs.channels,
-                                        mshadow::Shape2(filters * kernel, gs.channels)),
-                  n == begin ? kWriteTo : kAddTo, cg, false,
-                  Tensor<cpu, 2, DType>(data_t, mshadow::Shape2(g.OutSize(), gs.channels)));
-        }
-      }
-    }
-  });
-  if (dw_req == kNullOp) return;
-  if (batch == 0) {
-    if (dw_req == kWriteTo) dw = DType(0);  // no image to sum over
-    return;
-  }
-  for (index_t t = 0; t < threads; ++t) {
-    if (batch * t / threads == batch * (t + 1) / threads) continue;  // a thread without images
-    const DType* dw_t = space + t * per_thread + col_size + g.OutSize() * gs.channels;
-    const bool add = dw_req == kAddTo || t > 0;
-    for (index_t grp = 0; grp < gs.groups; ++grp) {
-      const DType* from = dw_t + grp * gs.col_rows * gs.channels;
-      DType* to = dw[grp * gs.channels].dptr_;
-      if (add) {
-        transpose::Transpose2D<true>(from, gs.channels, to, dw.stride_, gs.col_rows, gs.channels);
-      } else {
-        transpose::Transpose2D<false>(from, gs.channels, to, dw.stride_, gs.col_rows, gs.channels);
-      }
-    }
-  }
+                           const Tensor<cpu, 2, DType>& dw, Space&& space) {
+  const index_t batch = data.size(0), threads = BatchThreads(batch);
+  const column_chunks::ColumnPlan plan = column_chunks::PlanColumns(g, gs.groups, sizeof(DType));
+  column_chunks::WeightGradient(
+      stream, plan, gs.channels, threads, batch, static_cast<const DType*>(og.dptr_), data, dw_req,
+      dw, space(column_chunks::WeightGradientSpace(plan, gs.channels, threads)),
+      [&](index_t n, index_t grp, index_t first_row, const Tensor<cpu, 2, DType>& col) {
+        if (dx_req == kNullOp) return;
+        const Tensor<cpu, 2, DType> w = weight.Slice(grp * gs.channels, (grp + 1) * gs.channels);
+        Product(dx[n].Slice(grp * gs.channels, (grp + 1) * gs.channels),
+                first_row == 0 ? dx_req : kAddTo,
+                Tensor<cpu, 2, DType>(w.dptr_ + first_row, mshadow::Shape2(w.size(0), col.size(0)),
+                                      w.stride_, nullptr),
+                false, col);
+      });
 }
 
 // Inputs: out_grad, data, weight [, bias]. Outputs: data_grad, weight_grad [, bias_grad].
@@ -332,15 +262,9 @@ void DeconvolveBackward(const DeconvolutionParam& param, const OpContext& ctx,
     // rows too short for the register tiles: they, and the GPU, take the loop below.
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (gs.channels >= vec::Full<DType>::kSize) {
-        const index_t threads = BatchThreads(batch);
-        DType* space =
-            ctx.requested[0]
-                .get_space_typed<xpu, 1, DType>(
-                    mshadow::Shape1(BackwardSpace(g, gs, threads, sizeof(DType))), stream)
-                .dptr_;
-        DeconvolveBackwardCpu(stream, g, gs, threads, og, data, weight, req[0], dx, req[1], dw,
-                              space);
-        return;
+        return DeconvolveBackwardCpu(
+            stream, g, gs, og, data, weight, req[0], dx, req[1], dw,
+            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
     }
     auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(

@@ -98,7 +98,9 @@ struct Im2ColRow {
       const DType* __restrict__ src = channel + run * g.in[last] + base;
       for (index_t j = 0; j < begin; ++j) dst[j] = DType(0);
       if (stride == 1) {
-        CopyRun<false>(dst + begin, src + begin, end - begin);
+        // Inline: runs are output rows, a few dozen elements, too short for a memcpy call.
+        OPS_SIMD_LOOP
+        for (index_t j = begin; j < end; ++j) dst[j] = src[j];
       } else if (stride == 2) {
         // A constant stride vectorizes (loads and shuffles); element by element, this copy had
         // been a quarter of a 4x4 stride-2 Deconvolution's backward.

@@ -87,6 +87,32 @@ void ForEachColumnChunk(mshadow::Stream<cpu>* stream, const ColumnPlan& p, index
   });
 }
 
+// dw (groups * rows, col_rows), written as `req` says, = the sum of the threads' sums in
+// order, sums_of(t) holding per group col_rows x rows (dw's group transposed), for the
+// threads that had images (batch images in runs over `threads`, as ForEachImageRun shares
+// them out).
+template <typename DType, typename SumsOf>
+void AddSums(index_t groups, index_t rows, index_t col_rows, index_t threads, index_t batch,
+             SumsOf&& sums_of, OpReqType req, Tensor<cpu, 2, DType> dw) {
+  if (batch == 0) {
+    if (req == kWriteTo || req == kWriteInplace) dw = DType(0);  // no image to sum over
+    return;
+  }
+  for (index_t t = 0; t < threads; ++t) {
+    if (batch * t / threads == batch * (t + 1) / threads) continue;  // a thread without images
+    const bool add = req == kAddTo || t > 0;
+    for (index_t grp = 0; grp < groups; ++grp) {
+      const DType* from = sums_of(t) + grp * col_rows * rows;
+      DType* to = dw[grp * rows].dptr_;
+      if (add) {
+        transpose::Transpose2D<true>(from, rows, to, dw.stride_, col_rows, rows);
+      } else {
+        transpose::Transpose2D<false>(from, rows, to, dw.stride_, col_rows, rows);
+      }
+    }
+  }
+}
+
 // Scratch for WeightGradient with `rows` rows of the gradient per group: per thread a chunk,
 // a group's gradient rows transposed and the thread's sums (transposed).
 inline index_t WeightGradientSpace(const ColumnPlan& p, index_t rows, index_t threads) {
@@ -126,23 +152,7 @@ void WeightGradient(mshadow::Stream<cpu>* stream, const ColumnPlan& p, index_t r
                 Tensor<cpu, 2, DType>(grads_t, mshadow::Shape2(out_size, rows)));
       });
   if (req == kNullOp) return;
-  if (batch == 0) {
-    if (req == kWriteTo) dw = DType(0);  // no image to sum over
-    return;
-  }
-  for (index_t t = 0; t < threads; ++t) {
-    if (batch * t / threads == batch * (t + 1) / threads) continue;  // a thread without images
-    const bool add = req == kAddTo || t > 0;
-    for (index_t grp = 0; grp < p.groups; ++grp) {
-      const DType* from = sums_of(t) + grp * col_rows * rows;
-      DType* to = dw[grp * rows].dptr_;
-      if (add) {
-        transpose::Transpose2D<true>(from, rows, to, dw.stride_, col_rows, rows);
-      } else {
-        transpose::Transpose2D<false>(from, rows, to, dw.stride_, col_rows, rows);
-      }
-    }
-  }
+  AddSums(p.groups, rows, col_rows, threads, batch, sums_of, req, dw);
 }
 
 }  // namespace column_chunks

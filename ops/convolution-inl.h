@@ -17,6 +17,7 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/tap_gradient.h"
 #include "ops/winograd_conv.h"
 
 namespace ops {
@@ -335,10 +336,16 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       phase_data_gradient = UsesPhaseDataGradient<DType>(g, gs, filters);
     }
-    const bool column_chunk_weight_gradient =
-        req[1] != kNullOp && !winograd_weight_gradient && UsesColumnChunks<xpu, DType>(gs);
-    const bool im2col_weight_gradient =
-        req[1] != kNullOp && !winograd_weight_gradient && !column_chunk_weight_gradient;
+    bool tap_weight_gradient = false;
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      tap_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient &&
+                            tap_gradient::Serves<DType>(g, gs.filters);
+    }
+    const bool column_chunk_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient &&
+                                              !tap_weight_gradient &&
+                                              UsesColumnChunks<xpu, DType>(gs);
+    const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient &&
+                                        !tap_weight_gradient && !column_chunk_weight_gradient;
     const bool im2col_data_gradient =
         req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
@@ -385,6 +392,14 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             deconvolution::WeightLayout::kDeconvolution, weight.dptr_, og.dptr_,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+      }
+      if (tap_weight_gradient) {
+        const tap_gradient::TapLayer l = tap_gradient::TapLayerOf(g, gs.groups, filters);
+        const index_t threads = BatchThreads(batch);
+        tap_gradient::WeightGradient(
+            l, threads, batch, static_cast<const DType*>(data.dptr_),
+            static_cast<const DType*>(og.dptr_), req[1], dw,
+            CpuWorkspace<DType>(ctx, tap_gradient::GradientSpace(l, threads), stream));
       }
       if (column_chunk_weight_gradient) {
         const column_chunks::ColumnPlan plan =

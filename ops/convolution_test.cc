@@ -292,25 +292,42 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
-// A 3x3 layer of 32 channels and filters: on AVX-512 its float32 data gradient takes position
-// tiles over the output gradient's phases while float64's (two strips of doubles) takes
-// Winograd; both gradients of the two types must agree (CheckGradient runs float64 only).
+// Layers whose float32 and float64 gradients take different paths: a 3x3 layer of 32 channels
+// and filters (on AVX-512 its float32 data gradient takes position tiles over the output
+// gradient's phases, float64's Winograd), a strided, dilated 5x5 layer of 32 filters in 2
+// groups (float32's weight gradient by column chunks, float64's by tap tiles, 16 doubles a
+// strip) and one of 32 filters (both types' by tap tiles). Both gradients must agree
+// (CheckGradient runs float64 only).
 TEST(ConvolutionTest, Float32GradientsMatchFloat64) {
-  const OpCase c{
-      "Convolution",
-      {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "32"}},
-      {InputSpec{TShape{2, 32, 9, 10}}, InputSpec{TShape{32, 32, 3, 3}}, InputSpec{TShape{32}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
-  std::mt19937_64 rng(3);
-  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
-  const std::vector<CpuTensor> grads64 =
-      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {og});
-  const std::vector<CpuTensor> grads32 =
-      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {og});
-  const char* names[] = {"data grad", "weight grad", "bias grad"};
-  for (size_t i = 0; i < grads64.size(); ++i) {
-    testing::ExpectClose(testing::ToValues(grads64[i].blob()), testing::ToValues(grads32[i].blob()),
-                         1e-4, 1e-4, names[i]);
+  const std::vector<OpCase> cases{
+      {"Convolution",
+       {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "32"}},
+       {InputSpec{TShape{2, 32, 9, 10}}, InputSpec{TShape{32, 32, 3, 3}}, InputSpec{TShape{32}}}},
+      {"Convolution",
+       {{"kernel", "(5,5)"},
+        {"stride", "(2,3)"},
+        {"dilate", "(1,2)"},
+        {"pad", "(2,1)"},
+        {"num_filter", "32"},
+        {"num_group", "2"}},
+       {InputSpec{TShape{3, 8, 11, 17}}, InputSpec{TShape{32, 4, 5, 5}}, InputSpec{TShape{32}}}},
+      {"Convolution",
+       {{"kernel", "(3,4)"}, {"stride", "(2,2)"}, {"pad", "(1,2)"}, {"num_filter", "32"}},
+       {InputSpec{TShape{2, 5, 12, 13}}, InputSpec{TShape{32, 5, 3, 4}}, InputSpec{TShape{32}}}}};
+  for (const OpCase& c : cases) {
+    SCOPED_TRACE(c.kwargs.at("kernel"));
+    const TShape out_shape = testing::InferOutputShapes(c)[0];
+    std::mt19937_64 rng(3);
+    const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
+    const std::vector<CpuTensor> grads64 =
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {og});
+    const std::vector<CpuTensor> grads32 =
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {og});
+    const char* names[] = {"data grad", "weight grad", "bias grad"};
+    for (size_t i = 0; i < grads64.size(); ++i) {
+      testing::ExpectClose(testing::ToValues(grads64[i].blob()),
+                           testing::ToValues(grads32[i].blob()), 1e-4, 1e-4, names[i]);
+    }
   }
 }
 

@@ -1,0 +1,226 @@
+// ops/tap_gradient.h: the CPU's weight gradient of a 1-d or 2-d convolution without a column
+// matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o] times
+// the input element tap k of channel c sees at o. Per image the input is zero-padded
+// (PadInput) and the output gradient transposed, position by position (its filters
+// consecutive); register tiles of kTileRows (channel, tap) rows by a strip of filters then
+// run over the output positions, each position loading a strip of the output gradient and
+// broadcasting one input element per row, read in place from the padded input at that row's
+// offset (as ops/position_tiles.h reads a forward's taps). Any stride and dilation: a row's
+// elements are broadcast one at a time, wherever they lie. The sums stay transposed (a row a
+// (channel, tap), filters consecutive) until the batch is summed (column_chunks::AddSums).
+//
+//   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
+//   PadInput(l, image, padded);                           // per image
+//   AddImageGradient(l, padded_group, offsets, og_t, sums);  // per image and group
+//   WeightGradient(l, threads, batch, data, og, req, dw, space);  // all of it, on threads
+#ifndef OPS_TAP_GRADIENT_H_
+#define OPS_TAP_GRADIENT_H_
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "mshadow/base.h"
+#include "mshadow/tensor.h"
+#include "ops/column_chunks.h"
+#include "ops/conv_geometry.h"
+#include "ops/op_types.h"
+#include "ops/register_gemm.h"
+#include "ops/transpose_block.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace tap_gradient {
+
+// Filters of a tile: a strip of the products' width (two packets).
+template <typename DType>
+constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
+
+// One group of a 1-d or 2-d layer (a 1-d layer's rows axis is a unit one).
+struct TapLayer {
+  index_t channels = 0, filters = 0, groups = 1;  // channels and filters per group
+  index_t kh = 1, kw = 1, sy = 1, sx = 1, dy = 1, dx = 1;
+  index_t in_h = 1, in_w = 1, pad_h = 0, pad_w = 0;
+  index_t out_h = 1, out_w = 1;
+
+  index_t Taps() const { return kh * kw; }
+  index_t Rows() const { return channels * Taps(); }  // of a group's sums
+  index_t Pitch() const { return in_w + 2 * pad_w; }
+  index_t Plane() const { return (in_h + 2 * pad_h) * Pitch(); }
+  index_t OutSize() const { return out_h * out_w; }
+};
+
+// Whether the tiles serve convolution g with `filters_per_group`: 1 or 2 spatial axes and
+// whole strips of filters.
+template <typename DType>
+bool Serves(const ConvGeometry& g, index_t filters_per_group) {
+  return g.ndim <= 2 && filters_per_group % kFilterStrip<DType> == 0;
+}
+
+inline TapLayer TapLayerOf(const ConvGeometry& g, index_t groups, index_t filters) {
+  TapLayer l;
+  l.channels = g.channels / groups;
+  l.filters = filters / groups;
+  l.groups = groups;
+  const int w = g.ndim - 1;
+  l.kw = g.kernel[w], l.sx = g.stride[w], l.dx = g.dilate[w];
+  l.in_w = g.in[w], l.pad_w = g.pad[w], l.out_w = g.out[w];
+  if (g.ndim == 2) {
+    l.kh = g.kernel[0], l.sy = g.stride[0], l.dy = g.dilate[0];
+    l.in_h = g.in[0], l.pad_h = g.pad[0], l.out_h = g.out[0];
+  }
+  return l;
+}
+
+// Per row (c, tap) of a group's sums, where it starts in the group's padded input.
+inline std::vector<index_t> RowOffsets(const TapLayer& l) {
+  std::vector<index_t> offsets;
+  for (index_t c = 0; c < l.channels; ++c) {
+    for (index_t ky = 0; ky < l.kh; ++ky) {
+      for (index_t kx = 0; kx < l.kw; ++kx) {
+        offsets.push_back(c * l.Plane() + ky * l.dy * l.Pitch() + kx * l.dx);
+      }
+    }
+  }
+  return offsets;
+}
+
+// padded (groups * channels planes of Plane()) = the image (groups * channels, in...) with
+// pad zeros around each plane.
+template <typename DType>
+void PadInput(const TapLayer& l, const DType* image, DType* padded) {
+  const index_t planes = l.groups * l.channels, pitch = l.Pitch();
+  std::fill(padded, padded + planes * l.Plane(), DType(0));
+  for (index_t c = 0; c < planes; ++c) {
+    for (index_t i = 0; i < l.in_h; ++i) {
+      std::memcpy(padded + c * l.Plane() + (i + l.pad_h) * pitch + l.pad_w,
+                  image + (c * l.in_h + i) * l.in_w, static_cast<size_t>(l.in_w) * sizeof(DType));
+    }
+  }
+}
+
+// sums (kRows rows sums_ld apart, a strip of filters each) += the tile's products over output
+// rows [oy0, oy1): row i's input element of output (oy, ox) at padded[offsets[i] + oy * sy *
+// pitch + ox * sx], the strip of og_t (positions og_ld apart) at og_t[(oy * out_w + ox) * og_ld].
+template <int kRows, typename DType>
+MSHADOW_CINLINE void GradientTile(const TapLayer& l, const DType* padded, const index_t* offsets,
+                                  const DType* og_t, index_t og_ld, index_t oy0, index_t oy1,
+                                  DType* sums, index_t sums_ld) {
+  using P = vec::Full<DType>;
+  constexpr int kPackets = kFilterStrip<DType> / P::kSize;
+  P acc[kRows][kPackets];
+  const DType* rows[kRows];
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    rows[i] = padded + offsets[i];
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) acc[i][j] = P::LoadUnAligned(sums + i * sums_ld + j * P::kSize);
+  }
+  const index_t pitch = l.Pitch();
+  for (index_t oy = oy0; oy < oy1; ++oy) {
+    const DType* g = og_t + oy * l.out_w * og_ld;
+    const index_t row_start = oy * l.sy * pitch;
+    OPS_UNROLL_4
+    for (index_t ox = 0; ox < l.out_w; ++ox) {
+      P w[kPackets];
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kPackets; ++j) w[j] = P::LoadUnAligned(g + ox * og_ld + j * P::kSize);
+      const index_t at = row_start + ox * l.sx;
+      OPS_UNROLL_FULLY
+      for (int i = 0; i < kRows; ++i) {
+        const P xi = P::Fill(rows[i][at]);
+        OPS_UNROLL_FULLY
+        for (int j = 0; j < kPackets; ++j) acc[i][j] = register_gemm::MultiplyAdd(xi, w[j], acc[i][j]);
+      }
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int i = 0; i < kRows; ++i) {
+    OPS_UNROLL_FULLY
+    for (int j = 0; j < kPackets; ++j) acc[i][j].StoreUnAligned(sums + i * sums_ld + j * P::kSize);
+  }
+}
+
+// GradientTile of `rows` (1 to kTileRows) rows.
+template <int kRows = 1, typename DType>
+MSHADOW_CINLINE void GradientTileOf(index_t rows, const TapLayer& l, const DType* padded,
+                                    const index_t* offsets, const DType* og_t, index_t og_ld,
+                                    index_t oy0, index_t oy1, DType* sums, index_t sums_ld) {
+  if constexpr (kRows <= register_gemm::kTileRows) {
+    if (rows != kRows) {
+      return GradientTileOf<kRows + 1>(rows, l, padded, offsets, og_t, og_ld, oy0, oy1, sums,
+                                       sums_ld);
+    }
+    GradientTile<kRows>(l, padded, offsets, og_t, og_ld, oy0, oy1, sums, sums_ld);
+  }
+}
+
+// sums (Rows() x filters) += one image's gradient for one group: `padded` the group's padded
+// input (PadInput), `offsets` RowOffsets(l), og_t its output gradient (OutSize() x filters).
+// Output rows go a block at a time (about 128 positions), each block through every tile, so
+// that the block's og_t stays in the L1 cache.
+template <typename DType>
+void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* offsets,
+                      const DType* og_t, DType* sums) {
+  constexpr index_t kStrip = kFilterStrip<DType>;
+  constexpr index_t kTileRows = register_gemm::kTileRows;
+  const index_t block_rows = std::max<index_t>(1, 128 / std::max<index_t>(1, l.out_w));
+  const index_t rows = l.Rows();
+  for (index_t oy0 = 0; oy0 < l.out_h; oy0 += block_rows) {
+    const index_t oy1 = std::min(l.out_h, oy0 + block_rows);
+    for (index_t s = 0; s < l.filters; s += kStrip) {
+      for (index_t r = 0; r < rows; r += kTileRows) {
+        GradientTileOf(std::min(kTileRows, rows - r), l, padded, offsets + r, og_t + s, l.filters,
+                       oy0, oy1, sums + r * l.filters + s, l.filters);
+      }
+    }
+  }
+}
+
+// Scratch for WeightGradient on `threads` threads: per thread a padded image, one group's
+// output gradient transposed and the thread's sums.
+inline index_t GradientSpace(const TapLayer& l, index_t threads) {
+  return threads * (l.groups * l.channels * l.Plane() + l.OutSize() * l.filters +
+                    l.groups * l.Rows() * l.filters);
+}
+
+// dw (groups * filters, channels * taps), written as `req` says, = the weight gradient of the
+// batch data (batch, groups * channels, in...) for og (batch, groups * filters, out...). The
+// images go in runs to `threads` threads (BatchThreads'), each summing its own; the sums are
+// added in order at the end, so the result does not depend on the thread count. `space` holds
+// GradientSpace(l, threads).
+template <typename DType>
+void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DType* data,
+                    const DType* og, OpReqType req, mshadow::Tensor<mshadow::cpu, 2, DType> dw,
+                    DType* space) {
+  if (req == kNullOp) return;
+  const std::vector<index_t> offsets = RowOffsets(l);
+  const index_t per_thread = GradientSpace(l, 1), group_sums = l.Rows() * l.filters;
+  const index_t image = l.groups * l.channels * l.in_h * l.in_w;
+  const index_t og_image = l.groups * l.filters * l.OutSize();
+  const auto sums_of = [&](index_t t) {
+    return space + t * per_thread + l.groups * l.channels * l.Plane() + l.OutSize() * l.filters;
+  };
+  ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
+    DType* padded = space + t * per_thread;
+    DType* og_t = padded + l.groups * l.channels * l.Plane();
+    DType* sums = sums_of(t);
+    std::fill(sums, sums + l.groups * group_sums, DType(0));
+    for (index_t n = begin; n < end; ++n) {
+      PadInput(l, data + n * image, padded);
+      for (index_t grp = 0; grp < l.groups; ++grp) {
+        const DType* og_group = og + n * og_image + grp * l.filters * l.OutSize();
+        transpose::Transpose2D<false>(og_group, l.OutSize(), og_t, l.filters, l.filters,
+                                      l.OutSize());
+        AddImageGradient(l, padded + grp * l.channels * l.Plane(), offsets.data(), og_t,
+                         sums + grp * group_sums);
+      }
+    }
+  });
+  column_chunks::AddSums(l.groups, l.filters, l.Rows(), threads, batch, sums_of, req, dw);
+}
+
+}  // namespace tap_gradient
+}  // namespace ops
+
+#endif  // OPS_TAP_GRADIENT_H_

@@ -150,7 +150,8 @@ bool TilesOutrunWinograd(index_t channels, index_t filters) {
 enum class Pass { kForward, kDataGradient, kWeightGradient };
 
 // Whether the CPU runs this pass of the convolution by Winograd's F(2x2, 3x3) instead of
-// position tiles (the forward and the data gradient, where TilesOutrunWinograd) or im2col.
+// position tiles (the forward and the data gradient, where TilesOutrunWinograd), tap tiles
+// (the weight gradient, ops/tap_gradient.h) or im2col.
 // The data gradient (the output gradient convolved with the flipped kernels, channels and
 // filters swapped) only for pad <= 2.
 template <typename xpu, typename DType>
@@ -165,7 +166,10 @@ bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters, 
              !(TilesOutrunWinograd<DType>(filters, g.channels) &&
                deconvolution::PhasesServe<DType>(g, filters));
     case Pass::kWeightGradient:
-      return true;
+      // On AVX-512 the tap tiles outran Winograd's kernel gradient on both 3x3 layers measured
+      // (docs/benchmarks.md, sixteenth session).
+      return !(MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
+               tap_gradient::Serves<DType>(g, filters));
   }
   return true;
 }

@@ -220,6 +220,12 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"phase_data_gradient_1d", TShape{2, 2, 11}, {{5, 3, 1, 2}}, 16, 1, false},
         ConvCase{"tiles_3x3_16", TShape{2, 16, 6, 7}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 16, 1, false},
         ConvCase{"tiles_3x3_32", TShape{1, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 32, 1, false},
+        // Strided or dilated with whole strips of filters: the forward by position tiles
+        // reading the padded input with the strides (a step of 2 and one of 3 along rows).
+        ConvCase{"strided_tiles_step2", TShape{2, 3, 9, 11}, {{3, 2, 1, 1}, {4, 2, 1, 2}}, 32, 1,
+                 false},
+        ConvCase{"strided_tiles_step3_dilated", TShape{1, 6, 8, 13}, {{2, 1, 2, 1}, {3, 3, 2, 2}},
+                 64, 2, false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         ConvCase{"conv3d",
                  TShape{2, 2, 4, 5, 4},

@@ -43,7 +43,8 @@ constexpr int kTilePositions = register_gemm::kTileRows;
 struct Layer {
   index_t filters, channels, taps;  // per group
   index_t rows, cols;               // output extents
-  index_t pitch;                    // the padded input's row length
+  index_t pitch;                    // from one output row's inputs to the next's
+  index_t col_step = 1;             // from one output's inputs to the next's in a row
 
   index_t Depth() const { return taps * channels; }
   index_t OutPlane() const { return rows * cols; }
@@ -93,10 +94,13 @@ void Pack(const Layer& l, const DType* taps, const index_t* row_offsets, DType* 
 // (kFilterStrip long, for every position; null: acc as it is) + the tile's products over
 // `depth` taps and channels: input x[offsets[k] + i] for position i, weights
 // w[k * kFilterStrip...].
-template <int kPositions, typename DType>
+template <int kPositions, int kColStep, typename DType>
 MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_t depth,
-                                  const DType* w, const DType* start, DType* acc,
-                                  index_t acc_step) {
+                                  const DType* w, const DType* start, DType* acc, index_t acc_step,
+                                  index_t col_step) {
+  // A constant step (1, 2) where the layer has one: its positions' addresses fold into the
+  // loads.
+  const index_t step = kColStep > 0 ? kColStep : col_step;
   using P = vec::Full<DType>;
   constexpr index_t kStrip = kFilterStrip<DType>;
   constexpr int kPackets = kStrip / P::kSize;
@@ -117,7 +121,7 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
     for (int j = 0; j < kPackets; ++j) wk[j] = P::LoadUnAligned(w + k * kStrip + j * P::kSize);
     OPS_UNROLL_FULLY
     for (int i = 0; i < kPositions; ++i) {
-      const P xi = P::Fill(xk[i]);
+      const P xi = P::Fill(xk[i * step]);
       OPS_UNROLL_FULLY
       for (int j = 0; j < kPackets; ++j)
         sum[i][j] = register_gemm::MultiplyAdd(xi, wk[j], sum[i][j]);
@@ -131,15 +135,16 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
 }
 
 // MultiplyTile of `positions` (1 to kTilePositions) positions.
-template <int kPositions = 1, typename DType>
+template <int kColStep, int kPositions = 1, typename DType>
 MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const index_t* offsets,
                                     index_t depth, const DType* w, const DType* start, DType* acc,
-                                    index_t acc_step) {
+                                    index_t acc_step, index_t col_step) {
   if constexpr (kPositions <= kTilePositions) {
     if (positions != kPositions) {
-      return MultiplyTileOf<kPositions + 1>(positions, x, offsets, depth, w, start, acc, acc_step);
+      return MultiplyTileOf<kColStep, kPositions + 1>(positions, x, offsets, depth, w, start, acc,
+                                                      acc_step, col_step);
     }
-    MultiplyTile<kPositions>(x, offsets, depth, w, start, acc, acc_step);
+    MultiplyTile<kPositions, kColStep>(x, offsets, depth, w, start, acc, acc_step, col_step);
   }
 }
 
@@ -198,9 +203,19 @@ void ConvolveColumnPhases(const ColumnPhase<DType>* phases, index_t count, index
         for (index_t oy = 0; oy < l.rows; ++oy) {
           for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
             n = TilePositions(l.cols - ox);
-            MultiplyTileOf(n, padded + oy * l.pitch + ox, phases[q].offsets + k0, k_len,
-                           w_s + k0 * kStrip, k0 == 0 ? start : nullptr,
-                           acc_q + (oy * out_cols + ox * stride) * kStrip, stride * kStrip);
+            const DType* x = padded + oy * l.pitch + ox * l.col_step;
+            DType* sums = acc_q + (oy * out_cols + ox * stride) * kStrip;
+            const DType* first = k0 == 0 ? start : nullptr;
+            if (l.col_step == 1) {
+              MultiplyTileOf<1>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
+                                stride * kStrip, 1);
+            } else if (l.col_step == 2) {
+              MultiplyTileOf<2>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
+                                stride * kStrip, 2);
+            } else {
+              MultiplyTileOf<0>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
+                                stride * kStrip, l.col_step);
+            }
           }
         }
       }

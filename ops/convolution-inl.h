@@ -17,8 +17,8 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
-#include "ops/position_tiles.h"
 #include "ops/tap_gradient.h"
+#include "ops/tile_convolution.h"
 #include "ops/winograd_conv.h"
 
 namespace ops {
@@ -196,78 +196,13 @@ bool UsesPhaseDataGradient(const ConvGeometry& g, const GroupSizes& gs, index_t 
 }
 
 // Whether the CPU runs this convolution's forward by position tiles reading its padded input
-// with the layer's strides and dilation (ConvolveByTiles), where neither the tap products nor
-// Winograd run: 1-d or 2-d, filters per group in whole strips of the tiles.
+// with the layer's strides and dilation (ops/tile_convolution.h), where neither the tap
+// products nor Winograd run.
 template <typename DType>
 bool UsesStridedTiles(const ConvGeometry& g, const GroupSizes& gs, index_t filters) {
-  return g.ndim <= 2 && position_tiles::Serves<DType>(gs.filters) &&
+  return tile_convolution::Serves<DType>(g, gs.filters) &&
          !UsesTapProducts<DType>(g, gs, filters) &&
          !UsesWinograd<cpu, DType>(g, gs, filters, Pass::kForward);
-}
-
-// The CPU's forward by position tiles (UsesStridedTiles): per image, the input zero-padded
-// (tap_gradient::PadInput), then per group the tiles over it, output (oy, ox) reading tap
-// (ky, kx) of channel c at c * plane + (oy * stride + ky * dilate) * pitch + ox * stride + kx *
-// dilate. No column matrix is written. y = bias (null: none) + the convolution, as `req` says;
-// the images go to BatchThreads(batch) threads in runs; space(size) returns `size` elements.
-template <typename DType, typename Space>
-void ConvolveByTiles(const ConvGeometry& g, const GroupSizes& gs, index_t filters, index_t batch,
-                     const DType* data, const DType* weight, const DType* bias, OpReqType req,
-                     DType* y, Space&& space) {
-  if (req == kNullOp) return;
-  const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, gs.groups, filters);
-  const position_tiles::Layer layer{gs.filters, t.channels,       t.Taps(), t.out_h,
-                                    t.out_w,    t.sy * t.Pitch(), t.sx};
-  const index_t depth = layer.Depth(), group_weights = gs.filters * depth;
-  const index_t threads = BatchThreads(batch);
-  const index_t per_thread = gs.groups * t.channels * t.Plane() + gs.filters * layer.OutPlane();
-  DType* packed = space(2 * gs.groups * group_weights + threads * per_thread);
-  DType* taps = packed + gs.groups * group_weights;  // scratch until packed
-  DType* scratch = taps + gs.groups * group_weights;
-  // Row offsets and the weight as position_tiles::Pack takes them: depth t * channels + c.
-  std::vector<index_t> offsets(depth), packed_offsets(depth);
-  for (index_t ky = 0; ky < t.kh; ++ky) {
-    for (index_t kx = 0; kx < t.kw; ++kx) {
-      for (index_t c = 0; c < t.channels; ++c) {
-        offsets[(ky * t.kw + kx) * t.channels + c] =
-            c * t.Plane() + ky * t.dy * t.Pitch() + kx * t.dx;
-      }
-    }
-  }
-  for (index_t grp = 0; grp < gs.groups; ++grp) {
-    for (index_t f = 0; f < gs.filters; ++f) {
-      const DType* w = weight + (grp * gs.filters + f) * t.channels * t.Taps();
-      for (index_t c = 0; c < t.channels; ++c) {
-        for (index_t k = 0; k < t.Taps(); ++k) {
-          taps[f * depth + k * t.channels + c] = w[c * t.Taps() + k];
-        }
-      }
-    }
-    position_tiles::Pack(layer, static_cast<const DType*>(taps), offsets.data(),
-                         packed + grp * group_weights, packed_offsets.data());
-  }
-  const index_t image = gs.groups * t.channels * t.in_h * t.in_w, out_plane = layer.OutPlane();
-  ForEachImageRun(batch, threads, [&](index_t th, index_t begin, index_t end) {
-    DType* padded = scratch + th * per_thread;
-    DType* acc = padded + gs.groups * t.channels * t.Plane();
-    for (index_t n = begin; n < end; ++n) {
-      tap_gradient::PadInput(t, data + n * image, padded);
-      for (index_t grp = 0; grp < gs.groups; ++grp) {
-        const position_tiles::ColumnPhase<DType> phase{layer, packed + grp * group_weights,
-                                                       packed_offsets.data(), 0};
-        const DType* group_bias = bias == nullptr ? nullptr : bias + grp * gs.filters;
-        DType* y_group = y + (n * filters + grp * gs.filters) * out_plane;
-        const DType* x = padded + grp * t.channels * t.Plane();
-        if (req == kAddTo) {
-          position_tiles::ConvolveColumnPhases<true>(&phase, 1, 1, t.out_w, x, group_bias, y_group,
-                                                     out_plane, t.out_w, acc);
-        } else {
-          position_tiles::ConvolveColumnPhases<false>(&phase, 1, 1, t.out_w, x, group_bias, y_group,
-                                                      out_plane, t.out_w, acc);
-        }
-      }
-    }
-  });
 }
 
 // Whether the CPU runs this convolution's passes over the column matrix (the forward's
@@ -355,8 +290,8 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
     }
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (UsesStridedTiles<DType>(g, gs, filters)) {
-        return ConvolveByTiles(
-            g, gs, filters, batch, static_cast<const DType*>(data.dptr_),
+        return tile_convolution::ConvolveByTiles(
+            g, gs.groups, filters, batch, static_cast<const DType*>(data.dptr_),
             static_cast<const DType*>(weight.dptr_), param.no_bias ? nullptr : in[2].dptr<DType>(),
             req[0], y.dptr_, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }

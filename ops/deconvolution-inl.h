@@ -28,6 +28,8 @@
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/matrix_product.h"
+#include "ops/tap_gradient.h"
+#include "ops/tile_convolution.h"
 #include "ops/transpose_block.h"
 
 namespace ops {
@@ -209,11 +211,14 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
   });
 }
 
-// The CPU's backward for groups of at least a packet of channels, over chunks of the output
-// gradient's column matrix (ops/column_chunks.h): the weight gradient data * col^T summed over
-// the batch, and with each chunk the data gradient's part, weight * col (the equivalent
-// convolution's forward), summed over the chunks. space(size) returns `size` elements of
-// scratch.
+// The CPU's backward for groups of at least a packet of channels. Where the data's channels
+// per group are whole strips of the tiles (1-d and 2-d layers), its data gradient is the
+// equivalent convolution's forward by position tiles (ops/tile_convolution.h) and its weight
+// gradient that convolution's by tap tiles (ops/tap_gradient.h, the data's channels as its
+// filters): both read og in place. Otherwise both go over chunks of og's column matrix
+// (ops/column_chunks.h): the weight gradient data * col^T summed over the batch, and with each
+// chunk the data gradient's part, weight * col, summed over the chunks. space(size) returns
+// `size` elements of scratch.
 template <typename DType, typename Space>
 void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
                            const GroupSizes& gs, const Tensor<cpu, 3, DType>& og,
@@ -221,6 +226,17 @@ void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
                            OpReqType dx_req, const Tensor<cpu, 3, DType>& dx, OpReqType dw_req,
                            const Tensor<cpu, 2, DType>& dw, Space&& space) {
   const index_t batch = data.size(0), threads = BatchThreads(batch);
+  if (tile_convolution::Serves<DType>(g, gs.channels)) {
+    const index_t channels = gs.groups * gs.channels;
+    tile_convolution::ConvolveByTiles(g, gs.groups, channels, batch,
+                                      static_cast<const DType*>(og.dptr_),
+                                      static_cast<const DType*>(weight.dptr_),
+                                      static_cast<const DType*>(nullptr), dx_req, dx.dptr_, space);
+    const tap_gradient::TapLayer l = tap_gradient::TapLayerOf(g, gs.groups, channels);
+    return tap_gradient::WeightGradient(l, threads, batch, static_cast<const DType*>(og.dptr_),
+                                        static_cast<const DType*>(data.dptr_), dw_req, dw,
+                                        space(tap_gradient::GradientSpace(l, threads)));
+  }
   const column_chunks::ColumnPlan plan = column_chunks::PlanColumns(g, gs.groups, sizeof(DType));
   column_chunks::WeightGradient(
       stream, plan, gs.channels, threads, batch, static_cast<const DType*>(og.dptr_), data, dw_req,

@@ -289,32 +289,37 @@ std::vector<Values> DirectDeconvolutionGradients(const TShape& data_shape, const
   return {dx, dw};
 }
 
-// A layer whose column matrix is made in several chunks of output-gradient channels on the
-// CPU (20 filters of 64 x 64 outputs through a 4 x 4 kernel: chunks of 7, 7 and 6 in float64),
-// its data gradient summed over them; float64 and float32 against the direct sums.
-TEST(DeconvolutionTest, BackwardInColumnChunksMatchesDirectSums) {
-  const TShape data{2, 16, 32, 32};
+// The CPU's two backward paths against direct sums, float64 and float32: 24 data channels go
+// over og's column matrix in chunks (20 filters of 64 x 64 outputs through a 4 x 4 kernel:
+// chunks of 7, 7 and 6 in float64, 10 and 10 in float32), the data gradient summed over them;
+// 32 (whole strips of either type) by position and tap tiles reading og in place.
+TEST(DeconvolutionTest, BackwardMatchesDirectSums) {
   const int filters = 20;
-  const OpCase c{"Deconvolution",
-                 {{"kernel", "(4,4)"},
-                  {"stride", "(2,2)"},
-                  {"pad", "(1,1)"},
-                  {"num_filter", std::to_string(filters)}},
-                 {InputSpec{data}, InputSpec{TShape{16, filters, 4, 4}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
-  ASSERT_EQ(out_shape, (TShape{2, filters, 64, 64}));
-  std::mt19937_64 rng(5);
-  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
-  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
-    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-    const Values x = testing::ToValues(inputs[0].blob()), w = testing::ToValues(inputs[1].blob());
-    const std::vector<Values> expected =
-        DirectDeconvolutionGradients(data, x, w, og, filters, 4, 2, 1, out_shape);
-    const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
-    const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
-    testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol, "data grad");
-    testing::ExpectClose(expected[1], testing::ToValues(grads[1].blob()), rtol, rtol,
-                         "weight grad");
+  for (const index_t channels : {24, 32}) {
+    SCOPED_TRACE("channels=" + std::to_string(channels));
+    const TShape data{2, channels, 32, 32};
+    const OpCase c{"Deconvolution",
+                   {{"kernel", "(4,4)"},
+                    {"stride", "(2,2)"},
+                    {"pad", "(1,1)"},
+                    {"num_filter", std::to_string(filters)}},
+                   {InputSpec{data}, InputSpec{TShape{channels, filters, 4, 4}}}};
+    const TShape out_shape = testing::InferOutputShapes(c)[0];
+    ASSERT_EQ(out_shape, (TShape{2, filters, 64, 64}));
+    std::mt19937_64 rng(5);
+    const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
+    for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+      const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
+      const Values x = testing::ToValues(inputs[0].blob()), w = testing::ToValues(inputs[1].blob());
+      const std::vector<Values> expected =
+          DirectDeconvolutionGradients(data, x, w, og, filters, 4, 2, 1, out_shape);
+      const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
+      const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
+      testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol,
+                           "data grad");
+      testing::ExpectClose(expected[1], testing::ToValues(grads[1].blob()), rtol, rtol,
+                           "weight grad");
+    }
   }
 }
 

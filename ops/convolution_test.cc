@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/tap_pairs.h"
 
 namespace ops {
 namespace {
@@ -341,36 +342,14 @@ TEST(ConvolutionTest, Float32GradientsMatchFloat64) {
 // the input: dx[n][c][x] += og[n][f][o] * w[f][c][k], dw[f][c][k] += og[n][f][o] * x[n][c][x],
 // x = o * stride - pad + k per axis.
 std::vector<Values> DirectConvolutionGradients(const TShape& data_shape, const Values& data,
-                                               const Values& weight, const Values& og, int filters,
-                                               int kernel, int stride, int pad,
-                                               const TShape& out_shape) {
-  const int batch = data_shape[0], channels = data_shape[1];
-  const int in_h = data_shape[2], in_w = data_shape[3];
-  const int out_h = out_shape[2], out_w = out_shape[3];
+                                               const Values& weight, const Values& og, int kernel,
+                                               int stride, int pad, const TShape& out_shape) {
   Values dx(data.size()), dw(weight.size());
-  for (int n = 0; n < batch; ++n) {
-    for (int f = 0; f < filters; ++f) {
-      for (int oy = 0; oy < out_h; ++oy) {
-        for (int ox = 0; ox < out_w; ++ox) {
-          const double g = og[((static_cast<size_t>(n) * filters + f) * out_h + oy) * out_w + ox];
-          for (int c = 0; c < channels; ++c) {
-            for (int ky = 0; ky < kernel; ++ky) {
-              for (int kx = 0; kx < kernel; ++kx) {
-                const int iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
-                if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) continue;
-                const size_t x_at =
-                    ((static_cast<size_t>(n) * channels + c) * in_h + iy) * in_w + ix;
-                const size_t w_at =
-                    ((static_cast<size_t>(f) * channels + c) * kernel + ky) * kernel + kx;
-                dx[x_at] += g * weight[w_at];
-                dw[w_at] += g * data[x_at];
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  testing::ForEachTapPair(out_shape, data_shape, kernel, stride, pad,
+                          [&](size_t o, size_t x, size_t w) {
+                            dx[x] += og[o] * weight[w];
+                            dw[w] += og[o] * data[x];
+                          });
   return {dx, dw};
 }
 
@@ -398,9 +377,9 @@ TEST(ConvolutionTest, ColumnChunksMatchDirectSums) {
   const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
     const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-    const std::vector<Values> expected = DirectConvolutionGradients(
-        data, testing::ToValues(inputs[0].blob()), testing::ToValues(inputs[1].blob()), og, filters,
-        5, 2, 2, out_shape);
+    const std::vector<Values> expected =
+        DirectConvolutionGradients(data, testing::ToValues(inputs[0].blob()),
+                                   testing::ToValues(inputs[1].blob()), og, 5, 2, 2, out_shape);
     const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
     const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
     testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol, "data grad");

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/tap_pairs.h"
 
 namespace ops {
 namespace {
@@ -256,36 +257,14 @@ INSTANTIATE_TEST_SUITE_P(
 // the output: dx[n][c][i] = sum og[n][f][o] * w[c][f][k], dw[c][f][k] = sum x[n][c][i] *
 // og[n][f][o], o = i * stride - pad + k per axis.
 std::vector<Values> DirectDeconvolutionGradients(const TShape& data_shape, const Values& data,
-                                                 const Values& weight, const Values& og,
-                                                 int filters, int kernel, int stride, int pad,
-                                                 const TShape& out_shape) {
-  const int batch = data_shape[0], channels = data_shape[1];
-  const int in_h = data_shape[2], in_w = data_shape[3];
-  const int out_h = out_shape[2], out_w = out_shape[3];
+                                                 const Values& weight, const Values& og, int kernel,
+                                                 int stride, int pad, const TShape& out_shape) {
   Values dx(data.size()), dw(weight.size());
-  for (int n = 0; n < batch; ++n) {
-    for (int c = 0; c < channels; ++c) {
-      for (int iy = 0; iy < in_h; ++iy) {
-        for (int ix = 0; ix < in_w; ++ix) {
-          const size_t x_at = ((static_cast<size_t>(n) * channels + c) * in_h + iy) * in_w + ix;
-          for (int ky = 0; ky < kernel; ++ky) {
-            for (int kx = 0; kx < kernel; ++kx) {
-              const int oy = iy * stride - pad + ky, ox = ix * stride - pad + kx;
-              if (oy < 0 || oy >= out_h || ox < 0 || ox >= out_w) continue;
-              for (int f = 0; f < filters; ++f) {
-                const size_t w_at =
-                    ((static_cast<size_t>(c) * filters + f) * kernel + ky) * kernel + kx;
-                const double g =
-                    og[((static_cast<size_t>(n) * filters + f) * out_h + oy) * out_w + ox];
-                dx[x_at] += g * weight[w_at];
-                dw[w_at] += data[x_at] * g;
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  testing::ForEachTapPair(data_shape, out_shape, kernel, stride, pad,
+                          [&](size_t i, size_t o, size_t w) {
+                            dx[i] += og[o] * weight[w];
+                            dw[w] += data[i] * og[o];
+                          });
   return {dx, dw};
 }
 
@@ -312,7 +291,7 @@ TEST(DeconvolutionTest, BackwardMatchesDirectSums) {
       const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
       const Values x = testing::ToValues(inputs[0].blob()), w = testing::ToValues(inputs[1].blob());
       const std::vector<Values> expected =
-          DirectDeconvolutionGradients(data, x, w, og, filters, 4, 2, 1, out_shape);
+          DirectDeconvolutionGradients(data, x, w, og, 4, 2, 1, out_shape);
       const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
       const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
       testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol,

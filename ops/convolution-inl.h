@@ -346,9 +346,11 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         mshadow::Shape2(batch, g.channels * g.InSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
-    // On the CPU, 3x3 stride-1 convolutions take their gradients by Winograd (UsesWinograd),
-    // and the data gradient goes by output phase where those serve; the rest goes through the
-    // column matrix, image by image.
+    // On the CPU each gradient takes the first way that serves it: the data gradient Winograd
+    // (UsesWinograd), then output phases (UsesPhaseDataGradient); the weight gradient Winograd,
+    // tap tiles (ops/tap_gradient.h), then column chunks (ops/column_chunks.h). What none
+    // serves (the GPU's im2col path, depthwise and 3-d layers) goes through the column matrix
+    // image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =

@@ -13,8 +13,8 @@
 // written to every stride-th output with the bias. No column matrix is written, and nothing
 // is folded back (col2im had been half of the forward). Where the filters are few (one or two
 // strips of them), the phases run instead as tiles of output positions by filters
-// (ops/position_tiles.h), over the same row offsets, the column phases of a row residue
-// together so that their sums are transposed into the output as whole rows.
+// (ops/position_tiles.h), over the same row offsets, all phases together so that their sums
+// are transposed into the output as whole planes.
 //
 // A stride-1 convolution is the stride-1 deconvolution of its kernel flipped (pad kernel - 1 -
 // pad): one phase, whose outputs are the layer's, so its product's columns are the outputs
@@ -118,14 +118,11 @@ struct PhasePlan {
   // The products of one row residue's column phases before they go to the output (none for
   // a single phase, which writes the output directly).
   index_t RowResidueProducts() const { return SinglePhase() ? 0 : cols.stride * PhaseOutputs(); }
-  // Per thread, beside the padded image: the position tiles' sums of one row residue's phases
-  // (its output rows, whole) where they serve, RowResidueProducts() otherwise.
+  // Per thread, beside the padded image: the position tiles' sums of a group's output where
+  // they serve, RowResidueProducts() otherwise.
   template <typename DType>
   index_t PhaseBuffers() const {
-    if (!UsesPositionTiles<DType>()) return RowResidueProducts();
-    index_t most_rows = 0;
-    for (index_t r = 0; r < rows.stride; ++r) most_rows = std::max(most_rows, rows.Phase(r).count);
-    return filters * most_rows * cols.out;
+    return UsesPositionTiles<DType>() ? filters * rows.out * cols.out : RowResidueProducts();
   }
 };
 
@@ -326,7 +323,7 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
 }
 
 // The position tiles' operands of every phase (position_tiles::Pack), at the places of its
-// taps and row offsets, and one thread's scratch for a row residue's sums.
+// taps and row offsets, and one thread's scratch for a group's sums.
 template <typename DType>
 struct PhaseTiles {
   const DType* taps = nullptr;
@@ -356,34 +353,32 @@ void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<ind
 }
 
 // One image by position tiles (UsesPositionTiles): y (filters, out...) written (or added,
-// kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, one row residue
-// at a time, its column phases together (position_tiles::ConvolveColumnPhases).
+// kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, all phases of a
+// group together (position_tiles::ConvolvePhases).
 template <bool kAdd, typename DType>
 void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, const DType* bias,
                             DType* y, const DType* padded) {
-  const index_t out_plane = p.rows.out * p.cols.out;
-  std::vector<position_tiles::ColumnPhase<DType>> row_phases(p.cols.stride);
+  const position_tiles::PhaseGrid grid{p.rows.out, p.cols.out, p.rows.stride, p.cols.stride};
+  std::vector<position_tiles::Phase<DType>> phases;
   const DType* taps = tiles.taps;
   for (index_t grp = 0; grp < p.groups; ++grp) {
+    phases.clear();
     const index_t* offsets = tiles.offsets;  // the same for every group
     for (index_t ry = 0; ry < p.rows.stride; ++ry) {
       for (index_t rx = 0; rx < p.cols.stride; ++rx) {
         const position_tiles::Layer layer = p.PhaseLayer(ry, rx);
-        row_phases[rx] = {layer, taps, offsets,
-                          p.cols.Phase(rx).first * p.cols.stride + rx - p.cols.pad};
+        phases.push_back({layer, taps, offsets,
+                          p.rows.Phase(ry).first * p.rows.stride + ry - p.rows.pad,
+                          p.cols.Phase(rx).first * p.cols.stride + rx - p.cols.pad});
         taps += layer.filters * layer.Depth();
         offsets += layer.Depth();
       }
-      const AxisPhase py = p.rows.Phase(ry);
-      if (py.count == 0) continue;
-      const index_t oy = py.first * p.rows.stride + ry - p.rows.pad;
-      position_tiles::ConvolveColumnPhases<kAdd>(row_phases.data(), p.cols.stride, p.cols.stride,
-                                                 p.cols.out,
-                                                 padded + grp * p.channels * p.PaddedPlane(),
-                                                 bias == nullptr ? bias : bias + grp * p.filters,
-                                                 y + grp * p.filters * out_plane + oy * p.cols.out,
-                                                 out_plane, p.rows.stride * p.cols.out, tiles.sums);
     }
+    position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()), grid,
+                                         padded + grp * p.channels * p.PaddedPlane(),
+                                         bias == nullptr ? bias : bias + grp * p.filters,
+                                         y + grp * p.filters * grid.Plane(), grid.Plane(),
+                                         tiles.sums);
   }
 }
 

@@ -3,21 +3,21 @@
 // of filters two packets wide; per tap and channel it broadcasts the tile's inputs, read in
 // place from the zero-padded input, and multiplies them into the strip's weights, packed
 // consecutively. No column matrix is written, no strip of the input copied, no pad column
-// computed, and every row of outputs is covered by whole tiles (28 = 6 + 6 + 6 + 5 + 5).
+// computed, and every row of outputs is covered by whole tiles (28 = 14 + 14 on AVX-512).
 // The tiles' sums, position by position, are transposed into the output planes at the end.
 //
-// A deconvolution's phases of one row residue (its output rows of one parity, at stride 2) run
-// together, so that whole output rows are transposed.
+// A deconvolution's phases (its outputs of one residue on each axis) run together, so that
+// whole output planes are transposed.
 //
 // The layer (a convolution, or one phase of a deconvolution) is read through the row offsets
 // deconvolution_phases.h computes: offsets[t * channels + c] is where channel c shifted by
 // tap t starts in the padded input, from which output (oy, ox) reads element oy * pitch + ox.
 //
 //   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
-//   Pack(layer, taps_matrix, row_offsets, packed, offsets);     // once per call
-//   const ColumnPhase<float> phase{layer, packed, offsets, 0};  // a convolution: one phase
-//   ConvolveColumnPhases<false>(&phase, 1, 1, out_cols, padded, bias, y,
-//                               out_rows * out_cols, out_cols, acc);  // per image and group
+//   Pack(layer, taps_matrix, row_offsets, packed, offsets);  // once per call
+//   const Phase<float> phase{layer, packed, offsets};        // a convolution: one phase
+//   ConvolvePhases<false>(&phase, 1, PhaseGrid{out_rows, out_cols}, padded, bias, y,
+//                         out_rows * out_cols, acc);       // per image and group
 #ifndef OPS_POSITION_TILES_H_
 #define OPS_POSITION_TILES_H_
 
@@ -36,8 +36,10 @@ namespace position_tiles {
 template <typename DType>
 constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
 // Positions of a whole tile: its accumulators, the two packets of weights and a broadcast
-// fill the vector registers, as register_gemm's rows do.
-constexpr int kTilePositions = register_gemm::kTileRows;
+// fill the vector registers (AVX-512's 32: 28 accumulators; elsewhere register_gemm's rows).
+// Fewer, longer tiles pass over the weights and the row offsets fewer times per row.
+constexpr int kTilePositions =
+    MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 14 : register_gemm::kTileRows;
 
 // One group of a stride-1 layer.
 struct Layer {
@@ -148,42 +150,49 @@ MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const ind
   }
 }
 
-// Positions of the tile at the start of `left` positions of a row: whole tiles, and the last
-// two shared evenly where the rest would make a narrow tile (a tile of fewer than four
-// positions waits on its accumulators' latency).
+// Positions of the tile at the start of `left` positions of a row: the fewest tiles that
+// cover them, shared evenly (28 = 14 + 14, 30 = 10 + 10 + 10), so that no tile is narrow (a
+// tile of few positions waits on its accumulators' latency).
 inline index_t TilePositions(index_t left) {
-  if (left >= 2 * kTilePositions || left <= kTilePositions) {
-    return std::min<index_t>(left, kTilePositions);
-  }
-  return (left + 1) / 2;
+  const index_t tiles = (left + kTilePositions - 1) / kTilePositions;
+  return (left + tiles - 1) / tiles;
 }
 
-// One column phase of a layer strided along its columns (a deconvolution's, in
-// ops/deconvolution_phases.h): a stride-1 layer, with Pack's operands, whose output column i
-// is column first + stride * i of the layer's output rows. A convolution is one phase whose
-// first column is 0.
+// Where a layer's phases put their outputs: an output of `rows` x `cols`, each phase's outputs
+// `row_stride` rows and `col_stride` columns apart (a deconvolution's strides; a convolution's
+// one phase has strides 1).
+struct PhaseGrid {
+  index_t rows, cols;
+  index_t row_stride = 1, col_stride = 1;
+
+  index_t Plane() const { return rows * cols; }
+};
+
+// One phase of a layer strided along its output (a deconvolution's, in
+// ops/deconvolution_phases.h): a stride-1 layer, with Pack's operands, whose output (i, j) is
+// output (first_row + i * row_stride, first_col + j * col_stride) of the grid. A convolution
+// is one phase at (0, 0).
 template <typename DType>
-struct ColumnPhase {
+struct Phase {
   Layer layer;
   const DType* packed;
   const index_t* offsets;
-  index_t first;
+  index_t first_row = 0, first_col = 0;
 };
 
-// One group of one image: y = bias (may be null) + the column phases (all of the same rows and
-// filters, `count` of them, their columns `stride` apart) over the padded input, or y += that
-// (kAdd); output (f, oy, ox) at y[f * y_plane + oy * y_pitch + ox] for ox < out_cols. `acc`
-// (filters x rows x out_cols) is scratch for the tiles' sums: each phase writes its positions
-// among the others', so that a whole output row is transposed into y at once (writing each
-// phase to every stride-th output afterwards had been a pass over the whole output). The
-// strips of filters go to the library's threads (run on the caller when already inside a
-// ParallelFor).
+// One group of one image: y = bias (may be null) + the phases (`count` of them, all of the
+// same filters, together covering the grid) over the padded input, or y += that (kAdd);
+// output (f, oy, ox) at y[f * y_plane + oy * grid.cols + ox]. `acc` (filters x grid.Plane())
+// is scratch for the tiles' sums: each phase writes its positions among the others', so that
+// the sums are transposed into y once, as whole output planes (the stores of a transpose per
+// phase had left lines half-written, and one pass per phase over the output had been a pass
+// over the whole output each). The strips of filters go to the library's threads (run on the
+// caller when already inside a ParallelFor).
 template <bool kAdd, typename DType>
-void ConvolveColumnPhases(const ColumnPhase<DType>* phases, index_t count, index_t stride,
-                          index_t out_cols, const DType* padded, const DType* bias, DType* y,
-                          index_t y_plane, index_t y_pitch, DType* acc) {
+void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& grid,
+                    const DType* padded, const DType* bias, DType* y, index_t y_plane, DType* acc) {
   constexpr index_t kStrip = kFilterStrip<DType>;
-  const index_t rows = phases[0].layer.rows, out_plane = rows * out_cols;
+  const index_t out_plane = grid.Plane(), acc_step = grid.col_stride * kStrip;
   const index_t strips = phases[0].layer.filters / kStrip;
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
@@ -195,39 +204,33 @@ void ConvolveColumnPhases(const ColumnPhase<DType>* phases, index_t count, index
       const index_t depth = l.Depth();
       const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
       const DType* w_s = phases[q].packed + s * depth * kStrip;
-      DType* acc_q = acc_s + phases[q].first * kStrip;
+      DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
       // At least one block: a phase without taps (a deconvolution's residue past its kernel)
       // is its bias.
       for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
         const index_t k_len = std::min(block_depth, depth - k0);
+        const index_t* offsets = phases[q].offsets + k0;
+        const DType* w = w_s + k0 * kStrip;
+        const DType* first = k0 == 0 ? start : nullptr;
         for (index_t oy = 0; oy < l.rows; ++oy) {
+          DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
           for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
             n = TilePositions(l.cols - ox);
             const DType* x = padded + oy * l.pitch + ox * l.col_step;
-            DType* sums = acc_q + (oy * out_cols + ox * stride) * kStrip;
-            const DType* first = k0 == 0 ? start : nullptr;
+            DType* sums = acc_row + ox * acc_step;
             if (l.col_step == 1) {
-              MultiplyTileOf<1>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
-                                stride * kStrip, 1);
+              MultiplyTileOf<1>(n, x, offsets, k_len, w, first, sums, acc_step, 1);
             } else if (l.col_step == 2) {
-              MultiplyTileOf<2>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
-                                stride * kStrip, 2);
+              MultiplyTileOf<2>(n, x, offsets, k_len, w, first, sums, acc_step, 2);
             } else {
-              MultiplyTileOf<0>(n, x, phases[q].offsets + k0, k_len, w_s + k0 * kStrip, first, sums,
-                                stride * kStrip, l.col_step);
+              MultiplyTileOf<0>(n, x, offsets, k_len, w, first, sums, acc_step, l.col_step);
             }
           }
         }
       }
     }
-    DType* y_s = y + s * kStrip * y_plane;
-    if (y_pitch == out_cols) {
-      return transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
-    }
-    for (index_t oy = 0; oy < rows; ++oy) {
-      transpose::TransposeBlock<kAdd, false>(acc_s + oy * out_cols * kStrip, kStrip,
-                                             y_s + oy * y_pitch, y_plane, out_cols, kStrip);
-    }
+    transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y + s * kStrip * y_plane, y_plane,
+                                           out_plane, kStrip);
   });
 }
 

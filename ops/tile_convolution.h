@@ -77,17 +77,18 @@ void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, ind
     for (index_t n = begin; n < end; ++n) {
       tap_gradient::PadInput(t, data + n * image, padded);
       for (index_t grp = 0; grp < t.groups; ++grp) {
-        const position_tiles::ColumnPhase<DType> phase{layer, packed + grp * group_weights,
-                                                       packed_offsets.data(), 0};
+        const position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
+                                                 packed_offsets.data()};
         const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
         const DType* x = padded + grp * t.channels * t.Plane();
+        const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
         if (req == kAddTo) {
-          position_tiles::ConvolveColumnPhases<true>(&phase, 1, 1, t.out_w, x, group_bias, y_group,
-                                                     out_plane, t.out_w, acc);
+          position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_group, out_plane,
+                                               acc);
         } else {
-          position_tiles::ConvolveColumnPhases<false>(&phase, 1, 1, t.out_w, x, group_bias, y_group,
-                                                      out_plane, t.out_w, acc);
+          position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_group, out_plane,
+                                                acc);
         }
       }
     }

@@ -7,9 +7,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <exception>
-#include <new>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "mshadow/host_memory.h"
@@ -67,6 +68,9 @@ bool SpinUntil(Ready ready) {
 // finds them busy runs serially (see parallel.h).
 class ThreadPool {
  public:
+  // Chunks (threads) a job may have.
+  static constexpr int kMaxChunks = 1 << 12;
+
   using Body = void (*)(void* context, index_t item);
 
   // Never destroyed: its workers sleep until the process exits.
@@ -93,18 +97,18 @@ class ThreadPool {
     uint64_t tag;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // The job's tag: its number and chunk count. Chunks are claimed from next_chunk_ (the
-      // tag plus the next chunk's index), by the caller too: when a worker is slow to wake
-      // (another process has its core), the caller runs the chunks it has not claimed
-      // instead of waiting for it.
+      // The job's tag: its number and chunk count. Each chunk is claimed once (Claim), by the
+      // caller too: when a worker is slow to wake (another process has its core), the caller
+      // runs the chunks it has not claimed instead of waiting for it.
       ticket_ += uint64_t{1} << kTicketShift;
       tag = ticket_ | static_cast<uint64_t>(chunks) << kChunksShift;
-      next_chunk_.store(tag, std::memory_order_release);
       generation_.store(tag, std::memory_order_release);
     }
-    wake_.notify_all();
+    // Only the job's workers are woken: others woken for nothing had taken the cores of the
+    // threads at work (the caller lost its core for longer than a chunk).
+    for (int w = 1; w < chunks; ++w) wake_[w - 1].notify_one();
 
-    RunClaimedChunks(tag);
+    RunClaimedChunks(tag, 0);
     if (!SpinUntil([this] { return remaining_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [this] { return remaining_.load(std::memory_order_acquire) == 0; });
@@ -114,10 +118,9 @@ class ThreadPool {
   }
 
  private:
-  // A claim word: job number (bits 32-63), chunk count (16-31), next chunk index (0-15).
-  // Chunks per job are at most the 4096 threads allowed.
+  // A job's tag: job number (bits 32-63) and chunk count (16-31).
   static constexpr int kChunksShift = 16, kTicketShift = 32;
-  static constexpr uint64_t kIndexMask = (uint64_t{1} << kChunksShift) - 1;
+  static constexpr uint64_t kCountMask = (uint64_t{1} << kChunksShift) - 1;
 
   struct Job {
     index_t items;
@@ -133,26 +136,41 @@ class ThreadPool {
   void EnsureWorkers(int count) {
     const uint64_t current = generation_.load(std::memory_order_relaxed);
     for (; num_workers_ < count; ++num_workers_) {
-      std::thread([this, current] { WorkerLoop(current); }).detach();
+      const int own = num_workers_ + 1;
+      wake_.emplace_back();
+      std::thread([this, current, own] { WorkerLoop(current, own); }).detach();
     }
   }
 
-  // Claims and runs chunks of the job with this tag until none is left. The claim word
-  // carries the tag, so a late worker's claim on a finished job fails without its reading
-  // job_ (which the next job may be writing).
-  void RunClaimedChunks(uint64_t tag) {
-    for (;;) {
-      uint64_t claim = next_chunk_.load(std::memory_order_acquire);
-      const uint64_t index = claim & kIndexMask;
-      if ((claim & ~kIndexMask) != tag || index >= ((tag >> kChunksShift) & kIndexMask)) return;
-      if (!next_chunk_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel)) {
-        continue;
-      }
-      RunChunk(static_cast<int>(index));
+  // Claims chunk c for the job with this tag: false when it was claimed already. Tags only
+  // grow, so a chunk is free while its claimed_ entry is below the tag, and a late worker
+  // holding a finished job's tag claims nothing (without reading job_, which the next job
+  // may be writing).
+  bool Claim(uint64_t tag, int c) {
+    uint64_t seen = claimed_[c].load(std::memory_order_relaxed);
+    while (seen < tag) {
+      if (claimed_[c].compare_exchange_weak(seen, tag, std::memory_order_acq_rel)) return true;
+    }
+    return false;
+  }
+
+  // Runs chunk `own` of the job with this tag, then any chunk still unclaimed. Each thread
+  // starting on its own chunk (the caller on chunk 0, worker w on chunk w) keeps a loop of
+  // calls over the same data on the same cores, with their caches; workers past the job's
+  // chunks take no part.
+  void RunClaimedChunks(uint64_t tag, int own) {
+    const int chunks = static_cast<int>((tag >> kChunksShift) & kCountMask);
+    if (own >= chunks) return;
+    auto run = [&](int c) {
+      RunChunk(c);
       if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.notify_one();
       }
+    };
+    if (Claim(tag, own)) run(own);
+    for (int c = 0; c < chunks; ++c) {
+      if (Claim(tag, c)) run(c);
     }
   }
 
@@ -171,15 +189,18 @@ class ThreadPool {
     FenceStreamingStores();
   }
 
-  void WorkerLoop(uint64_t seen) {
+  void WorkerLoop(uint64_t seen, int own) {
     for (;;) {
       auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
-      if (!SpinUntil(changed)) {
+      // Only a worker the last job used spins for the next: the others would take cores from
+      // the threads at work.
+      const bool took_part = own < static_cast<int>((seen >> kChunksShift) & kCountMask);
+      if (!(took_part && SpinUntil(changed))) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, changed);
+        wake_[own - 1].wait(lock, changed);
       }
       seen = generation_.load(std::memory_order_acquire);
-      RunClaimedChunks(seen);
+      RunClaimedChunks(seen, own);
     }
   }
 
@@ -190,10 +211,11 @@ class ThreadPool {
   std::mutex error_mutex_;
   std::atomic<int> remaining_{0};               // chunks of the current job not yet done
   uint64_t ticket_ = 0;                          // the job number, in bits 32-63
-  std::atomic<uint64_t> next_chunk_{0};          // tag | next chunk to claim
+  std::atomic<uint64_t> claimed_[kMaxChunks] = {};  // per chunk, the tag that claimed it
   std::atomic<uint64_t> generation_{0};          // the tag of the latest job
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::deque<std::condition_variable> wake_;  // per worker (grown by EnsureWorkers)
+  std::condition_variable done_;
 };
 
 }  // namespace
@@ -211,7 +233,7 @@ namespace detail {
 
 void ParallelForImpl(index_t items, int threads, void (*body)(void* context, index_t item),
                      void* context) {
-  threads = std::min(threads, 1 << 12);
+  threads = std::min(threads, ThreadPool::kMaxChunks);
   if (ThreadPool::Get().TryRun(items, threads, body, context)) return;
   for (index_t i = 0; i < items; ++i) body(context, i);
 }

@@ -39,6 +39,35 @@ TEST(ParallelForTest, UsesSeveralThreadsWhenAsked) {
   EXPECT_GE(ids.size(), 2u);
 }
 
+// Loops of calls keep their data in the same cores' caches: each thread starts on its own
+// chunk (the caller on the first, worker w on chunk w) and only then runs chunks nobody has
+// claimed. Whichever threads the machine lets run, the caller's first chunk is chunk 0 and a
+// worker's its own: a worker that ran chunk 0 (the caller slow) ran chunk 1 before it.
+TEST(ParallelForTest, EachThreadStartsOnItsOwnChunk) {
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int call = 0; call < 200; ++call) {
+    std::thread::id ran[2];
+    int order[2];
+    std::atomic<int> started{0};
+    ParallelFor(2, 2, [&](index_t i) {
+      order[i] = started.fetch_add(1);
+      ran[i] = std::this_thread::get_id();
+      // Long enough that both threads usually take part.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    });
+    if (ran[1] == caller) {
+      ASSERT_EQ(ran[0], caller) << "call " << call << ": the caller took chunk 1, not its own";
+      ASSERT_LT(order[0], order[1]) << "call " << call;
+    }
+    if (ran[0] != caller) {
+      ASSERT_EQ(ran[1], ran[0]) << "call " << call << ": a worker started on the caller's chunk";
+      ASSERT_LT(order[1], order[0]) << "call " << call;
+    }
+  }
+}
+
 // A job whose worker cannot start at once (its chunks claimed by the caller) still runs
 // every item once, and back-to-back jobs never mix.
 TEST(ParallelForTest, ManySmallJobsBackToBack) {

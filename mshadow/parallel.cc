@@ -121,6 +121,7 @@ class ThreadPool {
   // A job's tag: job number (bits 32-63) and chunk count (16-31).
   static constexpr int kChunksShift = 16, kTicketShift = 32;
   static constexpr uint64_t kCountMask = (uint64_t{1} << kChunksShift) - 1;
+  static int ChunksOf(uint64_t tag) { return static_cast<int>((tag >> kChunksShift) & kCountMask); }
 
   struct Job {
     index_t items;
@@ -136,9 +137,11 @@ class ThreadPool {
   void EnsureWorkers(int count) {
     const uint64_t current = generation_.load(std::memory_order_relaxed);
     for (; num_workers_ < count; ++num_workers_) {
+      // A worker keeps its own condition variable's address: the deque's elements stay put
+      // as it grows, but indexing it while it grows would race.
+      std::condition_variable* wake = &wake_.emplace_back();
       const int own = num_workers_ + 1;
-      wake_.emplace_back();
-      std::thread([this, current, own] { WorkerLoop(current, own); }).detach();
+      std::thread([this, current, own, wake] { WorkerLoop(current, own, wake); }).detach();
     }
   }
 
@@ -159,7 +162,7 @@ class ThreadPool {
   // calls over the same data on the same cores, with their caches; workers past the job's
   // chunks take no part.
   void RunClaimedChunks(uint64_t tag, int own) {
-    const int chunks = static_cast<int>((tag >> kChunksShift) & kCountMask);
+    const int chunks = ChunksOf(tag);
     if (own >= chunks) return;
     auto run = [&](int c) {
       RunChunk(c);
@@ -189,15 +192,15 @@ class ThreadPool {
     FenceStreamingStores();
   }
 
-  void WorkerLoop(uint64_t seen, int own) {
+  void WorkerLoop(uint64_t seen, int own, std::condition_variable* wake) {
     for (;;) {
       auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
       // Only a worker the last job used spins for the next: the others would take cores from
       // the threads at work.
-      const bool took_part = own < static_cast<int>((seen >> kChunksShift) & kCountMask);
+      const bool took_part = own < ChunksOf(seen);
       if (!(took_part && SpinUntil(changed))) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_[own - 1].wait(lock, changed);
+        wake->wait(lock, changed);
       }
       seen = generation_.load(std::memory_order_acquire);
       RunClaimedChunks(seen, own);

@@ -153,8 +153,8 @@ MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const ind
 }
 
 // Positions of the tile at the start of `left` positions of a row: the fewest tiles that
-// cover them, shared evenly (28 = 14 + 14, 30 = 10 + 10 + 10), so that no tile is narrow (a
-// tile of few positions waits on its accumulators' latency).
+// cover them, shared evenly (on AVX-512 28 = 14 + 14, 30 = 10 + 10 + 10), so that no tile is
+// narrow (a tile of few positions waits on its accumulators' latency).
 inline index_t TilePositions(index_t left) {
   const index_t tiles = (left + kTilePositions - 1) / kTilePositions;
   return (left + tiles - 1) / tiles;

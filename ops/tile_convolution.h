@@ -71,6 +71,7 @@ void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, ind
                          packed + grp * group_weights, packed_offsets.data());
   }
   const index_t image = t.groups * t.channels * t.in_h * t.in_w, out_plane = layer.OutPlane();
+  const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
   ForEachImageRun(batch, threads, [&](index_t th, index_t begin, index_t end) {
     DType* padded = scratch + th * per_thread;
     DType* acc = padded + t.groups * t.channels * t.Plane();
@@ -82,7 +83,6 @@ void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, ind
         const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
         const DType* x = padded + grp * t.channels * t.Plane();
-        const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
         if (req == kAddTo) {
           position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_group, out_plane,
                                                acc);

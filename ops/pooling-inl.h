@@ -23,6 +23,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/max_pool_window.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -241,8 +242,9 @@ MSHADOW_XINLINE DType PoolWindow(const ConvGeometry& g, const PoolSpec& spec, co
     }
   }
   if constexpr (kArgmax) {
+    // A window past the input (full convention) begins after it ends.
     const bool empty =
-        win.d.begin == win.d.end || win.h.begin == win.h.end || win.w.begin == win.w.end;
+        win.d.begin >= win.d.end || win.h.begin >= win.h.end || win.w.begin >= win.w.end;
     *argmax = empty ? -1 : where;
   }
   if constexpr (kType == kAvg) acc /= DType(win.Divisor(spec.count_include_pad));
@@ -510,7 +512,7 @@ void PoolAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer
       const index_t out_row = (p * g.out[a] + q) * inner, in_block = p * g.in[a] * inner;
       DType* y = dst + out_row;
       Offset* where = kArg ? arg_dst + out_row : nullptr;
-      if (win.begin == win.end) {
+      if (win.begin >= win.end) {
         std::fill(y, y + inner, FoldIdentity<kType, DType>());
         if constexpr (kArg) std::fill(where, where + inner, Offset{-1});
         continue;
@@ -707,16 +709,51 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
-// Plane i's max pooling one axis at a time: each window's maximum into `value` and the plane
-// offset of its first maximum into `offset` (g.OutSize() each), the passes between them in
-// the calling thread's scratch (values and offsets carried along). With `stream` (outputs
-// larger than the cache) the last pass too writes scratch, which then goes out through
-// streaming stores: no read of each output line before its write.
+// Whether a plane's max pooling runs window by window in registers (ops/max_pool_window.h):
+// 2-D pooling (depth a unit axis) where the arch has the kernel for the width's stride and
+// kernel.
+template <typename DType>
+bool MaxPoolsByWindows(const ConvGeometry& g) {
+  return IsIdentityAxis(g, 0) && max_window::Available<DType>(g.stride[2], g.kernel[2]);
+}
+
+// A 2-D plane's max pooling window by window (MaxPoolsByWindows), a row of outputs at a time.
+// The input rows of the windows two output rows ahead are prefetched: the hardware's
+// prefetchers, following several rows at once, left the loads waiting on memory (a quarter
+// of the time on the AVX-512 Xeon, docs/benchmarks.md).
+template <typename DType>
+void MaxPoolPlaneByWindows(const ConvGeometry& g, const DType* plane, DType* value,
+                           int32_t* offset) {
+  constexpr index_t kRowsAhead = 2;
+  index_t fetched = 0;  // input rows [0, fetched) are prefetched or read
+  for (index_t oh = 0; oh < g.out[1]; ++oh) {
+    const AxisWindow rows = WindowOn(g, 1, oh);
+    if (oh + kRowsAhead < g.out[1]) {
+      const index_t until = WindowOn(g, 1, oh + kRowsAhead).end;
+      const char* line =
+          reinterpret_cast<const char*>(plane + std::max(fetched, rows.end) * g.in[2]);
+      const char* end = reinterpret_cast<const char*>(plane + until * g.in[2]);
+      for (; line < end; line += 64) __builtin_prefetch(line);
+      fetched = std::max(fetched, until);
+    }
+    max_window::Row(plane, g.in[2], rows.begin, rows.end, g.stride[2], g.pad[2], g.kernel[2],
+                    g.out[2], value + oh * g.out[2], offset + oh * g.out[2]);
+  }
+}
+
+// Plane i's max pooling: each window's maximum into `value` and the plane offset of its
+// first maximum into `offset` (g.OutSize() each), window by window where MaxPoolsByWindows,
+// else one axis at a time, the passes between them in the calling thread's scratch (values
+// and offsets carried along). With `stream` (outputs larger than the cache) the last pass
+// too writes scratch, which then goes out through streaming stores: no read of each output
+// line before its write.
 template <typename DType>
 void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value, int32_t* offset,
                   bool stream) {
-  const index_t width_done = g.in[0] * g.in[1] * g.out[2];
-  const index_t height_done = IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
+  const bool by_windows = MaxPoolsByWindows<DType>(g);
+  const index_t width_done = by_windows ? 0 : g.in[0] * g.in[1] * g.out[2];
+  const index_t height_done =
+      by_windows || IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
   const index_t passes = width_done + height_done;
   const index_t n = passes + (stream ? g.OutSize() : 0);
   const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
@@ -726,16 +763,19 @@ void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* valu
   int32_t* pass_offset = reinterpret_cast<int32_t*>(scratch + value_bytes);
   DType* last_value = stream ? pass_value + passes : value;
   int32_t* last_offset = stream ? pass_offset + passes : offset;
-  PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], pass_value,
-                             pass_offset);
-  if (IsIdentityAxis(g, 0)) {
-    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], last_value, pass_offset,
-                              last_offset);
+  if (by_windows) {
+    MaxPoolPlaneByWindows(g, in + i * g.InSize(), last_value, last_offset);
   } else {
-    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
-                              pass_offset, pass_offset + width_done);
-    PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], last_value,
-                              pass_offset + width_done, last_offset);
+    PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], pass_value, pass_offset);
+    if (IsIdentityAxis(g, 0)) {
+      PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], last_value, pass_offset,
+                                last_offset);
+    } else {
+      PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
+                                pass_offset, pass_offset + width_done);
+      PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], last_value,
+                                pass_offset + width_done, last_offset);
+    }
   }
   if (stream) {
     StreamRun(value, last_value, g.OutSize());

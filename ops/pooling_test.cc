@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/streaming_stores.h"
 #include "ops/backward.h"
+#include "ops/pooling-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -290,6 +291,91 @@ TEST(PoolingTest, MaxKeepsItsArgmaxForTheGradient) {
                                       Blobs(out)),
                        {kWriteTo}, {grad.blob()});
   EXPECT_EQ(testing::ToValues(grad.blob()), (Values{0, 1, 0, 2, 0, 4, 0, 0, 0, 0}));
+}
+
+// The window's elements for MaxPlaneKernelMatchesWindowLoop: ties, NaN (skipped), both
+// infinities and the lowest finite value (which nothing exceeds but +inf) are frequent.
+template <typename DType>
+std::vector<DType> MaxPoolValues(size_t n) {
+  const DType specials[] = {
+      std::numeric_limits<DType>::quiet_NaN(), -std::numeric_limits<DType>::infinity(),
+      std::numeric_limits<DType>::infinity(), std::numeric_limits<DType>::lowest()};
+  std::vector<DType> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t pick = (i * 7919 + i / 5) % 37;
+    values[i] = pick < 4 ? specials[pick] : DType(static_cast<int>(pick % 5) - 2);
+  }
+  return values;
+}
+
+// Max pooling's CPU plane kernel (window by window in registers where the arch has it,
+// else one axis at a time) against PoolWindow on every window: widths with whole packets of
+// both types and tails, kernels, strides, pads and both conventions (windows past the input,
+// rows of empty windows), ordinary and streaming stores; maxima and first-maximum offsets.
+template <typename DType>
+void CheckMaxPlaneKernel() {
+  int checked = 0;
+  for (const char* convention : {"valid", "full"}) {
+    for (int kernel = 1; kernel <= 4; ++kernel) {
+      for (int stride = 1; stride <= 3; ++stride) {
+        for (int pad = 0; pad < kernel && pad <= 2; ++pad) {
+          for (const int width : {1, 5, 17, 34, 40, 67}) {
+            const std::string window =
+                "(" + std::to_string(kernel) + "," + std::to_string(kernel == 4 ? 2 : kernel) + ")";
+            const NodeAttrs attrs = ParseAttrs(
+                Op::Get("Pooling"),
+                {{"kernel", window},
+                 {"stride", "(" + std::to_string(stride) + "," + std::to_string(stride) + ")"},
+                 {"pad", "(" + std::to_string(pad) + "," + std::to_string(pad) + ")"},
+                 {"pooling_convention", convention}});
+            const TShape shape{1, 1, 6, width};
+            ConvGeometry g;
+            try {
+              g = pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), shape));
+            } catch (const dmlc::Error&) {
+              continue;  // a window wider than the padded row
+            }
+            const std::vector<DType> data = MaxPoolValues<DType>(shape.Size());
+            for (const bool stream : {false, true}) {
+              std::vector<DType> value(g.OutSize());
+              std::vector<int32_t> offset(g.OutSize(), 12345);
+              pooling::MaxPoolPlane(0, g, data.data(), value.data(), offset.data(), stream);
+              for (index_t oh = 0, at = 0; oh < g.out[1]; ++oh) {
+                for (index_t ow = 0; ow < g.out[2]; ++ow, ++at) {
+                  index_t first = 0;
+                  const DType expected = pooling::PoolWindow<pooling::kMax, true>(
+                      g, pooling::PoolSpec{}, pooling::WindowAt(g, 0, oh, ow), data.data(), &first);
+                  ASSERT_EQ(value[at], expected)
+                      << window << " stride " << stride << " pad " << pad << " width " << width
+                      << " " << convention << " output (" << oh << "," << ow << ")";
+                  ASSERT_EQ(offset[at], first)
+                      << window << " stride " << stride << " pad " << pad << " width " << width
+                      << " " << convention << " output (" << oh << "," << ow << ")";
+                }
+              }
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST(PoolingTest, MaxPlaneKernelMatchesWindowLoop) {
+  CheckMaxPlaneKernel<float>();
+  CheckMaxPlaneKernel<double>();
+}
+
+// Where the arch has the window kernel, 2-D max pooling of strides 1 and 2 runs through it.
+TEST(PoolingTest, MaxPoolsByWindowsWhereTheArchServes) {
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("Pooling"), {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}});
+  const ConvGeometry g =
+      pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), TShape{1, 1, 8, 8}));
+  EXPECT_EQ(pooling::MaxPoolsByWindows<float>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
+  EXPECT_EQ(pooling::MaxPoolsByWindows<double>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
 }
 
 // Max pooling writes outputs larger than the cache through streaming stores: forced on here

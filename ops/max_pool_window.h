@@ -117,8 +117,8 @@ inline uint32_t ColumnsInside(index_t first, index_t count, index_t width) {
 // first element where nothing exceeds the lowest finite value (NaN is skipped), or -1 for an
 // empty window: as ops/pooling-inl.h's PoolWindow.
 template <index_t kStride, typename DType>
-void RowOfStride(const DType* plane, index_t width, index_t row_begin, index_t row_end,
-                 index_t pad, index_t kernel, index_t out_width, DType* y, int32_t* argmax) {
+void RowOfStride(const DType* plane, index_t width, index_t row_begin, index_t row_end, index_t pad,
+                 index_t kernel, index_t out_width, DType* y, int32_t* argmax) {
   using L = Lanes<DType>;
   const __m512i lane_step =
       _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -135,14 +135,14 @@ void RowOfStride(const DType* plane, index_t width, index_t row_begin, index_t r
     const __m512i start =
         _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(column)), lane_step);
     const __m512i first = _mm512_max_epi32(start, _mm512_setzero_si512());
-    const __m512i stop = _mm512_min_epi32(
-        _mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int32_t>(kernel))),
-        _mm512_set1_epi32(static_cast<int32_t>(width)));
-    const __mmask16 empty = row_begin >= row_end ? __mmask16(0xFFFF)
-                                                 : _mm512_cmpge_epi32_mask(first, stop);
+    const __m512i stop =
+        _mm512_min_epi32(_mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int32_t>(kernel))),
+                         _mm512_set1_epi32(static_cast<int32_t>(width)));
+    const __mmask16 empty =
+        row_begin >= row_end ? __mmask16(0xFFFF) : _mm512_cmpge_epi32_mask(first, stop);
     __m512i where = _mm512_mask_mov_epi32(
-        _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(row_begin * width)), first),
-        empty, _mm512_set1_epi32(-1));
+        _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(row_begin * width)), first), empty,
+        _mm512_set1_epi32(-1));
     typename L::Value best = L::Lowest();
     for (index_t r = row_begin; r < row_end; ++r) {
       // The row's own maximum first (its chain of compares does not wait on the rows before),
@@ -192,8 +192,8 @@ void Row(const DType* plane, index_t width, index_t row_begin, index_t row_end, 
     return RowOfStride<2>(plane, width, row_begin, row_end, pad, kernel, out_width, y, argmax);
   }
 #endif
-  (void)plane, (void)width, (void)row_begin, (void)row_end, (void)stride, (void)pad,
-      (void)kernel, (void)out_width, (void)y, (void)argmax;
+  (void)plane, (void)width, (void)row_begin, (void)row_end, (void)stride, (void)pad, (void)kernel,
+      (void)out_width, (void)y, (void)argmax;
 }
 
 }  // namespace max_window

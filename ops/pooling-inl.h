@@ -719,8 +719,8 @@ bool MaxPoolsByWindows(const ConvGeometry& g) {
 
 // A 2-D plane's max pooling window by window (MaxPoolsByWindows), a row of outputs at a time.
 // The input rows of the windows two output rows ahead are prefetched: the hardware's
-// prefetchers, following several rows at once, left the loads waiting on memory (a quarter
-// of the time on the AVX-512 Xeon, docs/benchmarks.md).
+// prefetchers, following several rows at once, had left the loads waiting on memory
+// (docs/benchmarks.md, eighteenth session).
 template <typename DType>
 void MaxPoolPlaneByWindows(const ConvGeometry& g, const DType* plane, DType* value,
                            int32_t* offset) {

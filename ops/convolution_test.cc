@@ -132,8 +132,10 @@ INSTANTIATE_TEST_SUITE_P(
                  2,
                  1,
                  false},
-        // Blocks of whole tile rows (about 256 tiles): rows of 265 tiles, one to a block (the
-        // last packets of each row past its end); 20 rows of 18 tiles, blocks of 14 and 6.
+        // Blocks of whole tile rows (as many as keep 2^18 elements of transformed inputs and
+        // products: about 470 tiles at these channels): rows of 265 tiles, one to a block (the
+        // last packets of each row past its end); 30 rows of 18 tiles, blocks of 26 and 4 (the
+        // data gradient's 30 rows of 19, blocks of 25 and 5).
         ConvCase{"conv2d_3x3_wide_rows",
                  TShape{1, 2, 3, 530},
                  {{3, 1, 1, 1}, {3, 1, 1, 1}},
@@ -141,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
                  1,
                  false},
         ConvCase{"conv2d_3x3_two_blocks",
-                 TShape{2, 2, 40, 37},
+                 TShape{2, 2, 60, 37},
                  {{3, 1, 1, 1}, {3, 1, 1, 0}},
                  3,
                  1,
@@ -223,10 +225,14 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"tiles_3x3_32", TShape{1, 32, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 32, 1, false},
         // Strided or dilated with whole strips of filters: the forward by position tiles
         // reading the padded input with the strides (a step of 2 and one of 3 along rows).
-        ConvCase{"strided_tiles_step2", TShape{2, 3, 9, 11}, {{3, 2, 1, 1}, {4, 2, 1, 2}}, 32, 1,
+        ConvCase{
+            "strided_tiles_step2", TShape{2, 3, 9, 11}, {{3, 2, 1, 1}, {4, 2, 1, 2}}, 32, 1, false},
+        ConvCase{"strided_tiles_step3_dilated",
+                 TShape{1, 6, 8, 13},
+                 {{2, 1, 2, 1}, {3, 3, 2, 2}},
+                 64,
+                 2,
                  false},
-        ConvCase{"strided_tiles_step3_dilated", TShape{1, 6, 8, 13}, {{2, 1, 2, 1}, {3, 3, 2, 2}},
-                 64, 2, false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         ConvCase{"conv3d",
                  TShape{2, 2, 4, 5, 4},

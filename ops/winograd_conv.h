@@ -50,9 +50,18 @@ struct Shape {
   index_t WorkspaceSize(index_t threads = 1) const {
     return kPoints * out_channels * in_channels + threads * BlockWorkspace();
   }
-  // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left),
-  // about 256 tiles (blocks of 64 ran slower: more products, each short).
-  index_t BlockRows() const { return std::clamp<index_t>(256 / TilesW(), 1, TilesH()); }
+  // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left), as
+  // many as keep a block's transformed inputs and products (16 points of the input and the
+  // output channels a tile) within kBlockElements, so that both stay in a core's L2 cache
+  // between the transforms and the products: 256 tiles at 32 channels in and out, 112 at 64
+  // of a 28-tile row. Fixed blocks of 256 tiles had gone to the last-level cache at 64
+  // channels, and blocks of 64 tiles at 32 ran slower: more products, each short
+  // (docs/benchmarks.md, twelfth and eighteenth sessions).
+  static constexpr index_t kBlockElements = index_t{1} << 18;
+  index_t BlockRows() const {
+    const index_t per_tile = kPoints * (InChannelsInStrips() + out_channels);
+    return std::clamp<index_t>(kBlockElements / per_tile / TilesW(), 1, TilesH());
+  }
   index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
   // The tile rows of the block that starts at tile row `first_row`.
   index_t RowsOfBlock(index_t first_row) const {

@@ -335,6 +335,9 @@ void CheckMaxPlaneKernel() {
             } catch (const dmlc::Error&) {
               continue;  // a window wider than the padded row
             }
+            SCOPED_TRACE(window + " stride " + std::to_string(stride) + " pad " +
+                         std::to_string(pad) + " width " + std::to_string(width) + " " +
+                         convention);
             const std::vector<DType> data = MaxPoolValues<DType>(shape.Size());
             for (const bool stream : {false, true}) {
               std::vector<DType> value(g.OutSize());
@@ -345,12 +348,8 @@ void CheckMaxPlaneKernel() {
                   index_t first = 0;
                   const DType expected = pooling::PoolWindow<pooling::kMax, true>(
                       g, pooling::PoolSpec{}, pooling::WindowAt(g, 0, oh, ow), data.data(), &first);
-                  ASSERT_EQ(value[at], expected)
-                      << window << " stride " << stride << " pad " << pad << " width " << width
-                      << " " << convention << " output (" << oh << "," << ow << ")";
-                  ASSERT_EQ(offset[at], first)
-                      << window << " stride " << stride << " pad " << pad << " width " << width
-                      << " " << convention << " output (" << oh << "," << ow << ")";
+                  ASSERT_EQ(value[at], expected) << "output (" << oh << "," << ow << ")";
+                  ASSERT_EQ(offset[at], first) << "output (" << oh << "," << ow << ")";
                 }
               }
               ++checked;

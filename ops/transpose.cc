@@ -140,11 +140,12 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // The tiles' stores go to kTile-element pieces of many output rows at once; once input and
   // output together outgrow the last-level cache, ordinary stores (each line read before it
   // is written, and evicting the input) ran at under half the speed of streaming stores on
-  // the AVX-512 machine (a Zen 5). On the AVX2 one (a Zen 3), the squares' streaming stores of
-  // half a cache line ran at 0.4 of ordinary stores (docs/benchmarks.md): there, none.
-  constexpr bool kStreamHalfLines = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
+  // the AVX-512 machine (a Zen 5). Streaming stores pay off only for whole lines: the AVX-512
+  // squares write them (where the output's rows are aligned); the AVX2 squares write half
+  // lines, which streamed at 0.4 of ordinary stores on a Zen 3 (docs/benchmarks.md): there, none.
+  constexpr bool kStreamWholeLines = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
   const bool stream =
-      kStreamHalfLines && !kAdd &&
+      kStreamWholeLines && !kAdd &&
       2 * total * static_cast<index_t>(sizeof(DType)) >= mshadow::StreamingStoreMinBytes();
   auto run = [&](auto stream_tag) {
     ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {

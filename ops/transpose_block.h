@@ -1,5 +1,6 @@
 // ops/transpose_block.h: 2-D transposes on the CPU, dst[j][i] = src[i][j] (or +=), through
-// register squares where the arch has them (AVX2: 8 x 8 floats, 4 x 4 doubles) and element by
+// register squares where the arch has them (AVX-512: 16 x 16 floats, 8 x 8 doubles; AVX2: 8 x 8
+// floats, 4 x 4 doubles; the widest first, the narrower on the bands it leaves) and element by
 // element on the edges. transpose's CPU kernel tiles its permutations with TransposeBlock;
 // operator kernels that need a matrix transposed (the right operand of ops/matrix_product.h's
 // Product) call Transpose2D.
@@ -52,11 +53,13 @@ struct RegisterTranspose {
 #if MSHADOW_PACKET_HAS_AVX2
 // The square's loops unrolled, so that its rows stay in registers (not spilled to the stack).
 #define OPS_TRANSPOSE_UNROLL _Pragma("GCC unroll 8")
+#define OPS_TRANSPOSE_UNROLL_ALL _Pragma("GCC unroll 16")
 
 // A transposed row, written (or added) as the write mode says.
 template <bool kAdd, bool kStream, typename DType, typename Register>
 inline void StoreRow(DType* dst, Register row) {
-  using P = mshadow::packet::Packet<DType, mshadow::packet::kAVX2>;
+  constexpr auto kArch = sizeof(Register) == 64 ? mshadow::packet::kAVX512 : mshadow::packet::kAVX2;
+  using P = mshadow::packet::Packet<DType, kArch>;
   if constexpr (kStream && !kAdd) {
     if (reinterpret_cast<uintptr_t>(dst) % sizeof(Register) == 0) {
       P(row).StoreStreaming(dst);
@@ -112,30 +115,131 @@ struct RegisterTranspose<double> {
     StoreRow<kAdd, kStream>(dst + 3 * dst_ld, _mm256_permute2f128_pd(t[1], t[3], 0x31));
   }
 };
+
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#define OPS_TRANSPOSE_HAS_LINE_SQUARES 1
+// A square of one cache line a side: each destination row is written whole (streaming stores
+// of half lines lose to ordinary stores on Intel and Zen 3 cores, docs/benchmarks.md), and it
+// takes fewer shuffles per element than four AVX2 squares.
+template <typename DType>
+struct LineTranspose;
+
+template <>
+struct LineTranspose<float> {
+  static constexpr index_t kLanes = 16;
+  template <bool kAdd, bool kStream>
+  MSHADOW_CINLINE static void Run(const float* src, index_t src_ld, float* dst, index_t dst_ld) {
+    __m512 r[16], t[16];
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src + k * src_ld);
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 16; k += 2) {  // interleave pairs of rows
+      t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+      t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+    }
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 16; k += 4) {  // gather groups of four within each 128-bit quarter
+      r[k] = _mm512_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      r[k + 1] = _mm512_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      r[k + 2] = _mm512_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      r[k + 3] = _mm512_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    // r[4 * g + m]'s quarter q holds rows 4g..4g+3 of column 4q + m: join the quarters of the
+    // four groups, first pairwise, then the pairs.
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int m = 0; m < 4; ++m) {
+      const __m512 even01 = _mm512_shuffle_f32x4(r[m], r[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
+      const __m512 odd01 = _mm512_shuffle_f32x4(r[m], r[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
+      const __m512 even23 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], _MM_SHUFFLE(2, 0, 2, 0));
+      const __m512 odd23 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], _MM_SHUFFLE(3, 1, 3, 1));
+      t[m] = _mm512_shuffle_f32x4(even01, even23, _MM_SHUFFLE(2, 0, 2, 0));
+      t[m + 4] = _mm512_shuffle_f32x4(odd01, odd23, _MM_SHUFFLE(2, 0, 2, 0));
+      t[m + 8] = _mm512_shuffle_f32x4(even01, even23, _MM_SHUFFLE(3, 1, 3, 1));
+      t[m + 12] = _mm512_shuffle_f32x4(odd01, odd23, _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 16; ++k) StoreRow<kAdd, kStream>(dst + k * dst_ld, t[k]);
+  }
+};
+
+template <>
+struct LineTranspose<double> {
+  static constexpr index_t kLanes = 8;
+  template <bool kAdd, bool kStream>
+  MSHADOW_CINLINE static void Run(const double* src, index_t src_ld, double* dst, index_t dst_ld) {
+    __m512d r[8], t[8];
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 8; ++k) r[k] = _mm512_loadu_pd(src + k * src_ld);
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 8; k += 2) {  // t[k]: rows k, k+1 of the even columns; t[k+1]: odd
+      t[k] = _mm512_unpacklo_pd(r[k], r[k + 1]);
+      t[k + 1] = _mm512_unpackhi_pd(r[k], r[k + 1]);
+    }
+    // Column 2q + p is quarter q of t[p], t[p + 2], t[p + 4], t[p + 6].
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int p = 0; p < 2; ++p) {
+      const __m512d low01 = _mm512_shuffle_f64x2(t[p], t[p + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      const __m512d high01 = _mm512_shuffle_f64x2(t[p], t[p + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      const __m512d low23 = _mm512_shuffle_f64x2(t[p + 4], t[p + 6], _MM_SHUFFLE(1, 0, 1, 0));
+      const __m512d high23 = _mm512_shuffle_f64x2(t[p + 4], t[p + 6], _MM_SHUFFLE(3, 2, 3, 2));
+      r[p] = _mm512_shuffle_f64x2(low01, low23, _MM_SHUFFLE(2, 0, 2, 0));
+      r[p + 2] = _mm512_shuffle_f64x2(low01, low23, _MM_SHUFFLE(3, 1, 3, 1));
+      r[p + 4] = _mm512_shuffle_f64x2(high01, high23, _MM_SHUFFLE(2, 0, 2, 0));
+      r[p + 6] = _mm512_shuffle_f64x2(high01, high23, _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    OPS_TRANSPOSE_UNROLL_ALL
+    for (int k = 0; k < 8; ++k) StoreRow<kAdd, kStream>(dst + k * dst_ld, r[k]);
+  }
+};
+#endif  // __AVX512F__
 #undef OPS_TRANSPOSE_UNROLL
+#undef OPS_TRANSPOSE_UNROLL_ALL
 #endif  // MSHADOW_PACKET_HAS_AVX2
 
-// dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) for rows i in [0, rows), columns j in
-// [0, cols): register squares over the whole squares (kBlockCols columns at a time, along the
-// rows), element by element on the edges.
-template <bool kAdd, bool kStream, typename DType>
-void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
-                    index_t cols) {
-  constexpr index_t kLanes = RegisterTranspose<DType>::kLanes;
+// dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) over the whole Squares of [0, rows) x
+// [0, cols), kBlockCols columns at a time, along the rows; the bands below and to the right of
+// them go to the Narrower squares, and the last bands element by element.
+template <bool kAdd, bool kStream, typename DType, typename Square, typename... Narrower>
+void TransposeBySquares(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
+                        index_t cols) {
+  constexpr index_t kLanes = Square::kLanes;
   const index_t full_rows = rows / kLanes * kLanes, full_cols = cols / kLanes * kLanes;
   for (index_t j0 = 0; j0 < full_cols; j0 += kBlockCols) {
     const index_t j_end = std::min(full_cols, j0 + kBlockCols);
     for (index_t i = 0; i < full_rows; i += kLanes) {
       for (index_t j = j0; j < j_end; j += kLanes) {
-        RegisterTranspose<DType>::template Run<kAdd, kStream>(src + i * src_ld + j, src_ld,
-                                                              dst + j * dst_ld + i, dst_ld);
+        Square::template Run<kAdd, kStream>(src + i * src_ld + j, src_ld, dst + j * dst_ld + i,
+                                            dst_ld);
       }
     }
   }
-  TransposeScalar<kAdd>(src + full_rows * src_ld, src_ld, dst + full_rows, dst_ld, rows - full_rows,
-                        cols);
-  TransposeScalar<kAdd>(src + full_cols, src_ld, dst + full_cols * dst_ld, dst_ld, full_rows,
-                        cols - full_cols);
+  auto band = [&](index_t i0, index_t j0, index_t band_rows, index_t band_cols) {
+    if (band_rows == 0 || band_cols == 0) return;
+    const DType* from = src + i0 * src_ld + j0;
+    DType* to = dst + j0 * dst_ld + i0;
+    if constexpr (sizeof...(Narrower) == 0) {
+      TransposeScalar<kAdd>(from, src_ld, to, dst_ld, band_rows, band_cols);
+    } else {
+      TransposeBySquares<kAdd, kStream, DType, Narrower...>(from, src_ld, to, dst_ld, band_rows,
+                                                            band_cols);
+    }
+  };
+  band(full_rows, 0, rows - full_rows, cols);
+  band(0, full_cols, full_rows, cols - full_cols);
+}
+
+// dst[j * dst_ld + i] = src[i * src_ld + j] (or +=) for rows i in [0, rows), columns j in
+// [0, cols): the arch's register squares, widest first, element by element on the edges.
+template <bool kAdd, bool kStream, typename DType>
+void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld, index_t rows,
+                    index_t cols) {
+#ifdef OPS_TRANSPOSE_HAS_LINE_SQUARES
+  TransposeBySquares<kAdd, kStream, DType, LineTranspose<DType>, RegisterTranspose<DType>>(
+      src, src_ld, dst, dst_ld, rows, cols);
+#else
+  TransposeBySquares<kAdd, kStream, DType, RegisterTranspose<DType>>(src, src_ld, dst, dst_ld, rows,
+                                                                     cols);
+#endif
 }
 
 // dst (cols x rows, row stride dst_ld) = src (rows x cols, row stride src_ld) transposed, or

@@ -1,4 +1,5 @@
 // transpose, SwapAxis (swapaxes).
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/transpose_block.h"
 
 namespace ops {
 namespace {
@@ -96,6 +98,52 @@ TEST(TransposeTest, AnyPermutationMergedTiledAndThreaded) {
   }
   mshadow::SetStreamingStoreMinBytes(0);
   mshadow::SetNumThreads(0);
+}
+
+// TransposeBlock against the element loop on every mix of the arch's squares and the bands
+// they leave (rows and columns 1-40), a source row stride wider than its rows, destination rows
+// aligned to a cache line or not, both write modes, streamed or not; nothing written outside.
+template <typename DType, bool kAdd, bool kStream>
+void CheckTransposeBlock(index_t rows, index_t cols, bool aligned) {
+  const index_t src_ld = cols + 3, dst_ld = aligned ? (rows + 15) / 16 * 16 : rows + 5;
+  std::vector<DType> src(rows * src_ld);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<DType>(k % 1000) + DType(0.25);
+  // dst on a cache line boundary, so that aligned rows take whole-line (streaming) stores.
+  std::vector<DType> storage(cols * dst_ld + 64 / sizeof(DType));
+  const size_t skip = (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(DType);
+  DType* dst = storage.data() + skip;
+  std::vector<DType> expected(cols * dst_ld);
+  for (size_t k = 0; k < expected.size(); ++k) expected[k] = dst[k] = -static_cast<DType>(k % 7);
+  for (index_t i = 0; i < rows; ++i) {
+    for (index_t j = 0; j < cols; ++j) {
+      DType& e = expected[j * dst_ld + i];
+      e = kAdd ? e + src[i * src_ld + j] : src[i * src_ld + j];
+    }
+  }
+  transpose::TransposeBlock<kAdd, kStream>(src.data(), src_ld, dst, dst_ld, rows, cols);
+  mshadow::FenceStreamingStores();
+  for (index_t k = 0; k < cols * dst_ld; ++k) {
+    ASSERT_EQ(dst[k], expected[k]) << "row " << k / dst_ld << " column " << k % dst_ld;
+  }
+}
+
+template <typename DType>
+void CheckTransposeBlocks() {
+  for (index_t rows = 1; rows <= 40; ++rows) {
+    for (index_t cols = 1; cols <= 40; ++cols) {
+      for (const bool aligned : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << rows << " x " << cols << (aligned ? " aligned" : ""));
+        CheckTransposeBlock<DType, false, false>(rows, cols, aligned);
+        CheckTransposeBlock<DType, true, false>(rows, cols, aligned);
+        CheckTransposeBlock<DType, false, true>(rows, cols, aligned);
+      }
+    }
+  }
+}
+
+TEST(TransposeTest, BlockKernelMatchesElementLoop) {
+  CheckTransposeBlocks<float>();
+  CheckTransposeBlocks<double>();
 }
 
 TEST(TransposeTest, PermutationsForwardAndGradient) {

@@ -70,6 +70,14 @@ struct PhaseAxis {
   }
 };
 
+// Taps per phase, on average, from which a layer's phases run faster as position tiles than
+// as products per phase: four where a strip of filters is two 32-byte packets (AVX2, measured
+// as UsesPositionTiles says); two where it is two 64-byte packets (AVX-512: 3x3 kernels of
+// stride 2 and 1x3 of stride 1 with 32 and 64 filters ran faster by tiles, docs/benchmarks.md).
+template <typename DType>
+constexpr index_t kMinTileTapsPerPhase =
+    position_tiles::kFilterStrip<DType>* static_cast<index_t>(sizeof(DType)) >= 128 ? 2 : 4;
+
 // The layer as two axes (rows, columns) and the sizes of its buffers.
 struct PhasePlan {
   PhaseAxis rows, cols;
@@ -99,16 +107,18 @@ struct PhasePlan {
   // Stride 1 on both axes: one phase, whose outputs are the layer's, in order.
   bool SinglePhase() const { return rows.stride == 1 && cols.stride == 1; }
   // Whether the phases run as tiles of output positions by filters (ops/position_tiles.h):
-  // filters per group in one or two whole strips, and four taps or more per phase. Otherwise
-  // as products of the taps over the padded input (MultiplySinglePhase, or TiledGemm per
-  // phase), which read each strip of the input for more rows of filters the more there are:
-  // on an AVX2 core, 32 filters ran 1.04-1.13 times faster by tiles (5x5 and 3x3 kernels over
-  // 32 channels, 2x2 over 64), 64 filters 0.8-0.95 times as fast, a 1x1 kernel 0.7 times.
+  // filters per group in one or two whole strips, and taps enough per phase (on average,
+  // kMinTileTapsPerPhase). Otherwise as products of the taps over the padded input
+  // (MultiplySinglePhase, or TiledGemm per phase), which read each strip of the input for
+  // more rows of filters the more there are, and whose phases are interleaved into the output
+  // afterwards: on an AVX2 core, 32 filters ran 1.04-1.13 times faster by tiles (5x5 and 3x3
+  // kernels over 32 channels, 2x2 over 64), 64 filters 0.8-0.95 times as fast, a 1x1 kernel
+  // 0.7 times.
   template <typename DType>
   bool UsesPositionTiles() const {
     return position_tiles::Serves<DType>(filters) &&
            filters <= 2 * position_tiles::kFilterStrip<DType> &&
-           Taps() >= 4 * rows.stride * cols.stride;
+           Taps() >= kMinTileTapsPerPhase<DType> * rows.stride * cols.stride;
   }
   // Phase (ry, rx) as a stride-1 layer over the padded input.
   position_tiles::Layer PhaseLayer(index_t ry, index_t rx) const {

@@ -70,13 +70,18 @@ struct PhaseAxis {
   }
 };
 
-// Taps per phase, on average, from which a layer's phases run faster as position tiles than
-// as products per phase: four where a strip of filters is two 32-byte packets (AVX2, measured
-// as UsesPositionTiles says); two where it is two 64-byte packets (AVX-512: 3x3 kernels of
-// stride 2 and 1x3 of stride 1 with 32 and 64 filters ran faster by tiles, docs/benchmarks.md).
+// Where a layer's phases run faster as position tiles than as products per phase, as
+// measured: where a strip of filters is two 32-byte packets (AVX2), up to two strips of
+// filters per group and from four taps per phase (on average), as UsesPositionTiles says; where
+// it is two 64-byte packets (AVX-512), up to four strips and from two taps per phase (3x3
+// kernels of stride 2, 1x3 of stride 1, 32 to 128 filters, docs/benchmarks.md).
 template <typename DType>
-constexpr index_t kMinTileTapsPerPhase =
-    position_tiles::kFilterStrip<DType>* static_cast<index_t>(sizeof(DType)) >= 128 ? 2 : 4;
+constexpr bool kWideTileStrips =
+    static_cast<index_t>(sizeof(DType)) * position_tiles::kFilterStrip<DType> >= 128;
+template <typename DType>
+constexpr index_t kMaxTileStrips = kWideTileStrips<DType> ? 4 : 2;
+template <typename DType>
+constexpr index_t kMinTileTapsPerPhase = kWideTileStrips<DType> ? 2 : 4;
 
 // The layer as two axes (rows, columns) and the sizes of its buffers.
 struct PhasePlan {
@@ -107,8 +112,8 @@ struct PhasePlan {
   // Stride 1 on both axes: one phase, whose outputs are the layer's, in order.
   bool SinglePhase() const { return rows.stride == 1 && cols.stride == 1; }
   // Whether the phases run as tiles of output positions by filters (ops/position_tiles.h):
-  // filters per group in one or two whole strips, and taps enough per phase (on average,
-  // kMinTileTapsPerPhase). Otherwise as products of the taps over the padded input
+  // filters per group in whole strips, up to kMaxTileStrips of them, and kMinTileTapsPerPhase
+  // taps per phase or more. Otherwise as products of the taps over the padded input
   // (MultiplySinglePhase, or TiledGemm per phase), which read each strip of the input for
   // more rows of filters the more there are, and whose phases are interleaved into the output
   // afterwards: on an AVX2 core, 32 filters ran 1.04-1.13 times faster by tiles (5x5 and 3x3
@@ -117,7 +122,7 @@ struct PhasePlan {
   template <typename DType>
   bool UsesPositionTiles() const {
     return position_tiles::Serves<DType>(filters) &&
-           filters <= 2 * position_tiles::kFilterStrip<DType> &&
+           filters <= kMaxTileStrips<DType> * position_tiles::kFilterStrip<DType> &&
            Taps() >= kMinTileTapsPerPhase<DType> * rows.stride * cols.stride;
   }
   // Phase (ry, rx) as a stride-1 layer over the padded input.

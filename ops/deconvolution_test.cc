@@ -228,8 +228,9 @@ INSTANTIATE_TEST_SUITE_P(
                    1,
                    false,
                    TShape{2, 32, 9, 11}},
-        // Two or three taps per phase (3x3 stride 2, 1x3 stride 1): by tiles where a strip
-        // is two 64-byte packets (AVX-512), by products per phase elsewhere.
+        // Two or three taps per phase (3x3 stride 2, 1x3 stride 1), and four strips of filters
+        // (128 floats): by tiles where a strip is two 64-byte packets (AVX-512), by products per
+        // phase elsewhere.
         DeconvCase{"phases_3x3_stride2_32_filters",
                    TShape{2, 16, 4, 5},
                    {{3, 2, 1, 1, 1}, {3, 2, 1, 1, 0}},
@@ -237,6 +238,13 @@ INSTANTIATE_TEST_SUITE_P(
                    1,
                    false,
                    TShape{2, 32, 8, 9}},
+        DeconvCase{"phases_4x4_stride2_128_filters",
+                   TShape{1, 16, 3, 4},
+                   {{4, 2, 1, 1, 0}, {4, 2, 1, 1, 1}},
+                   128,
+                   1,
+                   false,
+                   TShape{1, 128, 6, 9}},
         DeconvCase{"phases_1x3_stride1_32_filters",
                    TShape{2, 16, 3, 7},
                    {{1, 1, 1, 0, 0}, {3, 1, 1, 1, 0}},

@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "mshadow/base.h"
+#include "mshadow/host_memory.h"
 #include "mshadow/parallel.h"
 #include "ops/vector_loop.h"
 
@@ -383,6 +384,9 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
 constexpr index_t kBlockRows = 64 / kTileRows * kTileRows;
 constexpr index_t kBlockCols = 128;
 constexpr index_t kMinItems = 8;  // items enough for the threads to share evenly
+// The multiply-adds that pay for a thread: those worth mshadow's kMinElementsPerThread
+// elements of an elementwise map, at 32 a map's element.
+constexpr index_t kMultiplyAddsPerThread = 32 * mshadow::expr::kMinElementsPerThread;
 
 // c (rows x cols, row stride ldc) = a (rows x depth) times b (depth x cols), or c += that
 // product when `accumulate`. Float and double. On the library's threads when the product is
@@ -407,13 +411,26 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   // here instead (a weight gradient's 1024 rows had packed b 16 times: 6% of an LSTM's
   // backward). The copy is allocated per call: a thread-local buffer in this header would be
   // a symbol the C ABI's library exports, and the calling thread's ThreadScratch belongs to
-  // its blocks' copies of a transposed a.
+  // its blocks' copies of a transposed a. It is aligned to a cache line: new[] aligns to 16
+  // bytes, and a tile's every load of a row of the strips then spans two lines.
   if (row_blocks >= 3 && b.packed_depth == 0 && b.row_offsets == nullptr && b.fold_width == 0 &&
       PacksColumns<DType>(cols)) {
-    const std::unique_ptr<DType[]> packed(new DType[static_cast<size_t>(depth * cols)]);
-    PackRightOperand(depth, cols, b.data, b.stride, packed.get());
-    return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed.get(), depth), c,
-                     ldc, accumulate);
+    const std::unique_ptr<void, void (*)(void*)> memory(
+        mshadow::AllocHost(static_cast<size_t>(depth * cols) * sizeof(DType), 64,
+                           "a matrix product's packed right operand"),
+        mshadow::FreeHost);
+    DType* packed = static_cast<DType*>(memory.get());
+    // Strip by strip on the library's threads: on the calling thread alone, the copy held
+    // the others up.
+    constexpr index_t kStrip = kStripWidth<DType>;
+    const index_t strips = cols / kStrip;
+    const int pack_threads = static_cast<int>(std::min<index_t>(
+        {mshadow::GetNumThreads(), strips, depth * cols / mshadow::expr::kMinElementsPerThread}));
+    mshadow::ParallelFor(strips, pack_threads, [&](index_t j) {
+      PackRightOperand(depth, kStrip, b.data + j * kStrip, b.stride, packed + j * kStrip * depth);
+    });
+    return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed, depth), c, ldc,
+                     accumulate);
   }
   // Column blocks only where the row blocks are too few to share out: a block's strips read
   // b the same way however many there are, but each block packs a transposed a again.
@@ -437,12 +454,9 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
     }
   };
   const index_t items = row_blocks * col_blocks;
-  // Multiply-adds worth one element of an elementwise map: a thread's share must be at
-  // least mshadow's kMinElementsPerThread of those.
-  constexpr index_t kMultiplyAddsPerElement = 32;
-  const index_t work = rows * cols * std::max<index_t>(depth, 1) / kMultiplyAddsPerElement;
-  const int threads = static_cast<int>(std::min<index_t>(
-      {mshadow::GetNumThreads(), work / mshadow::expr::kMinElementsPerThread, items}));
+  const index_t work = rows * cols * std::max<index_t>(depth, 1);
+  const int threads = static_cast<int>(
+      std::min<index_t>({mshadow::GetNumThreads(), work / kMultiplyAddsPerThread, items}));
   if (threads <= 1) {
     for (index_t item = 0; item < items; ++item) block(item);
     return;

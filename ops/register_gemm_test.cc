@@ -49,6 +49,8 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       {3 * kTileRows - 1, 600, 2 * kSize + 3},
       // Three row blocks or more, whole strips: b packed once for all of them.
       {200, 37, 3 * 2 * kSize},
+      // The same, b large enough that its strips are packed on both threads.
+      {200, 600, 4 * 2 * kSize},
       {64, 20, 2 * kSize},  // 64 rows: one row block
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;

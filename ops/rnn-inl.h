@@ -25,8 +25,10 @@
 #ifndef OPS_RNN_INL_H_
 #define OPS_RNN_INL_H_
 
+#include <algorithm>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"
@@ -582,6 +584,32 @@ struct DirectionPass {
   }
 };
 
+// Samples [n0, n1) of step position s's cells on the calling thread, a SIMD packet of units
+// at a time (the CPU where the LSTM cell clip is off).
+template <typename DType>
+void CellRowsForward(const DirectionPass<cpu, DType>& p, index_t s, DType* g, const DType* hh,
+                     DType* y, DType* cell, index_t n0, index_t n1) {
+  const StepPointers ptrs = p.Pointers(s);
+  const DType* bh = p.w.bh.dptr_;
+  const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
+  const DType* h_prev = p.HPrev(s);
+  for (index_t n = n0; n < n1; ++n) {
+    vec::ForEach<DType>(p.dims.hidden, [&](index_t j, auto tag) {
+      using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
+      switch (p.mode) {
+        case kRnnRelu:
+          return SimpleCell<kRnnRelu, L>(ptrs, n, j, g, hh, bh, y);
+        case kRnnTanh:
+          return SimpleCell<kRnnTanh, L>(ptrs, n, j, g, hh, bh, y);
+        case kLstm:
+          return LstmCell<L>(ptrs, n, j, g, hh, bh, c_prev, cell, y, p.clip);
+        default:
+          return GruCell<L>(ptrs, n, j, g, hh, bh, h_prev, cell, y);
+      }
+    });
+  }
+}
+
 // Step position s's cells: on the CPU a SIMD packet of units at a time, each sample's row on
 // the library's threads (one unit at a time with the LSTM cell clip on); on the GPU a thread
 // per unit.
@@ -593,20 +621,8 @@ void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const 
   const DType* bh = p.w.bh.dptr_;
   if constexpr (std::is_same_v<xpu, cpu>) {
     if (!(p.mode == kLstm && p.clip.on)) {
-      const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
-      const DType* h_prev = p.HPrev(s);
       ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
-        for (index_t n = begin; n < end; ++n) {
-          vec::ForEach<DType>(H, [&](index_t j, auto tag) {
-            using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
-            switch (p.mode) {
-              case kRnnRelu: return SimpleCell<kRnnRelu, L>(ptrs, n, j, g, hh, bh, y);
-              case kRnnTanh: return SimpleCell<kRnnTanh, L>(ptrs, n, j, g, hh, bh, y);
-              case kLstm: return LstmCell<L>(ptrs, n, j, g, hh, bh, c_prev, cell, y, p.clip);
-              default: return GruCell<L>(ptrs, n, j, g, hh, bh, h_prev, cell, y);
-            }
-          });
-        }
+        CellRowsForward(p, s, g, hh, y, cell, begin, end);
       });
       return;
     }
@@ -642,6 +658,59 @@ void ProductWithTransposed(Tensor<xpu, 2, DType> dst, OpReqType req, const Tenso
   }
 }
 
+// Whether a bidirectional layer's two directions run at once, a thread each, with their own
+// temporary buffers: on the CPU with two threads or more (a step's products are too small to
+// share out well: a bidirectional GRU ran 0.81x MXNet's backward at 2 threads, its forward no
+// faster than on one). The backward's input gradients follow, on all threads.
+template <typename xpu>
+bool ParallelDirections(const RNNDims& dims) {
+  return std::is_same_v<xpu, cpu> && dims.directions == 2 && mshadow::GetNumThreads() >= 2;
+}
+
+// Runs of the batch's samples that a recurrent pass gives a thread each, through all its
+// steps: on the CPU with two threads or more, where the steps' products read Wh packed
+// (`packed_wh`), the cells take SIMD packets (the LSTM cell clip off), each run has a
+// register tile's rows (register_gemm::kTileRows) and the directions do not run at once
+// already. A sample's recurrence reads only its own rows, so the runs need no hand-off between
+// steps (two a step otherwise: the step's product and its cells, each shared out). 1: one
+// pass over the batch, each step shared out.
+template <typename xpu, typename DType>
+index_t SampleRuns(const DirectionPass<xpu, DType>& p, bool packed_wh) {
+  const RNNDims& dims = p.dims;
+  if (!std::is_same_v<xpu, cpu> || !packed_wh || (p.mode == kLstm && p.clip.on) ||
+      ParallelDirections<xpu>(dims)) {
+    return 1;
+  }
+  const index_t work = dims.steps * dims.batch * dims.GateWidth() * dims.hidden;
+  return std::max<index_t>(
+      1, std::min<index_t>({mshadow::GetNumThreads(), dims.batch / register_gemm::kTileRows,
+                            work / register_gemm::kMultiplyAddsPerThread}));
+}
+
+// Samples [n0, n1) of `runs` even runs of the batch, run r.
+inline std::pair<index_t, index_t> SampleRun(index_t batch, index_t runs, index_t r) {
+  return {batch * r / runs, batch * (r + 1) / runs};
+}
+
+// The forward steps of one direction on the CPU, each of `runs` runs of samples on a thread
+// of its own (SampleRuns): its rows of each step's product (Wh^T packed in p.wh_t) and cells.
+template <typename DType>
+void ForwardStepsBySamples(const DirectionPass<cpu, DType>& p, DType* hh, index_t runs) {
+  const index_t N = p.dims.batch, H = p.dims.hidden, gw = p.dims.GateWidth();
+  mshadow::ParallelFor(runs, runs, [&](index_t r) {
+    const auto [n0, n1] = SampleRun(N, runs, r);
+    const Tensor<cpu, 2, DType> hh_rows(hh + n0 * gw, mshadow::Shape2(n1 - n0, gw), gw, p.stream);
+    for (index_t s = 0; s < p.dims.steps; ++s) {
+      const index_t t = StepAt(s, p.direction, p.dims.steps);
+      const Tensor<cpu, 2, DType> h_prev(p.HPrev(s) + n0 * p.HPrevStride(s),
+                                         mshadow::Shape2(n1 - n0, H), p.HPrevStride(s), p.stream);
+      ProductPacked(hh_rows, kWriteTo, h_prev, false, static_cast<const DType*>(p.wh_t));
+      CellRowsForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
+                      p.y + t * N * p.YStride(), p.cells + t * N * H, n0, n1);
+    }
+  });
+}
+
 // The forward pass of one direction: gates, cells and this direction's columns of y.
 template <typename xpu, typename DType>
 void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
@@ -666,6 +735,10 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
     }
   }
   Tensor<xpu, 2, DType> hh_t(hh, mshadow::Shape2(N, gw), gw, p.stream);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    const index_t runs = SampleRuns(p, packed_wh);
+    if (runs > 1) return ForwardStepsBySamples(p, hh, runs);
+  }
   for (index_t s = 0; s < dims.steps; ++s) {
     const index_t t = StepAt(s, p.direction, dims.steps);
     const Tensor<xpu, 2, DType> h_prev(p.HPrev(s), mshadow::Shape2(N, H), p.HPrevStride(s),
@@ -680,6 +753,42 @@ void ForwardDirection(const DirectionPass<xpu, DType>& p, DType* hh) {
     if (!product_done) ProductWithTransposed(hh_t, kWriteTo, h_prev, p.w.wh, p.wh_t);
     StepForward(p, s, p.gates + t * N * gw, static_cast<const DType*>(hh),
                 p.y + t * N * p.YStride(), p.cells + t * N * H);
+  }
+}
+
+// Samples [n0, n1) of step position s's gate gradients on the calling thread (the CPU where
+// the LSTM cell clip is off): the LSTM's and GRU's a SIMD packet of units at a time, the
+// vanilla cells' a unit at a time.
+template <typename DType>
+void StepRowsBackward(const DirectionPass<cpu, DType>& p, index_t s, const DType* g,
+                      const DType* dy_t, index_t dy_stride, Workspace<DType>* ws, DType* dgx,
+                      DType* dgh, index_t n0, index_t n1) {
+  const index_t N = p.dims.batch, H = p.dims.hidden, t = StepAt(s, p.direction, p.dims.steps);
+  const StepPointers ptrs = p.Pointers(s);
+  if (p.mode == kRnnRelu || p.mode == kRnnTanh) {
+    const DType* h = p.y + t * N * p.YStride();
+    for (index_t i = n0 * H; i < n1 * H; ++i) {
+      if (p.mode == kRnnRelu) {
+        SimpleStepBackward<kRnnRelu>::Map(i, ptrs, h, dy_t, dy_stride, ws->dh, dgx);
+      } else {
+        SimpleStepBackward<kRnnTanh>::Map(i, ptrs, h, dy_t, dy_stride, ws->dh, dgx);
+      }
+    }
+    return;
+  }
+  const DType* cells = p.cells + t * N * H;  // LSTM c_t, GRU hn_t
+  const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
+  const DType* h_prev = p.HPrev(s);
+  for (index_t n = n0; n < n1; ++n) {
+    vec::ForEach<DType>(H, [&](index_t j, auto tag) {
+      using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
+      if (p.mode == kLstm) {
+        LstmCellBackward<L>(ptrs, n, j, g, cells, c_prev, dy_t, dy_stride, ws->dh, ws->dc, dgx,
+                            p.clip);
+      } else {
+        GruCellBackward<L>(ptrs, n, j, g, cells, h_prev, dy_t, dy_stride, ws->dh, dgx, dgh);
+      }
+    });
   }
 }
 
@@ -698,17 +807,7 @@ void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DTyp
   if constexpr (std::is_same_v<xpu, cpu>) {
     if (!(p.mode == kLstm && p.clip.on)) {
       ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
-        for (index_t n = begin; n < end; ++n) {
-          vec::ForEach<DType>(H, [&](index_t j, auto tag) {
-            using L = PacketLanes<vec::PacketOf<decltype(tag)>>;
-            if (p.mode == kLstm) {
-              LstmCellBackward<L>(ptrs, n, j, g, cells, c_prev, dy_t, dy_stride, ws->dh, ws->dc,
-                                  dgx, p.clip);
-            } else {
-              GruCellBackward<L>(ptrs, n, j, g, cells, h_prev, dy_t, dy_stride, ws->dh, dgx, dgh);
-            }
-          });
-        }
+        StepRowsBackward(p, s, g, dy_t, dy_stride, ws, dgx, dgh, begin, end);
       });
       return;
     }
@@ -720,6 +819,31 @@ void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DTyp
     Kernel<GruStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, h_prev, dy_t, dy_stride,
                                          ws->dh, dgx, dgh);
   }
+}
+
+// How a step's product writes dh_{t-1}: the GRU's adds to the direct part its cells wrote.
+inline OpReqType DhRequest(int mode) { return mode == kGru ? kAddTo : kWriteTo; }
+
+// The backward steps of one direction on the CPU, each of `runs` runs of samples on a thread
+// of its own (SampleRuns): its rows of each step's gate gradients and of dh_{t-1}'s product
+// (Wh packed in p.wh_t).
+template <typename DType>
+void BackwardStepsBySamples(const DirectionPass<cpu, DType>& p, const DType* dy, index_t dy_stride,
+                            Workspace<DType>* ws, index_t runs) {
+  const index_t N = p.dims.batch, H = p.dims.hidden, width = p.dims.GateWidth();
+  mshadow::ParallelFor(runs, runs, [&](index_t r) {
+    const auto [n0, n1] = SampleRun(N, runs, r);
+    const Tensor<cpu, 2, DType> dh_rows(ws->dh + n0 * H, mshadow::Shape2(n1 - n0, H), H, p.stream);
+    for (index_t s = p.dims.steps; s-- > 0;) {
+      const index_t t = StepAt(s, p.direction, p.dims.steps);
+      DType* dgh = ws->dgh + t * N * width;
+      StepRowsBackward(p, s, p.gates + t * N * width, dy + t * N * dy_stride, dy_stride, ws,
+                       ws->dgx + t * N * width, dgh, n0, n1);
+      const Tensor<cpu, 2, DType> dgh_rows(dgh + n0 * width, mshadow::Shape2(n1 - n0, width), width,
+                                           p.stream);
+      ProductPacked(dh_rows, DhRequest(p.mode), dgh_rows, false, static_cast<const DType*>(p.wh_t));
+    }
+  });
 }
 
 // Gradients of one direction, given dy (this direction's columns of the layer output's
@@ -736,13 +860,17 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
   // The CPU's step products read Wh packed (register_gemm::PackRightOperand), in Wh^T's room,
   // where its width allows.
   const bool packed_wh = std::is_same_v<xpu, cpu> && register_gemm::PacksColumns<DType>(H);
+  const OpReqType dh_req = DhRequest(p.mode);
+  index_t runs = 1;
   if constexpr (std::is_same_v<xpu, cpu>) {
     if (packed_wh) {
       register_gemm::PackRightOperand(width, H, static_cast<const DType*>(p.w.wh.dptr_),
                                       p.w.wh.stride_, p.wh_t);
     }
+    runs = SampleRuns(p, packed_wh);
+    if (runs > 1) BackwardStepsBySamples(p, dy, dy_stride, ws, runs);
   }
-  for (index_t s = T; s-- > 0;) {
+  for (index_t s = T; runs == 1 && s-- > 0;) {
     const index_t t = StepAt(s, p.direction, T);
     const DType* g = p.gates + t * N * width;
     const DType* dy_t = dy + t * N * dy_stride;
@@ -763,7 +891,6 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
         GatedStepBackward(p, s, g, dy_t, dy_stride, ws, dgx, dgh);
     }
     Tensor<xpu, 2, DType> dgh_t(dgh, mshadow::Shape2(N, width), width, p.stream);
-    const OpReqType dh_req = p.mode == kGru ? kAddTo : kWriteTo;
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (packed_wh) {
         ProductPacked(dh, dh_req, dgh_t, false, static_cast<const DType*>(p.wh_t));
@@ -836,15 +963,6 @@ Workspace<DType> PlanWorkspace(const OpContext& ctx, const RNNDims& dims, int mo
                    space.dptr_);
   if (!with_record) ws.PlanRecord(dims, mode, record);
   return ws;
-}
-
-// Whether a bidirectional layer's two directions run at once, a thread each, with their own
-// temporary buffers: on the CPU with two threads or more (a step's products are too small to
-// share out well: a bidirectional GRU ran 0.81x MXNet's backward at 2 threads, its forward no
-// faster than on one). The backward's input gradients follow, on all threads.
-template <typename xpu>
-bool ParallelDirections(const RNNDims& dims) {
-  return std::is_same_v<xpu, cpu> && dims.directions == 2 && mshadow::GetNumThreads() >= 2;
 }
 
 // Inputs: data, parameters, state [, state_cell]. Outputs: out [, hy [, cy]]. Fills `ws`

@@ -187,7 +187,11 @@ INSTANTIATE_TEST_SUITE_P(
         RNNCase{"lstm", 1, true, true, 3, 3, 5, 11}, RNNCase{"gru", 1, false, true, 3, 3, 5, 11},
         // Units in whole strips of the CPU's products: its recurrent weights read packed
         // (register_gemm::PackRightOperand), forward and backward.
-        RNNCase{"lstm", 1, true, true, 3, 2, 5, 16}, RNNCase{"gru", 1, false, true, 3, 2, 5, 16}),
+        RNNCase{"lstm", 1, true, true, 3, 2, 5, 16}, RNNCase{"gru", 1, false, true, 3, 2, 5, 16},
+        // Batches and work enough that, at two threads, each half of the samples runs all its
+        // steps on a thread of its own (rnn::SampleRuns); 17 samples split 8 and 9.
+        RNNCase{"lstm", 2, false, true, 4, 17, 6, 64}, RNNCase{"gru", 1, false, true, 6, 16, 6, 64},
+        RNNCase{"rnn_tanh", 1, false, false, 4, 64, 4, 64}),
     [](const ::testing::TestParamInfo<RNNCase>& info) {
       const RNNCase& rc = info.param;
       return rc.mode + "_" + std::to_string(rc.layers) + "layers" +

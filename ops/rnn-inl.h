@@ -10,7 +10,9 @@
 // are single gemms over all steps afterwards. On the CPU the gemms are register-tiled
 // (ops/register_gemm.h; Wx and Wh transposed once per call for the forward products), which
 // run these shapes, a step's few rows included, faster than OpenBLAS (docs/benchmarks.md);
-// on the GPU they are cuBLAS's.
+// on the GPU they are cuBLAS's. With two CPU threads or more, the steps go to the threads by
+// runs of samples, each run through every step (SampleRuns): a sample's recurrence reads
+// only its own rows, so the threads meet once a pass instead of twice a step.
 //
 // The forward operator's hidden last output, `reserve`, records the forward pass (every
 // layer's output, the gates and cells of every step), as MXNet's reserve space does; the

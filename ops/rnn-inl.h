@@ -872,6 +872,7 @@ void BackwardDirection(const DirectionPass<xpu, DType>& p, const DType* dy, inde
     runs = SampleRuns(p, packed_wh);
     if (runs > 1) BackwardStepsBySamples(p, dy, dy_stride, ws, runs);
   }
+  // The steps over the whole batch, where no runs of samples took them.
   for (index_t s = T; runs == 1 && s-- > 0;) {
     const index_t t = StepAt(s, p.direction, T);
     const DType* g = p.gates + t * N * width;

@@ -299,17 +299,23 @@ MSHADOW_CINLINE void InterleaveColumnPhases(const PhasePlan& p, const DType* con
   }
 }
 
-// padded (PaddedImage() long) = the image x (channels, in...) zero-padded.
+// padded (PaddedImage() long) = the image x (channels, in...) zero-padded. Only the pads are
+// zeroed: the input's rows are copied once, not written twice.
 template <typename DType>
 void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
-  std::fill(padded, padded + p.PaddedImage(), DType(0));
+  const index_t lead = p.cols.lead, trail = width - lead - p.cols.in;
   for (index_t c = 0; c < p.channels * p.groups; ++c) {
-    for (index_t i = 0; i < p.rows.in; ++i) {
-      const DType* from = x + (c * p.rows.in + i) * p.cols.in;
-      std::memcpy(padded + c * plane + (i + p.rows.lead) * width + p.cols.lead, from,
+    DType* channel = padded + c * plane;
+    DType* row = channel + p.rows.lead * width;
+    std::fill(channel, row, DType(0));
+    for (index_t i = 0; i < p.rows.in; ++i, row += width) {
+      std::fill(row, row + lead, DType(0));
+      std::memcpy(row + lead, x + (c * p.rows.in + i) * p.cols.in,
                   static_cast<size_t>(p.cols.in) * sizeof(DType));
+      std::fill(row + lead + p.cols.in, row + lead + p.cols.in + trail, DType(0));
     }
+    std::fill(row, channel + plane, DType(0));
   }
 }
 

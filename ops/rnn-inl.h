@@ -619,8 +619,6 @@ template <typename xpu, typename DType>
 void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const DType* hh,
                  DType* y, DType* cell) {
   const index_t N = p.dims.batch, H = p.dims.hidden;
-  const StepPointers ptrs = p.Pointers(s);
-  const DType* bh = p.w.bh.dptr_;
   if constexpr (std::is_same_v<xpu, cpu>) {
     if (!(p.mode == kLstm && p.clip.on)) {
       ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
@@ -629,6 +627,8 @@ void StepForward(const DirectionPass<xpu, DType>& p, index_t s, DType* g, const 
       return;
     }
   }
+  const StepPointers ptrs = p.Pointers(s);
+  const DType* bh = p.w.bh.dptr_;
   switch (p.mode) {
     case kRnnRelu:
       return Kernel<SimpleStepForward<kRnnRelu>, xpu>::Launch(
@@ -801,11 +801,7 @@ template <typename xpu, typename DType>
 void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DType* g,
                        const DType* dy_t, index_t dy_stride, Workspace<DType>* ws, DType* dgx,
                        DType* dgh) {
-  const index_t N = p.dims.batch, H = p.dims.hidden, t = StepAt(s, p.direction, p.dims.steps);
-  const StepPointers ptrs = p.Pointers(s);
-  const DType* cells = p.cells + t * N * H;  // LSTM c_t, GRU hn_t
-  const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
-  const DType* h_prev = p.HPrev(s);
+  const index_t N = p.dims.batch, H = p.dims.hidden;
   if constexpr (std::is_same_v<xpu, cpu>) {
     if (!(p.mode == kLstm && p.clip.on)) {
       ParallelRows(N, p.dims.GateWidth(), [&](index_t begin, index_t end) {
@@ -814,6 +810,11 @@ void GatedStepBackward(const DirectionPass<xpu, DType>& p, index_t s, const DTyp
       return;
     }
   }
+  const index_t t = StepAt(s, p.direction, p.dims.steps);
+  const StepPointers ptrs = p.Pointers(s);
+  const DType* cells = p.cells + t * N * H;  // LSTM c_t, GRU hn_t
+  const DType* c_prev = p.mode == kLstm ? p.CPrev(s) : nullptr;
+  const DType* h_prev = p.HPrev(s);
   if (p.mode == kLstm) {
     Kernel<LstmStepBackward, xpu>::Launch(p.stream, N * H, ptrs, g, cells, c_prev, dy_t, dy_stride,
                                           static_cast<const DType*>(ws->dh), ws->dc, dgx, p.clip);

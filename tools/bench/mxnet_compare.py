@@ -12,7 +12,8 @@ alternating order; both get OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. MXNet runs
 NaiveEngine (synchronous), so a call's time is its Python overhead plus the operator;
 the overhead, measured on a one-element call, is reported and subtracted. Each side's
 time is the median of repetitions; the ratio MXNet time / project time (above 1: the
-project is faster) is computed per round, and its median and range over rounds printed.
+project is faster) is computed per round, and its median and range over rounds printed,
+with the ratio of the two sides' fastest rounds beside them (case_summary).
 
 tools/bench/bench.py imports this module to add MXNet's times to a results file
 (mxnet_entries), as benchmarks named "mxnet:<case>/<direction>/float32".
@@ -237,6 +238,19 @@ def mxnet_entries(suite, repetitions, min_time, python, cases=DEFAULT_CASES):
     return context, entries
 
 
+def case_summary(rounds, key):
+    """One case over `rounds` (a thread count's entries of the JSON record): each side's median
+    time, the per-round ratios' median and range (low, high), and `fastest`, MXNet's fastest
+    round over ours. On a shared machine a round's time moves with the neighbours' load, on
+    either side; the fastest rounds compare the two at their least disturbed."""
+    project = [x["project_us"][key] for x in rounds]
+    mxnet = [x["mxnet"]["cases"][key]["us"] for x in rounds]
+    ratios = [m / p for m, p in zip(mxnet, project)]
+    return {"project_us": statistics.median(project), "mxnet_us": statistics.median(mxnet),
+            "ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
+            "fastest": min(mxnet) / min(project)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -285,16 +299,13 @@ def main():
         bwd = statistics.median(x["mxnet"]["overhead_us"]["backward"] for x in rounds)
         print(f"\n{threads} thread(s); MXNet per-call overhead subtracted: forward "
               f"{fwd:.1f} us, backward {bwd:.1f} us")
-        print(f"{'case':45} {'project us':>11} {'MXNet us':>10} {'ratio':>7}  range")
+        print(f"{'case':45} {'project us':>11} {'MXNet us':>10} {'ratio':>7}  {'range':9}  "
+              "fastest")
         for case in cases:
-            key = case["key"]
-            ratios = [x["mxnet"]["cases"][key]["us"] / x["project_us"][key] for x in rounds]
-            project = statistics.median(x["project_us"][key] for x in rounds)
-            mxnet = statistics.median(x["mxnet"]["cases"][key]["us"] for x in rounds)
-            ratio = statistics.median(ratios)
-            worst = ratio if worst is None else min(worst, ratio)
-            print(f"ratio {key:39} {project:11.1f} {mxnet:10.1f} {ratio:7.2f}  "
-                  f"{min(ratios):.2f}-{max(ratios):.2f}")
+            c = case_summary(rounds, case["key"])
+            worst = c["ratio"] if worst is None else min(worst, c["ratio"])
+            print(f"ratio {case['key']:39} {c['project_us']:11.1f} {c['mxnet_us']:10.1f} "
+                  f"{c['ratio']:7.2f}  {c['low']:.2f}-{c['high']:.2f}  {c['fastest']:7.2f}")
     print(f"\nlowest median ratio: {worst:.2f}")
     if args.json:
         with open(args.json, "w") as f:

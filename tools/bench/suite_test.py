@@ -54,6 +54,16 @@ class SuiteTest(unittest.TestCase):
         self.assertEqual(mxnet_compare.parse_input("(4,5)"), ((4, 5), -1.0, 1.0, False))
         self.assertEqual(mxnet_compare.parse_input("(8){0,10}"), ((8,), 0.0, 10.0, True))
 
+    def test_case_summary_pairs_rounds_and_compares_the_fastest(self):
+        def round_of(project, mxnet):
+            return {"project_us": {"c": project}, "mxnet": {"cases": {"c": {"us": mxnet}}}}
+        rounds = [round_of(10.0, 12.0), round_of(20.0, 10.0), round_of(8.0, 16.0)]
+        c = mxnet_compare.case_summary(rounds, "c")
+        self.assertEqual((c["project_us"], c["mxnet_us"]), (10.0, 12.0))
+        self.assertAlmostEqual(c["ratio"], 1.2)  # ratios 1.2, 0.5, 2.0
+        self.assertEqual((c["low"], c["high"]), (0.5, 2.0))
+        self.assertEqual(c["fastest"], 10.0 / 8.0)
+
     def test_unknown_suite(self):
         with self.assertRaises(SystemExit) as raised:
             suite.suite_named("nightly")

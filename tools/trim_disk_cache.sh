@@ -5,27 +5,47 @@
 # sanitizers, fuzz, cuda) adds gigabytes: left alone the cache filled this machine's disk and
 # a CI build failed with "No space left on device". tools/bazel calls this before Bazel runs.
 #
-#   tools/trim_disk_cache.sh [CACHE_DIR]
+#   tools/trim_disk_cache.sh [--room GIB] [CACHE_DIR]
 #
 # CACHE_DIR defaults to the one .bazelrc names. The cap is MSHADOW_OPS_DISK_CACHE_GIB
 # (default 30: a whole CI run, every configuration, writes about 15 GiB, and a run should find
 # the previous one's entries); when the cache is over it, the oldest files by access time go
 # until it is at three quarters of the cap, so that trimming does not run again on the next
-# build.
+# build. --room GIB trims, where needed, until GIB more fit under the cap: CI makes room for a
+# whole run once at its start, so that no trim in the middle of the run removes the entries
+# its own first stages wrote (which had made the next run on the same commit a cold one).
 # The file system is mounted relatime on these machines: access times are exact to a day,
 # which is what least recently used needs here.
 set -euo pipefail
 
+whole_gib() {  # whole_gib NAME VALUE: VALUE, or exit 2 naming NAME if it is no whole number
+  if ! [[ "$2" =~ ^[0-9]+$ ]]; then
+    echo "tools/trim_disk_cache.sh: $1 must be a whole number of GiB, got '$2'" >&2
+    exit 2
+  fi
+}
+room_gib=0
+if [[ "${1:-}" == "--room" ]]; then
+  room_gib=${2:-}
+  whole_gib --room "$room_gib"
+  shift 2
+fi
 cache_dir=${1:-$HOME/.cache/mshadow_ops/bazel-disk-cache}
 cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-30}
-if ! [[ "$cap_gib" =~ ^[0-9]+$ ]] || ((cap_gib == 0)); then
-  echo "tools/trim_disk_cache.sh: MSHADOW_OPS_DISK_CACHE_GIB must be a positive whole number of GiB, got '$cap_gib'" >&2
+whole_gib MSHADOW_OPS_DISK_CACHE_GIB "$cap_gib"
+if ((cap_gib == 0)); then
+  echo "tools/trim_disk_cache.sh: MSHADOW_OPS_DISK_CACHE_GIB must be above 0" >&2
   exit 2
 fi
 [[ -d "$cache_dir" ]] || exit 0
 
-cap_bytes=$((cap_gib * 1024 * 1024 * 1024))
-target_bytes=$((cap_bytes / 4 * 3))
+gib=$((1024 * 1024 * 1024))
+# Trimming starts where the cache and the room asked for pass the cap, and ends at three
+# quarters of the cap, or lower where the room needs it.
+cap_bytes=$(((cap_gib - room_gib) * gib))
+target_bytes=$((cap_gib * gib / 4 * 3))
+((target_bytes > cap_bytes)) && target_bytes=$cap_bytes
+((target_bytes < 0)) && target_bytes=0
 
 # One pass: "access-time size path" per file, oldest first; awk sums them all, then prints
 # the oldest paths until what remains fits the target.

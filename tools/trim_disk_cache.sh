@@ -18,7 +18,7 @@
 # which is what least recently used needs here.
 set -euo pipefail
 
-whole_gib() {  # whole_gib NAME VALUE: VALUE, or exit 2 naming NAME if it is no whole number
+whole_gib() {  # whole_gib NAME VALUE: exits 2, naming NAME, unless VALUE is a whole number
   if ! [[ "$2" =~ ^[0-9]+$ ]]; then
     echo "tools/trim_disk_cache.sh: $1 must be a whole number of GiB, got '$2'" >&2
     exit 2

@@ -347,17 +347,20 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
     // On the CPU each gradient takes the first way that serves it: the data gradient Winograd
-    // (UsesWinograd), then output phases (UsesPhaseDataGradient); the weight gradient Winograd,
+    // (UsesWinograd), then output phases (UsesPhaseDataGradient), then for 3-d layers position
+    // tiles (tile_convolution::ServesDataGradient); the weight gradient Winograd,
     // tap tiles (ops/tap_gradient.h), then column chunks (ops/column_chunks.h). What none
-    // serves (the GPU's im2col path, depthwise and 3-d layers) goes through the column matrix
-    // image by image.
+    // serves (the GPU's im2col path, depthwise layers, strided 3-d layers' data gradients)
+    // goes through the column matrix image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
-    bool phase_data_gradient = false;
+    bool phase_data_gradient = false, tile_data_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
       phase_data_gradient = UsesPhaseDataGradient<DType>(g, gs, filters);
+      tile_data_gradient = !winograd_data_gradient && !phase_data_gradient &&
+                           tile_convolution::ServesDataGradient<DType>(g, g.channels / gs.groups);
     }
     bool tap_weight_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
@@ -370,7 +373,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient &&
                                         !tap_weight_gradient && !column_chunk_weight_gradient;
     const bool im2col_data_gradient =
-        req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient;
+        req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient && !tile_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
       Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
       for (index_t n = 0; n < batch; ++n) {
@@ -414,6 +417,12 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             deconvolution::PlanPhases(g, gs.groups, gs.filters), batch,
             deconvolution::WeightLayout::kDeconvolution, weight.dptr_, og.dptr_,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
+            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+      }
+      if (tile_data_gradient) {
+        tile_convolution::DataGradientByTiles(
+            g, gs.groups, filters, batch, static_cast<const DType*>(og.dptr_),
+            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_,
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (tap_weight_gradient) {

@@ -212,7 +212,7 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
 }
 
 // The CPU's backward for groups of at least a packet of channels. Where the data's channels
-// per group are whole strips of the tiles (1-d and 2-d layers), its data gradient is the
+// per group are whole strips of the tiles (1-d to 3-d layers), its data gradient is the
 // equivalent convolution's forward by position tiles (ops/tile_convolution.h) and its weight
 // gradient that convolution's by tap tiles (ops/tap_gradient.h, the data's channels as its
 // filters): both read og in place. Otherwise both go over chunks of og's column matrix

@@ -274,7 +274,16 @@ INSTANTIATE_TEST_SUITE_P(
                    2,
                    1,
                    false,
-                   TShape{1, 2, 3, 6, 4}}),
+                   TShape{1, 2, 3, 6, 4}},
+        // 3-d with whole strips of data channels: the backward by position tiles (the data
+        // gradient) and tap tiles (the weight gradient), a slice of depth at a time.
+        DeconvCase{"deconv3d_tiles_backward",
+                   TShape{2, 32, 2, 3, 4},
+                   {{2, 1, 1, 0, 0}, {3, 2, 1, 1, 1}, {2, 2, 1, 0, 0}},
+                   4,
+                   1,
+                   false,
+                   TShape{2, 4, 3, 6, 8}}),
     [](const ::testing::TestParamInfo<DeconvCase>& info) { return info.param.name; });
 
 // A 2-d layer's gradients by direct sums over every input position and tap landing inside

@@ -1,12 +1,13 @@
-// ops/tap_gradient.h: the CPU's weight gradient of a 1-d or 2-d convolution without a column
-// matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o] times
+// ops/tap_gradient.h: the CPU's weight gradient of a 1-d, 2-d or 3-d convolution without a
+// column matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o] times
 // the input element tap k of channel c sees at o. Per image the input is zero-padded
 // (PadInput) and the output gradient transposed, position by position (its filters
 // consecutive); register tiles of kTileRows (channel, tap) rows by a strip of filters then
 // run over the output positions, each position loading a strip of the output gradient and
 // broadcasting one input element per row, read in place from the padded input at that row's
 // offset (as ops/position_tiles.h reads a forward's taps). Any stride and dilation: a row's
-// elements are broadcast one at a time, wherever they lie. The sums stay transposed (a row a
+// elements are broadcast one at a time, wherever they lie; a 3-d layer a slice of output depth
+// at a time, its rows' offsets reaching across the input's depth. The sums stay transposed (a row a
 // (channel, tap), filters consecutive) until the batch is summed (column_chunks::AddSums).
 //
 //   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
@@ -36,25 +37,29 @@ namespace tap_gradient {
 template <typename DType>
 constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
 
-// One group of a 1-d or 2-d layer (a 1-d layer's rows axis is a unit one).
+// One group of a 1-d, 2-d or 3-d layer (a 1-d layer's rows axis and a 1-d or 2-d layer's
+// depth axis are unit ones). Each channel of the padded input is a volume of padded planes.
 struct TapLayer {
   index_t channels = 0, filters = 0, groups = 1;  // channels and filters per group
-  index_t kh = 1, kw = 1, sy = 1, sx = 1, dy = 1, dx = 1;
-  index_t in_h = 1, in_w = 1, pad_h = 0, pad_w = 0;
-  index_t out_h = 1, out_w = 1;
+  index_t kd = 1, kh = 1, kw = 1, sz = 1, sy = 1, sx = 1, dz = 1, dy = 1, dx = 1;
+  index_t in_d = 1, in_h = 1, in_w = 1, pad_d = 0, pad_h = 0, pad_w = 0;
+  index_t out_d = 1, out_h = 1, out_w = 1;
 
-  index_t Taps() const { return kh * kw; }
+  index_t Taps() const { return kd * kh * kw; }
   index_t Rows() const { return channels * Taps(); }  // of a group's sums
   index_t Pitch() const { return in_w + 2 * pad_w; }
   index_t Plane() const { return (in_h + 2 * pad_h) * Pitch(); }
-  index_t OutSize() const { return out_h * out_w; }
+  index_t Volume() const { return (in_d + 2 * pad_d) * Plane(); }  // a padded channel
+  index_t InSize() const { return in_d * in_h * in_w; }
+  index_t OutPlane() const { return out_h * out_w; }
+  index_t OutSize() const { return out_d * OutPlane(); }
 };
 
-// Whether the tiles serve convolution g with `filters_per_group`: 1 or 2 spatial axes and
+// Whether the tiles serve convolution g with `filters_per_group`: 1 to 3 spatial axes and
 // whole strips of filters.
 template <typename DType>
 bool Serves(const ConvGeometry& g, index_t filters_per_group) {
-  return g.ndim <= 2 && filters_per_group % kFilterStrip<DType> == 0;
+  return g.ndim <= 3 && filters_per_group % kFilterStrip<DType> == 0;
 }
 
 inline TapLayer TapLayerOf(const ConvGeometry& g, index_t groups, index_t filters) {
@@ -65,9 +70,14 @@ inline TapLayer TapLayerOf(const ConvGeometry& g, index_t groups, index_t filter
   const int w = g.ndim - 1;
   l.kw = g.kernel[w], l.sx = g.stride[w], l.dx = g.dilate[w];
   l.in_w = g.in[w], l.pad_w = g.pad[w], l.out_w = g.out[w];
-  if (g.ndim == 2) {
-    l.kh = g.kernel[0], l.sy = g.stride[0], l.dy = g.dilate[0];
-    l.in_h = g.in[0], l.pad_h = g.pad[0], l.out_h = g.out[0];
+  if (g.ndim >= 2) {
+    const int h = g.ndim - 2;
+    l.kh = g.kernel[h], l.sy = g.stride[h], l.dy = g.dilate[h];
+    l.in_h = g.in[h], l.pad_h = g.pad[h], l.out_h = g.out[h];
+  }
+  if (g.ndim == 3) {
+    l.kd = g.kernel[0], l.sz = g.stride[0], l.dz = g.dilate[0];
+    l.in_d = g.in[0], l.pad_d = g.pad[0], l.out_d = g.out[0];
   }
   return l;
 }
@@ -76,25 +86,31 @@ inline TapLayer TapLayerOf(const ConvGeometry& g, index_t groups, index_t filter
 inline std::vector<index_t> RowOffsets(const TapLayer& l) {
   std::vector<index_t> offsets;
   for (index_t c = 0; c < l.channels; ++c) {
-    for (index_t ky = 0; ky < l.kh; ++ky) {
-      for (index_t kx = 0; kx < l.kw; ++kx) {
-        offsets.push_back(c * l.Plane() + ky * l.dy * l.Pitch() + kx * l.dx);
+    for (index_t kz = 0; kz < l.kd; ++kz) {
+      for (index_t ky = 0; ky < l.kh; ++ky) {
+        for (index_t kx = 0; kx < l.kw; ++kx) {
+          offsets.push_back(c * l.Volume() + kz * l.dz * l.Plane() + ky * l.dy * l.Pitch() +
+                            kx * l.dx);
+        }
       }
     }
   }
   return offsets;
 }
 
-// padded (groups * channels planes of Plane()) = the image (groups * channels, in...) with
-// pad zeros around each plane.
+// padded (groups * channels volumes of Volume()) = the image (groups * channels, in...) with
+// pad zeros around each plane and pad_d zero planes before and after each channel's.
 template <typename DType>
 void PadInput(const TapLayer& l, const DType* image, DType* padded) {
-  const index_t planes = l.groups * l.channels, pitch = l.Pitch();
-  std::fill(padded, padded + planes * l.Plane(), DType(0));
-  for (index_t c = 0; c < planes; ++c) {
-    for (index_t i = 0; i < l.in_h; ++i) {
-      std::memcpy(padded + c * l.Plane() + (i + l.pad_h) * pitch + l.pad_w,
-                  image + (c * l.in_h + i) * l.in_w, static_cast<size_t>(l.in_w) * sizeof(DType));
+  const index_t channels = l.groups * l.channels, pitch = l.Pitch(), plane = l.Plane();
+  std::fill(padded, padded + channels * l.Volume(), DType(0));
+  for (index_t c = 0; c < channels; ++c) {
+    for (index_t z = 0; z < l.in_d; ++z) {
+      DType* to = padded + c * l.Volume() + (z + l.pad_d) * plane + l.pad_h * pitch + l.pad_w;
+      const DType* from = image + (c * l.in_d + z) * l.in_h * l.in_w;
+      for (index_t i = 0; i < l.in_h; ++i) {
+        std::memcpy(to + i * pitch, from + i * l.in_w, static_cast<size_t>(l.in_w) * sizeof(DType));
+      }
     }
   }
 }
@@ -157,8 +173,9 @@ MSHADOW_CINLINE void GradientTileOf(index_t rows, const TapLayer& l, const DType
 
 // sums (Rows() x filters) += one image's gradient for one group: `padded` the group's padded
 // input (PadInput), `offsets` RowOffsets(l), og_t its output gradient (OutSize() x filters).
-// Output rows go a block at a time (about 128 positions), each block through every tile, so
-// that the block's og_t stays in the L1 cache.
+// A slice of output depth at a time (its inputs od * sz planes on), its output rows a block at
+// a time (about 128 positions), each block through every tile, so that the block's og_t stays
+// in the L1 cache.
 template <typename DType>
 void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* offsets,
                       const DType* og_t, DType* sums) {
@@ -166,12 +183,16 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
   constexpr index_t kTileRows = register_gemm::kTileRows;
   const index_t block_rows = std::max<index_t>(1, 128 / std::max<index_t>(1, l.out_w));
   const index_t rows = l.Rows();
-  for (index_t oy0 = 0; oy0 < l.out_h; oy0 += block_rows) {
-    const index_t oy1 = std::min(l.out_h, oy0 + block_rows);
-    for (index_t s = 0; s < l.filters; s += kStrip) {
-      for (index_t r = 0; r < rows; r += kTileRows) {
-        GradientTileOf(std::min(kTileRows, rows - r), l, padded, offsets + r, og_t + s, l.filters,
-                       oy0, oy1, sums + r * l.filters + s, l.filters);
+  for (index_t od = 0; od < l.out_d; ++od) {
+    const DType* slice = padded + od * l.sz * l.Plane();
+    const DType* og_slice = og_t + od * l.OutPlane() * l.filters;
+    for (index_t oy0 = 0; oy0 < l.out_h; oy0 += block_rows) {
+      const index_t oy1 = std::min(l.out_h, oy0 + block_rows);
+      for (index_t s = 0; s < l.filters; s += kStrip) {
+        for (index_t r = 0; r < rows; r += kTileRows) {
+          GradientTileOf(std::min(kTileRows, rows - r), l, slice, offsets + r, og_slice + s,
+                         l.filters, oy0, oy1, sums + r * l.filters + s, l.filters);
+        }
       }
     }
   }
@@ -180,7 +201,7 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
 // Scratch for WeightGradient on `threads` threads: per thread a padded image, one group's
 // output gradient transposed and the thread's sums.
 inline index_t GradientSpace(const TapLayer& l, index_t threads) {
-  return threads * (l.groups * l.channels * l.Plane() + l.OutSize() * l.filters +
+  return threads * (l.groups * l.channels * l.Volume() + l.OutSize() * l.filters +
                     l.groups * l.Rows() * l.filters);
 }
 
@@ -196,14 +217,14 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
   if (req == kNullOp) return;
   const std::vector<index_t> offsets = RowOffsets(l);
   const index_t per_thread = GradientSpace(l, 1), group_sums = l.Rows() * l.filters;
-  const index_t image = l.groups * l.channels * l.in_h * l.in_w;
+  const index_t image = l.groups * l.channels * l.InSize();
   const index_t og_image = l.groups * l.filters * l.OutSize();
   const auto sums_of = [&](index_t t) {
-    return space + t * per_thread + l.groups * l.channels * l.Plane() + l.OutSize() * l.filters;
+    return space + t * per_thread + l.groups * l.channels * l.Volume() + l.OutSize() * l.filters;
   };
   ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
     DType* padded = space + t * per_thread;
-    DType* og_t = padded + l.groups * l.channels * l.Plane();
+    DType* og_t = padded + l.groups * l.channels * l.Volume();
     DType* sums = sums_of(t);
     std::fill(sums, sums + l.groups * group_sums, DType(0));
     for (index_t n = begin; n < end; ++n) {
@@ -212,7 +233,7 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
         const DType* og_group = og + n * og_image + grp * l.filters * l.OutSize();
         transpose::Transpose2D<false>(og_group, l.OutSize(), og_t, l.filters, l.filters,
                                       l.OutSize());
-        AddImageGradient(l, padded + grp * l.channels * l.Plane(), offsets.data(), og_t,
+        AddImageGradient(l, padded + grp * l.channels * l.Volume(), offsets.data(), og_t,
                          sums + grp * group_sums);
       }
     }

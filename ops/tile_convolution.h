@@ -1,14 +1,17 @@
-// ops/tile_convolution.h: the CPU's forward of a 1-d or 2-d convolution of any stride and
+// ops/tile_convolution.h: the CPU's forward of a 1-d, 2-d or 3-d convolution of any stride and
 // dilation by position tiles (ops/position_tiles.h) over its zero-padded input, read in place
 // with the layer's steps: no column matrix. Convolution's forward where neither the tap
-// products nor Winograd run (strided, dilated, padded past the kernel), and Deconvolution's
-// data gradient (its equivalent convolution's forward).
+// products nor Winograd run (strided, dilated, padded past the kernel, 3-d), and
+// Deconvolution's data gradient (its equivalent convolution's forward). A 3-d
+// layer runs as its slices of output depth, each a 2-d layer whose taps reach across the
+// input's depth (a tap's offset takes its depth too).
 //
 //   if (Serves<float>(g, filters / groups))
 //     ConvolveByTiles(g, groups, filters, batch, data, weight, bias, req, y, space);
 #ifndef OPS_TILE_CONVOLUTION_H_
 #define OPS_TILE_CONVOLUTION_H_
 
+#include <algorithm>
 #include <vector>
 
 #include "mshadow/base.h"
@@ -21,78 +24,138 @@
 namespace ops {
 namespace tile_convolution {
 
-// Whether the tiles serve convolution g with `filters_per_group`: 1 or 2 spatial axes and
-// whole strips of filters.
+// Whether the tiles serve convolution g's forward with `filters_per_group`: 1 to 3 spatial
+// axes and whole strips of filters.
 template <typename DType>
 bool Serves(const ConvGeometry& g, index_t filters_per_group) {
-  return g.ndim <= 2 && position_tiles::Serves<DType>(filters_per_group);
+  return g.ndim <= 3 && position_tiles::Serves<DType>(filters_per_group);
 }
 
-// y = bias (null: none) + the convolution g of data by weight (filters, channels per group,
-// kernel...), in `groups` groups, written as `req` says. Per image, the input zero-padded
-// (tap_gradient::PadInput), then per group the tiles over it, output (oy, ox) reading tap
-// (ky, kx) of channel c at c * plane + (oy * stride + ky * dilate) * pitch + ox * stride + kx *
-// dilate. No column matrix is written. The images go to BatchThreads(batch) threads in runs;
-// space(size) returns `size` elements of scratch.
-template <typename DType, typename Space>
-void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
-                     const DType* data, const DType* weight, const DType* bias, OpReqType req,
-                     DType* y, Space&& space) {
+// y = bias (null: none) + the convolution g of data by the weight weight_at(group, filter,
+// channel, tap) returns (tap (kd * kh + ky) * kw + kx; channels and filters per group), in
+// `groups` groups, written as `req` says. Per image, the input zero-padded (PadInput), then
+// per group and slice of output depth the tiles over it, output (od, oy, ox) reading tap (kd,
+// ky, kx) of channel c at c * volume + (od * sz + kd * dz) * plane + (oy * sy + ky * dy) *
+// pitch + ox * sx + kx * dx (tap_gradient::TapLayer's sizes). No column matrix is written. The
+// images go to BatchThreads(batch) threads in runs; space(size) returns `size` elements of scratch.
+template <typename DType, typename WeightAt, typename Space>
+void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                       const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
+                       DType* y, Space&& space) {
   if (req == kNullOp) return;
   const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
-  const position_tiles::Layer layer{t.filters, t.channels,       t.Taps(), t.out_h,
+  const index_t taps = t.Taps(), plane = t.Plane(), volume = t.Volume();
+  const position_tiles::Layer layer{t.filters, t.channels,       taps, t.out_h,
                                     t.out_w,   t.sy * t.Pitch(), t.sx};
   const index_t depth = layer.Depth(), group_weights = t.filters * depth;
   const index_t threads = BatchThreads(batch);
-  const index_t per_thread = t.groups * t.channels * t.Plane() + t.filters * layer.OutPlane();
+  const index_t out_plane = t.OutPlane(), out_volume = t.OutSize();
+  const index_t per_thread = t.groups * t.channels * volume + t.filters * out_plane;
   DType* packed = space(2 * t.groups * group_weights + threads * per_thread);
-  DType* taps = packed + t.groups * group_weights;  // scratch until packed
-  DType* scratch = taps + t.groups * group_weights;
-  // Row offsets and the weight as position_tiles::Pack takes them: depth t * channels + c.
+  DType* taps_matrix = packed + t.groups * group_weights;  // scratch until packed
+  DType* scratch = taps_matrix + t.groups * group_weights;
+  // Row offsets and the weight as position_tiles::Pack takes them: depth k * channels + c.
   std::vector<index_t> offsets(depth), packed_offsets(depth);
-  for (index_t ky = 0; ky < t.kh; ++ky) {
-    for (index_t kx = 0; kx < t.kw; ++kx) {
-      for (index_t c = 0; c < t.channels; ++c) {
-        offsets[(ky * t.kw + kx) * t.channels + c] =
-            c * t.Plane() + ky * t.dy * t.Pitch() + kx * t.dx;
+  for (index_t kd = 0; kd < t.kd; ++kd) {
+    for (index_t ky = 0; ky < t.kh; ++ky) {
+      for (index_t kx = 0; kx < t.kw; ++kx) {
+        const index_t k = (kd * t.kh + ky) * t.kw + kx;
+        for (index_t c = 0; c < t.channels; ++c) {
+          offsets[k * t.channels + c] =
+              c * volume + kd * t.dz * plane + ky * t.dy * t.Pitch() + kx * t.dx;
+        }
       }
     }
   }
   for (index_t grp = 0; grp < t.groups; ++grp) {
     for (index_t f = 0; f < t.filters; ++f) {
-      const DType* w = weight + (grp * t.filters + f) * t.channels * t.Taps();
       for (index_t c = 0; c < t.channels; ++c) {
-        for (index_t k = 0; k < t.Taps(); ++k) {
-          taps[f * depth + k * t.channels + c] = w[c * t.Taps() + k];
+        for (index_t k = 0; k < taps; ++k) {
+          taps_matrix[f * depth + k * t.channels + c] = weight_at(grp, f, c, k);
         }
       }
     }
-    position_tiles::Pack(layer, static_cast<const DType*>(taps), offsets.data(),
+    position_tiles::Pack(layer, static_cast<const DType*>(taps_matrix), offsets.data(),
                          packed + grp * group_weights, packed_offsets.data());
   }
-  const index_t image = t.groups * t.channels * t.in_h * t.in_w, out_plane = layer.OutPlane();
+  const index_t image = t.groups * t.channels * t.InSize();
   const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
   ForEachImageRun(batch, threads, [&](index_t th, index_t begin, index_t end) {
     DType* padded = scratch + th * per_thread;
-    DType* acc = padded + t.groups * t.channels * t.Plane();
+    DType* acc = padded + t.groups * t.channels * volume;
     for (index_t n = begin; n < end; ++n) {
       tap_gradient::PadInput(t, data + n * image, padded);
       for (index_t grp = 0; grp < t.groups; ++grp) {
         const position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
                                                  packed_offsets.data()};
         const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
-        DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
-        const DType* x = padded + grp * t.channels * t.Plane();
-        if (req == kAddTo) {
-          position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_group, out_plane,
-                                               acc);
-        } else {
-          position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_group, out_plane,
-                                                acc);
+        for (index_t od = 0; od < t.out_d; ++od) {
+          DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
+          const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
+          if (req == kAddTo) {
+            position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_slice,
+                                                 out_volume, acc);
+          } else {
+            position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_slice,
+                                                  out_volume, acc);
+          }
         }
       }
     }
   });
+}
+
+// ConvolveByTilesOf with the weight as Convolution keeps it: (filters, channels per group,
+// kernel...).
+template <typename DType, typename Space>
+void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                     const DType* data, const DType* weight, const DType* bias, OpReqType req,
+                     DType* y, Space&& space) {
+  const index_t channels = g.channels / groups, taps = g.KernelSize();
+  const index_t group_filters = filters / groups;
+  ConvolveByTilesOf(
+      g, groups, filters, batch, data,
+      [&](index_t grp, index_t f, index_t c, index_t k) {
+        return weight[((grp * group_filters + f) * channels + c) * taps + k];
+      },
+      bias, req, y, space);
+}
+
+// Whether the tiles serve the data gradient of 3-d convolution g (1-d and 2-d layers take
+// output phases, ops/deconvolution_phases.h): stride 1, pad at most dilate * (kernel - 1) on
+// every axis, data channels per group in whole strips.
+template <typename DType>
+bool ServesDataGradient(const ConvGeometry& g, index_t channels_per_group) {
+  if (g.ndim != 3 || !position_tiles::Serves<DType>(channels_per_group)) return false;
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] > g.dilate[a] * (g.kernel[a] - 1)) return false;
+  }
+  return true;
+}
+
+// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
+// (ServesDataGradient) from og (batch, filters, out...) and its weight (filters, channels per
+// group, kernel...): at stride 1, the convolution of og, padded by dilate * (kernel - 1) - pad,
+// with the kernels flipped on every axis and their channels and filters swapped.
+template <typename DType, typename Space>
+void DataGradientByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                         const DType* og, const DType* weight, OpReqType req, DType* dx,
+                         Space&& space) {
+  ConvGeometry gradient = g;
+  gradient.channels = filters;
+  for (int a = 0; a < g.ndim; ++a) {
+    gradient.in[a] = g.out[a];
+    gradient.out[a] = g.in[a];
+    gradient.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
+  }
+  const index_t channels = g.channels / groups, group_filters = filters / groups;
+  const index_t taps = g.KernelSize();
+  ConvolveByTilesOf(
+      gradient, groups, g.channels, batch, og,
+      [&](index_t grp, index_t c, index_t f, index_t k) {
+        return weight[((grp * group_filters + f) * channels + c) * taps + taps - 1 - k];
+      },
+      static_cast<const DType*>(nullptr), req, dx, space);
 }
 
 }  // namespace tile_convolution

@@ -304,7 +304,7 @@ MSHADOW_CINLINE void InterleaveColumnPhases(const PhasePlan& p, const DType* con
 template <typename DType>
 void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
-  const index_t lead = p.cols.lead, trail = width - lead - p.cols.in;
+  const index_t lead = p.cols.lead;
   for (index_t c = 0; c < p.channels * p.groups; ++c) {
     DType* channel = padded + c * plane;
     DType* row = channel + p.rows.lead * width;
@@ -313,7 +313,7 @@ void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
       std::fill(row, row + lead, DType(0));
       std::memcpy(row + lead, x + (c * p.rows.in + i) * p.cols.in,
                   static_cast<size_t>(p.cols.in) * sizeof(DType));
-      std::fill(row + lead + p.cols.in, row + lead + p.cols.in + trail, DType(0));
+      std::fill(row + lead + p.cols.in, row + width, DType(0));
     }
     std::fill(row, channel + plane, DType(0));
   }

@@ -1,14 +1,15 @@
 // ops/tap_gradient.h: the CPU's weight gradient of a 1-d, 2-d or 3-d convolution without a
-// column matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o] times
-// the input element tap k of channel c sees at o. Per image the input is zero-padded
+// column matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o]
+// times the input element tap k of channel c sees at o. Per image the input is zero-padded
 // (PadInput) and the output gradient transposed, position by position (its filters
 // consecutive); register tiles of kTileRows (channel, tap) rows by a strip of filters then
 // run over the output positions, each position loading a strip of the output gradient and
 // broadcasting one input element per row, read in place from the padded input at that row's
 // offset (as ops/position_tiles.h reads a forward's taps). Any stride and dilation: a row's
 // elements are broadcast one at a time, wherever they lie; a 3-d layer a slice of output depth
-// at a time, its rows' offsets reaching across the input's depth. The sums stay transposed (a row a
-// (channel, tap), filters consecutive) until the batch is summed (column_chunks::AddSums).
+// at a time, its rows' offsets reaching across the input's depth. The sums stay transposed (a
+// row a (channel, tap), filters consecutive) until the batch is summed
+// (column_chunks::AddSums).
 //
 //   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
 //   PadInput(l, image, padded);                           // per image

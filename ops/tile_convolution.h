@@ -1,17 +1,18 @@
 // ops/tile_convolution.h: the CPU's forward of a 1-d, 2-d or 3-d convolution of any stride and
 // dilation by position tiles (ops/position_tiles.h) over its zero-padded input, read in place
 // with the layer's steps: no column matrix. Convolution's forward where neither the tap
-// products nor Winograd run (strided, dilated, padded past the kernel, 3-d), and
-// Deconvolution's data gradient (its equivalent convolution's forward). A 3-d
-// layer runs as its slices of output depth, each a 2-d layer whose taps reach across the
-// input's depth (a tap's offset takes its depth too).
+// products nor Winograd run (strided, dilated, padded past the kernel, 3-d), a 3-d
+// convolution's data gradient at stride 1, and Deconvolution's data gradient (its equivalent
+// convolution's forward). A 3-d layer runs as its slices of output depth, each a 2-d layer
+// whose taps' offsets reach across the input's depth.
 //
 //   if (Serves<float>(g, filters / groups))
 //     ConvolveByTiles(g, groups, filters, batch, data, weight, bias, req, y, space);
+//   if (ServesDataGradient<float>(g, channels / groups))
+//     DataGradientByTiles(g, groups, filters, batch, og, weight, req, dx, space);
 #ifndef OPS_TILE_CONVOLUTION_H_
 #define OPS_TILE_CONVOLUTION_H_
 
-#include <algorithm>
 #include <vector>
 
 #include "mshadow/base.h"
@@ -36,8 +37,9 @@ bool Serves(const ConvGeometry& g, index_t filters_per_group) {
 // `groups` groups, written as `req` says. Per image, the input zero-padded (PadInput), then
 // per group and slice of output depth the tiles over it, output (od, oy, ox) reading tap (kd,
 // ky, kx) of channel c at c * volume + (od * sz + kd * dz) * plane + (oy * sy + ky * dy) *
-// pitch + ox * sx + kx * dx (tap_gradient::TapLayer's sizes). No column matrix is written. The
-// images go to BatchThreads(batch) threads in runs; space(size) returns `size` elements of scratch.
+// pitch + ox * sx + kx * dx (tap_gradient::TapLayer's sizes). No column matrix is written.
+// The images go to BatchThreads(batch) threads in runs; space(size) returns `size` elements
+// of scratch.
 template <typename DType, typename WeightAt, typename Space>
 void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                        const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,

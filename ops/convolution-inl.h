@@ -165,7 +165,7 @@ bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters, 
     case Pass::kDataGradient:
       return g.pad[0] <= 2 && g.pad[1] <= 2 &&
              !(TilesOutrunWinograd<DType>(filters, g.channels) &&
-               deconvolution::PhasesServe<DType>(g, filters));
+               deconvolution::PhasesServe<DType>(g, gs.groups, filters));
     case Pass::kWeightGradient:
       // On AVX-512 the tap tiles outran Winograd's kernel gradient on both 3x3 layers measured
       // (docs/benchmarks.md, sixteenth session).
@@ -186,12 +186,12 @@ bool UsesTapProducts(const ConvGeometry& g, const GroupSizes& gs, index_t filter
 }
 
 // Whether the CPU runs this convolution's data gradient as the deconvolution of the output
-// gradient by the same weight, by output phase (ops/deconvolution_phases.h: 1-d or 2-d, no
-// dilation, filters per group at least a packet), instead of im2col and col2im. Not where
-// Winograd runs.
+// gradient by the same weight, by output phase (ops/deconvolution_phases.h: no dilation,
+// filters per group at least a packet, 3-d layers where the position tiles serve them),
+// instead of im2col and col2im. Not where Winograd runs.
 template <typename DType>
 bool UsesPhaseDataGradient(const ConvGeometry& g, const GroupSizes& gs, index_t filters) {
-  return deconvolution::PhasesServe<DType>(g, gs.filters) &&
+  return deconvolution::PhasesServe<DType>(g, gs.groups, gs.filters) &&
          !UsesWinograd<cpu, DType>(g, gs, filters, Pass::kDataGradient);
 }
 
@@ -347,20 +347,20 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
     // On the CPU each gradient takes the first way that serves it: the data gradient Winograd
-    // (UsesWinograd), then output phases (UsesPhaseDataGradient), then for 3-d layers position
-    // tiles (tile_convolution::ServesDataGradient); the weight gradient Winograd,
-    // tap tiles (ops/tap_gradient.h), then column chunks (ops/column_chunks.h). What none
-    // serves (the GPU's im2col path, depthwise layers, strided 3-d layers' data gradients)
-    // goes through the column matrix image by image.
+    // (UsesWinograd), then for 3-d layers of stride 1 position tiles
+    // (tile_convolution::ServesDataGradient), then output phases (UsesPhaseDataGradient); the
+    // weight gradient Winograd, tap tiles (ops/tap_gradient.h), then column chunks
+    // (ops/column_chunks.h). What none serves (the GPU's im2col path, depthwise layers, strided
+    // 3-d layers of many channels) goes through the column matrix image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
     bool phase_data_gradient = false, tile_data_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
-      phase_data_gradient = UsesPhaseDataGradient<DType>(g, gs, filters);
-      tile_data_gradient = !winograd_data_gradient && !phase_data_gradient &&
+      tile_data_gradient = !winograd_data_gradient &&
                            tile_convolution::ServesDataGradient<DType>(g, g.channels / gs.groups);
+      phase_data_gradient = !tile_data_gradient && UsesPhaseDataGradient<DType>(g, gs, filters);
     }
     bool tap_weight_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {

@@ -262,6 +262,14 @@ INSTANTIATE_TEST_SUITE_P(
                  64,
                  2,
                  true},
+        // Strided 3-d with one strip of data channels: the data gradient by output phase, as
+        // the deconvolution of the output gradient (a column of the input no output reads).
+        ConvCase{"phase_data_gradient_3d",
+                 TShape{1, 32, 4, 7, 6},
+                 {{3, 1, 1, 1}, {4, 2, 1, 1}, {3, 2, 1, 0}},
+                 16,
+                 1,
+                 false},
         ConvCase{"conv3d",
                  TShape{2, 2, 4, 5, 4},
                  {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}},

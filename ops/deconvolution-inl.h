@@ -6,8 +6,8 @@
 // gradient of the convolution that maps its output (N, F, out...) back to (N, C, in...) with
 // the same weight, kernel, stride, dilation and padding. So it runs on the convolution's
 // column matrix (ops/im2col.h), seen from the output: per image and group, col = weight^T *
-// data, then Col2Im onto the output (on the CPU, 1-d and 2-d layers without dilation run by
-// output phase instead: ops/deconvolution_phases.h). Its data gradient is that convolution's
+// data, then Col2Im onto the output (on the CPU, layers without dilation run by output phase
+// instead where ops/deconvolution_phases.h serves them). Its data gradient is that convolution's
 // forward (Im2Col of the output gradient, then weight * col), its weight gradient data * col^T.
 //
 // Per spatial axis, out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj; a
@@ -186,7 +186,7 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     auto y = out[0].get_with_shape<xpu, 3, DType>(
         mshadow::Shape3(batch, param.num_filter, g.InSize()), stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
-      if (PhasesServe<DType>(g, gs.channels)) {
+      if (PhasesServe<DType>(g, gs.groups, gs.channels)) {
         return RunByPhases(PlanPhases(g, gs.groups, gs.channels), batch,
                            WeightLayout::kDeconvolution, weight.dptr_, data.dptr_,
                            param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],

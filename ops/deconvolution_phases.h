@@ -1,5 +1,6 @@
-// ops/deconvolution_phases.h: the CPU's Deconvolution forward for 1-d and 2-d kernels without
-// dilation, by output phase (the sub-pixel decomposition) instead of a column matrix.
+// ops/deconvolution_phases.h: the CPU's Deconvolution forward for kernels without dilation, by
+// output phase (the sub-pixel decomposition) instead of a column matrix: 1-d and 2-d layers,
+// and 3-d layers where the position tiles serve them.
 //
 // Along an axis, output o receives input i through kernel tap k when o + pad = i * stride + k.
 // The outputs of one residue r = (o + pad) mod stride receive only the taps k = r + stride * t
@@ -14,7 +15,9 @@
 // is folded back (col2im had been half of the forward). Where the filters are few (one or two
 // strips of them), the phases run instead as tiles of output positions by filters
 // (ops/position_tiles.h), over the same row offsets, all phases together so that their sums
-// are transposed into the output as whole planes.
+// are transposed into the output as whole planes. A 3-d layer runs by tiles only, a slice of
+// output depth at a time: a depth residue's taps reach back across the padded input's slices
+// through the row offsets, like the taps of the other two axes.
 //
 // A stride-1 convolution is the stride-1 deconvolution of its kernel flipped (pad kernel - 1 -
 // pad): one phase, whose outputs are the layer's, so its product's columns are the outputs
@@ -45,7 +48,7 @@ struct AxisPhase {
   index_t count = 0;
 };
 
-// One spatial axis of the layer (a 1-d layer's other axis is a unit one).
+// One spatial axis of the layer (a 1-d or 2-d layer's missing axes are unit ones).
 struct PhaseAxis {
   index_t in = 1, out = 1, kernel = 1, stride = 1, pad = 0;
   index_t lead = 0;    // zeros before the input: taps of the longest residue - 1
@@ -83,9 +86,9 @@ constexpr index_t kMaxTileStrips = kWideTileStrips<DType> ? 4 : 2;
 template <typename DType>
 constexpr index_t kMinTileTapsPerPhase = kWideTileStrips<DType> ? 2 : 4;
 
-// The layer as two axes (rows, columns) and the sizes of its buffers.
+// The layer as three axes (depth, rows, columns) and the sizes of its buffers.
 struct PhasePlan {
-  PhaseAxis rows, cols;
+  PhaseAxis depth, rows, cols;
   index_t channels = 0;  // data channels per group
   index_t filters = 0;   // output channels per group
   index_t groups = 1;
@@ -101,16 +104,20 @@ struct PhasePlan {
   // A channel of the padded image, with an extra row and kColumnQuantum elements: a phase's
   // last wide row, rounded up, reads past the padded rows.
   index_t PaddedPlane() const { return (rows.padded + 1) * cols.padded + kColumnQuantum; }
-  index_t PaddedImage() const { return channels * groups * PaddedPlane(); }
+  // A channel of the padded input: its padded slices of depth.
+  index_t PaddedVolume() const { return depth.padded * PaddedPlane(); }
+  index_t PaddedImage() const { return channels * groups * PaddedVolume(); }
   index_t PhaseOutputs() const {
     index_t most = 0;
     for (index_t r = 0; r < rows.stride; ++r) most = std::max(most, rows.Phase(r).count);
     return filters * PhaseColumns(most);
   }
-  index_t Taps() const { return rows.kernel * cols.kernel; }
+  index_t Taps() const { return depth.kernel * rows.kernel * cols.kernel; }
+  index_t Phases() const { return depth.stride * rows.stride * cols.stride; }
+  index_t OutPlane() const { return rows.out * cols.out; }
   index_t WeightSize() const { return groups * Taps() * filters * channels; }
-  // Stride 1 on both axes: one phase, whose outputs are the layer's, in order.
-  bool SinglePhase() const { return rows.stride == 1 && cols.stride == 1; }
+  // Stride 1 on every axis: one phase, whose outputs are the layer's, in order.
+  bool SinglePhase() const { return Phases() == 1; }
   // Whether the phases run as tiles of output positions by filters (ops/position_tiles.h):
   // filters per group in whole strips, up to kMaxTileStrips of them, and kMinTileTapsPerPhase
   // taps per phase or more. Otherwise as products of the taps over the padded input
@@ -123,12 +130,13 @@ struct PhasePlan {
   bool UsesPositionTiles() const {
     return position_tiles::Serves<DType>(filters) &&
            filters <= kMaxTileStrips<DType> * position_tiles::kFilterStrip<DType> &&
-           Taps() >= kMinTileTapsPerPhase<DType> * rows.stride * cols.stride;
+           Taps() >= kMinTileTapsPerPhase<DType> * Phases();
   }
-  // Phase (ry, rx) as a stride-1 layer over the padded input.
-  position_tiles::Layer PhaseLayer(index_t ry, index_t rx) const {
+  // Phase (rd, ry, rx) of one slice of output depth as a stride-1 layer over the padded input.
+  position_tiles::Layer PhaseLayer(index_t rd, index_t ry, index_t rx) const {
     const AxisPhase py = rows.Phase(ry), px = cols.Phase(rx);
-    return {filters, channels, py.taps * px.taps, py.count, px.count, cols.padded};
+    return {filters,  channels, depth.Phase(rd).taps * py.taps * px.taps,
+            py.count, px.count, cols.padded};
   }
   // The products of one row residue's column phases before they go to the output (none for
   // a single phase, which writes the output directly).
@@ -137,31 +145,18 @@ struct PhasePlan {
   // they serve, RowResidueProducts() otherwise.
   template <typename DType>
   index_t PhaseBuffers() const {
-    return UsesPositionTiles<DType>() ? filters * rows.out * cols.out : RowResidueProducts();
+    return UsesPositionTiles<DType>() ? filters * OutPlane() : RowResidueProducts();
   }
 };
 
-// Whether the phase forward serves this layer on the CPU: 1 or 2 spatial axes, no dilation,
-// and channels per group enough for products (depthwise layers such as bilinear
-// UpSampling's keep the column matrix).
-template <typename DType>
-bool PhasesServe(const ConvGeometry& g, index_t channels_per_group) {
-  if (g.ndim > 2 || channels_per_group < vec::Full<DType>::kSize) return false;
-  for (int a = 0; a < g.ndim; ++a) {
-    if (g.dilate[a] != 1) return false;
+// fn(rd, ry, rx) for every phase, in the order of RepackTaps' taps.
+template <typename Fn>
+void ForEachPhase(const PhasePlan& p, Fn&& fn) {
+  for (index_t rd = 0; rd < p.depth.stride; ++rd) {
+    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
+      for (index_t rx = 0; rx < p.cols.stride; ++rx) fn(rd, ry, rx);
+    }
   }
-  return true;
-}
-
-// The same for a convolution's forward, which must also have stride 1 and pad below its
-// kernel on every axis.
-template <typename DType>
-bool ConvolutionPhasesServe(const ConvGeometry& g, index_t channels_per_group) {
-  if (!PhasesServe<DType>(g, channels_per_group)) return false;
-  for (int a = 0; a < g.ndim; ++a) {
-    if (g.stride[a] != 1 || g.pad[a] >= g.kernel[a]) return false;
-  }
-  return true;
 }
 
 namespace phases_detail {
@@ -170,21 +165,31 @@ namespace phases_detail {
 inline PhasePlan Plan(const ConvGeometry& g, const index_t* in, const index_t* out,
                       const index_t* pad, index_t groups, index_t channels, index_t filters) {
   PhasePlan plan;
-  PhaseAxis* axes[2] = {&plan.rows, &plan.cols};
+  PhaseAxis* axes[3] = {&plan.depth, &plan.rows, &plan.cols};
   for (int a = 0; a < g.ndim; ++a) {
-    PhaseAxis& axis = *axes[2 - g.ndim + a];
+    PhaseAxis& axis = *axes[3 - g.ndim + a];
     axis.in = in[a];
     axis.out = out[a];
     axis.kernel = g.kernel[a];
     axis.stride = g.stride[a];
     axis.pad = pad[a];
   }
-  plan.rows.Plan();
-  plan.cols.Plan();
+  for (PhaseAxis* axis : axes) axis->Plan();
   plan.channels = channels;
   plan.filters = filters;
   plan.groups = groups;
   return plan;
+}
+
+// Up to three spatial axes, no dilation, and channels per group enough for products
+// (depthwise layers such as bilinear UpSampling's keep the column matrix).
+template <typename DType>
+bool AxesServe(const ConvGeometry& g, index_t channels_per_group) {
+  if (g.ndim > 3 || channels_per_group < vec::Full<DType>::kSize) return false;
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.dilate[a] != 1) return false;
+  }
+  return true;
 }
 
 }  // namespace phases_detail
@@ -204,41 +209,64 @@ inline PhasePlan PlanConvolutionPhases(const ConvGeometry& g, index_t groups, in
   return phases_detail::Plan(g, g.in, g.out, pad, groups, g.channels / groups, filters / groups);
 }
 
-// The taps in product order: per group, per phase (residue rows, then columns), a (filters x
-// phase taps * channels) matrix, column t * channels + c for the phase's tap t (rows of
-// kernel first) and channel c: each phase's products are one product over all its taps.
-// weight_at(group, filter, channel, kernel row, kernel column) reads the layer's weight.
+// Whether the phase forward serves deconvolution g (its Geometry()) on the CPU: no dilation,
+// channels per group enough for products, and a 3-d layer only where the position tiles
+// serve it (its phases have no products per phase).
+template <typename DType>
+bool PhasesServe(const ConvGeometry& g, index_t groups, index_t channels_per_group) {
+  return phases_detail::AxesServe<DType>(g, channels_per_group) &&
+         (g.ndim < 3 ||
+          PlanPhases(g, groups, channels_per_group).template UsesPositionTiles<DType>());
+}
+
+// The same for a stride-1 convolution's forward, 1-d or 2-d (3-d layers take
+// ops/tile_convolution.h), with pad below its kernel on every axis.
+template <typename DType>
+bool ConvolutionPhasesServe(const ConvGeometry& g, index_t channels_per_group) {
+  if (g.ndim > 2 || !phases_detail::AxesServe<DType>(g, channels_per_group)) return false;
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] >= g.kernel[a]) return false;
+  }
+  return true;
+}
+
+// The taps in product order: per group, per phase (ForEachPhase's order), a (filters x phase
+// taps * channels) matrix, column t * channels + c for the phase's tap t (depth first, columns
+// last) and channel c: each phase's products are one product over all its taps.
+// weight_at(group, filter, channel, k) reads the layer's weight at kernel tap k, (kd * kh +
+// ky) * kw + kx.
 template <typename DType, typename WeightAt>
 void RepackTaps(const PhasePlan& p, WeightAt weight_at, DType* taps) {
   DType* to = taps;
   for (index_t grp = 0; grp < p.groups; ++grp) {
-    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
-      for (index_t rx = 0; rx < p.cols.stride; ++rx) {
-        const index_t ty_n = p.rows.Phase(ry).taps, tx_n = p.cols.Phase(rx).taps;
-        const index_t depth = ty_n * tx_n * p.channels;
-        for (index_t f = 0; f < p.filters; ++f) {
-          for (index_t t = 0; t < ty_n * tx_n; ++t) {
-            const index_t ky = ry + p.rows.stride * (t / tx_n);
-            const index_t kx = rx + p.cols.stride * (t % tx_n);
-            for (index_t c = 0; c < p.channels; ++c) {
-              to[f * depth + t * p.channels + c] = weight_at(grp, f, c, ky, kx);
-            }
+    ForEachPhase(p, [&](index_t rd, index_t ry, index_t rx) {
+      const index_t td_n = p.depth.Phase(rd).taps, ty_n = p.rows.Phase(ry).taps;
+      const index_t tx_n = p.cols.Phase(rx).taps, phase_taps = td_n * ty_n * tx_n;
+      const index_t depth = phase_taps * p.channels;
+      for (index_t f = 0; f < p.filters; ++f) {
+        for (index_t t = 0; t < phase_taps; ++t) {
+          const index_t kd = rd + p.depth.stride * (t / (ty_n * tx_n));
+          const index_t ky = ry + p.rows.stride * (t / tx_n % ty_n);
+          const index_t kx = rx + p.cols.stride * (t % tx_n);
+          const index_t k = (kd * p.rows.kernel + ky) * p.cols.kernel + kx;
+          for (index_t c = 0; c < p.channels; ++c) {
+            to[f * depth + t * p.channels + c] = weight_at(grp, f, c, k);
           }
         }
-        to += p.filters * depth;
       }
-    }
+      to += p.filters * depth;
+    });
   }
 }
 
 // A deconvolution's weight (channels, filters per group, kernel...) as RepackTaps' taps.
 template <typename DType>
 void RepackDeconvolutionWeight(const PhasePlan& p, const DType* weight, DType* taps) {
-  const index_t kw = p.cols.kernel, n_taps = p.Taps();
+  const index_t n_taps = p.Taps();
   RepackTaps(
       p,
-      [&](index_t grp, index_t f, index_t c, index_t ky, index_t kx) {
-        return weight[((grp * p.channels + c) * p.filters + f) * n_taps + ky * kw + kx];
+      [&](index_t grp, index_t f, index_t c, index_t k) {
+        return weight[((grp * p.channels + c) * p.filters + f) * n_taps + k];
       },
       taps);
 }
@@ -247,33 +275,36 @@ void RepackDeconvolutionWeight(const PhasePlan& p, const DType* weight, DType* t
 // kernel flipped on every axis.
 template <typename DType>
 void RepackConvolutionWeight(const PhasePlan& p, const DType* weight, DType* taps) {
-  const index_t kh = p.rows.kernel, kw = p.cols.kernel, n_taps = p.Taps();
+  const index_t n_taps = p.Taps();
   RepackTaps(
       p,
-      [&](index_t grp, index_t f, index_t c, index_t ky, index_t kx) {
-        return weight[((grp * p.filters + f) * p.channels + c) * n_taps + (kh - 1 - ky) * kw + kw -
-                      1 - kx];
+      [&](index_t grp, index_t f, index_t c, index_t k) {
+        return weight[((grp * p.filters + f) * p.channels + c) * n_taps + n_taps - 1 - k];
       },
       taps);
 }
 
 // Per phase (in RepackTaps' order) and row t * channels + c of its product's right operand,
 // where that row starts in a group's padded input: channel c shifted by tap t. Phase output
-// (j, i) reads padded input (first + j - t + lead) on each axis.
+// (j, i) of its first slice of depth reads padded input (first + j - t + lead) on each axis;
+// its next slices lie a padded plane further each.
 inline std::vector<index_t> PhaseRowOffsets(const PhasePlan& p) {
   std::vector<index_t> offsets;
-  const index_t width = p.cols.padded;
-  for (index_t ry = 0; ry < p.rows.stride; ++ry) {
-    for (index_t rx = 0; rx < p.cols.stride; ++rx) {
-      const AxisPhase py = p.rows.Phase(ry), px = p.cols.Phase(rx);
+  const index_t width = p.cols.padded, plane = p.PaddedPlane();
+  ForEachPhase(p, [&](index_t rd, index_t ry, index_t rx) {
+    const AxisPhase pd = p.depth.Phase(rd), py = p.rows.Phase(ry), px = p.cols.Phase(rx);
+    for (index_t td = 0; td < pd.taps; ++td) {
       for (index_t ty = 0; ty < py.taps; ++ty) {
         for (index_t tx = 0; tx < px.taps; ++tx) {
-          const index_t shift = (py.first - ty + p.rows.lead) * width + px.first - tx + p.cols.lead;
-          for (index_t c = 0; c < p.channels; ++c) offsets.push_back(c * p.PaddedPlane() + shift);
+          const index_t shift = (pd.first - td + p.depth.lead) * plane +
+                                (py.first - ty + p.rows.lead) * width + px.first - tx + p.cols.lead;
+          for (index_t c = 0; c < p.channels; ++c) {
+            offsets.push_back(c * p.PaddedVolume() + shift);
+          }
         }
       }
     }
-  }
+  });
   return offsets;
 }
 
@@ -304,18 +335,23 @@ MSHADOW_CINLINE void InterleaveColumnPhases(const PhasePlan& p, const DType* con
 template <typename DType>
 void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
   const index_t plane = p.PaddedPlane(), width = p.cols.padded;
-  const index_t lead = p.cols.lead;
-  for (index_t c = 0; c < p.channels * p.groups; ++c) {
-    DType* channel = padded + c * plane;
-    DType* row = channel + p.rows.lead * width;
-    std::fill(channel, row, DType(0));
+  const index_t lead = p.cols.lead, in_plane = p.rows.in * p.cols.in;
+  for (index_t s = 0; s < p.channels * p.groups * p.depth.padded; ++s) {
+    DType* slice = padded + s * plane;
+    const index_t c = s / p.depth.padded, z = s % p.depth.padded - p.depth.lead;
+    if (z < 0 || z >= p.depth.in) {
+      std::fill(slice, slice + plane, DType(0));
+      continue;
+    }
+    const DType* from = x + (c * p.depth.in + z) * in_plane;
+    DType* row = slice + p.rows.lead * width;
+    std::fill(slice, row, DType(0));
     for (index_t i = 0; i < p.rows.in; ++i, row += width) {
       std::fill(row, row + lead, DType(0));
-      std::memcpy(row + lead, x + (c * p.rows.in + i) * p.cols.in,
-                  static_cast<size_t>(p.cols.in) * sizeof(DType));
+      std::memcpy(row + lead, from + i * p.cols.in, static_cast<size_t>(p.cols.in) * sizeof(DType));
       std::fill(row + lead + p.cols.in, row + width, DType(0));
     }
-    std::fill(row, channel + plane, DType(0));
+    std::fill(row, slice + plane, DType(0));
   }
 }
 
@@ -323,11 +359,11 @@ void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
 // order, so the product's columns are the outputs themselves, read from the padded rows
 // without their pad columns (RightOperand::Folded), and it writes y directly, onto the bias
 // (the padded columns had been 12% of a 5x5 layer's products, and copying the phase to the
-// output 5% of its time).
+// output 5% of its time). 1-d and 2-d layers (3-d ones run by tiles).
 template <bool kAdd, typename DType>
 void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* row_offsets,
                          const DType* bias, DType* y, const DType* padded) {
-  const index_t out_plane = p.rows.out * p.cols.out, depth = p.Taps() * p.channels;
+  const index_t out_plane = p.OutPlane(), depth = p.Taps() * p.channels;
   for (index_t grp = 0; grp < p.groups; ++grp) {
     DType* y_group = y + grp * p.filters * out_plane;
     for (index_t f = 0; f < p.filters && bias != nullptr; ++f) {
@@ -335,7 +371,7 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
       const DType b = bias[grp * p.filters + f];
       for (index_t i = 0; i < out_plane; ++i) y_plane[i] = kAdd ? y_plane[i] + b : b;
     }
-    const register_gemm::RightOperand<DType> b{padded + grp * p.channels * p.PaddedPlane(), 0,
+    const register_gemm::RightOperand<DType> b{padded + grp * p.channels * p.PaddedVolume(), 0,
                                                row_offsets};
     register_gemm::TiledGemm<DType>(
         p.filters, depth, out_plane, {taps + grp * p.filters * depth, depth, false},
@@ -361,56 +397,63 @@ void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<ind
   index_t at_taps = 0;
   for (index_t grp = 0; grp < p.groups; ++grp) {
     index_t at_offsets = 0;
-    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
-      for (index_t rx = 0; rx < p.cols.stride; ++rx) {
-        const position_tiles::Layer layer = p.PhaseLayer(ry, rx);
-        position_tiles::Pack(layer, taps + at_taps, row_offsets.data() + at_offsets,
-                             tile_taps + at_taps, tile_offsets->data() + at_offsets);
-        at_taps += layer.filters * layer.Depth();
-        at_offsets += layer.Depth();
-      }
-    }
+    ForEachPhase(p, [&](index_t rd, index_t ry, index_t rx) {
+      const position_tiles::Layer layer = p.PhaseLayer(rd, ry, rx);
+      position_tiles::Pack(layer, taps + at_taps, row_offsets.data() + at_offsets,
+                           tile_taps + at_taps, tile_offsets->data() + at_offsets);
+      at_taps += layer.filters * layer.Depth();
+      at_offsets += layer.Depth();
+    });
   }
 }
 
 // One image by position tiles (UsesPositionTiles): y (filters, out...) written (or added,
-// kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, all phases of a
-// group together (position_tiles::ConvolvePhases).
+// kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, per group and
+// slice of output depth all phases of its depth residue together
+// (position_tiles::ConvolvePhases).
 template <bool kAdd, typename DType>
 void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, const DType* bias,
                             DType* y, const DType* padded) {
   const position_tiles::PhaseGrid grid{p.rows.out, p.cols.out, p.rows.stride, p.cols.stride};
-  std::vector<position_tiles::Phase<DType>> phases;
+  const index_t out_volume = p.depth.out * grid.Plane();
+  // Per depth residue, its phases (the same for every group but for their taps).
+  std::vector<std::vector<position_tiles::Phase<DType>>> residues(p.depth.stride);
   const DType* taps = tiles.taps;
   for (index_t grp = 0; grp < p.groups; ++grp) {
-    phases.clear();
+    for (auto& phases : residues) phases.clear();
     const index_t* offsets = tiles.offsets;  // the same for every group
-    for (index_t ry = 0; ry < p.rows.stride; ++ry) {
-      for (index_t rx = 0; rx < p.cols.stride; ++rx) {
-        const position_tiles::Layer layer = p.PhaseLayer(ry, rx);
-        phases.push_back({layer, taps, offsets,
-                          p.rows.Phase(ry).first * p.rows.stride + ry - p.rows.pad,
-                          p.cols.Phase(rx).first * p.cols.stride + rx - p.cols.pad});
-        taps += layer.filters * layer.Depth();
-        offsets += layer.Depth();
+    ForEachPhase(p, [&](index_t rd, index_t ry, index_t rx) {
+      const position_tiles::Layer layer = p.PhaseLayer(rd, ry, rx);
+      residues[rd].push_back({layer, taps, offsets,
+                              p.rows.Phase(ry).first * p.rows.stride + ry - p.rows.pad,
+                              p.cols.Phase(rx).first * p.cols.stride + rx - p.cols.pad});
+      taps += layer.filters * layer.Depth();
+      offsets += layer.Depth();
+    });
+    const DType* group_bias = bias == nullptr ? bias : bias + grp * p.filters;
+    const DType* padded_group = padded + grp * p.channels * p.PaddedVolume();
+    DType* y_group = y + grp * p.filters * out_volume;
+    for (index_t rd = 0; rd < p.depth.stride; ++rd) {
+      const AxisPhase pd = p.depth.Phase(rd);
+      const auto& phases = residues[rd];
+      for (index_t j = 0; j < pd.count; ++j) {
+        const index_t od = (pd.first + j) * p.depth.stride + rd - p.depth.pad;
+        position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()),
+                                             grid, padded_group + j * p.PaddedPlane(), group_bias,
+                                             y_group + od * grid.Plane(), out_volume, tiles.sums);
       }
     }
-    position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()), grid,
-                                         padded + grp * p.channels * p.PaddedPlane(),
-                                         bias == nullptr ? bias : bias + grp * p.filters,
-                                         y + grp * p.filters * grid.Plane(), grid.Plane(),
-                                         tiles.sums);
   }
 }
 
-// One image of a layer strided on an axis, by products of the taps (TiledGemm): y as
+// One image of a 1-d or 2-d layer strided on an axis, by products of the taps (TiledGemm): y as
 // DeconvolveImageByTiles writes it. `phases` (RowResidueProducts() long) takes the products of
 // one row residue's column phases, written to the output together.
 template <bool kAdd, typename DType>
 void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_t* row_offsets,
                              const DType* bias, DType* y, const DType* padded, DType* phases) {
-  const index_t plane = p.PaddedPlane(), width = p.cols.padded;
-  const index_t out_plane = p.rows.out * p.cols.out;
+  const index_t volume = p.PaddedVolume(), width = p.cols.padded;
+  const index_t out_plane = p.OutPlane();
   const index_t phase_size = p.PhaseOutputs();
   // Every column residue has outputs where cols.stride <= cols.out (each residue's first
   // output is then below cols.out).
@@ -428,7 +471,7 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
         phase_taps += p.filters * depth;
         offsets += depth;
         if (py.count == 0 || px.count == 0) continue;
-        const DType* padded_group = padded + grp * p.channels * plane;
+        const DType* padded_group = padded + grp * p.channels * volume;
         register_gemm::TiledGemm<DType>(
             p.filters, depth, cols, {a, depth, false},
             register_gemm::RightOperand<DType>{padded_group, 0, offsets - depth},
@@ -481,8 +524,8 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
                         const DType* bias, DType* y, DType* space) {
   const DType* taps = space;
   const index_t per_thread = p.PaddedImage() + p.PhaseBuffers<DType>();
-  const index_t x_image = p.channels * p.groups * p.rows.in * p.cols.in;
-  const index_t y_image = p.filters * p.groups * p.rows.out * p.cols.out;
+  const index_t x_image = p.channels * p.groups * p.depth.in * p.rows.in * p.cols.in;
+  const index_t y_image = p.filters * p.groups * p.depth.out * p.OutPlane();
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p);
   // The position tiles' weights after the taps, and their offsets (the same for every group).
   const bool position_tiles = p.UsesPositionTiles<DType>();

@@ -19,6 +19,36 @@
 #include "mshadow/ulp_error.h"
 
 namespace mshadow {
+
+// The primitives without an mshadow::op of their own, as operators for Apply: Expm1, and
+// SelectPositive as x where x > 0, -x elsewhere.
+struct expm1_primitive {
+  template <typename DType>
+  static DType Map(DType x) {
+    return std::expm1(x);
+  }
+};
+struct select_positive_primitive {
+  template <typename DType>
+  static DType Map(DType x) {
+    return x > 0 ? x : -x;
+  }
+};
+namespace packet {
+template <typename DType, PacketArch Arch>
+struct PacketOp<expm1_primitive, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Expm1(x); }
+};
+template <typename DType, PacketArch Arch>
+struct PacketOp<select_positive_primitive, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) {
+    return SelectPositive(x, x, Negate(x));
+  }
+};
+}  // namespace packet
+
 namespace {
 
 using packet::PacketArch;
@@ -112,7 +142,12 @@ std::vector<UnaryCase> UnaryCases() {
       Case<Arch, op::abs>("abs", [](long double x) { return std::fabs(x); }),
       Case<Arch, op::negation>("negation", [](long double x) { return -x; }),
       Case<Arch, op::square>("square", [](long double x) { return x * x; }),
-      Case<Arch, op::relu>("relu", [](long double x) { return x != x ? x : x > 0 ? x : 0; }),
+      Case<Arch, op::relu>("relu", [](long double x) { return x != x  ? x
+                                                              : x > 0 ? x
+                                                                      : 0; }),
+      Case<Arch, expm1_primitive>("expm1", [](long double x) { return std::expm1(x); }),
+      Case<Arch, select_positive_primitive>("selectpos",
+                                            [](long double x) { return x > 0 ? x : -x; }),
   };
 }
 

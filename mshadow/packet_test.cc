@@ -265,5 +265,39 @@ TEST(PacketThreadsTest, ResultsAreTheSameForAnyThreadCount) {
   EXPECT_GE(GetNumThreads(), 1);
 }
 
+// An operator without a packet form: expressions using it take MapPlan, one element at a time.
+struct scalar_only {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a) {
+    return a * DType(3) + DType(1);
+  }
+};
+
+TEST(ScalarPathThreadsTest, SpansOfRowsAndOfOneRowGiveTheSameResults) {
+  static_assert(!expr::PacketCheck<
+                expr::UnaryMapExp<scalar_only, Tensor<cpu, 2, float>, float, expr::type::kMapper>,
+                MSHADOW_DEFAULT_PACKET>::kPass);
+  // One long row (a flat tensor), a few rows, many short rows; += shows an element written
+  // twice or not at all.
+  for (const auto shape : {Shape2(1, 1000003), Shape2(3, 300007), Shape2(700, 1001)}) {
+    TensorContainer<cpu, 2, float> b(shape), out(shape);
+    for (index_t y = 0; y < shape[0]; ++y) {
+      for (index_t x = 0; x < shape[1]; ++x) b[y][x] = static_cast<float>((y * 7 + x) % 401);
+    }
+    for (const int threads : {1, 2, 3, 7}) {
+      SetNumThreads(threads);
+      out = 1.0f;
+      out += expr::F<scalar_only>(b);
+      for (index_t y = 0; y < shape[0]; ++y) {
+        for (index_t x = 0; x < shape[1]; ++x) {
+          ASSERT_EQ(out[y][x], b[y][x] * 3 + 2)
+              << threads << " threads, " << shape << " at (" << y << "," << x << ")";
+        }
+      }
+    }
+  }
+  SetNumThreads(0);
+}
+
 }  // namespace
 }  // namespace mshadow

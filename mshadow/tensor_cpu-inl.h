@@ -25,30 +25,35 @@ inline int ThreadsFor(index_t elements, index_t items) {
       {GetNumThreads(), elements / expr::kMinElementsPerThread, items}));
 }
 
-// Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row; blocks of rows go
-// to threads when each gets expr::kMinElementsPerThread elements or more. Every destination
-// element is written by exactly one thread, so results do not depend on the thread count.
-// The inner loop is a plain counted loop over contiguous destination elements so the
-// compiler can vectorize it.
+// Evaluates `plan` into dst with Saver, walking dst's 2-D view row by row; spans of its
+// elements (whole rows, or parts of one: a flat tensor is a single row) go to threads when each
+// gets expr::kMinElementsPerThread elements or more. Every destination element is written by
+// exactly one thread, so results do not depend on the thread count. The inner loop is a plain
+// counted loop over contiguous destination elements so the compiler can vectorize it.
 template <typename Saver, typename R, int dim, typename DType, typename E>
 inline void MapPlan(TRValue<R, cpu, dim, DType>* dst, const expr::Plan<E, DType>& plan) {
   const Shape<2> shape = expr::ShapeCheck<dim, R>::Check(dst->self()).FlatTo2D();
-  const index_t rows = shape[0], width = shape[1];
-  auto map_rows = [&](index_t begin, index_t end) {
+  const index_t width = shape[1], total = shape[0] * width;
+  if (total == 0) return;
+  // Elements [begin, end) in row-major order.
+  auto map_span = [&](index_t begin, index_t end) {
     expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
-    for (index_t y = begin; y < end; ++y) {
-      for (index_t x = 0; x < width; ++x) {
+    for (index_t i = begin; i < end;) {
+      const index_t y = i / width, first = i % width;
+      const index_t last = std::min(width, first + (end - i));
+      for (index_t x = first; x < last; ++x) {
         Saver::template Save<DType>(dplan.REval(y, x), plan.Eval(y, x));
       }
+      i += last - first;
     }
   };
-  const int threads = ThreadsFor(rows * width, rows);
+  const int threads = ThreadsFor(total, total);
   if (threads <= 1) {
-    map_rows(0, rows);
+    map_span(0, total);
     return;
   }
   ParallelFor(threads, threads, [&](index_t part) {
-    map_rows(rows * part / threads, rows * (part + 1) / threads);
+    map_span(total * part / threads, total * (part + 1) / threads);
   });
 }
 

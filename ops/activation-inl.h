@@ -133,6 +133,33 @@ struct elu_grad {
   }
 };
 
+}  // namespace activation
+}  // namespace ops
+
+// Their packet forms (x, slope), so that LeakyReLU runs on the engine's vector path.
+namespace mshadow {
+namespace packet {
+
+#define OPS_PACKET_SLOPE_FUNCTOR(OP, expression)                                    \
+  template <typename DType, PacketArch Arch>                                        \
+  struct PacketOp<OP, DType, Arch> {                                                \
+    static constexpr bool kEnabled = true;                                          \
+    using P = Packet<DType, Arch>;                                                  \
+    MSHADOW_CINLINE static P Map(const P& x, const P& slope) { return expression; } \
+  };
+OPS_PACKET_SLOPE_FUNCTOR(ops::activation::leaky, SelectPositive(x, x, slope* x))
+OPS_PACKET_SLOPE_FUNCTOR(ops::activation::leaky_grad, SelectPositive(x, P::Fill(DType(1)), slope))
+OPS_PACKET_SLOPE_FUNCTOR(ops::activation::elu, SelectPositive(x, x, slope* Expm1(x)))
+OPS_PACKET_SLOPE_FUNCTOR(ops::activation::elu_grad,
+                         SelectPositive(x, P::Fill(DType(1)), slope* Exp(x)))
+#undef OPS_PACKET_SLOPE_FUNCTOR
+
+}  // namespace packet
+}  // namespace mshadow
+
+namespace ops {
+namespace activation {
+
 template <typename xpu>
 void LeakyReLUCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {

@@ -1,12 +1,16 @@
 // ops/grad_functors.h: elementwise functors the operators need beyond mshadow::op: a few
 // forward functions and the derivatives of the activations. Each derivative is written in
-// terms of what the backward operator reads (the input x or the output y), as noted.
+// terms of what the backward operator reads (the input x or the output y), as noted. Each
+// also has a packet form (mshadow::packet::PacketOp, the same formula a packet at a time), so
+// that `og * F<fn::relu_grad>(y)` runs on the engine's vector path and threads rather than
+// one element at a time.
 #ifndef OPS_GRAD_FUNCTORS_H_
 #define OPS_GRAD_FUNCTORS_H_
 
 #include <cmath>
 
 #include "mshadow/macros.h"
+#include "mshadow/packet-inl.h"
 
 namespace ops {
 namespace fn {
@@ -62,5 +66,36 @@ struct abs_grad {  // from x: the sign, 0 at 0
 
 }  // namespace fn
 }  // namespace ops
+
+// The packet forms. SelectPositive is false for NaN, as `x > 0` is.
+namespace mshadow {
+namespace packet {
+
+#define OPS_PACKET_UNARY_FUNCTOR(OP, expression)                    \
+  template <typename DType, PacketArch Arch>                        \
+  struct PacketOp<OP, DType, Arch> {                                \
+    static constexpr bool kEnabled = true;                          \
+    using P = Packet<DType, Arch>;                                  \
+    MSHADOW_CINLINE static P Map(const P& x) { return expression; } \
+  };
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::softsign, x / (P::Fill(DType(1)) + Abs(x)))
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::relu_grad,
+                         SelectPositive(x, P::Fill(DType(1)), P::Fill(DType(0))))
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::sigmoid_grad, x*(P::Fill(DType(1)) - x))
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::tanh_grad, P::Fill(DType(1)) - x * x)
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::softrelu_grad, Negate(Expm1(Negate(x))))
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::softsign_grad, P::Fill(DType(1)) / ((P::Fill(DType(1)) + Abs(x)) *
+                                                                      (P::Fill(DType(1)) + Abs(x))))
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::log_grad, P::Fill(DType(1)) / x)
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::sqrt_grad, P::Fill(DType(0.5)) / x)
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::square_grad, P::Fill(DType(2)) * x)
+OPS_PACKET_UNARY_FUNCTOR(ops::fn::abs_grad,
+                         SelectPositive(x, P::Fill(DType(1)),
+                                        SelectPositive(Negate(x), P::Fill(DType(-1)),
+                                                       P::Fill(DType(0)))))
+#undef OPS_PACKET_UNARY_FUNCTOR
+
+}  // namespace packet
+}  // namespace mshadow
 
 #endif  // OPS_GRAD_FUNCTORS_H_

@@ -86,6 +86,12 @@ MSHADOW_AVX2_OPERATOR(/, _mm256_div_ps, _mm256_div_pd)
 MSHADOW_CINLINE Packet<double, kAVX2> Exp(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_expd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Log(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_logf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Log(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_logd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Expm1(Packet<float, kAVX2> x) {
+  return Packet<float, kAVX2>(Sleef_expm1f8_u10avx2(x.data_));
+}
+MSHADOW_CINLINE Packet<double, kAVX2> Expm1(Packet<double, kAVX2> x) {
+  return Packet<double, kAVX2>(Sleef_expm1d4_u10avx2(x.data_));
+}
 MSHADOW_CINLINE Packet<float, kAVX2> Log1p(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log1pf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Log1p(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log1pd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
@@ -97,6 +103,18 @@ MSHADOW_CINLINE Packet<float, kAVX2> Abs(Packet<float, kAVX2> x) { return Packet
 MSHADOW_CINLINE Packet<double, kAVX2> Abs(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_andnot_pd(_mm256_set1_pd(-0.0), x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Negate(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_xor_ps(_mm256_set1_ps(-0.0f), x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Negate(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_xor_pd(_mm256_set1_pd(-0.0), x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> SelectPositive(Packet<float, kAVX2> x,
+                                                    Packet<float, kAVX2> if_true,
+                                                    Packet<float, kAVX2> if_false) {
+  return Packet<float, kAVX2>(_mm256_blendv_ps(
+      if_false.data_, if_true.data_, _mm256_cmp_ps(x.data_, _mm256_setzero_ps(), _CMP_GT_OQ)));
+}
+MSHADOW_CINLINE Packet<double, kAVX2> SelectPositive(Packet<double, kAVX2> x,
+                                                     Packet<double, kAVX2> if_true,
+                                                     Packet<double, kAVX2> if_false) {
+  return Packet<double, kAVX2>(_mm256_blendv_pd(
+      if_false.data_, if_true.data_, _mm256_cmp_pd(x.data_, _mm256_setzero_pd(), _CMP_GT_OQ)));
+}
 MSHADOW_CINLINE Packet<float, kAVX2> SelectNonNegative(Packet<float, kAVX2> x, Packet<float, kAVX2> if_true, Packet<float, kAVX2> if_false) {
   return Packet<float, kAVX2>(_mm256_blendv_ps(if_false.data_, if_true.data_, _mm256_cmp_ps(x.data_, _mm256_setzero_ps(), _CMP_GE_OQ)));
 }

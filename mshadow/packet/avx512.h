@@ -80,6 +80,12 @@ MSHADOW_AVX512_OPERATOR(/, _mm512_div_ps, _mm512_div_pd)
 MSHADOW_CINLINE Packet<double, kAVX512> Exp(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_expd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Log(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_logf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Log(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_logd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Expm1(Packet<float, kAVX512> x) {
+  return Packet<float, kAVX512>(Sleef_expm1f16_u10avx512f(x.data_));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> Expm1(Packet<double, kAVX512> x) {
+  return Packet<double, kAVX512>(Sleef_expm1d8_u10avx512f(x.data_));
+}
 MSHADOW_CINLINE Packet<float, kAVX512> Log1p(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log1pf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Log1p(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log1pd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
@@ -94,6 +100,18 @@ MSHADOW_CINLINE Packet<float, kAVX512> Negate(Packet<float, kAVX512> x) {
 }
 MSHADOW_CINLINE Packet<double, kAVX512> Negate(Packet<double, kAVX512> x) {
   return Packet<double, kAVX512>(_mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x.data_), _mm512_set1_epi64(INT64_MIN))));
+}
+MSHADOW_CINLINE Packet<float, kAVX512> SelectPositive(Packet<float, kAVX512> x,
+                                                      Packet<float, kAVX512> if_true,
+                                                      Packet<float, kAVX512> if_false) {
+  return Packet<float, kAVX512>(_mm512_mask_blend_ps(
+      _mm512_cmp_ps_mask(x.data_, _mm512_setzero_ps(), _CMP_GT_OQ), if_false.data_, if_true.data_));
+}
+MSHADOW_CINLINE Packet<double, kAVX512> SelectPositive(Packet<double, kAVX512> x,
+                                                       Packet<double, kAVX512> if_true,
+                                                       Packet<double, kAVX512> if_false) {
+  return Packet<double, kAVX512>(_mm512_mask_blend_pd(
+      _mm512_cmp_pd_mask(x.data_, _mm512_setzero_pd(), _CMP_GT_OQ), if_false.data_, if_true.data_));
 }
 MSHADOW_CINLINE Packet<float, kAVX512> SelectNonNegative(Packet<float, kAVX512> x, Packet<float, kAVX512> if_true, Packet<float, kAVX512> if_false) {
   return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(x.data_, _mm512_setzero_ps(), _CMP_GE_OQ), if_false.data_, if_true.data_));

@@ -65,7 +65,13 @@ MSHADOW_CINLINE PlainPacket<DType> Exp(PlainPacket<DType> x) { return PlainPacke
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Log(PlainPacket<DType> x) { return PlainPacket<DType>(std::log(x.data_)); }
 template <typename DType>
-MSHADOW_CINLINE PlainPacket<DType> Log1p(PlainPacket<DType> x) { return PlainPacket<DType>(std::log1p(x.data_)); }
+MSHADOW_CINLINE PlainPacket<DType> Expm1(PlainPacket<DType> x) {
+  return PlainPacket<DType>(std::expm1(x.data_));
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Log1p(PlainPacket<DType> x) {
+  return PlainPacket<DType>(std::log1p(x.data_));
+}
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Tanh(PlainPacket<DType> x) { return PlainPacket<DType>(std::tanh(x.data_)); }
 template <typename DType>
@@ -79,7 +85,13 @@ MSHADOW_CINLINE PlainPacket<DType> Abs(PlainPacket<DType> x) { return PlainPacke
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Negate(PlainPacket<DType> x) { return PlainPacket<DType>(-x.data_); }
 template <typename DType>
-MSHADOW_CINLINE PlainPacket<DType> SelectNonNegative(PlainPacket<DType> x, PlainPacket<DType> if_true,
+MSHADOW_CINLINE PlainPacket<DType> SelectPositive(PlainPacket<DType> x, PlainPacket<DType> if_true,
+                                                  PlainPacket<DType> if_false) {
+  return x.data_ > DType(0) ? if_true : if_false;
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> SelectNonNegative(PlainPacket<DType> x,
+                                                     PlainPacket<DType> if_true,
                                                      PlainPacket<DType> if_false) {
   return x.data_ >= DType(0) ? if_true : if_false;
 }

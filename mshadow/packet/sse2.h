@@ -81,6 +81,12 @@ MSHADOW_SSE2_OPERATOR(/, _mm_div_ps, _mm_div_pd)
 MSHADOW_CINLINE Packet<double, kSSE2> Exp(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_expd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Log(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_logf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Log(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_logd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Expm1(Packet<float, kSSE2> x) {
+  return Packet<float, kSSE2>(Sleef_expm1f4_u10sse2(x.data_));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> Expm1(Packet<double, kSSE2> x) {
+  return Packet<double, kSSE2>(Sleef_expm1d2_u10sse2(x.data_));
+}
 MSHADOW_CINLINE Packet<float, kSSE2> Log1p(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log1pf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Log1p(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log1pd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
@@ -102,6 +108,21 @@ MSHADOW_CINLINE Packet<float, kSSE2> SelectNonNegative(Packet<float, kSSE2> x, P
 MSHADOW_CINLINE Packet<double, kSSE2> SelectNonNegative(Packet<double, kSSE2> x, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
   const __m128d mask = _mm_cmpge_pd(x.data_, _mm_setzero_pd());
   return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
+// if_true where x > 0 (not NaN), if_false elsewhere.
+MSHADOW_CINLINE Packet<float, kSSE2> SelectPositive(Packet<float, kSSE2> x,
+                                                    Packet<float, kSSE2> if_true,
+                                                    Packet<float, kSSE2> if_false) {
+  const __m128 mask = _mm_cmpgt_ps(x.data_, _mm_setzero_ps());
+  return Packet<float, kSSE2>(
+      _mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectPositive(Packet<double, kSSE2> x,
+                                                     Packet<double, kSSE2> if_true,
+                                                     Packet<double, kSSE2> if_false) {
+  const __m128d mask = _mm_cmpgt_pd(x.data_, _mm_setzero_pd());
+  return Packet<double, kSSE2>(
+      _mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
 }
 // The larger (Max) or smaller (Min) operand; NaN if either is NaN.
 MSHADOW_CINLINE Packet<float, kSSE2> Max(Packet<float, kSSE2> a, Packet<float, kSSE2> b) {

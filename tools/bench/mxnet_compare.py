@@ -145,8 +145,9 @@ def mxnet_worker(args):
                     x.attach_grad()  # refuses to compute one)
             with mx.autograd.record():
                 y = fn(*inputs, **params)
-            og = mx.nd.random.uniform(-1, 1, shape=y.shape)
-            call = lambda: y.backward(og, retain_graph=True)  # noqa: E731
+            ys = y if isinstance(y, list) else [y]  # SliceChannel has several outputs
+            ogs = [mx.nd.random.uniform(-1, 1, shape=x.shape) for x in ys]
+            call = lambda: mx.autograd.backward(ys, ogs, retain_graph=True)  # noqa: E731
             overhead = backward_overhead
         samples = time_calls(call, waitall, args.min_time, args.repetitions)
         samples_us = [max(x - overhead, 1e-9) * 1e6 for x in samples]

@@ -109,6 +109,21 @@ struct take_gather {
   }
 };
 
+// CPU item: the run of `inner` elements index j of outer block o selects, item o * k + j.
+// One run per item rather than one element: a row of an embedding table is one copy, and no
+// item divides by the view's extents per element.
+template <int kReq>
+struct take_gather_run {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t item, DType* out, const DType* a, const IType* idx,
+                                  AxisView v, index_t k, int mode) {
+    const index_t o = item / k, j = item % k;
+    const DType* from = a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner;
+    DType* to = out + item * v.inner;
+    for (index_t t = 0; t < v.inner; ++t) AssignReq<kReq>(to + t, from[t]);
+  }
+};
+
 // GPU item: output gradient element i added onto a's (atomically: indices repeat).
 struct take_scatter_atomic {
   template <typename DType, typename IType>
@@ -167,9 +182,15 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
       using IType = typename decltype(index_tag)::type;
       if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s);
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<take_gather<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
-                                              out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                              in[1].dptr<IType>(), v, k, param.mode);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<take_gather_run<Req>, cpu>::LaunchItems(s, v.outer * k, v.inner,
+                                                         out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                                         in[1].dptr<IType>(), v, k, param.mode);
+        } else {
+          Kernel<take_gather<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
+                                                out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                                in[1].dptr<IType>(), v, k, param.mode);
+        }
       });
     });
   });
@@ -304,6 +325,20 @@ struct one_hot_fill {
   }
 };
 
+// CPU item: row r, every class of it, the hit one (if any) on_value; no division per element.
+template <int kReq>
+struct one_hot_row {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t r, DType* out, const IType* idx, index_t depth, DType on,
+                                  DType off) {
+    const double value = static_cast<double>(idx[r]);
+    const index_t hit =
+        value > -1 && value < static_cast<double>(depth) ? static_cast<index_t>(value) : -1;
+    DType* row = out + r * depth;
+    for (index_t c = 0; c < depth; ++c) AssignReq<kReq>(row + c, c == hit ? on : off);
+  }
+};
+
 template <typename xpu>
 void OneHotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -312,12 +347,19 @@ void OneHotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     WithIndexType(in[0].type_flag_, [&](auto index_tag) {
       using IType = typename decltype(index_tag)::type;
+      const index_t depth = static_cast<index_t>(param.depth);
+      const DType on = static_cast<DType>(param.on_value);
+      const DType off = static_cast<DType>(param.off_value);
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<one_hot_fill<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
-                                               out[0].dptr<DType>(), in[0].dptr<IType>(),
-                                               static_cast<index_t>(param.depth),
-                                               static_cast<DType>(param.on_value),
-                                               static_cast<DType>(param.off_value));
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<one_hot_row<Req>, cpu>::LaunchItems(s, static_cast<index_t>(in[0].Size()), depth,
+                                                     out[0].dptr<DType>(), in[0].dptr<IType>(),
+                                                     depth, on, off);
+        } else {
+          Kernel<one_hot_fill<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
+                                                 out[0].dptr<DType>(), in[0].dptr<IType>(), depth,
+                                                 on, off);
+        }
       });
     });
   });

@@ -11,6 +11,7 @@
 #define OPS_PAD_INL_H_
 
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -205,6 +206,61 @@ struct pad_backward {
   }
 };
 
+// CPU item: output row r (the last axis), as pad_forward writes it element by element: the
+// constant where a leading axis reads none, else the padding's few elements by SourceOn and
+// the input row between them as one run (no division per element).
+template <int kReq>
+struct pad_forward_row {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t r, DType* out, const DType* in, const PadGeometry g,
+                                  DType constant) {
+    const int last = g.ndim - 1;
+    const index_t width = g.out[last], n = g.in[last], before = g.before[last];
+    index_t rest = r, source_row = 0, stride = 1;
+    bool inside = true;
+    for (int d = last - 1; d >= 0; --d) {
+      const index_t c = SourceOn(g, d, rest % g.out[d]);
+      rest /= g.out[d];
+      inside = inside && c >= 0;
+      source_row += c * stride;
+      stride *= g.in[d];
+    }
+    DType* to = out + r * width;
+    if (!inside) {
+      for (index_t x = 0; x < width; ++x) AssignReq<kReq>(to + x, constant);
+      return;
+    }
+    const DType* from = in + source_row * n;
+    const auto pad_at = [&](index_t x) {
+      const index_t c = SourceOn(g, last, x);
+      AssignReq<kReq>(to + x, c >= 0 ? from[c] : constant);
+    };
+    for (index_t x = 0; x < before; ++x) pad_at(x);
+    for (index_t t = 0; t < n; ++t) AssignReq<kReq>(to + before + t, from[t]);
+    for (index_t x = before + n; x < width; ++x) pad_at(x);
+  }
+};
+
+// CPU item, constant mode: input row r's gradient, the output gradient's elements that read
+// it, each read once (edge and reflect padding read an element several times: pad_backward).
+template <int kReq>
+struct pad_backward_constant_row {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t r, DType* in_grad, const DType* out_grad,
+                                  const PadGeometry g) {
+    const int last = g.ndim - 1;
+    index_t rest = r, out_row = 0, stride = 1;
+    for (int d = last - 1; d >= 0; --d) {
+      out_row += (rest % g.in[d] + g.before[d]) * stride;
+      rest /= g.in[d];
+      stride *= g.out[d];
+    }
+    const index_t n = g.in[last];
+    const DType* from = out_grad + out_row * g.out[last] + g.before[last];
+    for (index_t t = 0; t < n; ++t) AssignReq<kReq>(in_grad + r * n + t, from[t]);
+  }
+};
+
 // Forward: in = (data), out = (padded). Backward: in = (out_grad), out = (data's gradient).
 template <typename xpu, bool kBackward>
 void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -213,8 +269,23 @@ void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   const TBlob& data = kBackward ? out[0] : in[0];
   const PadGeometry g = Geometry(param, data.shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const int last = g.ndim - 1;
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
+      if constexpr (std::is_same_v<xpu, cpu> && kBackward) {
+        if (g.mode == kConstant && g.in[last] > 0) {
+          const index_t rows = static_cast<index_t>(out[0].Size()) / g.in[last];
+          return Kernel<pad_backward_constant_row<Req>, cpu>::LaunchItems(
+              s, rows, g.in[last], out[0].dptr<DType>(), in[0].dptr<DType>(), g);
+        }
+      } else if constexpr (std::is_same_v<xpu, cpu>) {
+        if (g.out[last] > 0) {
+          const index_t rows = static_cast<index_t>(out[0].Size()) / g.out[last];
+          return Kernel<pad_forward_row<Req>, cpu>::LaunchItems(
+              s, rows, g.out[last], out[0].dptr<DType>(), in[0].dptr<DType>(), g,
+              static_cast<DType>(param.constant_value));
+        }
+      }
       if constexpr (kBackward) {
         Kernel<pad_backward<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
                                                in[0].dptr<DType>(), g);

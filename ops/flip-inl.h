@@ -48,8 +48,8 @@ void FlipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(shape.begin(), shape.end()), {strides});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<strided_gather<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
-                                               out[0].dptr<DType>(), in[0].dptr<DType>(), base, at);
+      StridedGather<Req>(ctx.get_stream<xpu>(), out[0].dptr<DType>(), in[0].dptr<DType>(), base,
+                         at);
     });
   });
 }

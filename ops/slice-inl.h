@@ -175,23 +175,19 @@ void SliceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const TBlob& data = kBackward ? out[0] : in[0];
-  const TBlob& sliced = kBackward ? in[0] : out[0];
   const SliceView view = ViewOf(GetParam<SliceParam>(attrs), data.shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(view.shape.begin(), view.shape.end()),
                                       {view.strides});
-  const index_t n = static_cast<index_t>(sliced.Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     if (!kBackward) {
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<strided_gather<Req>, xpu>::Launch(s, n, out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                                 view.base, at);
+        StridedGather<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), view.base, at);
       });
     } else {
       if (req[0] != kAddTo) Flat<xpu, DType>(out[0], s) = DType(0);
       OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<strided_scatter<Req>, xpu>::Launch(s, n, out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                                  view.base, at);
+        StridedScatter<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), view.base, at);
       });
     }
   });

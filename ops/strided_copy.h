@@ -3,10 +3,15 @@
 // included: reverse reads through negative strides, slice through strides times its steps.
 //
 //   auto at = StridedIndex<1>::Of(out_extents, {view_strides});
-//   Kernel<strided_gather<Req>, xpu>::Launch(s, n, out, in, view_base, at);   // out = view
-//   Kernel<strided_scatter<Req>, xpu>::Launch(s, n, in, out, view_base, at);  // view = out
+//   StridedGather<Req, xpu>(s, out, in, view_base, at);   // out = view
+//   StridedScatter<Req, xpu>(s, in, out, view_base, at);  // view = out
+//
+// On the CPU they go a row of the last axis at a time (one index computation per row, the
+// row a counted loop the compiler vectorizes); the GPU an element per thread.
 #ifndef OPS_STRIDED_COPY_H_
 #define OPS_STRIDED_COPY_H_
+
+#include <type_traits>
 
 #include "ops/kernel_launch.h"
 #include "ops/strided_index.h"
@@ -37,6 +42,69 @@ struct strided_scatter {
     AssignReq<kReq>(view + base + off[0], dense[i]);
   }
 };
+
+// CPU items: row r of the last axis of `at` (which has at least one axis), width elements
+// apart by that axis's stride in the view.
+template <int kReq, bool kScatter>
+struct strided_copy_row {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t r, DType* dense_base, DType* view_base, index_t base,
+                                  StridedIndex<1> at) {
+    const index_t width = at.extent[at.ndim - 1], step = at.stride[0][at.ndim - 1];
+    index_t off[1];
+    at.Offsets(r * width, off);
+    DType* dense = dense_base + r * width;
+    DType* view = view_base + base + off[0];
+    if (step == 1) {
+      for (index_t t = 0; t < width; ++t) {
+        if constexpr (kScatter) {
+          AssignReq<kReq>(view + t, dense[t]);
+        } else {
+          AssignReq<kReq>(dense + t, view[t]);
+        }
+      }
+      return;
+    }
+    for (index_t t = 0; t < width; ++t) {
+      if constexpr (kScatter) {
+        AssignReq<kReq>(view + t * step, dense[t]);
+      } else {
+        AssignReq<kReq>(dense + t, view[t * step]);
+      }
+    }
+  }
+};
+
+// dense (at.Size() elements, as kReq says) = the view of `view` at base through `at`.
+template <int kReq, typename xpu, typename DType>
+void StridedGather(mshadow::Stream<xpu>* s, DType* dense, const DType* view, index_t base,
+                   const StridedIndex<1>& at) {
+  const index_t n = at.Size();
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    if (at.ndim > 0 && n > 0) {
+      const index_t width = at.extent[at.ndim - 1];
+      return Kernel<strided_copy_row<kReq, false>, xpu>::LaunchItems(
+          s, n / width, width, dense, const_cast<DType*>(view), base, at);
+    }
+  }
+  Kernel<strided_gather<kReq>, xpu>::Launch(s, n, dense, view, base, at);
+}
+
+// The view of `view` at base through `at` (as kReq says) = dense; the view must not visit an
+// element twice.
+template <int kReq, typename xpu, typename DType>
+void StridedScatter(mshadow::Stream<xpu>* s, DType* view, const DType* dense, index_t base,
+                    const StridedIndex<1>& at) {
+  const index_t n = at.Size();
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    if (at.ndim > 0 && n > 0) {
+      const index_t width = at.extent[at.ndim - 1];
+      return Kernel<strided_copy_row<kReq, true>, xpu>::LaunchItems(
+          s, n / width, width, const_cast<DType*>(dense), view, base, at);
+    }
+  }
+  Kernel<strided_scatter<kReq>, xpu>::Launch(s, n, view, dense, base, at);
+}
 
 }  // namespace ops
 

@@ -22,6 +22,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace sequence {
@@ -137,6 +138,52 @@ struct sequence_reverse {
   }
 };
 
+// The CPU's form of OP: a run of `rest` elements at a time (a step of a sequence; for
+// SequenceLast's forward, an output row), its length read once and the run copied or filled
+// whole, rather than an element at a time with the step and sequence divided out of each.
+// `value`: what a masked run becomes (sequence_mask only).
+template <typename OP, typename DType, typename LType>
+void SequenceRunsCpu(OpReqType req, const SequenceView& v, const DType* x, const LType* lengths,
+                     DType value, DType* out) {
+  constexpr bool kLastForward = std::is_same_v<OP, sequence_last>;
+  const index_t rest = v.rest, rows = kLastForward ? v.batch : v.steps * v.batch;
+  vec::WithReq(req, [&](auto add) {
+    constexpr bool kAdd = decltype(add)::value;
+    const auto fill = [&](DType* to, DType c) {
+      for (index_t r = 0; r < rest; ++r) to[r] = kAdd ? to[r] + c : c;
+    };
+    ParallelRows(rows, rest, [&](index_t begin, index_t end) {
+      for (index_t q = begin; q < end; ++q) {
+        DType* to = out + q * rest;
+        if constexpr (kLastForward) {
+          const index_t t = LengthOf(lengths, q, v.steps, index_t{1}) - 1;
+          CopyRun<kAdd>(to, x + v.At(t, q, 0), rest);
+        } else {
+          const index_t t = v.axis == 0 ? q / v.batch : q % v.steps;
+          const index_t b = v.axis == 0 ? q % v.batch : q / v.steps;
+          if constexpr (std::is_same_v<OP, sequence_mask>) {
+            if (t < LengthOf(lengths, b, v.steps, index_t{0})) {
+              CopyRun<kAdd>(to, x + q * rest, rest);
+            } else {
+              fill(to, value);
+            }
+          } else if constexpr (std::is_same_v<OP, sequence_reverse>) {
+            const index_t n = LengthOf(lengths, b, v.steps, index_t{0});
+            CopyRun<kAdd>(to, t < n ? x + v.At(n - 1 - t, b, 0) : x + q * rest, rest);
+          } else {
+            static_assert(std::is_same_v<OP, sequence_last_grad>);
+            if (t == LengthOf(lengths, b, v.steps, index_t{1}) - 1) {
+              CopyRun<kAdd>(to, x + b * rest, rest);
+            } else {
+              fill(to, DType(0));
+            }
+          }
+        }
+      }
+    });
+  });
+}
+
 template <typename Param>
 uint32_t NumInputs(const NodeAttrs& attrs) {
   return GetParam<Param>(attrs).use_sequence_length ? 2 : 1;
@@ -167,6 +214,12 @@ void SequenceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   WithTypes<Param>(attrs, in[0], lengths, [&](auto dtype, const auto* length_ptr) {
     using DType = decltype(dtype);
     const index_t n = out[0].shape_.Size();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      DType value(0);
+      if constexpr (std::is_same_v<Param, SequenceMaskParam>) value = DType(param.value);
+      return SequenceRunsCpu<OP>(req[0], v, in[0].dptr<DType>(), length_ptr, value,
+                                 out[0].dptr<DType>());
+    }
     if constexpr (std::is_same_v<Param, SequenceMaskParam>) {
       Kernel<OP, xpu>::Launch(stream, n, req[0], v, in[0].dptr<DType>(), length_ptr,
                               static_cast<DType>(param.value), out[0].dptr<DType>());
@@ -190,6 +243,10 @@ void SequenceBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   WithTypes<Param>(attrs, in[1], lengths, [&](auto dtype, const auto* length_ptr) {
     using DType = decltype(dtype);
     const index_t n = out[0].shape_.Size();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      return SequenceRunsCpu<OP>(req[0], v, in[0].dptr<DType>(), length_ptr, DType(0),
+                                 out[0].dptr<DType>());
+    }
     if constexpr (std::is_same_v<Param, SequenceMaskParam>) {
       Kernel<OP, xpu>::Launch(stream, n, req[0], v, in[0].dptr<DType>(), length_ptr, DType(0),
                               out[0].dptr<DType>());

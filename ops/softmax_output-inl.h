@@ -104,6 +104,34 @@ struct SoftmaxOutputGradient {
   }
 };
 
+// CPU item: the gradient of outer row o (classes x inner elements), as SoftmaxOutputGradient
+// writes it element by element, with no division per element; with one label a row (inner 1,
+// the usual classifier), a counted loop over its classes.
+template <int kReq>
+struct SoftmaxOutputGradientRow {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t o, ClassView v, const DType* prob, const DType* label,
+                                  const DType* head, const DType* scale, DType smooth_alpha,
+                                  bool use_ignore, DType ignore_label, DType* grad) {
+    const DType s = *scale, on = DType(1) - smooth_alpha;
+    const DType off = v.classes > 1 ? smooth_alpha / DType(v.classes - 1) : DType(0);
+    const index_t row = v.classes * v.inner;
+    const DType* p = prob + o * row;
+    const DType* h = head == nullptr ? nullptr : head + o * row;
+    DType* g = grad + o * row;
+    for (index_t j = 0; j < v.inner; ++j) {
+      const DType l = label[o * v.inner + j];
+      const bool ignored = use_ignore && l == ignore_label;
+      for (index_t k = 0; k < v.classes; ++k) {
+        const index_t i = k * v.inner + j;
+        DType value = ignored ? DType(0) : (p[i] - (DType(k) == l ? on : off)) * s;
+        if (h != nullptr) value *= h[i];
+        AssignReq<kReq>(g + i, value);
+      }
+    }
+  }
+};
+
 // scale[0] = grad_scale / the number of labels that are not ignored (at least 1).
 struct ValidScale {
   template <typename DType>
@@ -167,12 +195,19 @@ void SoftmaxOutputBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
           (param.multi_output ? v.inner : 1) * (param.normalization == kBatch ? v.outer : 1);
       scale = static_cast<DType>(param.grad_scale / divisor);
     }
+    const DType* head = param.out_grad ? in[0].dptr<DType>() : nullptr;
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<SoftmaxOutputGradient<Req>, xpu>::Launch(
-          stream, static_cast<index_t>(in[1].Size()), v, in[3].dptr<DType>(), label,
-          param.out_grad ? in[0].dptr<DType>() : static_cast<const DType*>(nullptr),
-          static_cast<const DType*>(scale.dptr_), static_cast<DType>(param.smooth_alpha),
-          param.use_ignore, static_cast<DType>(param.ignore_label), out[0].dptr<DType>());
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<SoftmaxOutputGradientRow<Req>, cpu>::LaunchItems(
+            stream, v.outer, v.classes * v.inner, v, in[3].dptr<DType>(), label, head,
+            static_cast<const DType*>(scale.dptr_), static_cast<DType>(param.smooth_alpha),
+            param.use_ignore, static_cast<DType>(param.ignore_label), out[0].dptr<DType>());
+      } else {
+        Kernel<SoftmaxOutputGradient<Req>, xpu>::Launch(
+            stream, static_cast<index_t>(in[1].Size()), v, in[3].dptr<DType>(), label, head,
+            static_cast<const DType*>(scale.dptr_), static_cast<DType>(param.smooth_alpha),
+            param.use_ignore, static_cast<DType>(param.ignore_label), out[0].dptr<DType>());
+      }
     });
     if (req[1] == kWriteTo || req[1] == kWriteInplace) Flat<xpu, DType>(out[1], stream) = DType(0);
   });

@@ -87,8 +87,15 @@ TEST_P(SoftmaxOutputGradTest, MatchesReference) {
       }
     }
   }
+  // The output gradient: ignored, as in MXNet, unless out_grad multiplies by it.
+  const bool out_grad = gc.kwargs.count("out_grad") != 0;
+  Values head_values(x.size(), 7.0);
+  for (size_t i = 0; i < x.size() && out_grad; ++i) {
+    head_values[i] = 0.5 + 0.25 * static_cast<double>(i % 7);
+    expected[i] *= head_values[i];
+  }
   CpuTensor head(outputs[0].blob().shape_, mshadow::kFloat64);
-  testing::SetValues(head.blob(), Values(x.size(), 7.0));  // ignored, as in MXNet
+  testing::SetValues(head.blob(), head_values);
   for (OpReqType req : {kWriteTo, kAddTo}) {
     std::vector<CpuTensor> grads;
     for (const auto& t : inputs) {
@@ -116,26 +123,58 @@ INSTANTIATE_TEST_SUITE_P(
     Normalizations, SoftmaxOutputGradTest,
     ::testing::Values(
         GradCase{"plain", {}, TShape{4, 5}, {4, 5, 1}, [](const Values&) { return 1.0; }},
-        GradCase{"batch", {{"normalization", "batch"}, {"grad_scale", "0.5"}}, TShape{4, 5},
-                 {4, 5, 1}, [](const Values&) { return 4.0; }},
+        GradCase{"batch",
+                 {{"normalization", "batch"}, {"grad_scale", "0.5"}},
+                 TShape{4, 5},
+                 {4, 5, 1},
+                 [](const Values&) { return 4.0; }},
         GradCase{"valid_ignore",
                  {{"normalization", "valid"}, {"use_ignore", "True"}, {"ignore_label", "2"}},
-                 TShape{6, 4}, {6, 4, 1}, [](const Values& l) { return CountValid(l, 2); }},
-        GradCase{"ignore", {{"use_ignore", "True"}, {"ignore_label", "1"}}, TShape{6, 3},
-                 {6, 3, 1}, [](const Values&) { return 1.0; }},
-        GradCase{"smoothing", {{"smooth_alpha", "0.2"}}, TShape{3, 5}, {3, 5, 1},
+                 TShape{6, 4},
+                 {6, 4, 1},
+                 [](const Values& l) { return CountValid(l, 2); }},
+        GradCase{"ignore",
+                 {{"use_ignore", "True"}, {"ignore_label", "1"}},
+                 TShape{6, 3},
+                 {6, 3, 1},
                  [](const Values&) { return 1.0; }},
-        GradCase{"multi_output", {{"multi_output", "True"}}, TShape{2, 3, 4}, {2, 3, 4},
+        GradCase{"smoothing",
+                 {{"smooth_alpha", "0.2"}},
+                 TShape{3, 5},
+                 {3, 5, 1},
+                 [](const Values&) { return 1.0; }},
+        GradCase{"out_grad",
+                 {{"out_grad", "True"}},
+                 TShape{3, 5},
+                 {3, 5, 1},
+                 [](const Values&) { return 1.0; }},
+        GradCase{"multi_output_out_grad",
+                 {{"multi_output", "True"}, {"out_grad", "True"}},
+                 TShape{2, 3, 4},
+                 {2, 3, 4},
                  [](const Values&) { return 4.0; }},
-        GradCase{"multi_output_batch", {{"multi_output", "True"}, {"normalization", "batch"}},
-                 TShape{2, 3, 2, 2}, {2, 3, 4}, [](const Values&) { return 8.0; }},
+        GradCase{"multi_output",
+                 {{"multi_output", "True"}},
+                 TShape{2, 3, 4},
+                 {2, 3, 4},
+                 [](const Values&) { return 4.0; }},
+        GradCase{"multi_output_batch",
+                 {{"multi_output", "True"}, {"normalization", "batch"}},
+                 TShape{2, 3, 2, 2},
+                 {2, 3, 4},
+                 [](const Values&) { return 8.0; }},
         GradCase{"multi_output_valid",
                  {{"multi_output", "True"},
                   {"normalization", "valid"},
                   {"use_ignore", "True"},
                   {"ignore_label", "0"}},
-                 TShape{2, 3, 4}, {2, 3, 4}, [](const Values& l) { return CountValid(l, 0); }},
-        GradCase{"preserve_shape", {{"preserve_shape", "True"}}, TShape{2, 3, 4}, {6, 4, 1},
+                 TShape{2, 3, 4},
+                 {2, 3, 4},
+                 [](const Values& l) { return CountValid(l, 0); }},
+        GradCase{"preserve_shape",
+                 {{"preserve_shape", "True"}},
+                 TShape{2, 3, 4},
+                 {6, 4, 1},
                  [](const Values&) { return 1.0; }}),
     [](const ::testing::TestParamInfo<GradCase>& info) { return info.param.name; });
 

@@ -9,6 +9,7 @@
 #ifndef OPS_INDEXING_INL_H_
 #define OPS_INDEXING_INL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -139,16 +140,25 @@ struct take_scatter_atomic {
   }
 };
 
-// CPU item: one (outer, inner) position, every index in order: items touch disjoint
-// elements, so the sums need no atomics and do not depend on the thread count.
-struct take_scatter_position {
+// CPU item: a block of up to kTakeScatterColumns inner positions of one outer block, every
+// index in order, each adding a contiguous run of the output gradient onto the selected run:
+// items touch disjoint elements, so the sums need no atomics and do not depend on the thread
+// count, and an embedding's rows are added as whole vectors rather than one column at a time.
+constexpr index_t kTakeScatterColumns = 256;
+inline index_t TakeScatterBlocks(const AxisView& v) {
+  return (v.inner + kTakeScatterColumns - 1) / kTakeScatterColumns;
+}
+struct take_scatter_columns {
   template <typename DType, typename IType>
-  static void Map(index_t p, DType* grad, const DType* og, const IType* idx, AxisView v,
+  static void Map(index_t item, DType* grad, const DType* og, const IType* idx, AxisView v,
                   index_t k, int mode) {
-    const index_t o = p / v.inner, inner = p % v.inner;
+    const index_t blocks = TakeScatterBlocks(v), o = item / blocks;
+    const index_t begin = item % blocks * kTakeScatterColumns;
+    const index_t len = std::min(kTakeScatterColumns, v.inner - begin);
     for (index_t j = 0; j < k; ++j) {
-      grad[(o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner] +=
-          og[(o * k + j) * v.inner + inner];
+      DType* to = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + begin;
+      const DType* from = og + (o * k + j) * v.inner + begin;
+      for (index_t t = 0; t < len; ++t) to[t] += from[t];
     }
   }
 };
@@ -232,9 +242,9 @@ void TakeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       // raise: the forward call checked these indices; clip keeps them inside regardless.
       const int mode = param.mode == kWrap ? kWrap : kClip;
       if constexpr (std::is_same_v<xpu, cpu>) {
-        Kernel<take_scatter_position, cpu>::LaunchItems(s, v.outer * v.inner, k, grad,
-                                                        in[0].dptr<DType>(), in[2].dptr<IType>(),
-                                                        v, k, mode);
+        Kernel<take_scatter_columns, cpu>::LaunchItems(
+            s, v.outer * TakeScatterBlocks(v), k * std::min(v.inner, kTakeScatterColumns), grad,
+            in[0].dptr<DType>(), in[2].dptr<IType>(), v, k, mode);
       } else {
         Kernel<take_scatter_atomic, xpu>::Launch(s, static_cast<index_t>(in[0].Size()), grad,
                                                  in[0].dptr<DType>(), in[2].dptr<IType>(), v, k,

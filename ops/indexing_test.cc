@@ -80,6 +80,21 @@ TEST(TakeTest, GradientsAddRepeatedIndices) {
       testing::CheckGradient(c);
     }
   }
+  // Rows longer than the CPU's blocks of columns (600 elements: blocks of 256, 256 and 88),
+  // every element of the gradient against the direct sums.
+  const OpCase wide{"take", {}, {InputSpec(TShape{4, 600}), Indices(TShape{4}, {1, 3, 1, 0})}};
+  Values og(4 * 600), expected(4 * 600, 0.0);
+  const int rows[4] = {1, 3, 1, 0};
+  for (int j = 0; j < 4; ++j) {
+    for (int t = 0; t < 600; ++t) {
+      og[j * 600 + t] = j * 1000 + t;
+      expected[rows[j] * 600 + t] += og[j * 600 + t];
+    }
+  }
+  EXPECT_EQ(
+      testing::ToValues(
+          testing::Backward(wide, testing::MakeInputs(wide, mshadow::kFloat64), {og})[0].blob()),
+      expected);
   // Index 1 taken three times: its row of the gradient is three output gradients' sum.
   const OpCase c{"take", {}, {InputSpec(TShape{3, 2}), Indices(TShape{4}, {1, 1, 0, 1})}};
   const std::vector<CpuTensor> grads =

@@ -6,6 +6,7 @@
 #ifndef OPS_WHERE_INL_H_
 #define OPS_WHERE_INL_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -16,27 +17,43 @@
 namespace ops {
 namespace where {
 
-// Element i reads condition element i / per_condition (1: same shape; the row size: one
-// condition per row).
-template <int kReq>
+// Element i's condition: element i / per_condition (1: same shape; the row size: one condition
+// per row). Where the shapes are the same (kSameShape) no division: the loop is a vectorized
+// select.
+template <bool kSameShape, typename CType>
+MSHADOW_XINLINE bool ConditionAt(const CType* cond, index_t i, index_t per_condition) {
+  return cond[kSameShape ? i : i / per_condition] != CType(0);
+}
+
+template <bool kSameShape, int kReq>
 struct where_kernel {
   template <typename DType, typename CType>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, const CType* cond, const DType* x,
                                   const DType* y, index_t per_condition) {
-    AssignReq<kReq>(out + i, cond[i / per_condition] != CType(0) ? x[i] : y[i]);
+    AssignReq<kReq>(out + i, ConditionAt<kSameShape>(cond, i, per_condition) ? x[i] : y[i]);
   }
 };
 
 // The gradient of x (kTakeX) or of y: the output gradient where that operand was chosen.
-template <bool kTakeX, int kReq>
+template <bool kSameShape, bool kTakeX, int kReq>
 struct where_grad_kernel {
   template <typename DType, typename CType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const CType* cond,
                                   index_t per_condition) {
-    const bool chose_x = cond[i / per_condition] != CType(0);
+    const bool chose_x = ConditionAt<kSameShape>(cond, i, per_condition);
     AssignReq<kReq>(grad + i, chose_x == kTakeX ? og[i] : DType(0));
   }
 };
+
+// fn(std::bool_constant<per_condition == 1>).
+template <typename Fn>
+void WithSameShape(index_t per_condition, Fn&& fn) {
+  if (per_condition == 1) {
+    fn(std::true_type());
+  } else {
+    fn(std::false_type());
+  }
+}
 
 // x's elements per condition value; 1 where there is no value (x is empty then too).
 inline index_t PerCondition(const TBlob& cond, const TBlob& x) {
@@ -51,10 +68,12 @@ void WhereCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlo
   const index_t per = PerCondition(in[0], in[1]);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, CType, {
-      OPS_REQ_SWITCH(req[0], Req, {
-        Kernel<where_kernel<Req>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
-                                               out[0].dptr<DType>(), in[0].dptr<CType>(),
-                                               in[1].dptr<DType>(), in[2].dptr<DType>(), per);
+      WithSameShape(per, [&](auto same) {
+        OPS_REQ_SWITCH(req[0], Req, {
+          Kernel<where_kernel<decltype(same)::value, Req>, xpu>::Launch(
+              ctx.get_stream<xpu>(), out[0].Size(), out[0].dptr<DType>(), in[0].dptr<CType>(),
+              in[1].dptr<DType>(), in[2].dptr<DType>(), per);
+        });
       });
     });
   });
@@ -70,13 +89,16 @@ void WhereBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
     MSHADOW_SGL_DBL_TYPE_SWITCH(in[1].type_flag_, CType, {
       const DType* og = in[0].dptr<DType>();
       const CType* cond = in[1].dptr<CType>();
-      OPS_REQ_SWITCH(req[1], Req, {
-        Kernel<where_grad_kernel<true, Req>, xpu>::Launch(s, out[1].Size(), out[1].dptr<DType>(),
-                                                          og, cond, per);
-      });
-      OPS_REQ_SWITCH(req[2], Req, {
-        Kernel<where_grad_kernel<false, Req>, xpu>::Launch(s, out[2].Size(),
-                                                           out[2].dptr<DType>(), og, cond, per);
+      WithSameShape(per, [&](auto same) {
+        constexpr bool kSame = decltype(same)::value;
+        OPS_REQ_SWITCH(req[1], Req, {
+          Kernel<where_grad_kernel<kSame, true, Req>, xpu>::Launch(
+              s, out[1].Size(), out[1].dptr<DType>(), og, cond, per);
+        });
+        OPS_REQ_SWITCH(req[2], Req, {
+          Kernel<where_grad_kernel<kSame, false, Req>, xpu>::Launch(
+              s, out[2].Size(), out[2].dptr<DType>(), og, cond, per);
+        });
       });
       if (req[0] == kWriteTo || req[0] == kWriteInplace) Flat<xpu, CType>(out[0], s) = CType(0);
     });

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "mshadow/operators.h"
+#include "mshadow/packet-inl.h"
 #include "ops/registration_util.h"
 
 namespace ops {
@@ -201,5 +202,34 @@ void ForEachMathOperation(Fn&& fn) {
 
 }  // namespace arith
 }  // namespace ops
+
+// smooth_l1's packet forms (the same comparisons, as selects; NaN takes the last branch as
+// the scalar form does), so that the scalar family's smooth_l1 runs on the engine's vector
+// path.
+namespace mshadow {
+namespace packet {
+
+template <typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::smooth_l1::forward, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P& a, const P& b) {
+    const P s2 = b * b, abs_a = Abs(a), one = P::Fill(DType(1)), half = P::Fill(DType(0.5));
+    return SelectPositive(one / s2 - abs_a, half * s2 * a * a, abs_a - half / s2);
+  }
+};
+template <typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::smooth_l1::lhs_grad, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P& a, const P& b) {
+    const P s2 = b * b, one = P::Fill(DType(1)), bound = one / s2;
+    return SelectPositive(a - bound, one,
+                          SelectPositive(Negate(bound) - a, P::Fill(DType(-1)), s2 * a));
+  }
+};
+
+}  // namespace packet
+}  // namespace mshadow
 
 #endif  // OPS_ARITHMETIC_FUNCTORS_H_

@@ -64,6 +64,7 @@ struct ScalarCase {
   std::string op;
   std::function<double(double, double)> reference;  // (x, scalar)
   double scalar = 2.5;
+  double lo = 0.5;  // the data in [lo, 2]
 };
 
 TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
@@ -83,14 +84,18 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
       {"_greater_scalar", [](double x, double s) { return x > s ? 1.0 : 0.0; }, 1.25},
       {"_lesser_equal_scalar", [](double x, double s) { return x <= s ? 1.0 : 0.0; }, 1.25},
       {"_equal_scalar", [](double x, double s) { return x == s ? 1.0 : 0.0; }},
-      // sigma = 1.25: quadratic where |x| < 0.64, linear beyond
-      {"smooth_l1", [](double x, double s) {
+      // sigma = 1.25: quadratic where |x| < 0.64, linear beyond, on both sides of 0
+      {"smooth_l1",
+       [](double x, double s) {
          return std::fabs(x) < 1 / (s * s) ? 0.5 * s * s * x * x : std::fabs(x) - 0.5 / (s * s);
-       }, 1.25},
+       },
+       1.25, -2.0},
   };
   for (const ScalarCase& sc : cases) {
     SCOPED_TRACE(sc.op);
-    const OpCase c{sc.op, {{"scalar", std::to_string(sc.scalar)}}, {InputSpec(TShape{3, 4}, 0.5, 2.0)}};
+    // Whole packets of either type and a scalar tail.
+    const OpCase c{
+        sc.op, {{"scalar", std::to_string(sc.scalar)}}, {InputSpec(TShape{3, 23}, sc.lo, 2.0)}};
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out(in[0].size());
       for (size_t i = 0; i < out.size(); ++i) out[i] = sc.reference(in[0][i], sc.scalar);

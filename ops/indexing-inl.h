@@ -21,6 +21,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace indexing {
@@ -111,17 +112,16 @@ struct take_gather {
 };
 
 // CPU item: the run of `inner` elements index j of outer block o selects, item o * k + j.
-// One run per item rather than one element: a row of an embedding table is one copy, and no
-// item divides by the view's extents per element.
+// One run per item rather than one element: a row of an embedding table is one copy
+// (memcpy-sized), and no item divides by the view's extents per element.
 template <int kReq>
 struct take_gather_run {
   template <typename DType, typename IType>
-  MSHADOW_XINLINE static void Map(index_t item, DType* out, const DType* a, const IType* idx,
-                                  AxisView v, index_t k, int mode) {
+  static void Map(index_t item, DType* out, const DType* a, const IType* idx, AxisView v, index_t k,
+                  int mode) {
     const index_t o = item / k, j = item % k;
-    const DType* from = a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner;
-    DType* to = out + item * v.inner;
-    for (index_t t = 0; t < v.inner; ++t) AssignReq<kReq>(to + t, from[t]);
+    CopyRun<kReq == kAddTo>(out + item * v.inner,
+                            a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner, v.inner);
   }
 };
 
@@ -335,17 +335,22 @@ struct one_hot_fill {
   }
 };
 
-// CPU item: row r, every class of it, the hit one (if any) on_value; no division per element.
+// CPU item: row r, every class of it off_value but the hit one (if any) on_value; written as
+// a fill and one store, added class by class; no division per element.
 template <int kReq>
 struct one_hot_row {
   template <typename DType, typename IType>
-  MSHADOW_XINLINE static void Map(index_t r, DType* out, const IType* idx, index_t depth, DType on,
-                                  DType off) {
+  static void Map(index_t r, DType* out, const IType* idx, index_t depth, DType on, DType off) {
     const double value = static_cast<double>(idx[r]);
     const index_t hit =
         value > -1 && value < static_cast<double>(depth) ? static_cast<index_t>(value) : -1;
     DType* row = out + r * depth;
-    for (index_t c = 0; c < depth; ++c) AssignReq<kReq>(row + c, c == hit ? on : off);
+    if constexpr (kReq == kAddTo) {
+      for (index_t c = 0; c < depth; ++c) row[c] += c == hit ? on : off;
+    } else {
+      std::fill(row, row + depth, off);
+      if (hit >= 0) row[hit] = on;
+    }
   }
 };
 

@@ -140,19 +140,12 @@ struct elu_grad {
 namespace mshadow {
 namespace packet {
 
-#define OPS_PACKET_SLOPE_FUNCTOR(OP, expression)                                    \
-  template <typename DType, PacketArch Arch>                                        \
-  struct PacketOp<OP, DType, Arch> {                                                \
-    static constexpr bool kEnabled = true;                                          \
-    using P = Packet<DType, Arch>;                                                  \
-    MSHADOW_CINLINE static P Map(const P& x, const P& slope) { return expression; } \
-  };
-OPS_PACKET_SLOPE_FUNCTOR(ops::activation::leaky, SelectPositive(x, x, slope* x))
-OPS_PACKET_SLOPE_FUNCTOR(ops::activation::leaky_grad, SelectPositive(x, P::Fill(DType(1)), slope))
-OPS_PACKET_SLOPE_FUNCTOR(ops::activation::elu, SelectPositive(x, x, slope* Expm1(x)))
-OPS_PACKET_SLOPE_FUNCTOR(ops::activation::elu_grad,
-                         SelectPositive(x, P::Fill(DType(1)), slope* Exp(x)))
-#undef OPS_PACKET_SLOPE_FUNCTOR
+// a: x, b: the slope.
+MSHADOW_DEFINE_PACKET_BINARY(ops::activation::leaky, SelectPositive(a, a, b* a))
+MSHADOW_DEFINE_PACKET_BINARY(ops::activation::leaky_grad, SelectPositive(a, P::Fill(DType(1)), b))
+MSHADOW_DEFINE_PACKET_BINARY(ops::activation::elu, SelectPositive(a, a, b* Expm1(a)))
+MSHADOW_DEFINE_PACKET_BINARY(ops::activation::elu_grad,
+                             SelectPositive(a, P::Fill(DType(1)), b* Exp(a)))
 
 }  // namespace packet
 }  // namespace mshadow

@@ -209,25 +209,15 @@ void ForEachMathOperation(Fn&& fn) {
 namespace mshadow {
 namespace packet {
 
-template <typename DType, PacketArch Arch>
-struct PacketOp<ops::arith::smooth_l1::forward, DType, Arch> {
-  static constexpr bool kEnabled = true;
-  using P = Packet<DType, Arch>;
-  MSHADOW_CINLINE static P Map(const P& a, const P& b) {
-    const P s2 = b * b, abs_a = Abs(a), one = P::Fill(DType(1)), half = P::Fill(DType(0.5));
-    return SelectPositive(one / s2 - abs_a, half * s2 * a * a, abs_a - half / s2);
-  }
-};
-template <typename DType, PacketArch Arch>
-struct PacketOp<ops::arith::smooth_l1::lhs_grad, DType, Arch> {
-  static constexpr bool kEnabled = true;
-  using P = Packet<DType, Arch>;
-  MSHADOW_CINLINE static P Map(const P& a, const P& b) {
-    const P s2 = b * b, one = P::Fill(DType(1)), bound = one / s2;
-    return SelectPositive(a - bound, one,
-                          SelectPositive(Negate(bound) - a, P::Fill(DType(-1)), s2 * a));
-  }
-};
+// a: the data, b: sigma; 1 / sigma^2 - |a| > 0 where |a| < 1 / sigma^2.
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::smooth_l1::forward,
+                             SelectPositive(P::Fill(DType(1)) / (b * b) - Abs(a),
+                                            P::Fill(DType(0.5)) * (b * b) * a * a,
+                                            Abs(a) - P::Fill(DType(0.5)) / (b * b)))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::smooth_l1::lhs_grad,
+                             SelectPositive(a - P::Fill(DType(1)) / (b * b), P::Fill(DType(1)),
+                                            SelectPositive(P::Fill(DType(-1)) / (b * b) - a,
+                                                           P::Fill(DType(-1)), (b * b) * a)))
 
 }  // namespace packet
 }  // namespace mshadow

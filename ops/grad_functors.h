@@ -71,29 +71,22 @@ struct abs_grad {  // from x: the sign, 0 at 0
 namespace mshadow {
 namespace packet {
 
-#define OPS_PACKET_UNARY_FUNCTOR(OP, expression)                    \
-  template <typename DType, PacketArch Arch>                        \
-  struct PacketOp<OP, DType, Arch> {                                \
-    static constexpr bool kEnabled = true;                          \
-    using P = Packet<DType, Arch>;                                  \
-    MSHADOW_CINLINE static P Map(const P& x) { return expression; } \
-  };
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::softsign, x / (P::Fill(DType(1)) + Abs(x)))
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::relu_grad,
-                         SelectPositive(x, P::Fill(DType(1)), P::Fill(DType(0))))
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::sigmoid_grad, x*(P::Fill(DType(1)) - x))
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::tanh_grad, P::Fill(DType(1)) - x * x)
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::softrelu_grad, Negate(Expm1(Negate(x))))
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::softsign_grad, P::Fill(DType(1)) / ((P::Fill(DType(1)) + Abs(x)) *
-                                                                      (P::Fill(DType(1)) + Abs(x))))
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::log_grad, P::Fill(DType(1)) / x)
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::sqrt_grad, P::Fill(DType(0.5)) / x)
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::square_grad, P::Fill(DType(2)) * x)
-OPS_PACKET_UNARY_FUNCTOR(ops::fn::abs_grad,
-                         SelectPositive(x, P::Fill(DType(1)),
-                                        SelectPositive(Negate(x), P::Fill(DType(-1)),
-                                                       P::Fill(DType(0)))))
-#undef OPS_PACKET_UNARY_FUNCTOR
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::softsign, x / (P::Fill(DType(1)) + Abs(x)))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::relu_grad,
+                            SelectPositive(x, P::Fill(DType(1)), P::Fill(DType(0))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sigmoid_grad, x*(P::Fill(DType(1)) - x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::tanh_grad, P::Fill(DType(1)) - x * x)
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::softrelu_grad, Negate(Expm1(Negate(x))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::softsign_grad,
+                            P::Fill(DType(1)) /
+                                ((P::Fill(DType(1)) + Abs(x)) * (P::Fill(DType(1)) + Abs(x))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log_grad, P::Fill(DType(1)) / x)
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sqrt_grad, P::Fill(DType(0.5)) / x)
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::square_grad, P::Fill(DType(2)) * x)
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::abs_grad,
+                            SelectPositive(x, P::Fill(DType(1)),
+                                           SelectPositive(Negate(x), P::Fill(DType(-1)),
+                                                          P::Fill(DType(0)))))
 
 }  // namespace packet
 }  // namespace mshadow

@@ -82,9 +82,24 @@ inline ClassView ViewOf(const SoftmaxOutputParam& param, const TShape& data) {
 // The softmax axis of the forward pass.
 inline int SoftmaxAxis(const SoftmaxOutputParam& param) { return param.multi_output ? 1 : -1; }
 
-// Gradient element i of (outer, classes, inner): scale * (p - target), or 0 for an ignored
-// label; with out_grad, times the output gradient. `scale` is a device pointer so that the
-// valid-label count never leaves the device.
+// The gradient of class k's probability p under label l: scale * (p - target) (the target
+// label smoothing's on value for the label's class, off for the others), times the output
+// gradient `head` (1 without out_grad); 0 for an ignored label, whatever the head.
+template <typename DType>
+MSHADOW_XINLINE DType GradientOf(DType p, index_t k, DType l, bool ignored, DType on, DType off,
+                                 DType scale, DType head) {
+  return ignored ? DType(0) : (p - (DType(k) == l ? on : off)) * scale * head;
+}
+
+// Label smoothing's target for the classes other than the label's.
+template <typename DType>
+MSHADOW_XINLINE DType SmoothedOff(ClassView v, DType smooth_alpha) {
+  return v.classes > 1 ? smooth_alpha / DType(v.classes - 1) : DType(0);
+}
+
+// Gradient element i of (outer, classes, inner): GradientOf its probability (head: the output
+// gradient with out_grad, else null). `scale` is a device pointer so that the valid-label
+// count never leaves the device.
 template <int kReq>
 struct SoftmaxOutputGradient {
   template <typename DType>
@@ -93,14 +108,9 @@ struct SoftmaxOutputGradient {
                                   bool use_ignore, DType ignore_label, DType* grad) {
     const index_t inner = i % v.inner, k = i / v.inner % v.classes, o = i / (v.inner * v.classes);
     const DType l = label[o * v.inner + inner];
-    DType g = 0;
-    if (!(use_ignore && l == ignore_label)) {
-      const DType on = DType(1) - smooth_alpha;
-      const DType off = v.classes > 1 ? smooth_alpha / DType(v.classes - 1) : DType(0);
-      g = (prob[i] - (DType(k) == l ? on : off)) * *scale;
-      if (head != nullptr) g *= head[i];
-    }
-    AssignReq<kReq>(grad + i, g);
+    AssignReq<kReq>(grad + i, GradientOf(prob[i], k, l, use_ignore && l == ignore_label,
+                                         DType(1) - smooth_alpha, SmoothedOff(v, smooth_alpha),
+                                         *scale, head == nullptr ? DType(1) : head[i]));
   }
 };
 
@@ -113,8 +123,7 @@ struct SoftmaxOutputGradientRow {
   MSHADOW_XINLINE static void Map(index_t o, ClassView v, const DType* prob, const DType* label,
                                   const DType* head, const DType* scale, DType smooth_alpha,
                                   bool use_ignore, DType ignore_label, DType* grad) {
-    const DType s = *scale, on = DType(1) - smooth_alpha;
-    const DType off = v.classes > 1 ? smooth_alpha / DType(v.classes - 1) : DType(0);
+    const DType s = *scale, on = DType(1) - smooth_alpha, off = SmoothedOff(v, smooth_alpha);
     const index_t row = v.classes * v.inner;
     const DType* p = prob + o * row;
     const DType* h = head == nullptr ? nullptr : head + o * row;
@@ -124,9 +133,8 @@ struct SoftmaxOutputGradientRow {
       const bool ignored = use_ignore && l == ignore_label;
       for (index_t k = 0; k < v.classes; ++k) {
         const index_t i = k * v.inner + j;
-        DType value = ignored ? DType(0) : (p[i] - (DType(k) == l ? on : off)) * s;
-        if (h != nullptr) value *= h[i];
-        AssignReq<kReq>(g + i, value);
+        AssignReq<kReq>(
+            g + i, GradientOf(p[i], k, l, ignored, on, off, s, h == nullptr ? DType(1) : h[i]));
       }
     }
   }

@@ -75,19 +75,29 @@ struct strided_copy_row {
   }
 };
 
-// dense (at.Size() elements, as kReq says) = the view of `view` at base through `at`.
-template <int kReq, typename xpu, typename DType>
-void StridedGather(mshadow::Stream<xpu>* s, DType* dense, const DType* view, index_t base,
-                   const StridedIndex<1>& at) {
+// On the CPU, the copy a row of the last axis at a time (strided_copy_row); false where it
+// does not apply (another device, no axis of extent above 1, nothing to copy).
+template <int kReq, bool kScatter, typename xpu, typename DType>
+bool CopyStridedRows(mshadow::Stream<xpu>* s, DType* dense, DType* view, index_t base,
+                     const StridedIndex<1>& at) {
   const index_t n = at.Size();
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
     if (at.ndim > 0 && n > 0) {
       const index_t width = at.extent[at.ndim - 1];
-      return Kernel<strided_copy_row<kReq, false>, xpu>::LaunchItems(
-          s, n / width, width, dense, const_cast<DType*>(view), base, at);
+      Kernel<strided_copy_row<kReq, kScatter>, xpu>::LaunchItems(s, n / width, width, dense, view,
+                                                                 base, at);
+      return true;
     }
   }
-  Kernel<strided_gather<kReq>, xpu>::Launch(s, n, dense, view, base, at);
+  return false;
+}
+
+// dense (at.Size() elements, as kReq says) = the view of `view` at base through `at`.
+template <int kReq, typename xpu, typename DType>
+void StridedGather(mshadow::Stream<xpu>* s, DType* dense, const DType* view, index_t base,
+                   const StridedIndex<1>& at) {
+  if (CopyStridedRows<kReq, false>(s, dense, const_cast<DType*>(view), base, at)) return;
+  Kernel<strided_gather<kReq>, xpu>::Launch(s, at.Size(), dense, view, base, at);
 }
 
 // The view of `view` at base through `at` (as kReq says) = dense; the view must not visit an
@@ -95,15 +105,8 @@ void StridedGather(mshadow::Stream<xpu>* s, DType* dense, const DType* view, ind
 template <int kReq, typename xpu, typename DType>
 void StridedScatter(mshadow::Stream<xpu>* s, DType* view, const DType* dense, index_t base,
                     const StridedIndex<1>& at) {
-  const index_t n = at.Size();
-  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
-    if (at.ndim > 0 && n > 0) {
-      const index_t width = at.extent[at.ndim - 1];
-      return Kernel<strided_copy_row<kReq, true>, xpu>::LaunchItems(
-          s, n / width, width, const_cast<DType*>(dense), view, base, at);
-    }
-  }
-  Kernel<strided_scatter<kReq>, xpu>::Launch(s, n, view, dense, base, at);
+  if (CopyStridedRows<kReq, true>(s, const_cast<DType*>(dense), view, base, at)) return;
+  Kernel<strided_scatter<kReq>, xpu>::Launch(s, at.Size(), view, dense, base, at);
 }
 
 }  // namespace ops

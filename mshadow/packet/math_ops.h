@@ -20,38 +20,44 @@ namespace packet {
 template <typename OP, typename DType, PacketArch Arch>
 struct PacketOp;
 
-#define MSHADOW_PACKET_UNARY_MATH(OP, expression)                                     \
-  template <typename DType, PacketArch Arch>                                          \
-  struct PacketOp<OP, DType, Arch> {                                                  \
-    static constexpr bool kEnabled = true;                                            \
-    using P = Packet<DType, Arch>;                                                    \
-    MSHADOW_CINLINE static P Map(const P& x) { return expression; }                   \
+// The packet form of an elementwise operator OP, inside namespace mshadow::packet: its Map as
+// `expression` of the packet x (unary) or a and b (binary), of type P = Packet<DType, Arch>.
+// Operator authors give their own functors packet forms the same way, so that expressions
+// using them take the engine's vector path:
+//
+//   namespace mshadow { namespace packet {
+//   MSHADOW_DEFINE_PACKET_UNARY(my::relu_grad, SelectPositive(x, P::Fill(DType(1)),
+//   P::Fill(DType(0)))) } }
+#define MSHADOW_DEFINE_PACKET_UNARY(OP, expression)                 \
+  template <typename DType, PacketArch Arch>                        \
+  struct PacketOp<OP, DType, Arch> {                                \
+    static constexpr bool kEnabled = true;                          \
+    using P = Packet<DType, Arch>;                                  \
+    MSHADOW_CINLINE static P Map(const P& x) { return expression; } \
   };
-MSHADOW_PACKET_UNARY_MATH(op::exp, Exp(x))
-MSHADOW_PACKET_UNARY_MATH(op::log, Log(x))
-MSHADOW_PACKET_UNARY_MATH(op::tanh, Tanh(x))
-MSHADOW_PACKET_UNARY_MATH(op::sigmoid, Sigmoid(x))
-MSHADOW_PACKET_UNARY_MATH(op::sqrt, Sqrt(x))
-MSHADOW_PACKET_UNARY_MATH(op::rsqrt, P::Fill(DType(1)) / Sqrt(x))
-MSHADOW_PACKET_UNARY_MATH(op::abs, Abs(x))
-MSHADOW_PACKET_UNARY_MATH(op::negation, Negate(x))
-MSHADOW_PACKET_UNARY_MATH(op::square, x* x)
-MSHADOW_PACKET_UNARY_MATH(op::relu, Max(x, P::Fill(DType(0))))
-MSHADOW_PACKET_UNARY_MATH(op::softrelu,
-                          Max(x, P::Fill(DType(0))) + Log1p(Exp(Negate(Abs(x)))))
-#undef MSHADOW_PACKET_UNARY_MATH
+#define MSHADOW_DEFINE_PACKET_BINARY(OP, expression)                            \
+  template <typename DType, PacketArch Arch>                                    \
+  struct PacketOp<OP, DType, Arch> {                                            \
+    static constexpr bool kEnabled = true;                                      \
+    using P = Packet<DType, Arch>;                                              \
+    MSHADOW_CINLINE static P Map(const P& a, const P& b) { return expression; } \
+  };
 
-#define MSHADOW_PACKET_BINARY_MATH(OP, expression)                                    \
-  template <typename DType, PacketArch Arch>                                          \
-  struct PacketOp<OP, DType, Arch> {                                                  \
-    static constexpr bool kEnabled = true;                                            \
-    using P = Packet<DType, Arch>;                                                    \
-    MSHADOW_CINLINE static P Map(const P& a, const P& b) { return expression; }       \
-  };
-MSHADOW_PACKET_BINARY_MATH(op::power, Pow(a, b))
-MSHADOW_PACKET_BINARY_MATH(op::maximum, Max(a, b))
-MSHADOW_PACKET_BINARY_MATH(op::minimum, Min(a, b))
-#undef MSHADOW_PACKET_BINARY_MATH
+MSHADOW_DEFINE_PACKET_UNARY(op::exp, Exp(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::log, Log(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::tanh, Tanh(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::sigmoid, Sigmoid(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::sqrt, Sqrt(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::rsqrt, P::Fill(DType(1)) / Sqrt(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::abs, Abs(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::negation, Negate(x))
+MSHADOW_DEFINE_PACKET_UNARY(op::square, x* x)
+MSHADOW_DEFINE_PACKET_UNARY(op::relu, Max(x, P::Fill(DType(0))))
+MSHADOW_DEFINE_PACKET_UNARY(op::softrelu, Max(x, P::Fill(DType(0))) + Log1p(Exp(Negate(Abs(x)))))
+
+MSHADOW_DEFINE_PACKET_BINARY(op::power, Pow(a, b))
+MSHADOW_DEFINE_PACKET_BINARY(op::maximum, Max(a, b))
+MSHADOW_DEFINE_PACKET_BINARY(op::minimum, Min(a, b))
 
 }  // namespace packet
 }  // namespace mshadow

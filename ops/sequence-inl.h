@@ -149,9 +149,6 @@ void SequenceRunsCpu(OpReqType req, const SequenceView& v, const DType* x, const
   const index_t rest = v.rest, rows = kLastForward ? v.batch : v.steps * v.batch;
   vec::WithReq(req, [&](auto add) {
     constexpr bool kAdd = decltype(add)::value;
-    const auto fill = [&](DType* to, DType c) {
-      for (index_t r = 0; r < rest; ++r) to[r] = kAdd ? to[r] + c : c;
-    };
     ParallelRows(rows, rest, [&](index_t begin, index_t end) {
       for (index_t q = begin; q < end; ++q) {
         DType* to = out + q * rest;
@@ -165,7 +162,7 @@ void SequenceRunsCpu(OpReqType req, const SequenceView& v, const DType* x, const
             if (t < LengthOf(lengths, b, v.steps, index_t{0})) {
               CopyRun<kAdd>(to, x + q * rest, rest);
             } else {
-              fill(to, value);
+              FillRun<kAdd>(to, value, rest);
             }
           } else if constexpr (std::is_same_v<OP, sequence_reverse>) {
             const index_t n = LengthOf(lengths, b, v.steps, index_t{0});
@@ -175,7 +172,7 @@ void SequenceRunsCpu(OpReqType req, const SequenceView& v, const DType* x, const
             if (t == LengthOf(lengths, b, v.steps, index_t{1}) - 1) {
               CopyRun<kAdd>(to, x + b * rest, rest);
             } else {
-              fill(to, DType(0));
+              FillRun<kAdd>(to, DType(0), rest);
             }
           }
         }

@@ -1,4 +1,5 @@
-// Every float, all 2^32 bit patterns, through F<op::exp>, F<op::tanh> and F<op::sigmoid> on
+// Every float, all 2^32 bit patterns, through the project's own float kernels (exp, expm1, tanh,
+// sigmoid, softrelu) on
 // every SIMD arch the build supports: the largest error in ULP against a double-precision
 // reference, and where it occurs. Exits 1 if any exceeds 4 ULP. Too slow for the test suite
 // (minutes per function); mshadow/packet_math_test.cc checks a dense sample of the same.
@@ -16,6 +17,15 @@
 #include "mshadow/ulp_error.h"
 
 namespace mshadow {
+
+// Expm1, which has no mshadow::op of its own, as an operator for F<>.
+struct expm1_primitive {
+  static float Map(float x) { return std::expm1(x); }
+};
+namespace packet {
+MSHADOW_DEFINE_PACKET_UNARY(expm1_primitive, Expm1(x))
+}  // namespace packet
+
 namespace {
 
 constexpr index_t kBlock = index_t{1} << 16;  // floats per work item
@@ -30,6 +40,7 @@ double SigmoidReference(double x) {
   const double t = std::exp(-std::fabs(x));
   return x >= 0 ? 1 / (1 + t) : t / (1 + t);
 }
+double SoftReLUReference(double x) { return (x > 0 ? x : 0) + std::log1p(std::exp(-std::fabs(x))); }
 
 // The worst error of F<OP> on Arch over every float, the blocks spread over all threads.
 template <packet::PacketArch Arch, typename OP>
@@ -63,7 +74,9 @@ bool CheckArch(const char* arch_name) {
   const Function functions[] = {
       {"exp", WorstOverAllFloats<Arch, op::exp>, [](double x) { return std::exp(x); }},
       {"tanh", WorstOverAllFloats<Arch, op::tanh>, [](double x) { return std::tanh(x); }},
+      {"expm1", WorstOverAllFloats<Arch, expm1_primitive>, [](double x) { return std::expm1(x); }},
       {"sigmoid", WorstOverAllFloats<Arch, op::sigmoid>, SigmoidReference},
+      {"softrelu", WorstOverAllFloats<Arch, op::softrelu>, SoftReLUReference},
   };
   bool within_limit = true;
   for (const Function& f : functions) {

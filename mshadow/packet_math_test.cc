@@ -202,7 +202,10 @@ void CheckFloatKernelsDensely() {
   while (x.size() % 16 != 0) x.push_back(0.5f);
   const std::vector<UnaryCase> cases = UnaryCases<Arch>();
   for (const UnaryCase& c : cases) {
-    if (c.name != "exp" && c.name != "tanh" && c.name != "sigmoid") continue;
+    if (c.name != "exp" && c.name != "expm1" && c.name != "tanh" && c.name != "sigmoid" &&
+        c.name != "softrelu") {
+      continue;
+    }
     const std::vector<float> y = c.run_float(x);
     double worst = 0;
     for (size_t i = 0; i < x.size(); ++i) {
@@ -215,10 +218,16 @@ void CheckFloatKernelsDensely() {
     }
     std::printf("arch %d %-9s max error %.2f ULP over |x| <= 110 (float)\n", Arch, c.name.c_str(), worst);
   }
-  // tanh keeps the sign of a zero, as std::tanh does; exp(+-0) is 1.
-  const std::vector<float> zeros(16, -0.0f);
-  for (float t : Apply<Arch, op::tanh>(zeros)) EXPECT_TRUE(t == 0.0f && std::signbit(t));
-  for (float e : Apply<Arch, op::exp>(zeros)) EXPECT_EQ(e, 1.0f);
+  // tanh and expm1 keep the sign of a zero, as std:: does; exp(+-0) is 1.
+  for (const float zero : {0.0f, -0.0f}) {
+    const std::vector<float> zeros(16, zero);
+    for (float t : Apply<Arch, op::tanh>(zeros))
+      EXPECT_TRUE(t == 0.0f && std::signbit(t) == std::signbit(zero));
+    for (float m : Apply<Arch, expm1_primitive>(zeros)) {
+      EXPECT_TRUE(m == 0.0f && std::signbit(m) == std::signbit(zero));
+    }
+    for (float e : Apply<Arch, op::exp>(zeros)) EXPECT_EQ(e, 1.0f);
+  }
 }
 
 TEST(PacketMathTest, FloatKernelsPlain) { CheckFloatKernelsDensely<packet::kPlain>(); }

@@ -12,6 +12,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace cast {
@@ -60,6 +61,30 @@ struct convert_to {
   }
 };
 
+// Between float16 and float32 the CPU converts a packet at a time (mshadow/half.h), ranges of
+// the elements on the engine's threads; one element at a time, float16 to float32 had run at
+// a third of MXNet's speed. False for other types and write modes.
+template <typename SrcType, typename DstType>
+bool CastHalfOnCpu(const TBlob& in, OpReqType req, const TBlob& out) {
+  using mshadow::half::half_t;
+  constexpr bool kToFloat = std::is_same_v<SrcType, half_t> && std::is_same_v<DstType, float>;
+  constexpr bool kToHalf = std::is_same_v<SrcType, float> && std::is_same_v<DstType, half_t>;
+  if constexpr (kToFloat || kToHalf) {
+    if (req != kWriteTo && req != kWriteInplace) return false;
+    const SrcType* from = in.dptr<SrcType>();
+    DstType* to = out.dptr<DstType>();
+    ParallelRows(out.Size(), 1, [&](index_t begin, index_t end) {
+      if constexpr (kToFloat) {
+        mshadow::half::HalfToFloat(from + begin, to + begin, end - begin);
+      } else {
+        mshadow::half::FloatToHalf(from + begin, to + begin, end - begin);
+      }
+    });
+    return true;
+  }
+  return false;
+}
+
 // out[i] = in[i] converted to the output's type, for any pair of types, bool and bfloat16
 // included.
 template <typename xpu>
@@ -68,6 +93,9 @@ void CastCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(in[0].type_flag_, SrcType, {
     MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[0].type_flag_, DstType, {
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        if (CastHalfOnCpu<SrcType, DstType>(in[0], req[0], out[0])) return;
+      }
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<op_with_req<convert_to<DstType>, Req>, xpu>::Launch(
             s, out[0].Size(), out[0].dptr<DstType>(), in[0].dptr<SrcType>());

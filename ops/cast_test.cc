@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/half.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -55,6 +56,37 @@ Values CastValues(const Values& values, int from, const std::string& dtype) {
   const std::vector<CpuTensor> out = testing::Forward(c, {x});
   EXPECT_EQ(mshadow::TypeFlagName(out[0].type_flag()), dtype);
   return testing::ToValues(out[0].blob());
+}
+
+// float32 <-> float16 through the CPU's packet path: 69 values (whole packets and a tail) that
+// round up and down, overflow, or turn subnormal or zero, against the software conversion; and
+// the write modes the packet path leaves to the element kernel.
+TEST(CastTest, Float16BothWays) {
+  Values x, rounded;
+  for (int i = 0; i < 69; ++i) {
+    const float v = static_cast<float>((i % 2 ? -1 : 1) * (1 + std::ldexp(2 * i + 1, -12)) *
+                                       std::ldexp(1.0, (i * 7) % 46 - 28));
+    x.push_back(v);
+    rounded.push_back(
+        mshadow::half::detail::HalfBitsToFloat(mshadow::half::detail::FloatToHalfBits(v)));
+  }
+  EXPECT_EQ(CastValues(x, mshadow::kFloat32, "float16"), rounded);
+  EXPECT_EQ(CastValues(rounded, mshadow::kFloat16, "float32"), rounded);
+  // kAddTo and kNullOp, float16 to float32: out + in in float, and out untouched.
+  CpuTensor halves(TShape{69}, mshadow::kFloat16);
+  testing::SetValues(halves.blob(), rounded);
+  const NodeAttrs attrs = ParseAttrs(Op::Get("Cast"), {{"dtype", "float32"}});
+  for (const OpReqType req : {kAddTo, kNullOp}) {
+    CpuTensor out(TShape{69}, mshadow::kFloat32);
+    testing::SetValues(out.blob(), Values(69, 0.75));
+    Invoke<mshadow::cpu>(attrs, OpContext(), {halves.blob()}, {req}, {out.blob()});
+    Values expected(69, 0.75);
+    if (req == kAddTo) {
+      for (size_t i = 0; i < expected.size(); ++i)
+        expected[i] = 0.75f + static_cast<float>(rounded[i]);
+    }
+    EXPECT_EQ(testing::ToValues(out.blob()), expected) << req;
+  }
 }
 
 TEST(CastTest, BoolIsNotZero) {

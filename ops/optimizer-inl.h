@@ -173,6 +173,16 @@ MSHADOW_XINLINE V ClipMagnitudeOf(V x, DType bound) {
   }
 }
 
+// The square root of an element or a packet (V).
+template <typename V>
+MSHADOW_XINLINE V SqrtOf(V x) {
+  if constexpr (std::is_arithmetic_v<V>) {
+    return std::sqrt(x);
+  } else {
+    return mshadow::packet::Sqrt(x);
+  }
+}
+
 // lr * (clip(rescale_grad * grad) + wd * weight).
 template <typename DType>
 struct SGDStep {

@@ -241,23 +241,31 @@ struct pad_forward_row {
   }
 };
 
-// CPU item, constant mode: input row r's gradient, the output gradient's elements that read
-// it, each read once (edge and reflect padding read an element several times: pad_backward).
+// CPU item, constant mode: plane q of the input's gradient (its last two axes, or the last
+// one for 1-d data), the output gradient's elements that read it, each read once (edge and
+// reflect padding read an element several times: pad_backward): a copy per row, the plane's
+// position divided out once (once per row, it had run at 0.8 of MXNet's speed).
 template <int kReq>
-struct pad_backward_constant_row {
+struct pad_backward_constant_plane {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t r, DType* in_grad, const DType* out_grad,
+  MSHADOW_XINLINE static void Map(index_t q, DType* in_grad, const DType* out_grad,
                                   const PadGeometry g) {
-    const int last = g.ndim - 1;
-    index_t rest = r, out_row = 0, stride = 1;
-    for (int d = last - 1; d >= 0; --d) {
-      out_row += (rest % g.in[d] + g.before[d]) * stride;
+    const int last = g.ndim - 1, first_in_plane = last > 0 ? last - 1 : 0;
+    index_t rest = q, out_plane = 0, stride = 1;
+    for (int d = first_in_plane - 1; d >= 0; --d) {
+      out_plane += (rest % g.in[d] + g.before[d]) * stride;
       rest /= g.in[d];
       stride *= g.out[d];
     }
-    const index_t n = g.in[last];
-    const DType* from = out_grad + out_row * g.out[last] + g.before[last];
-    for (index_t t = 0; t < n; ++t) AssignReq<kReq>(in_grad + r * n + t, from[t]);
+    const index_t n = g.in[last], out_width = g.out[last];
+    const index_t rows = last > 0 ? g.in[last - 1] : 1;
+    const index_t out_rows = last > 0 ? g.out[last - 1] : 1;
+    const index_t first_row = last > 0 ? g.before[last - 1] : 0;
+    const DType* from = out_grad + (out_plane * out_rows + first_row) * out_width + g.before[last];
+    DType* to = in_grad + q * rows * n;
+    for (index_t y = 0; y < rows; ++y, from += out_width, to += n) {
+      for (index_t t = 0; t < n; ++t) AssignReq<kReq>(to + t, from[t]);
+    }
   }
 };
 
@@ -273,10 +281,11 @@ void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       if constexpr (std::is_same_v<xpu, cpu> && kBackward) {
-        if (g.mode == kConstant && g.in[last] > 0) {
-          const index_t rows = static_cast<index_t>(out[0].Size()) / g.in[last];
-          return Kernel<pad_backward_constant_row<Req>, cpu>::LaunchItems(
-              s, rows, g.in[last], out[0].dptr<DType>(), in[0].dptr<DType>(), g);
+        const index_t plane = g.in[last] * (last > 0 ? g.in[last - 1] : 1);
+        if (g.mode == kConstant && plane > 0) {
+          return Kernel<pad_backward_constant_plane<Req>, cpu>::LaunchItems(
+              s, static_cast<index_t>(out[0].Size()) / plane, plane, out[0].dptr<DType>(),
+              in[0].dptr<DType>(), g);
         }
       } else if constexpr (std::is_same_v<xpu, cpu>) {
         if (g.out[last] > 0) {

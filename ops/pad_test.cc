@@ -90,6 +90,35 @@ TEST(PadTest, AnyRankAndAxisWithGradients) {
   }
 }
 
+// Constant mode's gradient, element by element: input element i's is the output gradient at the
+// one position Pad(e_i) puts it, on every rank (the CPU copies a plane's rows at a time).
+TEST(PadTest, ConstantGradientIsTheOutputGradientAtEachElementsPosition) {
+  for (const auto& [shape, pad_width] : std::vector<std::pair<TShape, std::string>>{
+           {TShape{5}, "(2,3)"},
+           {TShape{3, 19}, "(1,2,3,1)"},
+           {TShape{2, 3, 4}, "(1,1,0,2,3,1)"},
+           {TShape{2, 2, 3, 20}, "(0,0,1,0,2,1,1,3)"},
+           {TShape{1, 2, 3, 3, 4}, "(0,0,1,0,2,2,1,1,0,3)"}}) {
+    SCOPED_TRACE(pad_width);
+    const OpCase c = PadCase("constant", pad_width, InputSpec(shape));
+    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
+    const TShape out_shape = testing::Forward(c, inputs)[0].shape();
+    Values out_grad(out_shape.Size());
+    for (size_t j = 0; j < out_grad.size(); ++j) out_grad[j] = 0.25 * static_cast<double>(j) + 1;
+    const Values in_grad = testing::ToValues(testing::Backward(c, inputs, {out_grad})[0].blob());
+    for (size_t i = 0; i < shape.Size(); ++i) {
+      Values unit(shape.Size(), 0.0);
+      unit[i] = 1;
+      const OpCase one = PadCase("constant", pad_width, InputSpec::WithValues(shape, unit));
+      const Values padded = testing::ToValues(
+          testing::Forward(one, testing::MakeInputs(one, mshadow::kFloat64))[0].blob());
+      double expected = 0;
+      for (size_t j = 0; j < padded.size(); ++j) expected += padded[j] * out_grad[j];
+      ASSERT_EQ(in_grad[i], expected) << "element " << i;
+    }
+  }
+}
+
 TEST(PadTest, BadPadWidthsAreErrorsNamingThem) {
   auto error = [](const std::string& mode, const std::string& pad_width, const TShape& shape) {
     return testing::ErrorOf(

@@ -458,15 +458,34 @@ void CrossEntropyBackwardCompute(const NodeAttrs&, const OpContext&,
     const DType* x = in[1].dptr<DType>();
     const DType* label = in[2].dptr<DType>();
     DType* dx = out[0].dptr<DType>();
-    for (index_t r = 0; r < batch && req[0] != kNullOp; ++r) {
-      const DType* row = x + r * classes;
-      const DType lse = LogSumExp(row, classes);
-      const index_t target = LabelAt(label, r, classes);
-      for (index_t j = 0; j < classes; ++j) {
-        const DType p = std::exp(row[j] - lse);
-        AssignValue(dx + r * classes + j, req[0], g * (p - (j == target ? DType(1) : DType(0))));
-      }
-    }
+    // The labels checked before the threads start, so that an error leaves from this thread.
+    std::vector<index_t> targets(batch);
+    for (index_t r = 0; r < batch; ++r) targets[r] = LabelAt(label, r, classes);
+    // Rows on the engine's threads, a packet at a time; the label's class apart, so that the
+    // loops have no compare (one element at a time on one thread, this had run at 0.8 of
+    // MXNet's speed at 2 threads).
+    vec::WithReq(req[0], [&](auto add) {
+      constexpr bool kAdd = decltype(add)::value;
+      ParallelRows(batch, classes, [&](index_t begin, index_t end) {
+        for (index_t r = begin; r < end; ++r) {
+          const DType* row = x + r * classes;
+          DType* d = dx + r * classes;
+          const DType lse = LogSumExp(row, classes);
+          const auto probabilities_times_g = [&](index_t from, index_t to) {
+            vec::ForEach<DType>(to - from, [&](index_t k, auto tag) {
+              using P = vec::PacketOf<decltype(tag)>;
+              const P p = mshadow::packet::Exp(P::LoadUnAligned(row + from + k) - P::Fill(lse));
+              vec::Store<kAdd>(d + from + k, P::Fill(g) * p);
+            });
+          };
+          const index_t t = targets[r];
+          probabilities_times_g(0, t);
+          const DType at_label = g * (std::exp(row[t] - lse) - DType(1));
+          d[t] = kAdd ? d[t] + at_label : at_label;
+          probabilities_times_g(t + 1, classes);
+        }
+      });
+    });
     // The loss is piecewise constant in the label: its gradient is zero (or unchanged).
     PrepareAccumulation<DType>(out[1], req[1]);
   });

@@ -16,6 +16,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace softmax_output {
@@ -115,8 +116,10 @@ struct SoftmaxOutputGradient {
 };
 
 // CPU item: the gradient of outer row o (classes x inner elements), as SoftmaxOutputGradient
-// writes it element by element, with no division per element; with one label a row (inner 1,
-// the usual classifier), a counted loop over its classes.
+// writes it element by element, with no division per element. With one label a row (inner
+// 1, the usual classifier), the label's class is written apart, so that the loops over the
+// other classes have no compare in them and vectorize (with one, they had run at 0.3-0.4 of
+// MXNet's speed); CheckLabels has made the label an index in the row.
 template <int kReq>
 struct SoftmaxOutputGradientRow {
   template <typename DType>
@@ -128,6 +131,28 @@ struct SoftmaxOutputGradientRow {
     const DType* p = prob + o * row;
     const DType* h = head == nullptr ? nullptr : head + o * row;
     DType* g = grad + o * row;
+    if (v.inner == 1) {
+      const DType l = label[o];
+      if (use_ignore && l == ignore_label) {
+        for (index_t k = 0; k < v.classes; ++k) AssignReq<kReq>(g + k, DType(0));
+        return;
+      }
+      const index_t labelled = static_cast<index_t>(l);
+      const auto others = [&](index_t begin, index_t end) {
+        if (h == nullptr) {
+          OPS_SIMD_LOOP
+          for (index_t k = begin; k < end; ++k) AssignReq<kReq>(g + k, (p[k] - off) * s);
+        } else {
+          OPS_SIMD_LOOP
+          for (index_t k = begin; k < end; ++k) AssignReq<kReq>(g + k, (p[k] - off) * s * h[k]);
+        }
+      };
+      others(0, labelled);
+      AssignReq<kReq>(g + labelled,
+                      (p[labelled] - on) * s * (h == nullptr ? DType(1) : h[labelled]));
+      others(labelled + 1, v.classes);
+      return;
+    }
     for (index_t j = 0; j < v.inner; ++j) {
       const DType l = label[o * v.inner + j];
       const bool ignored = use_ignore && l == ignore_label;

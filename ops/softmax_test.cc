@@ -326,6 +326,26 @@ TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);
 
+  // Rows of whole packets and a tail, labels at both ends and inside: every element of the
+  // gradient against g * (softmax - onehot).
+  InputSpec wide_label{TShape{5}};
+  wide_label.values = {0, 36, 17, 1, 35};
+  wide_label.differentiable = false;
+  const OpCase wide{"softmax_cross_entropy", {}, {InputSpec{TShape{5, 37}}, wide_label}};
+  testing::CheckGradient(wide);
+  const std::vector<CpuTensor> inputs = testing::MakeInputs(wide, mshadow::kFloat64);
+  const Values x = testing::ToValues(inputs[0].blob());
+  const Values dx = testing::ToValues(testing::Backward(wide, inputs, {Values{-1.5}})[0].blob());
+  for (int r = 0; r < 5; ++r) {
+    double sum = 0;
+    for (int j = 0; j < 37; ++j) sum += std::exp(x[r * 37 + j]);
+    for (int j = 0; j < 37; ++j) {
+      const double onehot = j == static_cast<int>(wide_label.values[r]) ? 1 : 0;
+      EXPECT_NEAR(dx[r * 37 + j], -1.5 * (std::exp(x[r * 37 + j]) / sum - onehot), 1e-13)
+          << r << " " << j;
+    }
+  }
+
   InputSpec bad_label = label;
   bad_label.values = {0, 3, 1, 2};
   const OpCase bad{"softmax_cross_entropy", {}, {InputSpec{TShape{4, 3}}, bad_label}};

@@ -85,9 +85,8 @@ MSHADOW_AVX2_OPERATOR(/, _mm256_div_ps, _mm256_div_pd)
 
 MSHADOW_CINLINE Packet<double, kAVX2> Exp(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_expd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Log(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_logf8_u10avx2(x.data_)); }
-MSHADOW_CINLINE Packet<double, kAVX2> Log(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_logd4_u10avx2(x.data_)); }
-MSHADOW_CINLINE Packet<float, kAVX2> Expm1(Packet<float, kAVX2> x) {
-  return Packet<float, kAVX2>(Sleef_expm1f8_u10avx2(x.data_));
+MSHADOW_CINLINE Packet<double, kAVX2> Log(Packet<double, kAVX2> x) {
+  return Packet<double, kAVX2>(Sleef_logd4_u10avx2(x.data_));
 }
 MSHADOW_CINLINE Packet<double, kAVX2> Expm1(Packet<double, kAVX2> x) {
   return Packet<double, kAVX2>(Sleef_expm1d4_u10avx2(x.data_));

@@ -79,9 +79,8 @@ MSHADOW_AVX512_OPERATOR(/, _mm512_div_ps, _mm512_div_pd)
 
 MSHADOW_CINLINE Packet<double, kAVX512> Exp(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_expd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Log(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_logf16_u10avx512f(x.data_)); }
-MSHADOW_CINLINE Packet<double, kAVX512> Log(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_logd8_u10avx512f(x.data_)); }
-MSHADOW_CINLINE Packet<float, kAVX512> Expm1(Packet<float, kAVX512> x) {
-  return Packet<float, kAVX512>(Sleef_expm1f16_u10avx512f(x.data_));
+MSHADOW_CINLINE Packet<double, kAVX512> Log(Packet<double, kAVX512> x) {
+  return Packet<double, kAVX512>(Sleef_logd8_u10avx512f(x.data_));
 }
 MSHADOW_CINLINE Packet<double, kAVX512> Expm1(Packet<double, kAVX512> x) {
   return Packet<double, kAVX512>(Sleef_expm1d8_u10avx512f(x.data_));

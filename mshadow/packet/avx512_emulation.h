@@ -115,7 +115,6 @@ inline Lane ReduceAddByHalves(Vector x) {
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_expd8_u10avx512f, Sleef_exp_u10, simde__m512d, double)
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_logf16_u10avx512f, Sleef_logf_u10, simde__m512, float)
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_logd8_u10avx512f, Sleef_log_u10, simde__m512d, double)
-MSHADOW_EMULATED_SLEEF_UNARY(Sleef_expm1f16_u10avx512f, Sleef_expm1f_u10, simde__m512, float)
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_expm1d8_u10avx512f, Sleef_expm1_u10, simde__m512d, double)
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_log1pf16_u10avx512f, Sleef_log1pf_u10, simde__m512, float)
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_log1pd8_u10avx512f, Sleef_log1p_u10, simde__m512d, double)

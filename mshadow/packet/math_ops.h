@@ -1,6 +1,7 @@
 // mshadow/packet/math_ops.h: the packet forms of mshadow::op's math functions, written once
 // in terms of the primitives every arch header provides (Exp, Expm1, Log, Log1p, Tanh, Pow,
-// Sqrt, Abs, Negate, SelectNonNegative, SelectPositive, Max, Min) and float_math.h's Sigmoid. With
+// Sqrt, Abs, Negate, SelectNonNegative, SelectPositive, Max, Min) and float_math.h's Sigmoid and
+// SoftReLU. With
 // them `F<op::exp>(x)`, `F<op::sigmoid>(x)`, ... run a packet at a time. The formulas match the
 // scalar ones in mshadow/operators.h.
 #ifndef MSHADOW_PACKET_MATH_OPS_H_
@@ -53,7 +54,7 @@ MSHADOW_DEFINE_PACKET_UNARY(op::abs, Abs(x))
 MSHADOW_DEFINE_PACKET_UNARY(op::negation, Negate(x))
 MSHADOW_DEFINE_PACKET_UNARY(op::square, x* x)
 MSHADOW_DEFINE_PACKET_UNARY(op::relu, Max(x, P::Fill(DType(0))))
-MSHADOW_DEFINE_PACKET_UNARY(op::softrelu, Max(x, P::Fill(DType(0))) + Log1p(Exp(Negate(Abs(x)))))
+MSHADOW_DEFINE_PACKET_UNARY(op::softrelu, SoftReLU(x))
 
 MSHADOW_DEFINE_PACKET_BINARY(op::power, Pow(a, b))
 MSHADOW_DEFINE_PACKET_BINARY(op::maximum, Max(a, b))

@@ -76,13 +76,13 @@ MSHADOW_SSE2_OPERATOR(/, _mm_div_ps, _mm_div_pd)
 
 // ---- Math, by the names every arch provides (mshadow/packet/math_ops.h builds the
 // operators from them). Transcendentals are SLEEF's 1.0-ULP functions, except float exp,
-// tanh and sigmoid, which mshadow/packet/float_math.h computes inline.
+// expm1 and tanh (and the composite sigmoid and softrelu), which mshadow/packet/float_math.h
+// computes inline.
 
 MSHADOW_CINLINE Packet<double, kSSE2> Exp(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_expd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Log(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_logf4_u10sse2(x.data_)); }
-MSHADOW_CINLINE Packet<double, kSSE2> Log(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_logd2_u10sse2(x.data_)); }
-MSHADOW_CINLINE Packet<float, kSSE2> Expm1(Packet<float, kSSE2> x) {
-  return Packet<float, kSSE2>(Sleef_expm1f4_u10sse2(x.data_));
+MSHADOW_CINLINE Packet<double, kSSE2> Log(Packet<double, kSSE2> x) {
+  return Packet<double, kSSE2>(Sleef_logd2_u10sse2(x.data_));
 }
 MSHADOW_CINLINE Packet<double, kSSE2> Expm1(Packet<double, kSSE2> x) {
   return Packet<double, kSSE2>(Sleef_expm1d2_u10sse2(x.data_));
@@ -142,7 +142,7 @@ MSHADOW_CINLINE Packet<double, kSSE2> Min(Packet<double, kSSE2> a, Packet<double
   return Packet<double, kSSE2>(_mm_or_pd(_mm_min_pd(a.data_, b.data_), _mm_and_pd(nan, _mm_add_pd(a.data_, b.data_))));
 }
 
-// ---- Float primitives of the project's own exp/tanh/sigmoid (mshadow/packet/float_math.h).
+// ---- Float primitives of the project's own kernels (mshadow/packet/float_math.h).
 
 // a * b + c (two roundings: SSE2 has no fused multiply-add).
 MSHADOW_CINLINE Packet<float, kSSE2> MulAdd(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> c) { return a * b + c; }

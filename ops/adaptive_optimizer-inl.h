@@ -116,17 +116,63 @@ struct DecayedGradient {
   }
 };
 
-// Inputs weight, grad, mean, var: mean and var updated in place; weight_out = weight - lr *
-// mean / (sqrt(var) + epsilon).
+// The state arrays of an update (kStates of them, each of the weight's length), passed to
+// kernels by value.
+template <typename DType, int kStates>
+struct StateArrays {
+  DType* array[kStates];
+};
+
+// weight_out[i] = step(weight[i], grad[i], state), the state elements read and written back.
 template <int kReq>
-struct adam_kernel {
-  template <typename DType>
+struct step_update_kernel {
+  template <typename DType, int kStates, typename Step>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
-                                  DType* mean, DType* var, DType lr, DType beta1, DType beta2,
-                                  DType epsilon, DecayedGradient<DType> decayed) {
-    const DType wi = w[i];
-    UpdateMoments(decayed(grad[i], wi), beta1, beta2, mean + i, var + i);
-    AssignReq<kReq>(w_out + i, wi - lr * mean[i] / (std::sqrt(var[i]) + epsilon));
+                                  StateArrays<DType, kStates> states, Step step) {
+    DType state[kStates];
+    for (int k = 0; k < kStates; ++k) state[k] = states.array[k][i];
+    const DType weight = step(w[i], grad[i], state);
+    for (int k = 0; k < kStates; ++k) states.array[k][i] = state[k];
+    AssignReq<kReq>(w_out + i, weight);
+  }
+};
+
+// weight_out = step(weight, grad, states) as req says, the states updated in place even when
+// the weight's output is kNullOp (as MXNet's are). One Step, written for an element or a
+// packet (V), serves both devices: the CPU runs it a packet at a time on the engine's threads
+// (an element at a time, the square root and division had run at 0.8 of MXNet's speed), the
+// GPU an element per thread.
+template <typename xpu, typename DType, int kStates, typename Step>
+void LaunchStepUpdate(mshadow::Stream<xpu>* s, OpReqType req, index_t n, DType* w_out,
+                      const DType* w, const DType* grad, StateArrays<DType, kStates> states,
+                      const Step& step) {
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    const bool write_weight = req != kNullOp;
+    ForEachElementCpu<DType>(n, write_weight ? req : kWriteTo, [&](index_t i, auto tag, auto add) {
+      using P = vec::PacketOf<decltype(tag)>;
+      P state[kStates];
+      for (int k = 0; k < kStates; ++k) state[k] = P::LoadUnAligned(states.array[k] + i);
+      const P weight = step(P::LoadUnAligned(w + i), P::LoadUnAligned(grad + i), state);
+      for (int k = 0; k < kStates; ++k) state[k].StoreUnAligned(states.array[k] + i);
+      if (write_weight) vec::Store<decltype(add)::value>(w_out + i, weight);
+    });
+  } else {
+    LaunchUpdate<step_update_kernel>(s, req, n, w_out, w, grad, states, step);
+  }
+}
+
+// Adam's step on an element or a packet (V), state = (mean, var): both moments updated;
+// returns weight - lr * mean / (sqrt(var) + epsilon).
+template <typename DType>
+struct AdamStep {
+  DType lr, beta1, beta2, epsilon;
+  DecayedGradient<DType> decayed;
+  template <typename V>
+  MSHADOW_XINLINE V operator()(V weight, V grad, V* state) const {
+    const V g = decayed(grad, weight);
+    state[0] = Splat<V>(beta1) * state[0] + Splat<V>(DType(1) - beta1) * g;
+    state[1] = Splat<V>(beta2) * state[1] + Splat<V>(DType(1) - beta2) * g * g;
+    return weight - Splat<V>(lr) * state[0] / (SqrtOf(state[1]) + Splat<V>(epsilon));
   }
 };
 
@@ -165,30 +211,19 @@ struct mp_adamw_kernel {
   }
 };
 
-// RMSProp's step on an element or a packet (V): the average of squares n = gamma1 * n +
-// (1 - gamma1) * g^2, updated in place; returns clip_weights(weight - lr * g / sqrt(n +
-// epsilon)). The element kernel (GPU) and the CPU's packet loop both run it.
+// RMSProp's step on an element or a packet (V), state = (n): the average of squares n =
+// gamma1 * n + (1 - gamma1) * g^2 updated; returns clip_weights(weight - lr * g / sqrt(n +
+// epsilon)).
 template <typename DType>
 struct RMSPropStep {
   DType lr, gamma1, epsilon, clip_weights;
   DecayedGradient<DType> decayed;
   template <typename V>
-  MSHADOW_XINLINE V operator()(V weight, V grad, V* n) const {
+  MSHADOW_XINLINE V operator()(V weight, V grad, V* state) const {
     const V g = decayed(grad, weight);
-    const V updated = Splat<V>(gamma1) * *n + Splat<V>(DType(1) - gamma1) * g * g;
-    *n = updated;
-    return ClipMagnitudeOf(weight - Splat<V>(lr) * g / SqrtOf(updated + Splat<V>(epsilon)),
+    state[0] = Splat<V>(gamma1) * state[0] + Splat<V>(DType(1) - gamma1) * g * g;
+    return ClipMagnitudeOf(weight - Splat<V>(lr) * g / SqrtOf(state[0] + Splat<V>(epsilon)),
                            clip_weights);
-  }
-};
-
-// Inputs weight, grad, n (updated in place).
-template <int kReq>
-struct rmsprop_kernel {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
-                                  DType* n, RMSPropStep<DType> step) {
-    AssignReq<kReq>(w_out + i, step(w[i], grad[i], n + i));
   }
 };
 
@@ -219,38 +254,11 @@ void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const AdamParam& p = GetParam<AdamParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const DecayedGradient<DType> decayed{p.rescale_grad, p.wd, p.clip_gradient};
-    const DType lr = p.lr, beta1 = p.beta1, beta2 = p.beta2, epsilon = p.epsilon;
-    DType* w_out = out[0].dptr<DType>();
-    const DType* w = in[0].dptr<DType>();
-    const DType* grad = in[1].dptr<DType>();
-    DType* mean = in[2].dptr<DType>();
-    DType* var = in[3].dptr<DType>();
-    const index_t n = out[0].Size();
-    if constexpr (std::is_same_v<xpu, cpu>) {
-      // Packets: the element kernel's square root and division, one element at a time, had
-      // run at 0.8 of MXNet's speed (docs/benchmarks.md). The moments are updated even when
-      // the weight's output is kNullOp.
-      const bool write_weight = req[0] != kNullOp;
-      ForEachElementCpu<DType>(
-          n, write_weight ? req[0] : kWriteTo, [&](index_t i, auto tag, auto add) {
-            using P = vec::PacketOf<decltype(tag)>;
-            const P wi = P::LoadUnAligned(w + i);
-            const P g = decayed(P::LoadUnAligned(grad + i), wi);
-            const P m = P::Fill(beta1) * P::LoadUnAligned(mean + i) + P::Fill(DType(1) - beta1) * g;
-            const P v =
-                P::Fill(beta2) * P::LoadUnAligned(var + i) + P::Fill(DType(1) - beta2) * g * g;
-            m.StoreUnAligned(mean + i);
-            v.StoreUnAligned(var + i);
-            if (write_weight) {
-              vec::Store<decltype(add)::value>(w_out + i,
-                                               wi - P::Fill(lr) * m / (Sqrt(v) + P::Fill(epsilon)));
-            }
-          });
-    } else {
-      LaunchUpdate<adam_kernel>(ctx.get_stream<xpu>(), req[0], n, w_out, w, grad, mean, var, lr,
-                                beta1, beta2, epsilon, decayed);
-    }
+    const AdamStep<DType> step{DType(p.lr), DType(p.beta1), DType(p.beta2), DType(p.epsilon),
+                               DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
+    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
+                     in[0].dptr<DType>(), in[1].dptr<DType>(),
+                     StateArrays<DType, 2>{{in[2].dptr<DType>(), in[3].dptr<DType>()}}, step);
   });
 }
 
@@ -263,26 +271,9 @@ void RMSPropUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
     const RMSPropStep<DType> step{DType(p.lr), DType(p.gamma1), DType(p.epsilon),
                                   DType(p.clip_weights),
                                   DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
-    DType* w_out = out[0].dptr<DType>();
-    const DType* w = in[0].dptr<DType>();
-    const DType* grad = in[1].dptr<DType>();
-    DType* state = in[2].dptr<DType>();
-    const index_t n = out[0].Size();
-    if constexpr (std::is_same_v<xpu, cpu>) {
-      // Packets: one element at a time, the square root and division ran at 0.77 of MXNet's
-      // speed on one thread (docs/benchmarks.md).
-      const bool write_weight = req[0] != kNullOp;
-      ForEachElementCpu<DType>(
-          n, write_weight ? req[0] : kWriteTo, [&](index_t i, auto tag, auto add) {
-            using P = vec::PacketOf<decltype(tag)>;
-            P average = P::LoadUnAligned(state + i);
-            const P weight = step(P::LoadUnAligned(w + i), P::LoadUnAligned(grad + i), &average);
-            average.StoreUnAligned(state + i);
-            if (write_weight) vec::Store<decltype(add)::value>(w_out + i, weight);
-          });
-    } else {
-      LaunchUpdate<rmsprop_kernel>(ctx.get_stream<xpu>(), req[0], n, w_out, w, grad, state, step);
-    }
+    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
+                     in[0].dptr<DType>(), in[1].dptr<DType>(),
+                     StateArrays<DType, 1>{{in[2].dptr<DType>()}}, step);
   });
 }
 

@@ -75,7 +75,9 @@ inline float ScaleByPow2(float x, float n) {
   return std::ldexp(x, static_cast<int>(std::fmax(-400.0f, std::fmin(400.0f, std::floor(n)))));
 }
 
-inline float NegMulSub(float a, float b, float c) { return -std::fma(a, b, c); }
+// vfnmsub: -(a * b) - c rounded once, with its signs of zero results (-(a * b + c) would give
+// -0 where a * b is -0 and c is +0; expm1(+0) is +0 through it).
+inline float NegMulSub(float a, float b, float c) { return std::fma(-a, b, -c); }
 
 // GCC's _mm512_reduce_add_*: add the upper half onto the lower, repeatedly, down to one lane.
 template <typename Lane, typename Vector>

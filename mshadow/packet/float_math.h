@@ -2,13 +2,13 @@
 // (log(1 + e^x)) for the SIMD arches, written once over five primitives each arch header
 // provides (MulAdd, NegMulSub, ClampBelow, ClampAbove, Pow2FromRounded; AVX-512 adds
 // ScaleByPow2). They are inline, so a map over a tensor runs without a call per packet, and
-// each stays within 3 ULP of a double-precision reference, with std::'s results for inf, nan,
-// overflow, underflow and denormals. Worst over all 2^32 floats: exp 1.32, tanh 2.52 on SSE2
-// and 2.50 on AVX2 and AVX-512, sigmoid 2.64; over mshadow/packet_math_test.cc's dense sweep
-// (every 257th float of |x| <= 110): expm1 1.73 on SSE2 and 1.62 on AVX2 and AVX-512,
-// softrelu 2.98. //mshadow:float_math_exhaustive tries every float (about 2.5 minutes per
-// function and arch; :float_math_exhaustive_avx512_emulated adds AVX-512 without the
-// hardware).
+// each stays within about 3 ULP of a double-precision reference over the whole float range,
+// with std::'s results for inf, nan, overflow, underflow and denormals. Worst over all 2^32
+// floats: exp 1.32; expm1 1.83 on SSE2, 1.71 on AVX2 and AVX-512; tanh 2.52 on SSE2, 2.50 on
+// AVX2 and AVX-512; sigmoid 2.64; softrelu 3.03 (its e^-|x| carries exp's error into a result
+// that can lie in the binade below). mshadow/packet_math_test.cc measures them on a dense
+// sweep; //mshadow:float_math_exhaustive tries every float (about 2.5 minutes per function
+// and arch here; :float_math_exhaustive_avx512_emulated adds AVX-512 without the hardware).
 //
 //   Packet<float, kAVX2> y = Exp(x);   // also Expm1(x), Tanh(x), Sigmoid(x), SoftReLU(x)
 //
@@ -190,7 +190,7 @@ MSHADOW_CINLINE Packet<float, Arch> Sigmoid(Packet<float, Arch> x) {
 }
 
 // softrelu(x) = log(1 + e^x) = max(x, 0) + log(1 + t) with t = e^-|x| in (0, 1]: no overflow,
-// and for large negative x the result is t to within its last bit, denormals included.
+// and relative accuracy for large negative x, where the result is about t, tiny or denormal.
 // log(1 + t) = 2 atanh(s) = 2s (1 + s^2 g(s^2)) with s = t / (2 + t) <= 1/3; 2s is formed as
 // 2t / (2 + t), one rounding, and exact for a denormal t. No 1 + t is ever rounded, which is
 // what makes log(1 + t) inaccurate for small t.
@@ -218,6 +218,7 @@ MSHADOW_CINLINE Packet<DType, Arch> Sigmoid(Packet<DType, Arch> x) {
   return SelectNonNegative(x, one, t) / (one + t);
 }
 
+// The same formula for double packets and kPlain, with their arch's Exp and Log1p.
 template <typename DType, PacketArch Arch>
 MSHADOW_CINLINE Packet<DType, Arch> SoftReLU(Packet<DType, Arch> x) {
   return Max(x, Packet<DType, Arch>::Fill(DType(0))) + Log1p(Exp(Negate(Abs(x))));

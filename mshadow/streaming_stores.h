@@ -1,12 +1,16 @@
 // mshadow/streaming_stores.h: when CPU evaluation writes its output around the caches.
 //
-// An output larger than the last-level cache cannot stay cached until it is read again, so
-// writing it with ordinary stores costs a read of every line before its write (the cache
-// fills the line first) and evicts inputs. Non-temporal ("streaming") stores skip both:
-// `A = B * 2 + C` over 64 MiB operands moves a quarter fewer bytes.
+// When an operation moves more bytes than the last-level cache holds, its output cannot stay
+// cached until it is read again, so writing it with ordinary stores costs a read of every
+// line before its write (the cache fills the line first) and evicts inputs. Non-temporal
+// ("streaming") stores skip both: `A = B * 2 + C` over 64 MiB operands moves a quarter fewer
+// bytes, and relu over 25 MiB (input and output past a 32 MiB cache) runs 1.6x faster.
+// Callers compare the bytes they move with the threshold: the engine's maps count their
+// output twice (an expression reads at least as much as it writes), transposes their input
+// and output.
 //
-//   mshadow::SetStreamingStoreMinBytes(0);        // default: outputs of at least the LLC size
-//   mshadow::SetStreamingStoreMinBytes(1 << 20);  // any output of 1 MiB or more
+//   mshadow::SetStreamingStoreMinBytes(0);        // default: the LLC's size
+//   mshadow::SetStreamingStoreMinBytes(1 << 20);  // operations moving 1 MiB or more
 //   mshadow::SetStreamingStoreMinBytes(kNoStreamingStores);  // never
 //
 // Streaming stores are weakly ordered; whoever issues them calls FenceStreamingStores()
@@ -27,8 +31,9 @@ namespace mshadow {
 
 constexpr index_t kNoStreamingStores = std::numeric_limits<index_t>::max();
 
-// Output size, in bytes, from which `dst = expression` uses streaming stores; 0 restores
-// the default, the last-level cache's size (32 MiB where the system does not say).
+// The bytes moved from which an operation writes its output with streaming stores (for
+// `dst = expression`: twice the output's size); 0 restores the default, the last-level
+// cache's size (32 MiB where the system does not say).
 void SetStreamingStoreMinBytes(index_t bytes);
 
 namespace detail {

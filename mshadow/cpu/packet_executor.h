@@ -105,16 +105,17 @@ MSHADOW_CINLINE void MapPacketRows(Tensor<cpu, dim, DType> dst,
   if (kStreaming) FenceStreamingStores();
 }
 
-// Whether dst = plan writes dst with streaming stores: an output of at least
-// StreamingStoreMinBytes() (see mshadow/streaming_stores.h) whose rows start aligned, and
-// either end on a packet boundary or are long (a scalar tail's ordinary stores would pull
-// its cache line back in).
+// Whether dst = plan writes dst with streaming stores: an output whose size, counted twice
+// (an expression reads at least as many bytes as it writes, so this is the least it moves),
+// reaches StreamingStoreMinBytes() (see mshadow/streaming_stores.h), whose rows start
+// aligned, and either end on a packet boundary or are long (a scalar tail's ordinary stores
+// would pull its cache line back in).
 template <typename SV, PacketArch Arch, int dim, typename DType>
 MSHADOW_CINLINE bool UsesStreamingStores(const Tensor<cpu, dim, DType>& dst) {
   if constexpr (!std::is_same<SV, sv::saveto>::value || Arch == packet::kPlain) return false;
   const Shape<2> shape = dst.shape_.FlatTo2D();
   const index_t row_bytes = shape[1] * static_cast<index_t>(sizeof(DType));
-  return shape[0] * row_bytes >= StreamingStoreMinBytes() &&
+  return 2 * shape[0] * row_bytes >= StreamingStoreMinBytes() &&
          PacketAlignCheck<dim, Tensor<cpu, dim, DType>, Arch>::Check(dst) &&
          (shape[1] % packet::Packet<DType, Arch>::kSize == 0 || row_bytes >= 4096);
 }

@@ -17,7 +17,7 @@
 #include "mshadow/macros.h"
 
 #if defined(__F16C__) && !defined(__CUDA_ARCH__)
-#include <immintrin.h>
+#include "mshadow/immintrin.h"
 #define MSHADOW_HALF_USE_F16C 1
 #else
 #define MSHADOW_HALF_USE_F16C 0

@@ -21,7 +21,7 @@
 #include "mshadow/base.h"
 
 #if defined(__AVX512F__) && !defined(__CUDACC__)
-#include <immintrin.h>
+#include "mshadow/immintrin.h"
 #define OPS_MAX_POOL_WINDOW_AVX512 1
 #else
 #define OPS_MAX_POOL_WINDOW_AVX512 0

@@ -1,26 +1,11 @@
-// mshadow/packet/x86_intrinsics.h: the x86 SIMD intrinsics and SLEEF's vector math, included
-// once for every packet arch that needs them.
-//
-// GCC 12.2 (Debian 12's compiler) reports every inlined AVX-512 intrinsic that takes an
-// "undefined" pass-through vector (_mm512_max_ps, _mm512_slli_epi32, ...) as reading an
-// uninitialised variable: its headers write the placeholder as `__m512 __Y = __Y;` (GCC bug
-// 105593, fixed in 12.3). The warning's location is inside the header, so silencing it here,
-// around the include, keeps it out of every user's build (nvcc, which makes host warnings
-// errors, included) without hiding a real one in the library's own code.
+// mshadow/packet/x86_intrinsics.h: the x86 SIMD intrinsics (through mshadow/immintrin.h, which
+// keeps GCC 12.2's false warnings in them out of every build) and SLEEF's vector math,
+// included once for every packet arch that needs them.
 #ifndef MSHADOW_PACKET_X86_INTRINSICS_H_
 #define MSHADOW_PACKET_X86_INTRINSICS_H_
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
-#include <immintrin.h>
 #include <sleef.h>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "mshadow/immintrin.h"
 
 #endif  // MSHADOW_PACKET_X86_INTRINSICS_H_

@@ -13,7 +13,6 @@
 #ifndef OPS_GATHER_ND_INL_H_
 #define OPS_GATHER_ND_INL_H_
 
-#include <cmath>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -25,6 +24,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace gather_nd {
@@ -67,20 +67,20 @@ Addressing AddressingOf(const TShape& array, const TShape& indices, const char* 
 template <typename xpu, typename IType>
 void CheckIndices(const Addressing& a, const TBlob& indices, mshadow::Stream<xpu>* s,
                   const char* op) {
-  const std::vector<IType> host = IndicesOnHost<xpu, IType>(indices, s);
-  const index_t count = static_cast<index_t>(host.size());
-  for (index_t j = 0; j < count; ++j) {
-    const int axis = static_cast<int>(j / a.columns);
-    const double v = std::trunc(static_cast<double>(host[j]));
-    const double n = static_cast<double>(a.extent[axis]);
-    if (!(v >= -n && v < n)) {
+  WithIndicesOnHost<xpu, IType>(indices, s, [&](const IType* values, index_t) {
+    for (int axis = 0; axis < a.m; ++axis) {
+      // Truncated toward zero, an index i is valid where -extent <= i < extent.
+      const IType* row = values + axis * a.columns;
+      const double n = static_cast<double>(a.extent[axis]);
+      const index_t y = FirstOutside(row, a.columns, -n - 1, n);
+      if (y == a.columns) continue;
       std::ostringstream os;
-      os << op << ": index " << static_cast<double>(host[j]) << " (row " << axis << ", column "
-         << j % a.columns << " of indices) is outside axis " << axis << " of extent "
-         << a.extent[axis] << " (valid: " << -a.extent[axis] << " to " << a.extent[axis] - 1 << ")";
+      os << op << ": index " << static_cast<double>(row[y]) << " (row " << axis << ", column " << y
+         << " of indices) is outside axis " << axis << " of extent " << a.extent[axis]
+         << " (valid: " << -a.extent[axis] << " to " << a.extent[axis] - 1 << ")";
       throw dmlc::Error(os.str());
     }
-  }
+  });
 }
 
 // Item i of the gathered (Y, slab) array: element i % slab of the slab column i / slab picks.
@@ -92,6 +92,37 @@ struct gather_slab {
     AssignReq(out + i, from[a.SlabOf(indices, y) * a.slab + e], req);
   }
 };
+
+// CPU item y, a column of indices: its slab copied whole (memcpy-sized for a wide slab), no
+// division per element.
+template <int kReq>
+struct gather_slab_column {
+  template <typename DType, typename IType>
+  static void Map(index_t y, Addressing a, const DType* from, const IType* indices, DType* out) {
+    const DType* slab = from + a.SlabOf(indices, y) * a.slab;
+    DType* to = out + y * a.slab;
+    if (a.slab == 1) {
+      AssignReq<kReq>(to, *slab);
+    } else {
+      CopyRun<kReq == kAddTo>(to, slab, a.slab);
+    }
+  }
+};
+
+// out (the (Y, slab) array, as req says) = the slabs of `from` (the indexed array X) that
+// indices pick.
+template <typename xpu, typename DType, typename IType>
+void Gather(mshadow::Stream<xpu>* s, const Addressing& a, const DType* from, const IType* indices,
+            DType* out, OpReqType req) {
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    OPS_REQ_SWITCH(req, Req, {
+      Kernel<gather_slab_column<Req>, cpu>::LaunchItems(s, a.columns, a.slab, a, from, indices,
+                                                        out);
+    });
+  } else {
+    Kernel<gather_slab, xpu>::Launch(s, a.columns * a.slab, req, a, from, indices, out);
+  }
+}
 
 // GPU item i of the (Y, slab) array: added (or written) onto the place its column picks.
 template <bool kAdd>
@@ -171,8 +202,7 @@ void GatherNDCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std
     using DType = decltype(dtype);
     using IType = decltype(itype);
     CheckIndices<xpu, IType>(a, in[1], s, "gather_nd");
-    Kernel<gather_slab, xpu>::Launch(s, a.columns * a.slab, req[0], a, in[0].dptr<DType>(),
-                                     in[1].dptr<IType>(), out[0].dptr<DType>());
+    Gather(s, a, in[0].dptr<DType>(), in[1].dptr<IType>(), out[0].dptr<DType>(), req[0]);
   });
 }
 
@@ -227,8 +257,7 @@ void ScatterNDBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
   WithTypes(in[1], in[2], [&](auto dtype, auto itype) {
     using DType = decltype(dtype);
     using IType = decltype(itype);
-    Kernel<gather_slab, xpu>::Launch(s, a.columns * a.slab, req[0], a, in[0].dptr<DType>(),
-                                     in[2].dptr<IType>(), out[0].dptr<DType>());
+    Gather(s, a, in[0].dptr<DType>(), in[2].dptr<IType>(), out[0].dptr<DType>(), req[0]);
   });
   ZeroIndexGradient(s, out[1], req[1]);
 }

@@ -68,6 +68,26 @@ TEST(GatherNDTest, GathersSlabsWithGradients) {
   EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 3, 5}));
 }
 
+// Slabs of one element (every axis indexed), 40 columns: written and added.
+TEST(GatherNDTest, GathersSingleElements) {
+  Values idx;
+  for (int y = 0; y < 40; ++y) idx.push_back(y % 3 - (y % 2 ? 3 : 0));  // axis 0: -3 to 2
+  for (int y = 0; y < 40; ++y) idx.push_back((y * 7) % 9 - 4);          // axis 1: -4 to 4
+  InputSpec indices = InputSpec::WithValues(TShape{2, 40}, idx);
+  indices.differentiable = false;
+  const OpCase c{"gather_nd", {}, {InputSpec{TShape{3, 5}}, indices}};
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    Values out;
+    for (int y = 0; y < 40; ++y) {
+      const int i0 = static_cast<int>(idx[y]), i1 = static_cast<int>(idx[40 + y]);
+      out.push_back(in[0][(i0 < 0 ? i0 + 3 : i0) * 5 + (i1 < 0 ? i1 + 5 : i1)]);
+    }
+    return std::vector<Values>{out};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
 TEST(GatherNDTest, ScattersSlabsWithGradients) {
   const OpCase c{"scatter_nd",
                  {{"shape", "(3,4,5)"}},
@@ -114,6 +134,16 @@ TEST(GatherNDTest, ErrorsNameTheBadIndexOrShape) {
               HasSubstr("index -5 (row 1, column 1 of indices) is outside axis 1 of extent 4"));
   EXPECT_THAT(GatherError(TShape{3, 4}, TShape{1, 1}, {std::nan("")}),
               HasSubstr("index nan (row 0, column 0 of indices) is outside axis 0"));
+  // The first bad index of a row past its first packets; fractions truncate toward zero.
+  std::vector<double> many(2 * 40, 0.5);
+  many[40 + 5] = -4.9;  // truncates to -4: valid
+  many[40 + 33] = 4;
+  many[40 + 38] = 9;
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2, 40}, many),
+              HasSubstr("index 4 (row 1, column 33 of indices) is outside axis 1"));
+  many[40 + 5] = -5;
+  EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2, 40}, many),
+              HasSubstr("index -5 (row 1, column 5 of indices)"));
   EXPECT_THAT(GatherError(TShape{3, 4}, TShape{2}, {0, 1}),
               HasSubstr("gather_nd: indices (2,) must have at least 2 axes (M, Y...)"));
   EXPECT_THAT(

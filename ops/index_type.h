@@ -14,6 +14,7 @@
 #include "mshadow/type_flag.h"
 #include "ops/kernel_util.h"
 #include "ops/registration_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 
@@ -61,6 +62,36 @@ std::vector<IType> IndicesOnHost(const TBlob& indices, mshadow::Stream<xpu>* s) 
     s->Wait();
   }
   return host;
+}
+
+// fn(const IType* values, index_t count) with `indices` readable on the host: the CPU's in
+// place, a GPU's copied (IndicesOnHost).
+template <typename xpu, typename IType, typename Fn>
+void WithIndicesOnHost(const TBlob& indices, mshadow::Stream<xpu>* s, Fn&& fn) {
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    fn(indices.dptr<IType>(), static_cast<index_t>(indices.Size()));
+  } else {
+    const std::vector<IType> host = IndicesOnHost<xpu, IType>(indices, s);
+    fn(host.data(), static_cast<index_t>(host.size()));
+  }
+}
+
+// The position of the first of `count` values outside the open interval (low, high), compared
+// as doubles (NaN is outside), or `count` when none is: the values counted in SIMD lanes
+// first, and searched one by one only when one is outside (a bad index is an error).
+template <typename IType>
+index_t FirstOutside(const IType* values, index_t count, double low, double high) {
+  auto inside = [low, high](IType value) {
+    const double v = static_cast<double>(value);
+    return v > low && v < high;
+  };
+  index_t outside = 0;
+  OPS_SIMD_SUM(outside)
+  for (index_t j = 0; j < count; ++j) outside += inside(values[j]) ? 0 : 1;
+  if (outside == 0) return count;
+  index_t j = 0;
+  while (inside(values[j])) ++j;
+  return j;
 }
 
 }  // namespace ops

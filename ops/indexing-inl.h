@@ -113,15 +113,21 @@ struct take_gather {
 
 // CPU item: the run of `inner` elements index j of outer block o selects, item o * k + j.
 // One run per item rather than one element: a row of an embedding table is one copy
-// (memcpy-sized), and no item divides by the view's extents per element.
-template <int kReq>
+// (memcpy-sized, or streaming stores for a large output), and no item divides by the view's
+// extents per element.
+template <int kReq, bool kStream>
 struct take_gather_run {
   template <typename DType, typename IType>
   static void Map(index_t item, DType* out, const DType* a, const IType* idx, AxisView v, index_t k,
                   int mode) {
     const index_t o = item / k, j = item % k;
-    CopyRun<kReq == kAddTo>(out + item * v.inner,
-                            a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner, v.inner);
+    DType* to = out + item * v.inner;
+    const DType* from = a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner;
+    if constexpr (kStream) {
+      StreamRun(to, from, v.inner);
+    } else {
+      CopyRun<kReq == kAddTo>(to, from, v.inner);
+    }
   }
 };
 
@@ -158,7 +164,7 @@ struct take_scatter_columns {
     for (index_t j = 0; j < k; ++j) {
       DType* to = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + begin;
       const DType* from = og + (o * k + j) * v.inner + begin;
-      for (index_t t = 0; t < len; ++t) to[t] += from[t];
+      CopyRun</*kAdd=*/true>(to, from, len);
     }
   }
 };
@@ -167,17 +173,14 @@ struct take_scatter_columns {
 // is not (the indices are read on the host; a GPU's are copied there first).
 template <typename xpu, typename IType>
 void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {
-  const std::vector<IType> host = IndicesOnHost<xpu, IType>(indices, s);
-  const index_t count = static_cast<index_t>(host.size());
-  for (index_t j = 0; j < count; ++j) {
-    const double v = static_cast<double>(host[j]);
-    if (!(v > -1 && v < static_cast<double>(n))) {
-      std::ostringstream os;
-      os << "take with mode=raise: index " << v << " at position " << j
-         << " is outside the axis of extent " << n << " (valid: 0 to " << n - 1 << ")";
-      throw dmlc::Error(os.str());
-    }
-  }
+  WithIndicesOnHost<xpu, IType>(indices, s, [n](const IType* values, index_t count) {
+    const index_t j = FirstOutside(values, count, -1, static_cast<double>(n));
+    if (j == count) return;
+    std::ostringstream os;
+    os << "take with mode=raise: index " << static_cast<double>(values[j]) << " at position " << j
+       << " is outside the axis of extent " << n << " (valid: 0 to " << n - 1 << ")";
+    throw dmlc::Error(os.str());
+  });
 }
 
 template <typename xpu>
@@ -193,9 +196,17 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
       if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s);
       OPS_REQ_SWITCH(req[0], Req, {
         if constexpr (std::is_same_v<xpu, cpu>) {
-          Kernel<take_gather_run<Req>, cpu>::LaunchItems(s, v.outer * k, v.inner,
-                                                         out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                                         in[1].dptr<IType>(), v, k, param.mode);
+          auto gather = [&](auto stream) {
+            Kernel<take_gather_run<Req, decltype(stream)::value>, cpu>::LaunchItems(
+                s, v.outer * k, v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(),
+                in[1].dptr<IType>(), v, k, param.mode);
+          };
+          if (Req != kAddTo && StreamsCopyOf(out[0].Size() * sizeof(DType))) {
+            gather(std::true_type());
+            mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
+          } else {
+            gather(std::false_type());
+          }
         } else {
           Kernel<take_gather<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
                                                 out[0].dptr<DType>(), in[0].dptr<DType>(),
@@ -335,22 +346,24 @@ struct one_hot_fill {
   }
 };
 
-// CPU item: row r, every class of it off_value but the hit one (if any) on_value; written as
-// a fill and one store, added class by class; no division per element.
+// CPU item: row r, every class of it off_value but the hit one (if any) on_value: packet
+// fills (or additions) on either side of the hit class, which gets on_value alone; no
+// division per element.
 template <int kReq>
 struct one_hot_row {
   template <typename DType, typename IType>
   static void Map(index_t r, DType* out, const IType* idx, index_t depth, DType on, DType off) {
+    constexpr bool kAdd = kReq == kAddTo;
     const double value = static_cast<double>(idx[r]);
-    const index_t hit =
-        value > -1 && value < static_cast<double>(depth) ? static_cast<index_t>(value) : -1;
     DType* row = out + r * depth;
-    if constexpr (kReq == kAddTo) {
-      for (index_t c = 0; c < depth; ++c) row[c] += c == hit ? on : off;
-    } else {
-      std::fill(row, row + depth, off);
-      if (hit >= 0) row[hit] = on;
+    if (!(value > -1 && value < static_cast<double>(depth))) {
+      FillRun<kAdd>(row, off, depth);
+      return;
     }
+    const index_t hit = static_cast<index_t>(value);
+    FillRun<kAdd>(row, off, hit);
+    AssignReq<kReq>(row + hit, on);
+    FillRun<kAdd>(row + hit + 1, off, depth - hit - 1);
   }
 };
 

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -59,6 +61,40 @@ TEST(TakeTest, ModesAsMxnet) {
 }
 
 // Found by //ops:invoke_fuzz: a huge index in wrap mode overflowed the integer conversion.
+// The raise check counts bad indices in SIMD lanes first: the first one past the first
+// packets (NaN included) is still the one named, with its position.
+TEST(TakeTest, RaiseNamesTheFirstBadIndexAfterPackets) {
+  const std::pair<double, const char*> cases[] = {{3, "3"}, {-1, "-1"}, {std::nan(""), "nan"}};
+  for (const auto& [bad, text] : cases) {
+    Values idx(45, 1.0);
+    idx[37] = bad;
+    idx[41] = 7;
+    const OpCase c{"take", {{"mode", "raise"}}, {Arange34(), Indices(TShape{45}, idx)}};
+    EXPECT_THAT(testing::ErrorOf([&] { ForwardValues(c); }),
+                HasSubstr(std::string("index ") + text + " at position 37 is outside the axis"));
+  }
+}
+
+// Large outputs are written through streaming stores: forced on here (any output size), rows
+// of 40 elements (some start aligned, some not) come out as with ordinary stores.
+TEST(TakeTest, ThroughStreamingStoresAsOrdinaryStores) {
+  const OpCase c{"take", {}, {InputSpec(TShape{50, 40}), RandomIndices(TShape{7, 3}, 0, 50)}};
+  const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
+  mshadow::SetStreamingStoreMinBytes(mshadow::kNoStreamingStores);
+  const Values ordinary = testing::ToValues(testing::Forward(c, in)[0].blob());
+  mshadow::SetStreamingStoreMinBytes(1);
+  const Values streamed = testing::ToValues(testing::Forward(c, in)[0].blob());
+  mshadow::SetStreamingStoreMinBytes(0);
+  EXPECT_EQ(streamed, ordinary);
+  const Values table = testing::ToValues(in[0].blob()), idx = testing::ToValues(in[1].blob());
+  ASSERT_EQ(ordinary.size(), 21u * 40);
+  for (size_t j = 0; j < 21; ++j) {
+    for (size_t t = 0; t < 40; ++t) {
+      ASSERT_EQ(ordinary[j * 40 + t], table[static_cast<size_t>(idx[j]) * 40 + t]) << j;
+    }
+  }
+}
+
 TEST(TakeTest, HugeAndNonFiniteIndicesStayInside) {
   const double inf = std::numeric_limits<double>::infinity();
   const OpCase wrap{"take", {{"mode", "wrap"}},
@@ -156,6 +192,23 @@ TEST(OneHotTest, OnOffAndIndicesOutside) {
   EXPECT_EQ(out[0].type_flag(), mshadow::kFloat64);
   EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{1, 0, 0, 0, 0, 1}));
   testing::CheckWriteModes(f64);  // its output is float64, as the check reads it
+  // 37 classes (packets and a tail), hits at both ends, inside a packet, after the last
+  // packet, outside and NaN; written and added.
+  const Values hits = {0, 36, 9, 33, -1, 37, std::nan("")};
+  const OpCase wide{
+      "one_hot",
+      {{"depth", "37"}, {"on_value", "2"}, {"off_value", "-0.5"}, {"dtype", "float64"}},
+      {Indices(TShape{7}, hits)}};
+  const Values classes = ForwardValues(wide);
+  ASSERT_EQ(classes.size(), 7u * 37);
+  for (int r = 0; r < 7; ++r) {
+    for (int k = 0; k < 37; ++k) {
+      EXPECT_EQ(classes[r * 37 + k], hits[r] == k ? 2 : -0.5) << r << " " << k;
+    }
+  }
+  // (The write-mode check compares the inputs after each run: NaN never equals itself.)
+  const OpCase wide_finite{"one_hot", wide.kwargs, {Indices(TShape{6}, {0, 36, 9, 33, -1, 37})}};
+  testing::CheckWriteModes(wide_finite);
   EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("one_hot"), {{"depth", "0"}}); }),
               HasSubstr("depth"));
 }

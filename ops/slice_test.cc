@@ -47,6 +47,20 @@ TEST(SliceTest, FollowsPythonSlicing) {
   }
 }
 
+// Rows of the last axis copied whole (37 elements: packets and a tail), in both directions.
+TEST(SliceTest, ContiguousRowsCopyWhole) {
+  const OpCase c{"slice", {{"begin", "(None,1)"}, {"end", "(None,38)"}}, {Iota(3, 40)}};
+  testing::CheckForward(c, [](const std::vector<Values>&) {
+    Values out;
+    for (int r = 0; r < 3; ++r) {
+      for (int t = 1; t < 38; ++t) out.push_back(r * 40 + t);
+    }
+    return std::vector<Values>{out};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
 TEST(SliceTest, ClampsBoundsAsMXNet) {
   // Values from MXNet 1.9.1 on a (3, 4) input.
   EXPECT_EQ(OutputShape("(0,-9)", "(3,10)", "()"), (TShape{3, 4}));

@@ -13,7 +13,9 @@
 //   (ops/register_gemm.h) against BM_TiledGemm_BaselineSgemm, cblas_sgemm on the same row-major
 //   operands, on the shapes of the operators that use it: /0 an LSTM step (32 x 256 times
 //   256 x 1024), /1 an LSTM weight gradient (its left operand transposed, 1024 x 1120 times
-//   1120 x 256), /2 a Deconvolution's column matrix (transposed, 1024 x 64 times 64 x 784).
+//   1120 x 256), /2 a Deconvolution's column matrix (transposed, 1024 x 64 times 64 x 784),
+//   /3 and /4 FullyConnected's gradients at batch 256, 1024 -> 1024 (data: 256 x 1024 times
+//   1024 x 1024; weight: transposed, 1024 x 256 times 256 x 1024).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -173,8 +175,11 @@ struct GemmShape {
   index_t rows, depth, cols;
   bool a_transposed;
 };
-constexpr GemmShape kGemmShapes[] = {
-    {32, 256, 1024, false}, {1024, 1120, 256, true}, {1024, 64, 784, true}};
+constexpr GemmShape kGemmShapes[] = {{32, 256, 1024, false},
+                                     {1024, 1120, 256, true},
+                                     {1024, 64, 784, true},
+                                     {256, 1024, 1024, false},
+                                     {1024, 256, 1024, true}};
 
 // The operands of shape kGemmShapes[state.range(0)], filled at random.
 struct GemmOperands {
@@ -233,7 +238,7 @@ BENCHMARK(BM_InvokeChecked_Project);
 BENCHMARK(BM_FullyConnected_BaselineSgemm)->UseRealTime();
 BENCHMARK(BM_FullyConnected_Project)->UseRealTime();
 BENCHMARK(BM_FullyConnectedNoBias_Project)->UseRealTime();
-BENCHMARK(BM_TiledGemm_BaselineSgemm)->DenseRange(0, 2)->UseRealTime();
-BENCHMARK(BM_TiledGemm_Project)->DenseRange(0, 2)->UseRealTime();
+BENCHMARK(BM_TiledGemm_BaselineSgemm)->DenseRange(0, 4)->UseRealTime();
+BENCHMARK(BM_TiledGemm_Project)->DenseRange(0, 4)->UseRealTime();
 
 }  // namespace

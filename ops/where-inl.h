@@ -27,6 +27,7 @@ MSHADOW_XINLINE bool ConditionAt(const CType* cond, index_t i, index_t per_condi
 
 template <bool kSameShape, int kReq>
 struct where_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes out[i] only
   template <typename DType, typename CType>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, const CType* cond, const DType* x,
                                   const DType* y, index_t per_condition) {
@@ -37,6 +38,7 @@ struct where_kernel {
 // The gradient of x (kTakeX) or of y: the output gradient where that operand was chosen.
 template <bool kSameShape, bool kTakeX, int kReq>
 struct where_grad_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes grad[i] only
   template <typename DType, typename CType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const CType* cond,
                                   index_t per_condition) {

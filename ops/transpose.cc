@@ -145,8 +145,7 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // lines, which streamed at 0.4 of ordinary stores on a Zen 3 (docs/benchmarks.md): there, none.
   constexpr bool kStreamWholeLines = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
   const bool stream =
-      kStreamWholeLines && !kAdd &&
-      2 * total * static_cast<index_t>(sizeof(DType)) >= mshadow::StreamingStoreMinBytes();
+      kStreamWholeLines && !kAdd && StreamsCopyOf(total * static_cast<index_t>(sizeof(DType)));
   auto run = [&](auto stream_tag) {
     ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
       for (index_t item = begin; item < end; ++item) {

@@ -201,9 +201,9 @@ inline void StreamRun(DType* dst, const DType* src, index_t n) {
   if (i < floats) std::memcpy(to + i, from + i, (floats - i) * sizeof(float));
 }
 
-// Whether a copy that writes `bytes` goes through streaming stores (StreamRun): the engine's
-// rule for its maps (mshadow/cpu/packet_executor.h), the output counted twice reaching
-// mshadow::StreamingStoreMinBytes().
+// Whether a copy that writes `bytes` goes through streaming stores (take's rows, transpose's
+// tiles): the engine's rule for its maps (mshadow/cpu/packet_executor.h), the output counted
+// twice reaching mshadow::StreamingStoreMinBytes().
 inline bool StreamsCopyOf(index_t bytes) { return 2 * bytes >= mshadow::StreamingStoreMinBytes(); }
 
 // dst[0, n) = value or += value as the write mode says.

@@ -234,11 +234,27 @@ INSTANTIATE_TEST_SUITE_P(
                  2,
                  false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
+        // Pad past the kernel's reach: the tiles skip the kernel rows that read pad rows, and
+        // the first and last output rows read none (they are the bias).
+        ConvCase{"strided_tiles_rows_of_pad_only",
+                 TShape{2, 3, 5, 6},
+                 {{2, 2, 2, 3}, {3, 1, 1, 1}},
+                 32,
+                 1,
+                 false},
         // 3-d with whole strips of filters: the forward by position tiles, a slice of output
         // depth at a time, taps reaching across the padded input's depth.
         ConvCase{"tiles_3d",
                  TShape{2, 3, 4, 5, 6},
                  {{3, 1, 1, 1}, {2, 1, 1, 0}, {3, 1, 1, 1}},
+                 32,
+                 1,
+                 false},
+        // Depth pad past the kernel's reach: slices of output depth whose taps read pad
+        // slices only (the bias) or some of them, rows likewise.
+        ConvCase{"tiles_3d_slices_of_pad_only",
+                 TShape{1, 3, 3, 4, 5},
+                 {{2, 1, 2, 3}, {3, 1, 1, 3}, {3, 1, 1, 1}},
                  32,
                  1,
                  false},

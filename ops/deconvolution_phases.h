@@ -133,10 +133,14 @@ struct PhasePlan {
            Taps() >= kMinTileTapsPerPhase<DType> * Phases();
   }
   // Phase (rd, ry, rx) of one slice of output depth as a stride-1 layer over the padded input.
+  // Its output row j reads input row py.first + j - t through its kernel row t.
   position_tiles::Layer PhaseLayer(index_t rd, index_t ry, index_t rx) const {
-    const AxisPhase py = rows.Phase(ry), px = cols.Phase(rx);
-    return {filters,  channels, depth.Phase(rd).taps * py.taps * px.taps,
-            py.count, px.count, cols.padded};
+    const AxisPhase pd = depth.Phase(rd), py = rows.Phase(ry), px = cols.Phase(rx);
+    position_tiles::Layer l{filters,  channels, pd.taps * py.taps * px.taps,
+                            py.count, px.count, cols.padded};
+    l.depth_taps = pd.taps, l.kernel_rows = py.taps;
+    l.in_rows = rows.in, l.row_origin = py.first, l.row_step = 1, l.tap_row_step = -1;
+    return l;
   }
   // The products of one row residue's column phases before they go to the output (none for
   // a single phase, which writes the output directly).
@@ -435,9 +439,14 @@ void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, 
     DType* y_group = y + grp * p.filters * out_volume;
     for (index_t rd = 0; rd < p.depth.stride; ++rd) {
       const AxisPhase pd = p.depth.Phase(rd);
-      const auto& phases = residues[rd];
+      auto& phases = residues[rd];
       for (index_t j = 0; j < pd.count; ++j) {
         const index_t od = (pd.first + j) * p.depth.stride + rd - p.depth.pad;
+        // Slice j's depth tap t reads input slice pd.first + j - t.
+        for (auto& phase : phases) {
+          position_tiles::TapsReadingInput(pd.first + j, -1, pd.taps, p.depth.in,
+                                           &phase.depth_begin, &phase.depth_end);
+        }
         position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()),
                                              grid, padded_group + j * p.PaddedPlane(), group_bias,
                                              y_group + od * grid.Plane(), out_volume, tiles.sums);

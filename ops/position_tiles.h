@@ -5,6 +5,7 @@
 // consecutively. No column matrix is written, no strip of the input copied, no pad column
 // computed, and every row of outputs is covered by whole tiles (28 = 14 + 14 on AVX-512).
 // The tiles' sums, position by position, are transposed into the output planes at the end.
+// The kernel rows (and a 3-d layer's depth taps) that read pad rows (slices) are skipped.
 //
 // A deconvolution's phases (its outputs of one residue on each axis) run together, so that
 // whole output planes are transposed.
@@ -41,15 +42,44 @@ constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
 constexpr int kTilePositions =
     MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 14 : register_gemm::kTileRows;
 
+// Of `count` taps along an axis, tap j reading input index first + j * step, the taps
+// [*begin, *end) whose index is in [0, in), the input's (the others read padding).
+inline void TapsReadingInput(index_t first, index_t step, index_t count, index_t in, index_t* begin,
+                             index_t* end) {
+  const auto reads_input = [&](index_t j) {
+    return first + j * step >= 0 && first + j * step < in;
+  };
+  *begin = 0, *end = count;
+  while (*begin < *end && !reads_input(*begin)) ++*begin;
+  while (*end > *begin && !reads_input(*end - 1)) --*end;
+}
+
 // One group of a stride-1 layer.
 struct Layer {
   index_t filters, channels, taps;  // per group
   index_t rows, cols;               // output extents
   index_t pitch;                    // from one output row's inputs to the next's
   index_t col_step = 1;             // from one output's inputs to the next's in a row
+  // The taps, row-major: depth_taps x kernel_rows x taps per kernel row (the tap order of
+  // the row offsets). Output row oy's kernel row r reads input row row_origin + oy * row_step
+  // + r * tap_row_step, and the tiles skip the kernel rows whose input row is padding (outside
+  // [0, in_rows)), whose products are zeros (as oneDNN's kernels skip them; on small images,
+  // a 5x5 layer's or a 3-d layer's, they are a noticeable part of the products). in_rows = 0:
+  // none skipped.
+  index_t depth_taps = 1, kernel_rows = 1;
+  index_t in_rows = 0, row_origin = 0, row_step = 1, tap_row_step = 1;
 
   index_t Depth() const { return taps * channels; }
   index_t OutPlane() const { return rows * cols; }
+  index_t RowTaps() const { return taps / (depth_taps * kernel_rows); }
+  // The kernel rows [*begin, *end) of output row oy that read input rows.
+  void InputKernelRows(index_t oy, index_t* begin, index_t* end) const {
+    if (in_rows == 0) {
+      *begin = 0, *end = kernel_rows;
+    } else {
+      TapsReadingInput(row_origin + oy * row_step, tap_row_step, kernel_rows, in_rows, begin, end);
+    }
+  }
   // Channels per block of depth: a strip's weights for one block (32 KiB or less) stay in the
   // L1 cache beside the input rows its tiles read (32 channels' or fewer), while a row of
   // tiles passes over them. Longer blocks load and store the tiles' sums fewer times; more
@@ -180,7 +210,31 @@ struct Phase {
   const DType* packed;
   const index_t* offsets;
   index_t first_row = 0, first_col = 0;
+  // The depth taps that read input slices (of a 3-d layer's slice of output depth); the
+  // others are skipped.
+  index_t depth_begin = 0, depth_end = layer.depth_taps;
 };
+
+// The runs of a block of depth (`block_channels` channels of every tap) that output row oy of
+// layer l multiplies: fn(begin, end) per run of its depth, whole kernel rows that read input.
+// Runs of consecutive depth taps merge where every kernel row reads input.
+template <typename DType, typename Fn>
+MSHADOW_CINLINE void ForEachInputRun(const Phase<DType>& phase, index_t oy, index_t block_channels,
+                                     Fn&& fn) {
+  const Layer& l = phase.layer;
+  if (l.taps == 0) return;
+  index_t row_begin, row_end;
+  l.InputKernelRows(oy, &row_begin, &row_end);
+  if (row_begin == row_end || phase.depth_begin >= phase.depth_end) return;
+  const index_t row_depth = l.RowTaps() * block_channels;  // one kernel row's
+  if (row_begin == 0 && row_end == l.kernel_rows) {
+    return fn(phase.depth_begin * l.kernel_rows * row_depth,
+              phase.depth_end * l.kernel_rows * row_depth);
+  }
+  for (index_t d = phase.depth_begin; d < phase.depth_end; ++d) {
+    fn((d * l.kernel_rows + row_begin) * row_depth, (d * l.kernel_rows + row_end) * row_depth);
+  }
+}
 
 // One group of one image: y = bias (may be null) + the phases (`count` of them, all of the
 // same filters, together covering the grid) over the padded input, or y += that (kAdd);
@@ -213,20 +267,30 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
         const index_t k_len = std::min(block_depth, depth - k0);
         const index_t* offsets = phases[q].offsets + k0;
         const DType* w = w_s + k0 * kStrip;
-        const DType* first = k0 == 0 ? start : nullptr;
+        const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
         for (index_t oy = 0; oy < l.rows; ++oy) {
           DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
           for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
             n = TilePositions(l.cols - ox);
             const DType* x = padded + oy * l.pitch + ox * l.col_step;
             DType* sums = acc_row + ox * acc_step;
-            if (l.col_step == 1) {
-              MultiplyTileOf<1>(n, x, offsets, k_len, w, first, sums, acc_step, 1);
-            } else if (l.col_step == 2) {
-              MultiplyTileOf<2>(n, x, offsets, k_len, w, first, sums, acc_step, 2);
-            } else {
-              MultiplyTileOf<0>(n, x, offsets, k_len, w, first, sums, acc_step, l.col_step);
-            }
+            // The first block starts the sums from the bias, even where no tap reads input.
+            const DType* first = k0 == 0 ? start : nullptr;
+            auto run = [&](index_t begin, index_t end) {
+              if (l.col_step == 1) {
+                MultiplyTileOf<1>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                  sums, acc_step, 1);
+              } else if (l.col_step == 2) {
+                MultiplyTileOf<2>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                  sums, acc_step, 2);
+              } else {
+                MultiplyTileOf<0>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                  sums, acc_step, l.col_step);
+              }
+              first = nullptr;
+            };
+            ForEachInputRun(phases[q], oy, block_channels, run);
+            if (first != nullptr) run(0, 0);
           }
         }
       }

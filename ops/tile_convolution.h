@@ -47,8 +47,11 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
   if (req == kNullOp) return;
   const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
   const index_t taps = t.Taps(), plane = t.Plane(), volume = t.Volume();
-  const position_tiles::Layer layer{t.filters, t.channels,       taps, t.out_h,
-                                    t.out_w,   t.sy * t.Pitch(), t.sx};
+  position_tiles::Layer layer{t.filters, t.channels,       taps, t.out_h,
+                              t.out_w,   t.sy * t.Pitch(), t.sx};
+  layer.depth_taps = t.kd, layer.kernel_rows = t.kh;
+  layer.in_rows = t.in_h, layer.row_origin = -t.pad_h, layer.row_step = t.sy;
+  layer.tap_row_step = t.dy;
   const index_t depth = layer.Depth(), group_weights = t.filters * depth;
   const index_t threads = BatchThreads(batch);
   const index_t out_plane = t.OutPlane(), out_volume = t.OutSize();
@@ -88,10 +91,12 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
     for (index_t n = begin; n < end; ++n) {
       tap_gradient::PadInput(t, data + n * image, padded);
       for (index_t grp = 0; grp < t.groups; ++grp) {
-        const position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
-                                                 packed_offsets.data()};
+        position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
+                                           packed_offsets.data()};
         const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
         for (index_t od = 0; od < t.out_d; ++od) {
+          position_tiles::TapsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d,
+                                           &phase.depth_begin, &phase.depth_end);
           DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
           const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
           if (req == kAddTo) {

@@ -107,6 +107,7 @@ TEST_P(ConvolutionTest, MatchesDirectLoopWithGradients) {
                                                  cc.filters, cc.groups, out_shape)};
   });
   testing::CheckWriteModes(c);
+  testing::CheckStreamedForward(c);
   testing::CheckGradient(c);
 }
 

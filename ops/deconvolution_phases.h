@@ -35,6 +35,7 @@
 #include "ops/op_types.h"
 #include "ops/position_tiles.h"
 #include "ops/register_gemm.h"
+#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -414,10 +415,10 @@ void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<ind
 // One image by position tiles (UsesPositionTiles): y (filters, out...) written (or added,
 // kAdd) with the bias (may be null) from the image PadImage wrote to `padded`, per group and
 // slice of output depth all phases of its depth residue together
-// (position_tiles::ConvolvePhases).
+// (position_tiles::ConvolvePhases; stream_output as it takes it).
 template <bool kAdd, typename DType>
 void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, const DType* bias,
-                            DType* y, const DType* padded) {
+                            DType* y, const DType* padded, bool stream_output) {
   const position_tiles::PhaseGrid grid{p.rows.out, p.cols.out, p.rows.stride, p.cols.stride};
   const index_t out_volume = p.depth.out * grid.Plane();
   // Per depth residue, its phases (the same for every group but for their taps).
@@ -449,7 +450,8 @@ void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, 
         }
         position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()),
                                              grid, padded_group + j * p.PaddedPlane(), group_bias,
-                                             y_group + od * grid.Plane(), out_volume, tiles.sums);
+                                             y_group + od * grid.Plane(), out_volume, tiles.sums,
+                                             stream_output);
       }
     }
   }
@@ -538,6 +540,8 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p);
   // The position tiles' weights after the taps, and their offsets (the same for every group).
   const bool position_tiles = p.UsesPositionTiles<DType>();
+  const bool stream =
+      !kAdd && transpose::StreamsTransposeOf(batch * y_image * static_cast<index_t>(sizeof(DType)));
   DType* tile_taps = space + p.WeightSize();
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);
@@ -550,7 +554,7 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
       PadImage(p, x + n * x_image, padded);
       DType* y_n = y + n * y_image;
       if (position_tiles) {
-        DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded);
+        DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream);
       } else if (p.SinglePhase()) {
         MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
       } else {

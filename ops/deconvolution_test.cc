@@ -113,6 +113,7 @@ TEST_P(DeconvolutionTest, MatchesDirectScatterWithGradients) {
                                                    dc.filters, dc.groups, out_shape)};
   });
   testing::CheckWriteModes(c);
+  testing::CheckStreamedForward(c);
   testing::CheckGradient(c);
 }
 

@@ -18,7 +18,7 @@
 //   Pack(layer, taps_matrix, row_offsets, packed, offsets);  // once per call
 //   const Phase<float> phase{layer, packed, offsets};        // a convolution: one phase
 //   ConvolvePhases<false>(&phase, 1, PhaseGrid{out_rows, out_cols}, padded, bias, y,
-//                         out_rows * out_cols, acc);       // per image and group
+//                         out_rows * out_cols, acc, stream);  // per image and group
 #ifndef OPS_POSITION_TILES_H_
 #define OPS_POSITION_TILES_H_
 
@@ -244,11 +244,14 @@ MSHADOW_CINLINE void ForEachInputRun(const Phase<DType>& phase, index_t oy, inde
 // is scratch for the tiles' sums: each phase writes its positions among the others', so that
 // the sums are transposed into y once, as whole output planes (the stores of a transpose per
 // phase had left lines half-written, and one pass per phase over the output had been a pass
-// over the whole output each). The strips of filters go to the library's threads (run on the
-// caller when already inside a ParallelFor).
+// over the whole output each). stream_output: y written through streaming stores (where
+// transpose::StreamsTransposeOf the operator's whole output), fenced before returning. The
+// strips of filters go to the library's threads (run on the caller when already inside a
+// ParallelFor).
 template <bool kAdd, typename DType>
 void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& grid,
-                    const DType* padded, const DType* bias, DType* y, index_t y_plane, DType* acc) {
+                    const DType* padded, const DType* bias, DType* y, index_t y_plane, DType* acc,
+                    bool stream_output) {
   constexpr index_t kStrip = kFilterStrip<DType>;
   const index_t out_plane = grid.Plane(), acc_step = grid.col_stride * kStrip;
   const index_t strips = phases[0].layer.filters / kStrip;
@@ -297,9 +300,15 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
         }
       }
     }
-    transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y + s * kStrip * y_plane, y_plane,
-                                           out_plane, kStrip);
+    DType* y_s = y + s * kStrip * y_plane;
+    if (stream_output) {
+      transpose::TransposeBlock<kAdd, true>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
+    } else {
+      transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
+    }
   });
+  if (stream_output)
+    mshadow::FenceStreamingStores();  // this thread's (ParallelFor fences its workers)
 }
 
 }  // namespace position_tiles

@@ -20,6 +20,7 @@
 #include "ops/op_types.h"
 #include "ops/position_tiles.h"
 #include "ops/tap_gradient.h"
+#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -84,6 +85,9 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
                          packed + grp * group_weights, packed_offsets.data());
   }
   const index_t image = t.groups * t.channels * t.InSize();
+  const bool stream =
+      req != kAddTo && transpose::StreamsTransposeOf(batch * filters * out_volume *
+                                                     static_cast<index_t>(sizeof(DType)));
   const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
   ForEachImageRun(batch, threads, [&](index_t th, index_t begin, index_t end) {
     DType* padded = scratch + th * per_thread;
@@ -101,10 +105,10 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
           const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
           if (req == kAddTo) {
             position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_slice,
-                                                 out_volume, acc);
+                                                 out_volume, acc, false);
           } else {
             position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_slice,
-                                                  out_volume, acc);
+                                                  out_volume, acc, stream);
           }
         }
       }

@@ -140,12 +140,9 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // The tiles' stores go to kTile-element pieces of many output rows at once; once input and
   // output together outgrow the last-level cache, ordinary stores (each line read before it
   // is written, and evicting the input) ran at under half the speed of streaming stores on
-  // the AVX-512 machine (a Zen 5). Streaming stores pay off only for whole lines: the AVX-512
-  // squares write them (where the output's rows are aligned); the AVX2 squares write half
-  // lines, which streamed at 0.4 of ordinary stores on a Zen 3 (docs/benchmarks.md): there, none.
-  constexpr bool kStreamWholeLines = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
-  const bool stream =
-      kStreamWholeLines && !kAdd && StreamsCopyOf(total * static_cast<index_t>(sizeof(DType)));
+  // the AVX-512 machine (a Zen 5); the AVX2 squares' half lines streamed at 0.4 of ordinary
+  // stores on a Zen 3 (docs/benchmarks.md): there, none.
+  const bool stream = !kAdd && StreamsTransposeOf(total * static_cast<index_t>(sizeof(DType)));
   auto run = [&](auto stream_tag) {
     ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
       for (index_t item = begin; item < end; ++item) {

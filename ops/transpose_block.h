@@ -254,6 +254,20 @@ void TransposeBlock(const DType* src, index_t src_ld, DType* dst, index_t dst_ld
 #endif
 }
 
+// Whether transposes that write `bytes` in all (an operator's whole output) go through
+// streaming stores: where the squares write whole cache lines (AVX-512), by the engine's rule
+// (StreamsCopyOf). Ordinary stores read each line before writing it and evict what the next
+// tiles read; streaming stores of half lines (AVX2's squares) lose to them on Intel and Zen 3
+// cores (docs/benchmarks.md). The caller fences (mshadow::FenceStreamingStores).
+inline bool StreamsTransposeOf(index_t bytes) {
+#ifdef OPS_TRANSPOSE_HAS_LINE_SQUARES
+  return StreamsCopyOf(bytes);
+#else
+  static_cast<void>(bytes);
+  return false;
+#endif
+}
+
 // dst (cols x rows, row stride dst_ld) = src (rows x cols, row stride src_ld) transposed, or
 // += as kAdd says: TransposeBlock over tiles of kTile rows, on the calling thread.
 template <bool kAdd, typename DType>

@@ -7,6 +7,7 @@
 
 #include "dmlc/testing/error_message.h"
 #include "gtest/gtest.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/backward.h"
 #include "ops/infer.h"
 
@@ -87,6 +88,31 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64, do
       ExpectClose(expected[i], ToValues(outputs[i].blob()), rtol, rtol,
                   c.op + " " + mshadow::TypeFlagName(type_flag) + " output " +
                       std::to_string(i));
+    }
+  }
+}
+
+void CheckStreamedForward(const OpCase& c) {
+  // The default restored however the checks end (an ASSERT returns, an operator throws).
+  struct StreamingFrom {
+    explicit StreamingFrom(index_t bytes) { mshadow::SetStreamingStoreMinBytes(bytes); }
+    ~StreamingFrom() { mshadow::SetStreamingStoreMinBytes(0); }
+  };
+  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+    const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
+    std::vector<CpuTensor> ordinary, streamed;
+    {
+      const StreamingFrom never(mshadow::kNoStreamingStores);
+      ordinary = Forward(c, inputs);
+    }
+    {
+      const StreamingFrom always(1);
+      streamed = Forward(c, inputs);
+    }
+    ASSERT_EQ(streamed.size(), ordinary.size()) << c.op;
+    for (size_t i = 0; i < ordinary.size(); ++i) {
+      EXPECT_EQ(ToValues(streamed[i].blob()), ToValues(ordinary[i].blob()))
+          << c.op << " " << mshadow::TypeFlagName(type_flag) << " output " << i;
     }
   }
 }

@@ -3,6 +3,7 @@
 //   ops::testing::OpCase c{"elemwise_mul", {}, {{TShape{3, 4}}, {TShape{3, 4}}}};
 //   CheckForward(c, [](const Inputs& x) { ... return Outputs{...}; });  // float64 and float32
 //   CheckWriteModes(c);   // kWriteTo overwrites, kAddTo accumulates, kNullOp leaves alone
+//   CheckStreamedForward(c);  // streaming stores (large outputs) change no value
 //   CheckGradient(c);     // _backward_* against central differences, in float64
 //
 // Inputs are filled with fixed-seed uniform values in each InputSpec's range (or its given
@@ -39,6 +40,10 @@ Reference ElementwiseReference(std::function<double(double)> f);
 
 void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = 1e-12,
                   double rtol32 = 1e-5);
+
+// The forward with streaming stores forced on (for every output size; large outputs take
+// them) equals the forward with none, element for element, in float64 and float32.
+void CheckStreamedForward(const OpCase& c);
 
 // kWriteTo overwrites whatever the visible outputs held, kAddTo adds to it, kNullOp leaves it.
 void CheckWriteModes(const OpCase& c);

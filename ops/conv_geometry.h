@@ -98,6 +98,20 @@ inline void SetSpatialInput(const TShape& kernel, const TShape& data, const char
   for (int a = 0; a < g->ndim; ++a) g->in[a] = data[2 + a];
 }
 
+// Of `count` positions along an axis, position j reading input index first + j * step, the
+// range [*begin, *end) of those whose index lies in [0, in), the input's (the others read
+// padding): a window's taps that read input for one output, or the outputs one tap reads
+// input for. The positions reading input are contiguous (the index is linear in j).
+inline void PositionsReadingInput(index_t first, index_t step, index_t count, index_t in,
+                                  index_t* begin, index_t* end) {
+  const auto reads_input = [&](index_t j) {
+    return first + j * step >= 0 && first + j * step < in;
+  };
+  *begin = 0, *end = count;
+  while (*begin < *end && !reads_input(*begin)) ++*begin;
+  while (*end > *begin && !reads_input(*end - 1)) --*end;
+}
+
 }  // namespace ops
 
 #endif  // OPS_CONV_GEOMETRY_H_

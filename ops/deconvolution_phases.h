@@ -445,8 +445,8 @@ void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, 
         const index_t od = (pd.first + j) * p.depth.stride + rd - p.depth.pad;
         // Slice j's depth tap t reads input slice pd.first + j - t.
         for (auto& phase : phases) {
-          position_tiles::TapsReadingInput(pd.first + j, -1, pd.taps, p.depth.in,
-                                           &phase.depth_begin, &phase.depth_end);
+          PositionsReadingInput(pd.first + j, -1, pd.taps, p.depth.in, &phase.depth_begin,
+                                &phase.depth_end);
         }
         position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()),
                                              grid, padded_group + j * p.PaddedPlane(), group_bias,

@@ -26,6 +26,7 @@
 
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
+#include "ops/conv_geometry.h"
 #include "ops/register_gemm.h"
 #include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
@@ -41,18 +42,6 @@ constexpr index_t kFilterStrip = register_gemm::kStripWidth<DType>;
 // Fewer, longer tiles pass over the weights and the row offsets fewer times per row.
 constexpr int kTilePositions =
     MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 14 : register_gemm::kTileRows;
-
-// Of `count` taps along an axis, tap j reading input index first + j * step, the taps
-// [*begin, *end) whose index is in [0, in), the input's (the others read padding).
-inline void TapsReadingInput(index_t first, index_t step, index_t count, index_t in, index_t* begin,
-                             index_t* end) {
-  const auto reads_input = [&](index_t j) {
-    return first + j * step >= 0 && first + j * step < in;
-  };
-  *begin = 0, *end = count;
-  while (*begin < *end && !reads_input(*begin)) ++*begin;
-  while (*end > *begin && !reads_input(*end - 1)) --*end;
-}
 
 // One group of a stride-1 layer.
 struct Layer {
@@ -77,7 +66,8 @@ struct Layer {
     if (in_rows == 0) {
       *begin = 0, *end = kernel_rows;
     } else {
-      TapsReadingInput(row_origin + oy * row_step, tap_row_step, kernel_rows, in_rows, begin, end);
+      PositionsReadingInput(row_origin + oy * row_step, tap_row_step, kernel_rows, in_rows, begin,
+                            end);
     }
   }
   // Channels per block of depth: a strip's weights for one block (32 KiB or less) stay in the

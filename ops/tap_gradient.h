@@ -5,13 +5,15 @@
 // consecutive); register tiles of kTileRows (channel, tap) rows by a strip of filters then
 // run over the output positions, each position loading a strip of the output gradient and
 // broadcasting one input element per row, read in place from the padded input at that row's
-// offset (as ops/position_tiles.h reads a forward's taps). Any stride and dilation: a row's
-// elements are broadcast one at a time, wherever they lie; a 3-d layer a slice of output depth
-// at a time, its rows' offsets reaching across the input's depth. The sums stay transposed (a
-// row a (channel, tap), filters consecutive) until the batch is summed
-// (column_chunks::AddSums).
+// offset (as ops/position_tiles.h reads a forward's taps). A tile's rows are channels at one
+// tap (TilesByTap), and it covers only the outputs whose input at that tap is not padding.
+// Any stride and dilation: a row's elements are broadcast one at a time, wherever they lie; a
+// 3-d layer a slice of output depth at a time, its rows' offsets reaching across the input's
+// depth. The sums stay transposed (a row a (channel, tap), filters consecutive) until the
+// batch is summed (column_chunks::AddSums).
 //
 //   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
+//   const std::vector<index_t> offsets = TileOffsets(l);  // once
 //   PadInput(l, image, padded);                           // per image
 //   AddImageGradient(l, padded_group, offsets, og_t, sums);  // per image and group
 //   WeightGradient(l, threads, batch, data, og, req, dw, space);  // all of it, on threads
@@ -117,12 +119,13 @@ void PadInput(const TapLayer& l, const DType* image, DType* padded) {
 }
 
 // sums (kRows rows sums_ld apart, a strip of filters each) += the tile's products over output
-// rows [oy0, oy1): row i's input element of output (oy, ox) at padded[offsets[i] + oy * sy *
-// pitch + ox * sx], the strip of og_t (positions og_ld apart) at og_t[(oy * out_w + ox) * og_ld].
+// rows [oy0, oy1) and columns [ox0, ox1): row i's input element of output (oy, ox) at
+// padded[offsets[i] + oy * sy * pitch + ox * sx], the strip of og_t (positions og_ld apart) at
+// og_t[(oy * out_w + ox) * og_ld].
 template <int kRows, typename DType>
 MSHADOW_CINLINE void GradientTile(const TapLayer& l, const DType* padded, const index_t* offsets,
                                   const DType* og_t, index_t og_ld, index_t oy0, index_t oy1,
-                                  DType* sums, index_t sums_ld) {
+                                  index_t ox0, index_t ox1, DType* sums, index_t sums_ld) {
   using P = vec::Full<DType>;
   constexpr int kPackets = kFilterStrip<DType> / P::kSize;
   P acc[kRows][kPackets];
@@ -138,7 +141,7 @@ MSHADOW_CINLINE void GradientTile(const TapLayer& l, const DType* padded, const 
     const DType* g = og_t + oy * l.out_w * og_ld;
     const index_t row_start = oy * l.sy * pitch;
     OPS_UNROLL_4
-    for (index_t ox = 0; ox < l.out_w; ++ox) {
+    for (index_t ox = ox0; ox < ox1; ++ox) {
       P w[kPackets];
       OPS_UNROLL_FULLY
       for (int j = 0; j < kPackets; ++j) w[j] = P::LoadUnAligned(g + ox * og_ld + j * P::kSize);
@@ -162,37 +165,75 @@ MSHADOW_CINLINE void GradientTile(const TapLayer& l, const DType* padded, const 
 template <int kRows = 1, typename DType>
 MSHADOW_CINLINE void GradientTileOf(index_t rows, const TapLayer& l, const DType* padded,
                                     const index_t* offsets, const DType* og_t, index_t og_ld,
-                                    index_t oy0, index_t oy1, DType* sums, index_t sums_ld) {
+                                    index_t oy0, index_t oy1, index_t ox0, index_t ox1, DType* sums,
+                                    index_t sums_ld) {
   if constexpr (kRows <= register_gemm::kTileRows) {
     if (rows != kRows) {
-      return GradientTileOf<kRows + 1>(rows, l, padded, offsets, og_t, og_ld, oy0, oy1, sums,
-                                       sums_ld);
+      return GradientTileOf<kRows + 1>(rows, l, padded, offsets, og_t, og_ld, oy0, oy1, ox0, ox1,
+                                       sums, sums_ld);
     }
-    GradientTile<kRows>(l, padded, offsets, og_t, og_ld, oy0, oy1, sums, sums_ld);
+    GradientTile<kRows>(l, padded, offsets, og_t, og_ld, oy0, oy1, ox0, ox1, sums, sums_ld);
   }
 }
 
+// Whether a tile takes channels at one tap, covering only the outputs whose input at that tap
+// is not padding (pad rows, columns and slices multiply zeros), or, where the channels are
+// fewer than a tile's rows, consecutive (channel, tap) rows over every output (a tile of a
+// few rows would wait on its accumulators' latency).
+inline bool TilesByTap(const TapLayer& l) { return l.channels >= register_gemm::kTileRows; }
+
+// The row offsets in the tiles' order: RowOffsets(l), tap by tap (entry t * channels + c is
+// row c * taps + t's) where TilesByTap.
+inline std::vector<index_t> TileOffsets(const TapLayer& l) {
+  const std::vector<index_t> offsets = RowOffsets(l);
+  if (!TilesByTap(l)) return offsets;
+  const index_t taps = l.Taps();
+  std::vector<index_t> by_tap(offsets.size());
+  for (index_t c = 0; c < l.channels; ++c) {
+    for (index_t t = 0; t < taps; ++t) by_tap[t * l.channels + c] = offsets[c * taps + t];
+  }
+  return by_tap;
+}
+
 // sums (Rows() x filters) += one image's gradient for one group: `padded` the group's padded
-// input (PadInput), `offsets` RowOffsets(l), og_t its output gradient (OutSize() x filters).
-// A slice of output depth at a time (its inputs od * sz planes on), its output rows a block at
-// a time (about 128 positions), each block through every tile, so that the block's og_t stays
-// in the L1 cache.
+// input (PadInput), `offsets` TileOffsets(l), og_t its output gradient (OutSize() x filters).
+// A slice of output depth at a time (its inputs od * sz planes on), its output rows a block
+// at a time (about 128 positions), each block through every tile, so that the block's og_t
+// stays in the L1 cache.
 template <typename DType>
 void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* offsets,
                       const DType* og_t, DType* sums) {
   constexpr index_t kStrip = kFilterStrip<DType>;
   constexpr index_t kTileRows = register_gemm::kTileRows;
   const index_t block_rows = std::max<index_t>(1, 128 / std::max<index_t>(1, l.out_w));
-  const index_t rows = l.Rows();
+  const index_t taps = l.Taps(), rows = l.Rows();
   for (index_t od = 0; od < l.out_d; ++od) {
     const DType* slice = padded + od * l.sz * l.Plane();
     const DType* og_slice = og_t + od * l.OutPlane() * l.filters;
     for (index_t oy0 = 0; oy0 < l.out_h; oy0 += block_rows) {
       const index_t oy1 = std::min(l.out_h, oy0 + block_rows);
       for (index_t s = 0; s < l.filters; s += kStrip) {
-        for (index_t r = 0; r < rows; r += kTileRows) {
-          GradientTileOf(std::min(kTileRows, rows - r), l, slice, offsets + r, og_slice + s,
-                         l.filters, oy0, oy1, sums + r * l.filters + s, l.filters);
+        if (!TilesByTap(l)) {
+          for (index_t r = 0; r < rows; r += kTileRows) {
+            GradientTileOf(std::min(kTileRows, rows - r), l, slice, offsets + r, og_slice + s,
+                           l.filters, oy0, oy1, 0, l.out_w, sums + r * l.filters + s, l.filters);
+          }
+          continue;
+        }
+        for (index_t t = 0; t < taps; ++t) {
+          const index_t kz = t / (l.kh * l.kw), ky = t / l.kw % l.kh, kx = t % l.kw;
+          // The outputs whose input at tap t is not padding, on each axis.
+          const index_t z = od * l.sz + kz * l.dz - l.pad_d;
+          index_t y0, y1, x0, x1;
+          PositionsReadingInput(ky * l.dy - l.pad_h, l.sy, l.out_h, l.in_h, &y0, &y1);
+          PositionsReadingInput(kx * l.dx - l.pad_w, l.sx, l.out_w, l.in_w, &x0, &x1);
+          y0 = std::max(y0, oy0), y1 = std::min(y1, oy1);
+          if (z < 0 || z >= l.in_d || y0 >= y1 || x0 == x1) continue;
+          for (index_t c = 0; c < l.channels; c += kTileRows) {
+            GradientTileOf(std::min(kTileRows, l.channels - c), l, slice,
+                           offsets + t * l.channels + c, og_slice + s, l.filters, y0, y1, x0, x1,
+                           sums + (c * taps + t) * l.filters + s, taps * l.filters);
+          }
         }
       }
     }
@@ -216,7 +257,7 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
                     const DType* og, OpReqType req, mshadow::Tensor<mshadow::cpu, 2, DType> dw,
                     DType* space) {
   if (req == kNullOp) return;
-  const std::vector<index_t> offsets = RowOffsets(l);
+  const std::vector<index_t> offsets = TileOffsets(l);
   const index_t per_thread = GradientSpace(l, 1), group_sums = l.Rows() * l.filters;
   const index_t image = l.groups * l.channels * l.InSize();
   const index_t og_image = l.groups * l.filters * l.OutSize();

@@ -99,8 +99,8 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
                                            packed_offsets.data()};
         const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
         for (index_t od = 0; od < t.out_d; ++od) {
-          position_tiles::TapsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d,
-                                           &phase.depth_begin, &phase.depth_end);
+          PositionsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d, &phase.depth_begin,
+                                &phase.depth_end);
           DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
           const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
           if (req == kAddTo) {

@@ -220,19 +220,21 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
           }
           continue;
         }
-        for (index_t t = 0; t < taps; ++t) {
-          const index_t kz = t / (l.kh * l.kw), ky = t / l.kw % l.kh, kx = t % l.kw;
-          // The outputs whose input at tap t is not padding, on each axis.
-          const index_t z = od * l.sz + kz * l.dz - l.pad_d;
-          index_t y0, y1, x0, x1;
-          PositionsReadingInput(ky * l.dy - l.pad_h, l.sy, l.out_h, l.in_h, &y0, &y1);
-          PositionsReadingInput(kx * l.dx - l.pad_w, l.sx, l.out_w, l.in_w, &x0, &x1);
-          y0 = std::max(y0, oy0), y1 = std::min(y1, oy1);
-          if (z < 0 || z >= l.in_d || y0 >= y1 || x0 == x1) continue;
-          for (index_t c = 0; c < l.channels; c += kTileRows) {
-            GradientTileOf(std::min(kTileRows, l.channels - c), l, slice,
-                           offsets + t * l.channels + c, og_slice + s, l.filters, y0, y1, x0, x1,
-                           sums + (c * taps + t) * l.filters + s, taps * l.filters);
+        // A group of channels through every tap, so that their input rows stay in the L1 cache.
+        for (index_t c = 0; c < l.channels; c += kTileRows) {
+          const index_t tile_rows = std::min(kTileRows, l.channels - c);
+          for (index_t t = 0; t < taps; ++t) {
+            const index_t kz = t / (l.kh * l.kw), ky = t / l.kw % l.kh, kx = t % l.kw;
+            // The outputs whose input at tap t is not padding, on each axis.
+            const index_t z = od * l.sz + kz * l.dz - l.pad_d;
+            index_t y0, y1, x0, x1;
+            PositionsReadingInput(ky * l.dy - l.pad_h, l.sy, l.out_h, l.in_h, &y0, &y1);
+            PositionsReadingInput(kx * l.dx - l.pad_w, l.sx, l.out_w, l.in_w, &x0, &x1);
+            y0 = std::max(y0, oy0), y1 = std::min(y1, oy1);
+            if (z < 0 || z >= l.in_d || y0 >= y1 || x0 == x1) continue;
+            GradientTileOf(tile_rows, l, slice, offsets + t * l.channels + c, og_slice + s,
+                           l.filters, y0, y1, x0, x1, sums + (c * taps + t) * l.filters + s,
+                           taps * l.filters);
           }
         }
       }

@@ -72,10 +72,10 @@ struct Layer {
   }
   // Channels per block of depth: a strip's weights for one block (32 KiB or less) stay in the
   // L1 cache beside the input rows its tiles read (64 channels' or fewer), while a row of
-  // tiles passes over them. Longer blocks load and store the tiles' sums fewer times (a
-  // deconvolution's phases of one to four taps ran faster in blocks of 64 channels than of 32
-  // on a Zen 4 core, docs/benchmarks.md); more input rows pushed the weights out. The channels are
-  // shared evenly between the blocks.
+  // tiles passes over them. Longer blocks load and store the tiles' sums fewer times (phases
+  // of one to four taps ran faster in blocks of 64 channels than of 32 on a Zen 4 core,
+  // docs/benchmarks.md); more input rows pushed the weights out. The channels are shared
+  // evenly between the blocks.
   template <typename DType>
   index_t BlockChannels() const {
     const index_t most =
@@ -297,8 +297,8 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
       transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
     }
   });
-  if (stream_output)
-    mshadow::FenceStreamingStores();  // this thread's (ParallelFor fences its workers)
+  // This thread's streaming stores (ParallelFor fences its workers').
+  if (stream_output) mshadow::FenceStreamingStores();
 }
 
 }  // namespace position_tiles

@@ -275,6 +275,9 @@ def main():
                  "./tools/bazel build //ops/bench:op_bench")
     python = ensure_venv(args.venv)
     cases = read_cases(args.cases, args.suite)
+    if not cases:
+        sys.exit(f"mxnet_compare: {args.cases} has no case tagged mxnet"
+                 + (f" and {args.suite}" if args.suite not in ("full", "mxnet") else ""))
     thread_counts = [int(t) for t in args.threads.split(",")]
     record = {"rounds": []}
     for r in range(args.rounds):

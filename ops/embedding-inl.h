@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/gather_prefetch.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -58,12 +59,16 @@ struct EmbeddingGather {
   }
 };
 
-// CPU item: output row k, the weight row index k reads, copied (or added) in one run.
+// CPU item: output row k (of count), the weight row index k reads, copied (or added) in one
+// run, the row kGatherPrefetchRows indices on prefetched.
 template <int kReq>
 struct EmbeddingRow {
   template <typename DType, typename IType>
-  static void Map(index_t k, const IType* data, const DType* weight, index_t rows, index_t dim,
-                  DType* out) {
+  static void Map(index_t k, index_t count, const IType* data, const DType* weight, index_t rows,
+                  index_t dim, DType* out) {
+    if (k + kGatherPrefetchRows < count) {
+      PrefetchRow(weight + ClippedRow(data[k + kGatherPrefetchRows], rows) * dim, dim);
+    }
     CopyRun<kReq == kAddTo>(out + k * dim, weight + ClippedRow(data[k], rows) * dim, dim);
   }
 };
@@ -111,9 +116,10 @@ void EmbeddingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       using IType = typename decltype(index_tag)::type;
       OPS_REQ_SWITCH(req[0], Req, {
         if constexpr (std::is_same_v<xpu, cpu>) {  // a row per item: no division per element
-          Kernel<EmbeddingRow<Req>, cpu>::LaunchItems(
-              stream, static_cast<index_t>(in[0].Size()), dim, in[0].dptr<IType>(),
-              in[1].dptr<DType>(), rows, dim, out[0].dptr<DType>());
+          const index_t count = static_cast<index_t>(in[0].Size());
+          Kernel<EmbeddingRow<Req>, cpu>::LaunchItems(stream, count, dim, count,
+                                                      in[0].dptr<IType>(), in[1].dptr<DType>(),
+                                                      rows, dim, out[0].dptr<DType>());
         } else {
           Kernel<EmbeddingGather<Req>, xpu>::Launch(
               stream, static_cast<index_t>(out[0].Size()), in[0].dptr<IType>(),

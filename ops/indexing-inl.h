@@ -17,6 +17,7 @@
 
 #include "mshadow/tensor.h"
 #include "ops/embedding-inl.h"
+#include "ops/gather_prefetch.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -114,7 +115,7 @@ struct take_gather {
 // CPU item: the run of `inner` elements index j of outer block o selects, item o * k + j.
 // One run per item rather than one element: a row of an embedding table is one copy
 // (memcpy-sized, or streaming stores for a large output), and no item divides by the view's
-// extents per element.
+// extents per element. The run kGatherPrefetchRows indices on is prefetched.
 template <int kReq, bool kStream>
 struct take_gather_run {
   template <typename DType, typename IType>
@@ -123,6 +124,10 @@ struct take_gather_run {
     const index_t o = item / k, j = item % k;
     DType* to = out + item * v.inner;
     const DType* from = a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner;
+    if (j + kGatherPrefetchRows < k) {
+      PrefetchRow(a + (o * v.n + IndexAt(idx[j + kGatherPrefetchRows], v.n, mode)) * v.inner,
+                  v.inner);
+    }
     if constexpr (kStream) {
       StreamRun(to, from, v.inner);
     } else {

@@ -8,8 +8,9 @@
 // thread, docs/benchmarks.md).
 //
 //   for (index_t k = 0; k < count; ++k) {
-//     if (k + kGatherPrefetchRows < count) PrefetchRow(table + Row(k + kGatherPrefetchRows) * n,
-//     n); CopyRun<false>(out + k * n, table + Row(k) * n, n);
+//     const index_t ahead = k + kGatherPrefetchRows;
+//     if (ahead < count) PrefetchRow(table + row(ahead) * n, n);
+//     CopyRun<false>(out + k * n, table + row(k) * n, n);
 //   }
 #ifndef OPS_GATHER_PREFETCH_H_
 #define OPS_GATHER_PREFETCH_H_

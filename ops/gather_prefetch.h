@@ -4,8 +4,9 @@
 // larger than the caches, each row's first lines come from memory, and the copy of one row
 // is too short for the core to reach the next row's loads on its own: the copies wait on one
 // memory latency per row. Prefetching the row a few indices ahead keeps several rows in
-// flight (take of 4096 rows of 512 floats from a 50000-row table ran 1.4-2.2x faster at one
-// thread, docs/benchmarks.md).
+// flight (take of 4096 rows of 512 floats from a 50000-row table: 1.4-2.2x faster at one
+// thread while other processes loaded the memory, as fast as before when they did not;
+// docs/benchmarks.md).
 //
 //   for (index_t k = 0; k < count; ++k) {
 //     const index_t ahead = k + kGatherPrefetchRows;

@@ -207,6 +207,18 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
   constexpr index_t kTileRows = register_gemm::kTileRows;
   const index_t block_rows = std::max<index_t>(1, 128 / std::max<index_t>(1, l.out_w));
   const index_t taps = l.Taps(), rows = l.Rows();
+  // Per tap, the output rows [y0, y1) and columns [x0, x1) whose input there is not padding
+  // (the same for every slice, block and tile).
+  struct TapOutputs {
+    index_t y0, y1, x0, x1;
+  };
+  std::vector<TapOutputs> tap_outputs(TilesByTap(l) ? taps : 0);
+  for (index_t t = 0; t < static_cast<index_t>(tap_outputs.size()); ++t) {
+    const index_t ky = t / l.kw % l.kh, kx = t % l.kw;
+    TapOutputs& o = tap_outputs[t];
+    PositionsReadingInput(ky * l.dy - l.pad_h, l.sy, l.out_h, l.in_h, &o.y0, &o.y1);
+    PositionsReadingInput(kx * l.dx - l.pad_w, l.sx, l.out_w, l.in_w, &o.x0, &o.x1);
+  }
   for (index_t od = 0; od < l.out_d; ++od) {
     const DType* slice = padded + od * l.sz * l.Plane();
     const DType* og_slice = og_t + od * l.OutPlane() * l.filters;
@@ -224,16 +236,13 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
         for (index_t c = 0; c < l.channels; c += kTileRows) {
           const index_t tile_rows = std::min(kTileRows, l.channels - c);
           for (index_t t = 0; t < taps; ++t) {
-            const index_t kz = t / (l.kh * l.kw), ky = t / l.kw % l.kh, kx = t % l.kw;
-            // The outputs whose input at tap t is not padding, on each axis.
-            const index_t z = od * l.sz + kz * l.dz - l.pad_d;
-            index_t y0, y1, x0, x1;
-            PositionsReadingInput(ky * l.dy - l.pad_h, l.sy, l.out_h, l.in_h, &y0, &y1);
-            PositionsReadingInput(kx * l.dx - l.pad_w, l.sx, l.out_w, l.in_w, &x0, &x1);
-            y0 = std::max(y0, oy0), y1 = std::min(y1, oy1);
-            if (z < 0 || z >= l.in_d || y0 >= y1 || x0 == x1) continue;
+            // The outputs of this block whose input at tap t is not padding, on each axis.
+            const index_t z = od * l.sz + t / (l.kh * l.kw) * l.dz - l.pad_d;
+            const TapOutputs& o = tap_outputs[t];
+            const index_t y0 = std::max(o.y0, oy0), y1 = std::min(o.y1, oy1);
+            if (z < 0 || z >= l.in_d || y0 >= y1 || o.x0 == o.x1) continue;
             GradientTileOf(tile_rows, l, slice, offsets + t * l.channels + c, og_slice + s,
-                           l.filters, y0, y1, x0, x1, sums + (c * taps + t) * l.filters + s,
+                           l.filters, y0, y1, o.x0, o.x1, sums + (c * taps + t) * l.filters + s,
                            taps * l.filters);
           }
         }

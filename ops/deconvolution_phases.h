@@ -134,13 +134,15 @@ struct PhasePlan {
            Taps() >= kMinTileTapsPerPhase<DType> * Phases();
   }
   // Phase (rd, ry, rx) of one slice of output depth as a stride-1 layer over the padded input.
-  // Its output row j reads input row py.first + j - t through its kernel row t.
+  // Its output row j reads input row py.first + j - t through its kernel row t, and likewise
+  // its column j input column px.first + j - t through its row tap t.
   position_tiles::Layer PhaseLayer(index_t rd, index_t ry, index_t rx) const {
     const AxisPhase pd = depth.Phase(rd), py = rows.Phase(ry), px = cols.Phase(rx);
     position_tiles::Layer l{filters,  channels, pd.taps * py.taps * px.taps,
                             py.count, px.count, cols.padded};
     l.depth_taps = pd.taps, l.kernel_rows = py.taps;
     l.in_rows = rows.in, l.row_origin = py.first, l.row_step = 1, l.tap_row_step = -1;
+    l.in_cols = cols.in, l.col_origin = px.first, l.tap_col_step = -1;
     return l;
   }
   // The products of one row residue's column phases before they go to the output (none for

@@ -53,6 +53,7 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
   layer.depth_taps = t.kd, layer.kernel_rows = t.kh;
   layer.in_rows = t.in_h, layer.row_origin = -t.pad_h, layer.row_step = t.sy;
   layer.tap_row_step = t.dy;
+  layer.in_cols = t.in_w, layer.col_origin = -t.pad_w, layer.tap_col_step = t.dx;
   const index_t depth = layer.Depth(), group_weights = t.filters * depth;
   const index_t threads = BatchThreads(batch);
   const index_t out_plane = t.OutPlane(), out_volume = t.OutSize();

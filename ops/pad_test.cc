@@ -106,7 +106,7 @@ TEST(PadTest, ConstantGradientIsTheOutputGradientAtEachElementsPosition) {
     Values out_grad(out_shape.Size());
     for (size_t j = 0; j < out_grad.size(); ++j) out_grad[j] = 0.25 * static_cast<double>(j) + 1;
     const Values in_grad = testing::ToValues(testing::Backward(c, inputs, {out_grad})[0].blob());
-    for (size_t i = 0; i < shape.Size(); ++i) {
+    for (mshadow::index_t i = 0; i < shape.Size(); ++i) {
       Values unit(shape.Size(), 0.0);
       unit[i] = 1;
       const OpCase one = PadCase("constant", pad_width, InputSpec::WithValues(shape, unit));

@@ -193,31 +193,18 @@ MSHADOW_CINLINE void MultiplyPositions(P (&sum)[kPositions][kPackets], const DTy
   }
 }
 
-// MultiplyPositions with the edge skip of a run of taps (known at run time) as a constant.
-template <int kPositions, int kPackets, typename DType, typename P>
+// MultiplyPositions with the edge skip of a run of taps (known at run time) as a constant:
+// tries skips of kSkip to kMaxEdgeSkip positions at either edge, then none.
+template <int kSkip = 1, int kPositions, int kPackets, typename DType, typename P>
 MSHADOW_CINLINE void MultiplyPositionsSkipping(EdgeSkip skip, P (&sum)[kPositions][kPackets],
                                                const DType* x, const index_t* offsets,
                                                index_t depth, const DType* w, index_t step) {
-  static_assert(kMaxEdgeSkip == 3, "one case per skip");
-  switch (skip.left) {
-    case 1:
-      return MultiplyPositions<1, 0>(sum, x, offsets, depth, w, step);
-    case 2:
-      return MultiplyPositions<2, 0>(sum, x, offsets, depth, w, step);
-    case 3:
-      return MultiplyPositions<3, 0>(sum, x, offsets, depth, w, step);
-    default:
-      break;
-  }
-  switch (skip.right) {
-    case 1:
-      return MultiplyPositions<0, 1>(sum, x, offsets, depth, w, step);
-    case 2:
-      return MultiplyPositions<0, 2>(sum, x, offsets, depth, w, step);
-    case 3:
-      return MultiplyPositions<0, 3>(sum, x, offsets, depth, w, step);
-    default:
-      return MultiplyPositions<0, 0>(sum, x, offsets, depth, w, step);
+  if constexpr (kSkip <= kMaxEdgeSkip) {
+    if (skip.left == kSkip) return MultiplyPositions<kSkip, 0>(sum, x, offsets, depth, w, step);
+    if (skip.right == kSkip) return MultiplyPositions<0, kSkip>(sum, x, offsets, depth, w, step);
+    return MultiplyPositionsSkipping<kSkip + 1>(skip, sum, x, offsets, depth, w, step);
+  } else {
+    return MultiplyPositions<0, 0>(sum, x, offsets, depth, w, step);
   }
 }
 

@@ -1,10 +1,11 @@
 """Build macros shared by the packages."""
 
-def header_compile_test(name, hdrs, deps):
+def header_compile_test(name, hdrs, deps, copts = []):
     """Checks that every header in `hdrs` compiles on its own (and twice, for its guard).
 
-    One generated translation unit per header, each including only that header; the target
-    fails to build if any header misses an include it needs.
+    One generated translation unit per header, each including only that header, compiled with
+    `copts` (the flags the headers' users compile with); the target fails to build if any
+    header misses an include it needs.
     """
     srcs = []
     for hdr in hdrs:
@@ -19,6 +20,7 @@ def header_compile_test(name, hdrs, deps):
     native.cc_test(
         name = name,
         srcs = srcs,
+        copts = copts,
         deps = deps + ["//third_party:gtest_main"],
     )
 

@@ -104,18 +104,18 @@ struct Layer {
                             end);
     }
   }
-  // The edge skips of the tile of `positions` from output column ox, per row tap; false where
-  // none skips a position.
-  bool TileEdgeSkips(index_t ox, index_t positions, EdgeSkip* skips) const {
-    if (in_cols == 0 || col_step != 1 || taps == 0 || RowTaps() > kMaxSkippingRowTaps) {
-      return false;
-    }
-    // Most tiles of a row read no pad column at any tap: their first input column at the
-    // leftmost tap is 0 or more, their last at the rightmost below in_cols.
+  // The output columns [*begin, *end) whose every row tap reads an input column (or that
+  // skip none): tiles within them take no edge skips, the others TileEdgeSkips.
+  void ColumnsWithoutEdgeSkips(index_t* begin, index_t* end) const {
+    *begin = 0, *end = cols;
+    if (in_cols == 0 || col_step != 1 || taps == 0 || RowTaps() > kMaxSkippingRowTaps) return;
     const index_t reach = (RowTaps() - 1) * tap_col_step;
-    const index_t leftmost = col_origin + std::min<index_t>(0, reach);
-    const index_t rightmost = col_origin + std::max<index_t>(0, reach);
-    if (leftmost + ox >= 0 && rightmost + ox + positions <= in_cols) return false;
+    *begin = std::max<index_t>(0, -(col_origin + std::min<index_t>(0, reach)));
+    *end = std::min<index_t>(cols, in_cols - col_origin - std::max<index_t>(0, reach));
+  }
+  // The edge skips of the tile of `positions` from output column ox, per row tap (a tile
+  // outside ColumnsWithoutEdgeSkips); false where none skips a position.
+  bool TileEdgeSkips(index_t ox, index_t positions, EdgeSkip* skips) const {
     bool any = false;
     for (index_t t = 0; t < RowTaps(); ++t) {
       skips[t] = EdgeSkip::Of(col_origin + ox + t * tap_col_step, positions, in_cols);
@@ -348,6 +348,8 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
       const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
       const DType* w_s = phases[q].packed + s * depth * kStrip;
       DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
+      index_t inside_begin, inside_end;
+      l.ColumnsWithoutEdgeSkips(&inside_begin, &inside_end);
       // At least one block: a phase without taps (a deconvolution's residue past its kernel)
       // is its bias.
       for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
@@ -363,7 +365,9 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
             DType* sums = acc_row + ox * acc_step;
             // The first block starts the sums from the bias, even where no tap reads input.
             const DType* first = k0 == 0 ? start : nullptr;
-            const EdgeSkip* skips = l.TileEdgeSkips(ox, n, edge_skips) ? edge_skips : nullptr;
+            const bool inside = ox >= inside_begin && ox + n <= inside_end;
+            const EdgeSkip* skips =
+                inside || !l.TileEdgeSkips(ox, n, edge_skips) ? nullptr : edge_skips;
             const index_t row_taps = skips == nullptr ? 0 : l.RowTaps();
             auto run = [&](index_t begin, index_t end) {
               if (l.col_step == 1) {

@@ -56,9 +56,9 @@ struct EdgeSkip {
   // The skip of a tile's positions [0, positions) at a tap where position i reads input column
   // first + i, of which [0, in) are input.
   static EdgeSkip Of(index_t first, index_t positions, index_t in) {
-    index_t left = 0, right = 0;
-    while (left < positions && first + left < 0) ++left;
-    while (right < positions - left && first + (positions - 1 - right) >= in) ++right;
+    index_t begin, end;  // the positions that read input
+    PositionsReadingInput(first, 1, positions, in, &begin, &end);
+    const index_t left = begin, right = positions - end;
     EdgeSkip skip;
     if (left >= right) {
       skip.left = static_cast<int>(std::min<index_t>(left, kMaxEdgeSkip));

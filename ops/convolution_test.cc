@@ -177,6 +177,10 @@ INSTANTIATE_TEST_SUITE_P(
                  1,
                  false},
         ConvCase{"taps_1d", TShape{2, 16, 9}, {{4, 1, 1, 1}}, 3, 1, false},
+        // 1-d with whole strips of channels and filters: forward and data gradient by the
+        // product starting from the bias (no tiles for one output row), outputs in two-packet
+        // and one-packet strips and a scalar tail.
+        ConvCase{"taps_1d_strips", TShape{2, 32, 53}, {{3, 1, 1, 1}}, 64, 1, false},
         // Rows at least a strip wide (16 floats): strips within one output row are read in
         // place, those across two gathered; outputs ending in a packet and a scalar tail.
         ConvCase{

@@ -6,6 +6,9 @@
 //   // c (rows x cols) = a (rows x depth) * b (depth x cols); a read transposed if asked
 //   TiledGemm<float>(rows, depth, cols, {a, lda, /*transposed=*/false}, b, ldb, c, ldc,
 //                    /*accumulate=*/false);
+//   // c = bias (one value per row) + a * b
+//   TiledGemm<float>(rows, depth, cols, a, RightOperand<float>{b, ldb}, c, ldc,
+//                    Start<float>{false, bias});
 //
 // A tile is kTileRows rows by two packets of columns: each element of a is broadcast once
 // per tile, each row of b loaded once, and the kTileRows * 2 accumulators stay in registers
@@ -68,6 +71,25 @@ struct LeftOperand {
   // The operand from row `i` on.
   LeftOperand FromRow(index_t i) const {
     return LeftOperand{transposed ? data + i : data + i * stride, stride, transposed};
+  }
+};
+
+// What a product's sums start from: c itself (accumulate), one value per row of c (a
+// convolution's bias, so that no pass writes it to c first), or zero.
+template <typename DType>
+struct Start {
+  bool accumulate = false;
+  const DType* row_values = nullptr;  // where not accumulating; null: zero
+
+  static Start Accumulating() { return Start{true, nullptr}; }
+  static Start From(bool accumulate) { return Start{accumulate, nullptr}; }
+  // The start of rows `i` on.
+  Start FromRow(index_t i) const {
+    return Start{accumulate, row_values == nullptr ? nullptr : row_values + i};
+  }
+  // Row i's start where not accumulating.
+  MSHADOW_CINLINE DType RowValue(index_t i) const {
+    return row_values != nullptr ? row_values[i] : DType(0);
   }
 };
 
@@ -162,18 +184,19 @@ struct IndirectRows {
   MSHADOW_CINLINE const DType* operator()(index_t k) const { return b + offsets[k]; }
 };
 
-// c (kRows x kPackets packets, row stride ldc) (+)= a (kRows x depth) times b (depth x
+// c (kRows x kPackets packets, row stride ldc) = start + a (kRows x depth) times b (depth x
 // kPackets packets, row k at b_rows(k)).
 template <int kRows, int kPackets, bool kATransposed, typename DType, typename Rows>
 MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Rows b_rows, DType* c,
-                                  index_t ldc, bool accumulate) {
+                                  index_t ldc, Start<DType> start) {
   using P = vec::Full<DType>;
   P acc[kRows][kPackets];
   OPS_UNROLL_FULLY
   for (int i = 0; i < kRows; ++i) {
     OPS_UNROLL_FULLY
     for (int j = 0; j < kPackets; ++j) {
-      acc[i][j] = accumulate ? P::LoadUnAligned(c + i * ldc + j * P::kSize) : P::Fill(DType(0));
+      acc[i][j] = start.accumulate ? P::LoadUnAligned(c + i * ldc + j * P::kSize)
+                                   : P::Fill(start.RowValue(i));
     }
   }
   OPS_UNROLL_4
@@ -200,13 +223,13 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Ro
 // would wait on their two accumulators' latency.
 template <int kPackets, bool kATransposed, int kRows = 1, typename DType, typename Rows>
 MSHADOW_CINLINE void MultiplyTailTile(index_t rows, const DType* a, index_t lda, index_t depth,
-                                      Rows b_rows, DType* c, index_t ldc, bool accumulate) {
+                                      Rows b_rows, DType* c, index_t ldc, Start<DType> start) {
   if constexpr (kRows < kTileRows) {
     if (rows != kRows) {
       return MultiplyTailTile<kPackets, kATransposed, kRows + 1>(rows, a, lda, depth, b_rows, c,
-                                                                 ldc, accumulate);
+                                                                 ldc, start);
     }
-    MultiplyTile<kRows, kPackets, kATransposed>(a, lda, depth, b_rows, c, ldc, accumulate);
+    MultiplyTile<kRows, kPackets, kATransposed>(a, lda, depth, b_rows, c, ldc, start);
   }
 }
 
@@ -270,18 +293,20 @@ struct PackedStrip {
 // last's.
 template <int kPackets, bool kATransposed, typename DType>
 void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
-                   const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
-  auto tiles = [&](index_t k0, index_t k_len, auto b_rows, bool add) {
+                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
+  // The first block of depth starts from `start`, the others add to it.
+  auto tiles = [&](index_t k0, index_t k_len, auto b_rows) {
+    const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
     // Element (i, k) of a tile is a[k * lda + i] transposed, a[i * lda + k] otherwise.
     const DType* ak = a + (kATransposed ? k0 * lda : k0);
     index_t r = 0;
     for (; r + kTileRows <= rows; r += kTileRows) {
       MultiplyTile<kTileRows, kPackets, kATransposed>(ak + r / kTileRows * tile_step, lda, k_len,
-                                                      b_rows, c + r * ldc, ldc, add);
+                                                      b_rows, c + r * ldc, ldc, from.FromRow(r));
     }
     if (r < rows) {
       MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda, k_len,
-                                               b_rows, c + r * ldc, ldc, add);
+                                               b_rows, c + r * ldc, ldc, from.FromRow(r));
     }
   };
   using Strip = PackedStrip<kPackets, DType>;
@@ -289,9 +314,9 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
   if (b.packed_depth == 0 && runs.count == 1) {
     const DType* b0 = b.data + runs.offset[0];
     if (b.row_offsets != nullptr) {
-      return tiles(0, depth, IndirectRows<DType>{b0, b.row_offsets}, accumulate);
+      return tiles(0, depth, IndirectRows<DType>{b0, b.row_offsets});
     }
-    if (rows <= kTileRows) return tiles(0, depth, StridedRows<DType>{b0, b.stride}, accumulate);
+    if (rows <= kTileRows) return tiles(0, depth, StridedRows<DType>{b0, b.stride});
   }
   // Blocks of depth, b's strip copied to consecutive memory for each (PackedStrip) unless
   // it is packed already (RightOperand::Packed), each block's products added to the last's.
@@ -299,11 +324,11 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
   for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += Strip::kDepthBlock) {
     const index_t k_len = std::min(Strip::kDepthBlock, depth - k0);
     if (b.packed_depth > 0) {
-      tiles(k0, k_len, StridedRows<DType>{b.data + k0 * b.stride, b.stride}, accumulate || k0 > 0);
+      tiles(k0, k_len, StridedRows<DType>{b.data + k0 * b.stride, b.stride});
       continue;
     }
     strip.Pack(b, runs, k0, k_len);
-    tiles(k0, k_len, StridedRows<DType>{strip.rows, Strip::kWidth}, accumulate || k0 > 0);
+    tiles(k0, k_len, StridedRows<DType>{strip.rows, Strip::kWidth});
   }
 }
 
@@ -313,22 +338,22 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
 template <bool kATransposed, typename DType>
 void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
                      index_t tile_step, index_t row_step, const RightOperand<DType>& b, DType* c,
-                     index_t ldc, bool accumulate) {
+                     index_t ldc, Start<DType> start) {
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
     MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
-                                   accumulate);
+                                   start);
   }
   for (; col + kSize <= cols; col += kSize) {
     MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
-                                   accumulate);
+                                   start);
   }
   if (col == cols) return;
   for (index_t r = 0; r < rows; ++r) {
     const DType* ar = a + r / kTileRows * tile_step + r % kTileRows * row_step;
     for (index_t j = col; j < cols; ++j) {
-      DType sum = accumulate ? c[r * ldc + j] : DType(0);
+      DType sum = start.accumulate ? c[r * ldc + j] : start.RowValue(r);
       for (index_t k = 0; k < depth; ++k) {
         sum += (kATransposed ? ar[k * lda] : ar[k]) * b.Row(k)[b.Column(j)];
       }
@@ -343,10 +368,10 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
 // a multiple of 1024 floats (an LSTM's 4 * 256 gates: 112 against 189 GFLOP/s unpacked).
 template <bool kATransposed, typename DType>
 void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
-                   const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
+                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
   if constexpr (!kATransposed) {
     MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride, b,
-                           c, ldc, accumulate);
+                           c, ldc, start);
   } else {
     const index_t panels = (rows + kTileRows - 1) / kTileRows;
     auto* packed = static_cast<DType*>(
@@ -374,7 +399,7 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
       }
     }
     MultiplyColumns<true>(rows, depth, cols, packed, kTileRows, kTileRows * depth, 1, b, c, ldc,
-                          accumulate);
+                          start);
   }
 }
 
@@ -388,12 +413,12 @@ constexpr index_t kMinItems = 8;  // items enough for the threads to share evenl
 // elements of an elementwise map, at 32 a map's element.
 constexpr index_t kMultiplyAddsPerThread = 32 * mshadow::expr::kMinElementsPerThread;
 
-// c (rows x cols, row stride ldc) = a (rows x depth) times b (depth x cols), or c += that
-// product when `accumulate`. Float and double. On the library's threads when the product is
-// worth them.
+// c (rows x cols, row stride ldc) = `start` (c itself, values per row, or zero) + a (rows x
+// depth) times b (depth x cols). Float and double. On the library's threads when the product
+// is worth them.
 template <typename DType>
 void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
-               const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
+               const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
   static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
                 "TiledGemm: float or double");
   if (rows <= 0 || cols <= 0) return;
@@ -430,7 +455,7 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
       PackRightOperand(depth, kStrip, b.data + j * kStrip, b.stride, packed + j * kStrip * depth);
     });
     return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed, depth), c, ldc,
-                     accumulate);
+                     start);
   }
   // Column blocks only where the row blocks are too few to share out: a block's strips read
   // b the same way however many there are, but each block packs a transposed a again.
@@ -447,10 +472,10 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
     const LeftOperand<DType> a_rows = a.FromRow(r);
     if (a.transposed) {
       MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
-                          accumulate);
+                          start.FromRow(r));
     } else {
       MultiplyBlock<false>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
-                           accumulate);
+                           start.FromRow(r));
     }
   };
   const index_t items = row_blocks * col_blocks;
@@ -462,6 +487,13 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
     return;
   }
   mshadow::ParallelFor(items, threads, block);
+}
+
+// c = a * b, or c += a * b where `accumulate`.
+template <typename DType>
+void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
+               const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
+  TiledGemm(rows, depth, cols, a, b, c, ldc, Start<DType>::From(accumulate));
 }
 
 // The same with b's rows ldb apart.

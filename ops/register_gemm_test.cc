@@ -1,6 +1,7 @@
 // TiledGemm against a float64 triple loop: shapes that end inside a register tile (rows not a
 // multiple of kTileRows, columns ending in a one-packet strip and a scalar tail), a read
-// transposed, strided operands, accumulation, float and double, one and two threads.
+// transposed, strided operands, each start (zero, c itself, a value per row), float and double,
+// one and two threads.
 #include "ops/register_gemm.h"
 
 #include <cmath>
@@ -58,7 +59,9 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
     mshadow::SetNumThreads(threads);
     for (const GemmCase& g : cases) {
       for (const bool transposed : {false, true}) {
-        for (const bool accumulate : {false, true}) {
+        // 0: from zero, 1: onto c, 2: from a value per row (a bias).
+        for (const int start_kind : {0, 1, 2}) {
+          const bool accumulate = start_kind == 1;
           // Operands with padded rows: lda, ldb and ldc exceed the widths.
           const index_t a_rows = transposed ? g.depth : g.rows;
           const index_t a_cols = transposed ? g.rows : g.depth;
@@ -67,18 +70,27 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
           const auto b = Random<DType>(g.depth * ldb + 1, 2);
           auto c = Random<DType>(g.rows * ldc + 1, 3);
           const auto c_before = c;
-          TiledGemm<DType>(g.rows, g.depth, g.cols, LeftOperand<DType>{a.data(), lda, transposed},
-                           b.data(), ldb, c.data(), ldc, accumulate);
+          const auto row_values = Random<DType>(g.rows, 4);
+          const LeftOperand<DType> left{a.data(), lda, transposed};
+          if (start_kind == 2) {
+            TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), ldb},
+                             c.data(), ldc, Start<DType>{false, row_values.data()});
+          } else {
+            TiledGemm<DType>(g.rows, g.depth, g.cols, left, b.data(), ldb, c.data(), ldc,
+                             accumulate);
+          }
           for (index_t i = 0; i < g.rows; ++i) {
             for (index_t j = 0; j < g.cols; ++j) {
-              double expected = accumulate ? c_before[i * ldc + j] : 0.0;
+              double expected = accumulate        ? c_before[i * ldc + j]
+                                : start_kind == 2 ? row_values[i]
+                                                  : 0.0;
               for (index_t k = 0; k < g.depth; ++k) {
                 const double aik = transposed ? a[k * lda + i] : a[i * lda + k];
                 expected += aik * b[k * ldb + j];
               }
               ASSERT_NEAR(c[i * ldc + j], expected, tol * (1 + std::abs(expected)))
                   << "rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols
-                  << " transposed=" << transposed << " accumulate=" << accumulate
+                  << " transposed=" << transposed << " start=" << start_kind
                   << " threads=" << threads << " at (" << i << ", " << j << ")";
             }
             // The padding between rows is never written.

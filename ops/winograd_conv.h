@@ -399,7 +399,7 @@ void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DTyp
         s.out_channels, s.in_channels, cols,
         LeftOperand<DType>{u + p * s.out_channels * s.in_channels, s.in_channels, false},
         register_gemm::RightOperand<DType>::Packed(v + p * v_stride, s.in_channels),
-        m + p * m_stride, ld, false);
+        m + p * m_stride, ld, register_gemm::Start<DType>{});
   }
   DType* const y = transformed;
   const index_t pairs = s.out_w / 2;
@@ -526,7 +526,7 @@ void KernelGradientBlock(const Shape& s, const DType* data, const DType* out_gra
     register_gemm::MultiplyBlock<false>(
         s.out_channels, count, channels, LeftOperand<DType>{y + p * y_stride, ld, false},
         register_gemm::RightOperand<DType>::Packed(vt + p * vt_stride, count),
-        du + p * s.out_channels * channels, channels, true);
+        du + p * s.out_channels * channels, channels, register_gemm::Start<DType>::Accumulating());
   }
 }
 

@@ -392,7 +392,13 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
     if (stream_output) {
       transpose::TransposeBlock<kAdd, true>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
     } else {
-      transpose::TransposeBlock<kAdd, false>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
+      // Ordinary stores read each line of y before writing it: a packet of filters' rows at
+      // a time (16 on AVX-512) ran 0.5-3.5% faster than the strip's 32 rows at once.
+      constexpr index_t kRows = vec::Full<DType>::kSize;
+      for (index_t f = 0; f < kStrip; f += kRows) {
+        transpose::TransposeBlock<kAdd, false>(acc_s + f, kStrip, y_s + f * y_plane, y_plane,
+                                               out_plane, kRows);
+      }
     }
   });
   // This thread's streaming stores (ParallelFor fences its workers').

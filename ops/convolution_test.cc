@@ -202,6 +202,13 @@ INSTANTIATE_TEST_SUITE_P(
                  32,
                  2,
                  true},
+        // More than 64 channels: two blocks of depth, the second adding to the first's sums.
+        ConvCase{"position_tiles_channel_blocks",
+                 TShape{1, 80, 5, 6},
+                 {{5, 1, 1, 2}, {3, 1, 1, 1}},
+                 32,
+                 1,
+                 false},
         ConvCase{"position_tiles_narrow_rows",
                  TShape{1, 16, 6, 3},
                  {{3, 1, 1, 1}, {2, 1, 1, 0}},

@@ -123,17 +123,21 @@ struct Layer {
     }
     return any;
   }
-  // Channels per block of depth: a strip's weights for one block (32 KiB or less) stay in the
-  // L1 cache beside the input rows its tiles read (64 channels' or fewer), while a row of
-  // tiles passes over them. Longer blocks load and store the tiles' sums fewer times (phases
-  // of one to four taps ran faster in blocks of 64 channels than of 32 on a Zen 4 core,
-  // docs/benchmarks.md); more input rows pushed the weights out. The channels are shared
-  // evenly between the blocks.
+  // Channels per block of depth: up to 64, with a strip's weights for one block at most
+  // kBlockWeightBytes. Longer blocks load and store the tiles' sums fewer times and split a
+  // tile's edge skips into fewer runs. On AVX-512 a block's weights may come from the L2
+  // cache, at two loads per 28 multiply-adds: 25- and 27-tap layers ran 3% faster with 64
+  // channels a block than with the 8 to 10 whose weights fit the L1 cache (a Zen 4 core,
+  // docs/benchmarks.md). With AVX2's 16 registers a tile takes 12 multiply-adds per two
+  // loads, and its weights stay in the L1 cache. The channels are shared evenly between the
+  // blocks.
+  static constexpr index_t kBlockWeightBytes =
+      MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 262144 : 32768;
   template <typename DType>
   index_t BlockChannels() const {
     const index_t most =
-        std::clamp<index_t>(32768 / (std::max<index_t>(taps, 1) * kFilterStrip<DType> *
-                                     static_cast<index_t>(sizeof(DType))),
+        std::clamp<index_t>(kBlockWeightBytes / (std::max<index_t>(taps, 1) * kFilterStrip<DType> *
+                                                 static_cast<index_t>(sizeof(DType))),
                             1, 64);
     const index_t blocks = (channels + most - 1) / most;
     return (channels + blocks - 1) / blocks;

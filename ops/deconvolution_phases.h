@@ -370,7 +370,7 @@ void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
 // order, so the product's columns are the outputs themselves, read from the padded rows
 // without their pad columns (RightOperand::Folded), and it writes y directly, its sums
 // starting from the bias (the padded columns had been 12% of a 5x5 layer's products, copying
-// the phase to the output 5% of its time, and writing the bias to y first 4% of a 1-d
+// the phase to the output 5% of its time, and writing the bias to y first 7% of a 1-d
 // layer's). 1-d and 2-d layers (3-d ones run by tiles).
 template <bool kAdd, typename DType>
 void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* row_offsets,

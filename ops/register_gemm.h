@@ -82,7 +82,6 @@ struct Start {
   const DType* row_values = nullptr;  // where not accumulating; null: zero
 
   static Start Accumulating() { return Start{true, nullptr}; }
-  static Start From(bool accumulate) { return Start{accumulate, nullptr}; }
   // The start of rows `i` on.
   Start FromRow(index_t i) const {
     return Start{accumulate, row_values == nullptr ? nullptr : row_values + i};
@@ -493,7 +492,7 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
 template <typename DType>
 void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
                const RightOperand<DType>& b, DType* c, index_t ldc, bool accumulate) {
-  TiledGemm(rows, depth, cols, a, b, c, ldc, Start<DType>::From(accumulate));
+  TiledGemm(rows, depth, cols, a, b, c, ldc, Start<DType>{accumulate, nullptr});
 }
 
 // The same with b's rows ldb apart.

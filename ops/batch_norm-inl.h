@@ -7,9 +7,8 @@
 // - fix_gamma: gamma is read as 1 and its gradient is 0 (MXNet also overwrites the gamma
 //   array with ones; here inputs stay read-only);
 // - the optional outputs mean and var hold the mean used and 1 / sqrt(var + eps), as MXNet's.
-// The data is viewed as (outer, channels, inner) around `axis`; per-channel sums are mshadow
-// reductions (vectorized and threaded on the CPU, CUDA kernels on the GPU) and every
-// elementwise pass is one expression with per-channel broadcasts.
+// The data is viewed as (outer, channels, inner) around `axis`. The passes over it are
+// ChannelKernels<xpu>: the per-channel sums in one pass, then one elementwise pass.
 // batch_norm.cc registers the CPU and inference, batch_norm.cu adds FCompute<gpu>.
 #ifndef OPS_BATCH_NORM_INL_H_
 #define OPS_BATCH_NORM_INL_H_
@@ -182,42 +181,56 @@ struct MomentsFromSums {
   }
 };
 
-// The batch's per-channel mean and biased variance and, with dy, the sums of dy and of
-// dy * (x - mean). The CPU takes them in one fused pass (ChannelSums); the GPU takes mshadow
-// reductions, two passes for the moments (the variance of x - mean).
-template <typename xpu, typename DType>
-void BatchSums(Tensor<xpu, 3, DType> x, const Tensor<xpu, 3, DType>* dy,
-               Tensor<xpu, 2, DType> scratch, Tensor<xpu, 1, DType> mean,
-               Tensor<xpu, 1, DType> var, Tensor<xpu, 1, DType> sum_dy,
-               Tensor<xpu, 1, DType> sum_dy_xc) {
-  mshadow::Stream<xpu>* stream = x.stream_;
-  const index_t channels = x.shape_[1];
-  const DType count = DType(x.shape_[0] * x.shape_[2]);
-  if constexpr (std::is_same_v<xpu, cpu>) {
-    // scratch: five rows (ChannelSums' four sums and the shift).
+// The passes over the data, per device. ChannelKernels<xpu> has
+// - MomentRows(shape): the rows of `channels` scratch entries Moments needs;
+// - Moments(x, dy, scratch, mean, var, sum_dy, sum_dy_xc): the batch's per-channel mean and
+//   biased variance and, with dy (else nullptr), the sums of dy and of dy * (x - mean);
+// - Affine(req, x, scale, shift, y): y = x * scale[c] + shift[c];
+// - DataGradient(req, dy, x, a, k, b, dx): dx = dy * a[c] - x * k[c] + b[c].
+// The CPU's are below; the GPU's (batch_norm.cu) are kernels of their own, since the generic
+// expressions there find each element's channel by 64-bit divisions, which bound them.
+template <typename xpu>
+struct ChannelKernels;
+
+template <>
+struct ChannelKernels<cpu> {
+  static index_t MomentRows(const mshadow::Shape<3>&) { return 5; }  // ChannelSums' rows
+
+  // One fused pass (ChannelSums) on the threads.
+  template <typename DType>
+  static void Moments(Tensor<cpu, 3, DType> x, const DType* dy, Tensor<cpu, 2, DType> scratch,
+                      DType* mean, DType* var, DType* sum_dy, DType* sum_dy_xc) {
+    mshadow::Stream<cpu>* stream = x.stream_;
+    const index_t channels = x.shape_[1];
+    const DType count = DType(x.shape_[0] * x.shape_[2]);
     if (dy != nullptr) {
-      Kernel<ChannelSums<true>, cpu>::LaunchItems(stream, channels, 2 * count, x.shape_,
-                                                  x.dptr_, dy->dptr_, scratch.dptr_);
-      Kernel<MomentsFromSums<true>, cpu>::Launch(stream, channels, channels, count,
-                                                 scratch.dptr_, mean.dptr_, var.dptr_,
-                                                 sum_dy.dptr_, sum_dy_xc.dptr_);
+      Kernel<ChannelSums<true>, cpu>::LaunchItems(stream, channels, 2 * count, x.shape_, x.dptr_,
+                                                  dy, scratch.dptr_);
+      Kernel<MomentsFromSums<true>, cpu>::Launch(stream, channels, channels, count, scratch.dptr_,
+                                                 mean, var, sum_dy, sum_dy_xc);
     } else {
       Kernel<ChannelSums<false>, cpu>::LaunchItems(stream, channels, count, x.shape_, x.dptr_,
                                                    x.dptr_, scratch.dptr_);
-      Kernel<MomentsFromSums<false>, cpu>::Launch(stream, channels, channels, count,
-                                                  scratch.dptr_, mean.dptr_, var.dptr_,
-                                                  sum_dy.dptr_, sum_dy_xc.dptr_);
-    }
-  } else {
-    mean = sumall_except_dim<1>(x) * (DType(1) / count);
-    var = sumall_except_dim<1>(F<mshadow::op::square>(x - broadcast<1>(mean, x.shape_))) *
-          (DType(1) / count);
-    if (dy != nullptr) {
-      sum_dy = sumall_except_dim<1>(*dy);
-      sum_dy_xc = sumall_except_dim<1>(*dy * (x - broadcast<1>(mean, x.shape_)));
+      Kernel<MomentsFromSums<false>, cpu>::Launch(stream, channels, channels, count, scratch.dptr_,
+                                                  mean, var, sum_dy, sum_dy_xc);
     }
   }
-}
+
+  template <typename DType>
+  static void Affine(OpReqType req, Tensor<cpu, 3, DType> x, Tensor<cpu, 1, DType> scale,
+                     Tensor<cpu, 1, DType> shift, Tensor<cpu, 3, DType> y) {
+    Assign(y, req, x * broadcast<1>(scale, x.shape_) + broadcast<1>(shift, x.shape_));
+  }
+
+  template <typename DType>
+  static void DataGradient(OpReqType req, Tensor<cpu, 3, DType> dy, Tensor<cpu, 3, DType> x,
+                           Tensor<cpu, 1, DType> a, Tensor<cpu, 1, DType> k,
+                           Tensor<cpu, 1, DType> b, Tensor<cpu, 3, DType> dx) {
+    Assign(
+        dx, req,
+        dy * broadcast<1>(a, x.shape_) - x * broadcast<1>(k, x.shape_) + broadcast<1>(b, x.shape_));
+  }
+};
 
 // Whether this call normalizes with the batch's statistics.
 inline bool UsesBatchStats(const BatchNormParam& param, const OpContext& ctx) {
@@ -234,14 +247,16 @@ void BatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   const index_t channels = shape[1];
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     auto x = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
-    // Scratch: mean, var, scale, shift, invstd, then BatchSums' five rows.
+    // Scratch: mean, var, scale, shift, invstd, then the rows of Moments.
+    const index_t rows = 5 + ChannelKernels<xpu>::MomentRows(shape);
     auto scratch =
-        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(10, channels), stream);
+        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(rows, channels), stream);
     Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1];
     if (UsesBatchStats(param, ctx)) {
       // No output gradient: the last two (gradient sum) arguments are not written.
-      BatchSums(x, static_cast<const Tensor<xpu, 3, DType>*>(nullptr), scratch.Slice(5, 10),
-                mean, var, mean, var);
+      DType* const unused = nullptr;
+      ChannelKernels<xpu>::Moments(x, static_cast<const DType*>(nullptr), scratch.Slice(5, rows),
+                                   mean.dptr_, var.dptr_, unused, unused);
     } else {
       mean = F<mshadow::op::identity>(in[3].get<xpu, 1, DType>(stream));
       var = F<mshadow::op::identity>(in[4].get<xpu, 1, DType>(stream));
@@ -250,8 +265,8 @@ void BatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
         stream, channels, in[1].dptr<DType>(), in[2].dptr<DType>(), mean.dptr_, var.dptr_,
         static_cast<DType>(param.eps), param.fix_gamma, scratch[2].dptr_, scratch[3].dptr_,
         scratch[4].dptr_);
-    Assign(out[0].get_with_shape<xpu, 3, DType>(shape, stream), req[0],
-           x * broadcast<1>(scratch[2], shape) + broadcast<1>(scratch[3], shape));
+    ChannelKernels<xpu>::Affine(req[0], x, scratch[2], scratch[3],
+                                out[0].get_with_shape<xpu, 3, DType>(shape, stream));
     if (param.output_mean_var) {
       Assign(out[1].get<xpu, 1, DType>(stream), req[1], F<mshadow::op::identity>(mean));
       Assign(out[2].get<xpu, 1, DType>(stream), req[2], F<mshadow::op::identity>(scratch[4]));
@@ -282,12 +297,14 @@ void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto x = data.get_with_shape<xpu, 3, DType>(shape, stream);
     auto dy = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
     // Scratch: mean, var, scale, shift, invstd, sum_dy, sum_dy_xc, a, k, b, gamma and beta
-    // gradients, then BatchSums' five rows.
+    // gradients, then the rows of Moments.
+    const index_t rows = 12 + ChannelKernels<xpu>::MomentRows(shape);
     auto scratch =
-        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(17, channels), stream);
+        ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(rows, channels), stream);
     Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1], invstd = scratch[4];
     if (batch_stats) {
-      BatchSums(x, &dy, scratch.Slice(12, 17), mean, var, scratch[5], scratch[6]);
+      ChannelKernels<xpu>::Moments(x, dy.dptr_, scratch.Slice(12, rows), mean.dptr_, var.dptr_,
+                                   scratch[5].dptr_, scratch[6].dptr_);
     } else {
       mean = F<mshadow::op::identity>(moving_mean.get<xpu, 1, DType>(stream));
       var = F<mshadow::op::identity>(moving_var.get<xpu, 1, DType>(stream));
@@ -303,9 +320,8 @@ void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         scratch[6].dptr_, static_cast<DType>(shape[0] * shape[2]), param.fix_gamma, batch_stats,
         scratch[7].dptr_, scratch[8].dptr_, scratch[9].dptr_, scratch[10].dptr_,
         scratch[11].dptr_);
-    Assign(out[0].get_with_shape<xpu, 3, DType>(shape, stream), req[0],
-           dy * broadcast<1>(scratch[7], shape) - x * broadcast<1>(scratch[8], shape) +
-               broadcast<1>(scratch[9], shape));
+    ChannelKernels<xpu>::DataGradient(req[0], dy, x, scratch[7], scratch[8], scratch[9],
+                                      out[0].get_with_shape<xpu, 3, DType>(shape, stream));
     Assign(out[1].get<xpu, 1, DType>(stream), req[1], F<mshadow::op::identity>(scratch[10]));
     Assign(out[2].get<xpu, 1, DType>(stream), req[2], F<mshadow::op::identity>(scratch[11]));
     for (int i = 3; i < 5; ++i) {  // the moving statistics have no gradient

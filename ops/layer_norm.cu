@@ -6,22 +6,15 @@
 #include "mshadow/tensor.h"
 #include "ops/kernel_launch_gpu.cuh"
 #include "ops/layer_norm-inl.h"
+#include "ops/warp_sum.cuh"
 
 namespace ops {
 namespace layer_norm {
 namespace {
 
-constexpr int kWarp = 32;
+using cuda::WarpSum;
+constexpr int kWarp = cuda::kWarpSize;
 constexpr int kRowsPerBlock = 8;
-
-// The sum of `value` over the warp, in every lane.
-template <typename DType>
-__device__ DType WarpSum(DType value) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  }
-  return value;
-}
 
 // The mean and rstd = 1 / sqrt(var + eps) of a row of n, in two passes as the CPU
 // (line_moments.h), every lane getting both.

@@ -6,7 +6,8 @@
 // As in ops/im2col.h, the CPU's items are whole planes (one image's channel): max, avg and
 // sum pool them one spatial axis at a time (vectorized passes; their gradients too), lp
 // window by window. The GPU's items are single elements, and each input element gathers the
-// gradient of the windows that hold it, so no two threads write one element.
+// gradient of the windows that hold it, so no two threads write one element; max pooling's
+// run on tiles of a plane (pooling.cu).
 #ifndef OPS_POOLING_INL_H_
 #define OPS_POOLING_INL_H_
 
@@ -321,20 +322,6 @@ MSHADOW_XINLINE PlanePosition PositionOf(index_t i, const index_t* extent) {
   const index_t q0 = DivideNonNegative(q1, extent[0]);
   return {q0, q1 - q0 * extent[0], q2 - q1 * extent[1], i - q2 * extent[2]};
 }
-
-// GPU item: output element i of max pooling and its argmax.
-template <int kReq>
-struct MaxPoolElementForward {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
-                                  const DType* in, DType* out, int32_t* argmax) {
-    const PlanePosition at = PositionOf(i, g.out);
-    index_t where;
-    AssignReq<kReq>(out + i, PoolWindow<kMax, true>(g, spec, WindowAt(g, at.d, at.h, at.w),
-                                                    in + at.plane * g.InSize(), &where));
-    argmax[i] = static_cast<int32_t>(where);
-  }
-};
 
 // GPU item: output element i.
 template <int kType, int kReq>
@@ -832,17 +819,16 @@ MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, ind
   *last = after < g.out[a] ? after : g.out[a];
 }
 
-// GPU item: input element i, the sum of the gradients of the windows that hold it (max: of
-// those whose kept argmax is this element).
+// GPU item: input element i, the sum of the gradients of the windows that hold it (avg,
+// sum, lp; max has MaxPoolKernels).
 template <int kType, int kReq>
 struct PoolElementBackward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, const ConvGeometry g, const PoolSpec spec,
                                   const DType* og, const DType* in, const DType* out,
-                                  const int32_t* argmax, DType* in_grad) {
+                                  DType* in_grad) {
     const PlanePosition p = PositionOf(i, g.in);
     const index_t x = p.w, y = p.h, z = p.d, plane = p.plane;
-    const index_t offset = i - plane * g.InSize();
     index_t d0, d1, h0, h1, w0, w1;
     OutputsHolding(g, 0, z, &d0, &d1);
     OutputsHolding(g, 1, y, &h0, &h1);
@@ -852,17 +838,20 @@ struct PoolElementBackward {
       for (index_t oh = h0; oh < h1; ++oh) {
         for (index_t ow = w0; ow < w1; ++ow) {
           const index_t at = plane * g.OutSize() + (od * g.out[1] + oh) * g.out[2] + ow;
-          if constexpr (kType == kMax) {
-            if (argmax[at] == offset) sum += og[at];
-          } else {
-            sum += ElementGradient<kType>(spec, WindowAt(g, od, oh, ow), og[at], out[at], in[i]);
-          }
+          sum += ElementGradient<kType>(spec, WindowAt(g, od, oh, ow), og[at], out[at], in[i]);
         }
       }
     }
     AssignReq<kReq>(in_grad + i, sum);
   }
 };
+
+// The GPU's max pooling and its gradient (pooling.cu): a block per tile of a plane's
+// positions, the window found without dividing a flat index, in 32 bits where the data fits.
+// Forward<kReq>(stream, g, planes, in, out, argmax) and Backward<kReq>(stream, g, planes,
+// out_grad, argmax, in_grad), g a 3-D geometry (As3D).
+template <typename xpu>
+struct MaxPoolKernels;
 
 // The CPU's kernels: planes over threads; max, avg and sum one axis at a time (lp window by
 // window). Functions of their own, so that nvcc never sees them called with a GPU stream.
@@ -918,9 +907,8 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
           PoolingForwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
                                           out[0].dptr<DType>(), argmax);
         } else if constexpr (kType == kMax) {
-          Kernel<MaxPoolElementForward<Req>, xpu>::Launch(stream, planes * g.OutSize(), g, spec,
-                                                          in[0].dptr<DType>(),
-                                                          out[0].dptr<DType>(), argmax);
+          MaxPoolKernels<xpu>::template Forward<Req>(stream, g, planes, in[0].dptr<DType>(),
+                                                     out[0].dptr<DType>(), argmax);
         } else {
           Kernel<PoolElementForward<kType, Req>, xpu>::Launch(
               stream, planes * g.OutSize(), g, spec, in[0].dptr<DType>(), out[0].dptr<DType>());
@@ -953,10 +941,13 @@ void PoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
           PoolingBackwardOnCpu<kType, Req>(stream, g, spec, planes, in[0].dptr<DType>(),
                                            data.dptr<DType>(), pooled.dptr<DType>(), argmax,
                                            out[0].dptr<DType>());
+        } else if constexpr (kType == kMax) {
+          MaxPoolKernels<xpu>::template Backward<Req>(stream, g, planes, in[0].dptr<DType>(),
+                                                      argmax, out[0].dptr<DType>());
         } else {
           Kernel<PoolElementBackward<kType, Req>, xpu>::Launch(
               stream, planes * g.InSize(), g, spec, in[0].dptr<DType>(), data.dptr<DType>(),
-              pooled.dptr<DType>(), argmax, out[0].dptr<DType>());
+              pooled.dptr<DType>(), out[0].dptr<DType>());
         }
       });
     });

@@ -6,7 +6,8 @@
 //   write at least (BaselineDeviceCopy): a ratio near 1 is memory speed;
 // - FullyConnected against one cublasSgemm on the same buffers (BaselineCublas);
 // - the host time of one Invoke<gpu> on a 1-element tensor (goal <= 5 us) against one bare
-//   CUDA call (cudaMemsetAsync of 4 bytes), the floor of any launch.
+//   CUDA call (cudaMemsetAsync of 4 bytes) and one empty kernel's launch, the floors of any
+//   launch.
 //
 // Times come from CUDA events around each call on one stream (manual time), float32, TF32
 // off. Built with --config=cuda; tools/cuda/gpu_bundle.sh packs it, run_all.sh runs it.
@@ -42,9 +43,12 @@ mshadow::TBlob BlobOf(const DeviceBuffer<float>& buffer, const TShape& shape) {
 }
 
 // One operator call on device tensors of the given input shapes (outputs inferred).
+// `calls` calls an iteration (back to back: the host's time per call is hidden where the GPU's
+// is longer), each writing its outputs as `req` says.
 void RunOperator(benchmark::State& state, const std::string& op,
                  const std::map<std::string, std::string>& params,
-                 const std::vector<TShape>& input_shapes) {
+                 const std::vector<TShape>& input_shapes, ops::OpReqType req_type = ops::kWriteTo,
+                 int calls = 1) {
   const ops::NodeAttrs attrs = ops::ParseAttrs(ops::Op::Get(op), params);
   std::vector<TShape> in_shapes = input_shapes, out_shapes;
   std::vector<int> in_types(in_shapes.size(), mshadow::kFloat32), out_types;
@@ -65,8 +69,12 @@ void RunOperator(benchmark::State& state, const std::string& op,
     bytes += buffers.back()->bytes();
   }
   ops::GpuCall call(attrs, BenchStream());
-  const std::vector<ops::OpReqType> req(outputs.size(), ops::kWriteTo);
-  TimeOnGpu(state, [&] { ops::Invoke<mshadow::gpu>(attrs, call.context(), inputs, req, outputs); });
+  const std::vector<ops::OpReqType> req(outputs.size(), req_type);
+  TimeOnGpu(state, [&] {
+    for (int i = 0; i < calls; ++i) {
+      ops::Invoke<mshadow::gpu>(attrs, call.context(), inputs, req, outputs);
+    }
+  });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
@@ -123,16 +131,19 @@ void BM_Softmax8192_BaselineDeviceCopy(benchmark::State& state) {
 }
 
 // FullyConnected y = x w^T (+ bias) against the one cublasSgemm it amounts to (the bias is
-// the operator's extra work: the goal allows it 5%).
-void FullyConnected(benchmark::State& state, index_t batch, index_t in, index_t hidden, bool bias) {
+// the operator's extra work: the goal allows it 5%). `calls` per timed iteration: 1 counts
+// each call's host time before its kernel starts, 20 back to back mostly the GPU's.
+void FullyConnected(benchmark::State& state, index_t batch, index_t in, index_t hidden, bool bias,
+                    ops::OpReqType req = ops::kWriteTo, int calls = 1) {
   std::vector<TShape> shapes = {TShape{batch, in}, TShape{hidden, in}};
   if (bias) shapes.push_back(TShape{hidden});
   RunOperator(state, "FullyConnected",
-              {{"num_hidden", std::to_string(hidden)}, {"no_bias", bias ? "0" : "1"}}, shapes);
-  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * 1e-12,
+              {{"num_hidden", std::to_string(hidden)}, {"no_bias", bias ? "0" : "1"}}, shapes, req,
+              calls);
+  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * calls * 1e-12,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
-void CublasGemm(benchmark::State& state, index_t batch, index_t in, index_t hidden) {
+void CublasGemm(benchmark::State& state, index_t batch, index_t in, index_t hidden, int calls = 1) {
   DeviceBuffer<float> x(batch * in, 1), w(hidden * in, 2), y(batch * hidden, 3);
   cublasHandle_t handle;
   MSHADOW_CUBLAS_CALL(cublasCreate(&handle));
@@ -141,11 +152,13 @@ void CublasGemm(benchmark::State& state, index_t batch, index_t in, index_t hidd
   const int m = static_cast<int>(hidden), n = static_cast<int>(batch), k = static_cast<int>(in);
   // Row-major y = x w^T is column-major y^T = w x^T.
   TimeOnGpu(state, [&] {
-    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
-                                    x.data(), k, &zero, y.data(), m));
+    for (int i = 0; i < calls; ++i) {
+      MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
+                                      x.data(), k, &zero, y.data(), m));
+    }
   });
   cublasDestroy(handle);
-  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * 1e-12,
+  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * calls * 1e-12,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -155,10 +168,52 @@ void BM_FullyConnected_Project(benchmark::State& state) {
 void BM_FullyConnected_BaselineCublas(benchmark::State& state) {
   CublasGemm(state, 4096, 4096, 4096);
 }
+// The bias the way a host without cuBLASLt's epilogue would add it, in two cuBLAS calls on the
+// same handle: its rows written by a k = 1 product (bias times a row of ones), then the product
+// accumulated onto them (beta = 1). Beside the fused epilogue (the project) and the bare
+// product, it says what the epilogue's choice of kernel costs on this shape.
+void CublasGemmBiasTwoCalls(benchmark::State& state, index_t batch, index_t in, index_t hidden) {
+  DeviceBuffer<float> x(batch * in, 1), w(hidden * in, 2), y(batch * hidden, 3), bias(hidden, 4);
+  const std::vector<float> host_ones(batch, 1.0f);
+  DeviceBuffer<float> ones(batch, 5);
+  MSHADOW_CUDA_CALL(
+      cudaMemcpy(ones.data(), host_ones.data(), batch * sizeof(float), cudaMemcpyHostToDevice));
+  cublasHandle_t handle;
+  MSHADOW_CUBLAS_CALL(cublasCreate(&handle));
+  MSHADOW_CUBLAS_CALL(cublasSetStream(handle, BenchStream()));
+  const float one = 1, zero = 0;
+  const int m = static_cast<int>(hidden), n = static_cast<int>(batch), k = static_cast<int>(in);
+  TimeOnGpu(state, [&] {
+    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, 1, &one, bias.data(), m,
+                                    ones.data(), 1, &zero, y.data(), m));
+    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
+                                    x.data(), k, &one, y.data(), m));
+  });
+  cublasDestroy(handle);
+}
+
 void BM_FullyConnectedBias_Project(benchmark::State& state) {
   FullyConnected(state, 256, 1024, 1024, /*bias=*/true);
 }
 void BM_FullyConnectedBias_BaselineCublas(benchmark::State& state) {
+  CublasGemm(state, 256, 1024, 1024);
+}
+void BM_FullyConnectedBias_BaselineCublasTwoCalls(benchmark::State& state) {
+  CublasGemmBiasTwoCalls(state, 256, 1024, 1024);
+}
+// The same, 20 calls back to back: what the GPU spends, the host's time per call hidden.
+void BM_FullyConnectedBiasPipelined_Project(benchmark::State& state) {
+  FullyConnected(state, 256, 1024, 1024, /*bias=*/true, ops::kWriteTo, 20);
+}
+void BM_FullyConnectedBiasPipelined_BaselineCublas(benchmark::State& state) {
+  CublasGemm(state, 256, 1024, 1024, 20);
+}
+// Accumulating (kAddTo): the product with beta = 1, then a pass adding the bias, instead of the
+// epilogue: what the unfused order costs.
+void BM_FullyConnectedBiasAddTo_Project(benchmark::State& state) {
+  FullyConnected(state, 256, 1024, 1024, /*bias=*/true, ops::kAddTo);
+}
+void BM_FullyConnectedBiasAddTo_BaselineCublas(benchmark::State& state) {
   CublasGemm(state, 256, 1024, 1024);
 }
 
@@ -193,12 +248,18 @@ void BM_InvokeOverhead_Project(benchmark::State& state) { InvokeOverhead<true>(s
 void BM_InvokeUncheckedOverhead_Project(benchmark::State& state) { InvokeOverhead<false>(state); }
 
 // The floor under both: one 4-byte cudaMemsetAsync, the cheapest call that puts work on the
-// stream, timed the same way.
+// stream, and one launch of an empty kernel (what every operator's launch costs at least),
+// timed the same way.
+template <bool kKernel>
 void OneCudaCall(benchmark::State& state) {
   DeviceBuffer<float> out(1, 2);
   int64_t calls = 0;
   for (auto _ : state) {
-    MSHADOW_CUDA_CALL(cudaMemsetAsync(out.data(), 0, sizeof(float), BenchStream()));
+    if (kKernel) {
+      gpu_bench::LaunchEmptyKernel();
+    } else {
+      MSHADOW_CUDA_CALL(cudaMemsetAsync(out.data(), 0, sizeof(float), BenchStream()));
+    }
     if (++calls % 512 == 0) {
       state.PauseTiming();
       MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
@@ -207,9 +268,10 @@ void OneCudaCall(benchmark::State& state) {
   }
   MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
 }
-void BM_InvokeOverhead_BaselineOneCudaCall(benchmark::State& state) { OneCudaCall(state); }
+void BM_InvokeOverhead_BaselineOneCudaCall(benchmark::State& state) { OneCudaCall<false>(state); }
+void BM_InvokeOverhead_BaselineEmptyKernel(benchmark::State& state) { OneCudaCall<true>(state); }
 void BM_InvokeUncheckedOverhead_BaselineOneCudaCall(benchmark::State& state) {
-  OneCudaCall(state);
+  OneCudaCall<false>(state);
 }
 
 #define GPU_BENCHMARK(name) BENCHMARK(name)->UseManualTime()->Unit(benchmark::kMicrosecond)
@@ -233,8 +295,14 @@ GPU_BENCHMARK(BM_FullyConnected_Project);
 GPU_BENCHMARK(BM_FullyConnected_BaselineCublas);
 GPU_BENCHMARK(BM_FullyConnectedBias_Project);
 GPU_BENCHMARK(BM_FullyConnectedBias_BaselineCublas);
+GPU_BENCHMARK(BM_FullyConnectedBias_BaselineCublasTwoCalls);
+GPU_BENCHMARK(BM_FullyConnectedBiasPipelined_Project);
+GPU_BENCHMARK(BM_FullyConnectedBiasPipelined_BaselineCublas);
+GPU_BENCHMARK(BM_FullyConnectedBiasAddTo_Project);
+GPU_BENCHMARK(BM_FullyConnectedBiasAddTo_BaselineCublas);
 BENCHMARK(BM_InvokeOverhead_Project)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InvokeOverhead_BaselineOneCudaCall)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InvokeOverhead_BaselineEmptyKernel)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InvokeUncheckedOverhead_Project)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InvokeUncheckedOverhead_BaselineOneCudaCall)->Unit(benchmark::kMicrosecond);
 

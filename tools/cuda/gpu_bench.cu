@@ -31,7 +31,14 @@ void Fill(T* data, size_t n, T lo, T hi, uint64_t seed) {
   MSHADOW_CUDA_CALL(cudaStreamSynchronize(BenchStream()));
 }
 
+__global__ void EmptyKernel() {}
+
 }  // namespace
+
+void LaunchEmptyKernel() {
+  EmptyKernel<<<1, 1, 0, BenchStream()>>>();
+  MSHADOW_CUDA_CALL(cudaPeekAtLastError());
+}
 
 cudaStream_t BenchStream() {
   static cudaStream_t stream = [] {

@@ -24,6 +24,10 @@ namespace gpu_bench {
 // The stream every benchmark issues its work on (non-blocking, created once).
 cudaStream_t BenchStream();
 
+// One launch of a kernel that does nothing on BenchStream (the floor of a kernel launch's
+// host time).
+void LaunchEmptyKernel();
+
 // Times `call` (work issued on BenchStream) with CUDA events around each iteration, after
 // one warm-up call; the benchmark must be registered with UseManualTime().
 void TimeOnGpu(benchmark::State& state, const std::function<void()>& call);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds every GPU test (Bazel targets tagged "gpu") and GPU benchmark (tagged "gpu_bench")
-# into one folder that runs on a machine with a GPU and CUDA 13 but no Bazel and none of this
+# Builds every GPU test (Bazel targets tagged "gpu", and the external workspace's) and GPU
+# benchmark (tagged "gpu_bench") into one folder that runs on a machine with a GPU and CUDA 13 but no Bazel and none of this
 # machine's libraries:
 #
 #   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/, and FOLDER.tar.xz
@@ -37,6 +37,10 @@ echo "GPU benchmarks: ${benchmarks[*]}"
 ./tools/bazel build "${flags[@]}" "${targets[@]}" "${benchmarks[@]}" //tools:opctl \
   //ops:libmshadow_ops.so
 bin=$(./tools/bazel info "${flags[@]}" bazel-bin 2>/dev/null)
+# The GPU test of the workspace that builds on this one (issue #18), built there.
+external=examples/external_workspace
+(cd "$external" && ../../tools/bazel build "${flags[@]}" //:softplus_beta_gpu_test)
+external_bin=$(cd "$external" && ../../tools/bazel info "${flags[@]}" bazel-bin 2>/dev/null)
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/bench" "$out/lib" "$out/tools" "$out/data/ops/testing"
@@ -44,6 +48,7 @@ for target in "${targets[@]}"; do
   path=${target#//}
   cp "$bin/${path/://}" "$out/bin/"
 done
+cp "$external_bin/softplus_beta_gpu_test" "$out/bin/"
 for target in "${benchmarks[@]}"; do
   path=${target#//}
   cp "$bin/${path/://}" "$out/bench/"
@@ -118,7 +123,7 @@ RUN
 cat > "$out/run_opctl.sh" <<'RUN'
 #!/usr/bin/env bash
 # opctl on the GPU, as a user would call it: with no arguments it trains the MLP demo on the
-# GPU (and says so); each run prints the GPU's outputs' largest difference from the CPU's on
+# GPU (and says so), then the CNN demo (which fails unless its loss halves); each run prints the GPU's outputs' largest difference from the CPU's on
 # the same inputs; each bench times forward and backward with CUDA events. Exits non-zero if
 # a command fails.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -128,6 +133,7 @@ set -ex
 "$opctl" | tee demo.txt
 grep -q 'through registered operators on the GPU 0' demo.txt
 "$opctl" demo --device cpu | grep -q 'on the CPU$'
+"$opctl" demo cnn --device gpu
 "$opctl" run FullyConnected --shape 'data=(64,256)' --param num_hidden=128 --device gpu
 "$opctl" run Convolution --shape 'data=(2,8,16,16)' --param 'kernel=(3,3)' --param num_filter=16 --device gpu
 "$opctl" run softmax --shape 'data=(32,1000)' --dtype float64 --device gpu

@@ -20,9 +20,10 @@ int Run(const Args& args);
 // bench OP (same flags as run) [--iterations N]: times forward and backward.
 int Bench(const Args& args);
 // demo [mlp|cnn] [--device cpu|gpu]: trains a small MLP (default) or CNN through registered
-// operators only; the MLP on the GPU when one is present (opctl built with CUDA).
+// operators only, on the GPU when one is present (opctl built with CUDA).
 int Demo(const Args& args);
-int DemoCnn();
+class DemoDevice;
+int DemoCnn(DemoDevice& device);
 
 }  // namespace opctl
 

@@ -156,11 +156,8 @@ int Demo(const Args& args) {
                         args[i] + "'");
     }
   }
-  if (which == "cnn") {
-    if (device == "gpu") throw dmlc::Error("demo cnn runs on the CPU only; valid: --device cpu");
-    return DemoCnn();
-  }
-  return DemoMlp(ChooseDemoDevice(device));
+  DemoDevice& chosen = ChooseDemoDevice(device);
+  return which == "cnn" ? DemoCnn(chosen) : DemoMlp(chosen);
 }
 
 }  // namespace opctl

@@ -13,9 +13,12 @@ namespace {
 class Cpu : public DemoDevice {
  public:
   std::string Name() const override { return "CPU"; }
-  ops::TBlob Upload(const mshadow::TShape& shape, const float* values) override {
-    tensors_.emplace_back(shape, mshadow::kFloat32);
-    std::copy_n(values, shape.Size(), tensors_.back().data<float>());
+  ops::TBlob Upload(const ops::TBlob& host) override {
+    tensors_.emplace_back(host.shape_, host.type_flag_);
+    const size_t bytes = static_cast<size_t>(host.shape_.Size()) *
+                         static_cast<size_t>(mshadow::TypeFlagSize(host.type_flag_));
+    std::copy_n(static_cast<const char*>(host.dptr_), bytes,
+                static_cast<char*>(tensors_.back().blob().dptr_));
     return tensors_.back().blob();
   }
   std::vector<float> Download(const ops::TBlob& blob) const override {

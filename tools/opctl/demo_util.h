@@ -27,9 +27,14 @@ class DemoDevice {
   virtual ~DemoDevice() = default;
   // "CPU", "GPU 0 (NVIDIA H100 80GB HBM3)".
   virtual std::string Name() const = 0;
-  // A float32 tensor on the device holding the host's `values` (shape.Size() of them), owned
-  // by the device object.
-  virtual ops::TBlob Upload(const mshadow::TShape& shape, const float* values) = 0;
+  // A tensor on the device holding a copy of the host tensor `host` (any type), owned by the
+  // device object.
+  virtual ops::TBlob Upload(const ops::TBlob& host) = 0;
+  // A float32 tensor on the device holding the host's `values` (shape.Size() of them).
+  ops::TBlob Upload(const mshadow::TShape& shape, const float* values) {
+    return Upload(
+        ops::TBlob(const_cast<float*>(values), shape, mshadow::cpu::kDevMask, mshadow::kFloat32));
+  }
   // The tensor's values on the host, once the work issued before has finished.
   virtual std::vector<float> Download(const ops::TBlob& blob) const = 0;
   virtual Call Bind(const ops::NodeAttrs& attrs, bool is_train) const = 0;

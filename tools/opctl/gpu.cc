@@ -115,9 +115,7 @@ namespace {
 class Gpu : public DemoDevice {
  public:
   std::string Name() const override { return "GPU 0 (" + GpuName() + ")"; }
-  ops::TBlob Upload(const mshadow::TShape& shape, const float* values) override {
-    const ops::TBlob host(const_cast<float*>(values), shape, mshadow::cpu::kDevMask,
-                          mshadow::kFloat32);
+  ops::TBlob Upload(const ops::TBlob& host) override {
     tensors_.push_back(std::make_unique<GpuTensors>(std::vector<ops::TBlob>{host}));
     return tensors_.back()->blobs()[0];
   }

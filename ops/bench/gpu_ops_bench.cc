@@ -143,21 +143,37 @@ void FullyConnected(benchmark::State& state, index_t batch, index_t in, index_t 
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * calls * 1e-12,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
+// A fully connected layer's operands for the cuBLAS baselines, and a handle on BenchStream.
+// Row-major y = x w^T is column-major y^T = w x^T: an m x n product of depth k.
+struct CublasLayer {
+  CublasLayer(index_t batch, index_t in, index_t hidden)
+      : x(batch * in, 1),
+        w(hidden * in, 2),
+        y(batch * hidden, 3),
+        m(static_cast<int>(hidden)),
+        n(static_cast<int>(batch)),
+        k(static_cast<int>(in)) {
+    MSHADOW_CUBLAS_CALL(cublasCreate(&handle));
+    MSHADOW_CUBLAS_CALL(cublasSetStream(handle, BenchStream()));
+  }
+  ~CublasLayer() { cublasDestroy(handle); }
+  // y = x w^T + beta y.
+  void Product(float beta) const {
+    const float one = 1;
+    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
+                                    x.data(), k, &beta, y.data(), m));
+  }
+
+  DeviceBuffer<float> x, w, y;
+  int m, n, k;
+  cublasHandle_t handle = nullptr;
+};
+
 void CublasGemm(benchmark::State& state, index_t batch, index_t in, index_t hidden, int calls = 1) {
-  DeviceBuffer<float> x(batch * in, 1), w(hidden * in, 2), y(batch * hidden, 3);
-  cublasHandle_t handle;
-  MSHADOW_CUBLAS_CALL(cublasCreate(&handle));
-  MSHADOW_CUBLAS_CALL(cublasSetStream(handle, BenchStream()));
-  const float one = 1, zero = 0;
-  const int m = static_cast<int>(hidden), n = static_cast<int>(batch), k = static_cast<int>(in);
-  // Row-major y = x w^T is column-major y^T = w x^T.
+  const CublasLayer layer(batch, in, hidden);
   TimeOnGpu(state, [&] {
-    for (int i = 0; i < calls; ++i) {
-      MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
-                                      x.data(), k, &zero, y.data(), m));
-    }
+    for (int i = 0; i < calls; ++i) layer.Product(0);
   });
-  cublasDestroy(handle);
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * batch * in * hidden * calls * 1e-12,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -173,23 +189,18 @@ void BM_FullyConnected_BaselineCublas(benchmark::State& state) {
 // accumulated onto them (beta = 1). Beside the fused epilogue (the project) and the bare
 // product, it says what the epilogue's choice of kernel costs on this shape.
 void CublasGemmBiasTwoCalls(benchmark::State& state, index_t batch, index_t in, index_t hidden) {
-  DeviceBuffer<float> x(batch * in, 1), w(hidden * in, 2), y(batch * hidden, 3), bias(hidden, 4);
+  const CublasLayer layer(batch, in, hidden);
+  DeviceBuffer<float> bias(hidden, 4), ones(batch, 5);
   const std::vector<float> host_ones(batch, 1.0f);
-  DeviceBuffer<float> ones(batch, 5);
   MSHADOW_CUDA_CALL(
       cudaMemcpy(ones.data(), host_ones.data(), batch * sizeof(float), cudaMemcpyHostToDevice));
-  cublasHandle_t handle;
-  MSHADOW_CUBLAS_CALL(cublasCreate(&handle));
-  MSHADOW_CUBLAS_CALL(cublasSetStream(handle, BenchStream()));
   const float one = 1, zero = 0;
-  const int m = static_cast<int>(hidden), n = static_cast<int>(batch), k = static_cast<int>(in);
   TimeOnGpu(state, [&] {
-    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, 1, &one, bias.data(), m,
-                                    ones.data(), 1, &zero, y.data(), m));
-    MSHADOW_CUBLAS_CALL(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w.data(), k,
-                                    x.data(), k, &one, y.data(), m));
+    MSHADOW_CUBLAS_CALL(cublasSgemm(layer.handle, CUBLAS_OP_N, CUBLAS_OP_N, layer.m, layer.n, 1,
+                                    &one, bias.data(), layer.m, ones.data(), 1, &zero,
+                                    layer.y.data(), layer.m));
+    layer.Product(1);
   });
-  cublasDestroy(handle);
 }
 
 void BM_FullyConnectedBias_Project(benchmark::State& state) {

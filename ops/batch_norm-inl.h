@@ -13,7 +13,6 @@
 #ifndef OPS_BATCH_NORM_INL_H_
 #define OPS_BATCH_NORM_INL_H_
 
-#include <type_traits>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"

@@ -183,20 +183,6 @@ index_t PartsFor(const mshadow::Shape<3>& shape) {
   return std::max<index_t>(1, std::min<index_t>({wanted, most, 65535}));
 }
 
-// Whether indices up to the data's size (plus a grid step) fit in 32 bits.
-bool Fits32(const mshadow::Shape<3>& shape) {
-  return mshadow::cuda::FitsUint32(shape.Size(), kThreads);
-}
-
-template <typename Fn>
-void WithIndexType(bool fits32, Fn&& fn) {
-  if (fits32) {
-    fn(uint32_t{});
-  } else {
-    fn(uint64_t{});
-  }
-}
-
 template <typename Fn>
 void WithLanes(int lanes, Fn&& fn) {
   if (lanes == 1) {
@@ -229,7 +215,8 @@ struct ChannelKernels<gpu> {
     const dim3 grid(static_cast<unsigned>(channels), static_cast<unsigned>(parts));
     const DType count = DType(shape[0] * inner);
     const unsigned moment_blocks = static_cast<unsigned>((channels + kThreads - 1) / kThreads);
-    WithIndexType(Fits32(shape), [&](auto index) {
+    // Positions up to the data's size, stepping by at most 65535 blocks of parts.
+    cuda::WithGridIndex(shape.Size(), 65535 * kThreads, [&](auto index) {
       using Index = decltype(index);
       WithLanes(lanes, [&](auto lanes_c) {
         constexpr int kLanes = decltype(lanes_c)::value;
@@ -278,7 +265,7 @@ struct ChannelKernels<gpu> {
     const cudaStream_t stream = mshadow::Stream<gpu>::GetStream(x.stream_);
     const int lanes = LanesFor<DType>(shape[2], {x.dptr_, dy, out.dptr_});
     OPS_REQ_SWITCH(req, Req, {
-      WithIndexType(Fits32(shape), [&](auto index) {
+      cuda::WithGridIndex(shape.Size(), kThreads, [&](auto index) {
         using Index = decltype(index);
         WithLanes(lanes, [&](auto lanes_c) {
           constexpr int kLanes = decltype(lanes_c)::value;

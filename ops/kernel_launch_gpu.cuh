@@ -23,6 +23,19 @@ __global__ void __launch_bounds__(kLaunchThreads) LaunchKernel(const Index n, Ar
   }
 }
 
+// fn(Index()) for a grid-stride loop over n items, `per_block` a block per step: Index is
+// uint32_t where its positions (and one grid step past them) fit (mshadow::cuda::FitsUint32),
+// uint64_t otherwise. Kernels index in 32 bits where they can: a GPU divides 64-bit integers
+// in software.
+template <typename Fn>
+void WithGridIndex(index_t n, index_t per_block, Fn&& fn) {
+  if (mshadow::cuda::FitsUint32(n, per_block)) {
+    fn(uint32_t{});
+  } else {
+    fn(uint64_t{});
+  }
+}
+
 }  // namespace cuda
 
 template <typename OP>
@@ -32,13 +45,11 @@ struct Kernel<OP, gpu> {
     if (n <= 0) return;
     const unsigned grid = mshadow::cuda::GridFor(n, cuda::kLaunchThreads);
     const cudaStream_t s = mshadow::Stream<gpu>::GetStream(stream);
-    if (mshadow::cuda::FitsUint32(n, cuda::kLaunchThreads)) {
-      cuda::LaunchKernel<OP, uint32_t>
-          <<<grid, cuda::kLaunchThreads, 0, s>>>(static_cast<uint32_t>(n), args...);
-    } else {
-      cuda::LaunchKernel<OP, uint64_t>
-          <<<grid, cuda::kLaunchThreads, 0, s>>>(static_cast<uint64_t>(n), args...);
-    }
+    cuda::WithGridIndex(n, cuda::kLaunchThreads, [&](auto index) {
+      using Index = decltype(index);
+      cuda::LaunchKernel<OP, Index>
+          <<<grid, cuda::kLaunchThreads, 0, s>>>(static_cast<Index>(n), args...);
+    });
     MSHADOW_CUDA_CHECK_LAUNCH("ops::Kernel::Launch");
   }
 

@@ -173,23 +173,20 @@ dim3 TileGrid(index_t height, index_t width, index_t depth_planes) {
               static_cast<unsigned>(std::min<index_t>(depth_planes, kMaxGridZ)));
 }
 
-// fn(Index(), kDepth) with Index 32-bit where every flat position (and one grid step past
-// it) fits, and kDepth false for a geometry of unit depth (1-d and 2-d pooling).
+// fn(Index(), kDepth) with Index 32-bit where every flat position fits (the loop over z
+// steps by planes, never past a position), and kDepth false for a geometry of unit depth (1-d
+// and 2-d pooling).
 template <typename Fn>
 void WithIndexAndDepth(const ConvGeometry& g, index_t planes, Fn&& fn) {
   const bool depth = g.in[0] > 1 || g.out[0] > 1 || g.kernel[0] > 1 || g.pad[0] > 0;
-  const auto with_index = [&](auto has_depth) {
-    if (planes * std::max(g.InSize(), g.OutSize()) < (index_t{1} << 31)) {
-      fn(uint32_t{}, has_depth);
+  const index_t positions = planes * std::max(g.InSize(), g.OutSize());
+  cuda::WithGridIndex(positions, /*per_block=*/0, [&](auto index) {
+    if (depth) {
+      fn(index, std::true_type());
     } else {
-      fn(uint64_t{}, has_depth);
+      fn(index, std::false_type());
     }
-  };
-  if (depth) {
-    with_index(std::true_type());
-  } else {
-    with_index(std::false_type());
-  }
+  });
 }
 
 // A geometry whose planes' positions fit int32 (a plane's offsets are int32 anyway: argmax).

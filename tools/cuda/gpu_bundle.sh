@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every GPU test (Bazel targets tagged "gpu", and the external workspace's) and GPU
-# benchmark (tagged "gpu_bench") into one folder that runs on a machine with a GPU and CUDA 13 but no Bazel and none of this
-# machine's libraries:
+# benchmark (tagged "gpu_bench") into one folder that runs on a machine with a GPU and CUDA 13
+# but no Bazel and none of this machine's libraries:
 #
 #   ./tools/cuda/gpu_bundle.sh [FOLDER]      # default: gpu-bundle/, and FOLDER.tar.xz
 #   tar -xJf FOLDER.tar.xz                   # there, if the archive was carried (a twentieth
@@ -123,9 +123,9 @@ RUN
 cat > "$out/run_opctl.sh" <<'RUN'
 #!/usr/bin/env bash
 # opctl on the GPU, as a user would call it: with no arguments it trains the MLP demo on the
-# GPU (and says so), then the CNN demo (which fails unless its loss halves); each run prints the GPU's outputs' largest difference from the CPU's on
-# the same inputs; each bench times forward and backward with CUDA events. Exits non-zero if
-# a command fails.
+# GPU (and says so), then the CNN demo (which fails unless its loss halves); each run prints
+# the GPU's outputs' largest difference from the CPU's on the same inputs; each bench times
+# forward and backward with CUDA events. Exits non-zero if a command fails.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/env.sh"
 opctl=$here/tools/opctl

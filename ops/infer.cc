@@ -29,7 +29,7 @@ void CheckInputCount(const NodeAttrs& attrs, size_t given) {
                     "), given " + std::to_string(given));
 }
 
-index_t CheckedSize(const TShape& shape, const std::function<std::string()>& where) {
+index_t CheckedSize(const TShape& shape, absl::FunctionRef<std::string()> where) {
   index_t size = 1;
   for (int d = 0; d < shape.ndim(); ++d) {
     const index_t extent = shape[d];

@@ -8,10 +8,10 @@
 #ifndef OPS_INFER_H_
 #define OPS_INFER_H_
 
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "dmlc/logging.h"
 #include "ops/op.h"
 #include "ops/op_types.h"
@@ -50,8 +50,9 @@ void CheckInputCount(const NodeAttrs& attrs, size_t given);
 
 // The number of elements of `shape`. A negative extent, or a count beyond index_t, is a
 // dmlc::Error that begins with where(): "sum: input 'data' has shape (2,-3) with negative
-// axis 1; extents must be >= 0".
-index_t CheckedSize(const TShape& shape, const std::function<std::string()>& where);
+// axis 1; extents must be >= 0". where() runs only for the message (a FunctionRef: checking
+// allocates nothing).
+index_t CheckedSize(const TShape& shape, absl::FunctionRef<std::string()> where);
 
 // "(2,3)" and "float32" ("unknown" for -1), as messages print them.
 std::string ShapeText(const TShape& shape);

@@ -1,6 +1,7 @@
 #include "ops/invoke.h"
 
 #include <cstring>
+#include <utility>
 
 #include "ops/infer.h"
 #include "ops/random_source.h"
@@ -51,9 +52,14 @@ template <typename T, typename Infer, typename Get, typename ToText>
 void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                            const std::vector<TBlob>& outputs, const char* what, Infer infer,
                            Get get, ToText to_text) {
-  std::vector<T> in, out;
-  for (const TBlob& blob : inputs) in.push_back(get(blob));
-  for (const TBlob& blob : outputs) out.push_back(get(blob));
+  // The vectors of this thread's previous call, taken with their capacity (a call nested in
+  // an inference function finds none and allocates): checking a call allocates nothing.
+  thread_local std::vector<T> spare_in, spare_out;
+  std::vector<T> in = std::move(spare_in), out = std::move(spare_out);
+  in.resize(inputs.size());
+  out.resize(outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) in[i] = get(inputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) out[i] = get(outputs[i]);
   infer(attrs, &in, &out);
   auto require = [&](bool is_input, size_t i, const T& given, const T& inferred) {
     if (given == inferred) return;
@@ -62,6 +68,8 @@ void CheckAgainstInference(const NodeAttrs& attrs, const std::vector<TBlob>& inp
   };
   for (size_t i = 0; i < inputs.size(); ++i) require(true, i, get(inputs[i]), in[i]);
   for (size_t i = 0; i < outputs.size(); ++i) require(false, i, get(outputs[i]), out[i]);
+  spare_in = std::move(in);
+  spare_out = std::move(out);
 }
 
 }  // namespace
@@ -122,8 +130,9 @@ void CheckInvocation(const NodeAttrs& attrs, const OpContext& ctx,
   CheckAgainstInference<int>(attrs, inputs, outputs, "type", InferTypes,
                              [](const TBlob& b) { return b.type_flag_; },
                              TypeText);
-  CheckAgainstInference<TShape>(attrs, inputs, outputs, "shape", InferShapes,
-                                [](const TBlob& b) { return b.shape_; }, ShapeText);
+  CheckAgainstInference<TShape>(
+      attrs, inputs, outputs, "shape", InferShapes,
+      [](const TBlob& b) -> const TShape& { return b.shape_; }, ShapeText);
   if (const auto* request = op.resource_request()) {
     const size_t needed = (*request)(attrs).size();
     if (ctx.requested.size() != needed) {

@@ -51,7 +51,9 @@ inline void CpuRelax() {
 // Spins until ready() or for about kSpinTime; returns whether ready() became true. Long
 // enough to catch the next job of a loop of operator calls, short enough that an idle
 // library holds no core.
+// While an operator's WorkersStayAwake scopes exist, spinning goes on past kSpinTime.
 constexpr std::chrono::microseconds kSpinTime{20};
+std::atomic<int> g_stay_awake{0};
 template <typename Ready>
 bool SpinUntil(Ready ready) {
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
@@ -60,7 +62,10 @@ bool SpinUntil(Ready ready) {
       if (ready()) return true;
       CpuRelax();
     }
-    if (std::chrono::steady_clock::now() >= deadline) return ready();
+    if (std::chrono::steady_clock::now() >= deadline &&
+        g_stay_awake.load(std::memory_order_relaxed) == 0) {
+      return ready();
+    }
   }
 }
 
@@ -222,6 +227,9 @@ class ThreadPool {
 };
 
 }  // namespace
+
+WorkersStayAwake::WorkersStayAwake() { g_stay_awake.fetch_add(1, std::memory_order_relaxed); }
+WorkersStayAwake::~WorkersStayAwake() { g_stay_awake.fetch_sub(1, std::memory_order_relaxed); }
 
 void SetNumThreads(int num_threads) { g_num_threads.store(num_threads < 0 ? 0 : num_threads); }
 

@@ -134,6 +134,28 @@ TEST(ParallelForTest, IdleWorkersSleep) {
   EXPECT_LT(used, 0.05) << "CPU seconds used by idle workers in 0.3 s";
 }
 
+// Within a WorkersStayAwake scope the last job's workers keep spinning (so that the job
+// after an operator's serial work finds them awake); once the scope ends they sleep again.
+TEST(ParallelForTest, WorkersStayAwakeOnlyWithinTheScope) {
+  std::atomic<index_t> sum{0};
+  double used_awake;
+  {
+    const WorkersStayAwake awake;
+    ParallelFor(64, 2, [&](index_t i) { sum += i; });  // one worker takes part
+    const double before = ProcessCpuSeconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    used_awake = ProcessCpuSeconds() - before;
+    ParallelFor(64, 2, [&](index_t i) { sum += i; });  // and finds it awake
+  }
+  const double before = ProcessCpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double used_after = ProcessCpuSeconds() - before;
+  EXPECT_EQ(sum.load(), 2 * 63 * 64 / 2);
+  // The spinning worker uses about 0.2 s of the 0.2 s; a sleeping one next to nothing.
+  EXPECT_GT(used_awake, 0.1) << "CPU seconds used by the worker kept awake in 0.2 s";
+  EXPECT_LT(used_after, 0.05) << "CPU seconds used by the worker after the scope in 0.2 s";
+}
+
 TEST(ParallelForTest, NumThreadsSetting) {
   SetNumThreads(3);
   EXPECT_EQ(GetNumThreads(), 3);

@@ -584,6 +584,7 @@ template <typename DType, typename Space>
 void RunByPhases(const PhasePlan& p, index_t batch, WeightLayout layout, const DType* weight,
                  const DType* x, const DType* bias, DType* y, OpReqType req, Space&& space) {
   if (req == kNullOp) return;
+  const mshadow::WorkersStayAwake awake;  // through the repacking, for the images' threads
   const index_t threads = BatchThreads(batch);
   DType* scratch = space(PhaseSpace<DType>(p, threads));
   if (layout == WeightLayout::kDeconvolution) {

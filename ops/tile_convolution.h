@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mshadow/base.h"
+#include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
 #include "ops/op_types.h"
 #include "ops/position_tiles.h"
@@ -46,6 +47,7 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
                        const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
                        DType* y, Space&& space) {
   if (req == kNullOp) return;
+  const mshadow::WorkersStayAwake awake;  // through the packing, for the images' threads
   const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
   const index_t taps = t.Taps(), plane = t.Plane(), volume = t.Volume();
   position_tiles::Layer layer{t.filters, t.channels,       taps, t.out_h,

@@ -567,6 +567,7 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
               KernelOf kernel, bool flip, const DType* bias, DType* out, OpReqType req,
               DType* workspace) {
   if (req == kNullOp || s.images == 0) return;
+  const mshadow::WorkersStayAwake awake;  // through the kernels' transform
   const DType* u = workspace;
   TransformKernels(s.out_channels, s.in_channels, flip, kernel, workspace);
   const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;

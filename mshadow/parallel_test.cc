@@ -151,9 +151,10 @@ TEST(ParallelForTest, WorkersStayAwakeOnlyWithinTheScope) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const double used_after = ProcessCpuSeconds() - before;
   EXPECT_EQ(sum.load(), 2 * 63 * 64 / 2);
-  // The spinning worker uses about 0.2 s of the 0.2 s; a sleeping one next to nothing.
-  EXPECT_GT(used_awake, 0.1) << "CPU seconds used by the worker kept awake in 0.2 s";
-  EXPECT_LT(used_after, 0.05) << "CPU seconds used by the worker after the scope in 0.2 s";
+  // The spinning worker uses about 0.2 s of the 0.2 s (at least 0.06 with other tests on
+  // the cores); a sleeping one next to nothing.
+  EXPECT_GT(used_awake, 0.06) << "CPU seconds used by the worker kept awake in 0.2 s";
+  EXPECT_LT(used_after, 0.03) << "CPU seconds used by the worker after the scope in 0.2 s";
 }
 
 TEST(ParallelForTest, NumThreadsSetting) {

@@ -48,12 +48,13 @@ inline void CpuRelax() {
 #endif
 }
 
-// Spins until ready() or for about kSpinTime; returns whether ready() became true. Long
-// enough to catch the next job of a loop of operator calls, short enough that an idle
-// library holds no core.
-// While an operator's WorkersStayAwake scopes exist, spinning goes on past kSpinTime.
-constexpr std::chrono::microseconds kSpinTime{20};
+// How many WorkersStayAwake scopes exist (SpinUntil spins on while any does).
 std::atomic<int> g_stay_awake{0};
+
+// Spins until ready() or for about kSpinTime (longer while a WorkersStayAwake exists);
+// returns whether ready() became true. Long enough to catch the next job of a loop of
+// operator calls, short enough that an idle library holds no core.
+constexpr std::chrono::microseconds kSpinTime{20};
 template <typename Ready>
 bool SpinUntil(Ready ready) {
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;

@@ -101,7 +101,7 @@ TEST_P(ConvolutionTest, MatchesDirectLoopWithGradients) {
            {InputSpec{cc.data}, InputSpec{weight}}};
   if (!cc.no_bias) c.inputs.push_back(InputSpec{TShape{cc.filters}});
   const TShape out_shape = testing::InferOutputShapes(c)[0];
-  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
     return std::vector<Values>{DirectConvolution(cc.data, in[0], in[1],
                                                  cc.no_bias ? nullptr : &in[2], cc.axes,
                                                  cc.filters, cc.groups, out_shape)};
@@ -313,7 +313,7 @@ void CheckWinogradChunks() {
                  {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "17"}},
                  {InputSpec{data}, InputSpec{TShape{17, 3, 3, 3}}, InputSpec{TShape{17}}}};
   const TShape out_shape = testing::InferOutputShapes(c)[0];
-  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
     return std::vector<Values>{
         DirectConvolution(data, in[0], in[1], &in[2], axes, 17, 1, out_shape)};
   });
@@ -359,7 +359,7 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
     for (const int threads : {1, 2, 3}) {
       SCOPED_TRACE("batch=" + std::to_string(batch) + " threads=" + std::to_string(threads));
       mshadow::SetNumThreads(threads);
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+      testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
         return std::vector<Values>{
             DirectConvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
       });
@@ -439,7 +439,7 @@ TEST(ConvolutionTest, ColumnChunksMatchDirectSums) {
       {InputSpec{data}, InputSpec{TShape{filters, 20, 5, 5}}, InputSpec{TShape{filters}}}};
   const TShape out_shape = testing::InferOutputShapes(c)[0];
   ASSERT_EQ(out_shape, (TShape{2, filters, 20, 20}));
-  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
     return std::vector<Values>{
         DirectConvolution(data, in[0], in[1], &in[2], axes, filters, 1, out_shape)};
   });

@@ -73,7 +73,14 @@ Reference ElementwiseReference(std::function<double(double)> f) {
   };
 }
 
-void CheckForward(const OpCase& c, const Reference& reference, double rtol64, double rtol32) {
+namespace {
+
+// How CheckForward bounds a float32 value's error: by its own magnitude, or by the largest
+// magnitude of its output.
+enum class Float32Scale { kElement, kOutput };
+
+void CompareForward(const OpCase& c, const Reference& reference, double rtol64, double rtol32,
+                    Float32Scale scale32) {
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
     const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
     std::vector<Values> input_values;
@@ -82,14 +89,28 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64, do
     const std::vector<CpuTensor> outputs = Forward(c, inputs);
     // The reference gives the visible outputs (hidden ones are checked through the gradient).
     ASSERT_EQ(VisibleOutputs(AttrsOf(c.op, c.kwargs)), expected.size()) << c.op;
-    const double rtol = type_flag == mshadow::kFloat64 ? rtol64 : rtol32;
+    const bool is_float64 = type_flag == mshadow::kFloat64;
+    const double rtol = is_float64 ? rtol64 : rtol32;
     for (size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ(outputs[i].type_flag(), type_flag) << c.op << " output " << i;
-      ExpectClose(expected[i], ToValues(outputs[i].blob()), rtol, rtol,
-                  c.op + " " + mshadow::TypeFlagName(type_flag) + " output " +
-                      std::to_string(i));
+      double atol = rtol;
+      if (!is_float64 && scale32 == Float32Scale::kOutput) {
+        for (const double e : expected[i]) atol = std::max(atol, rtol * std::fabs(e));
+      }
+      ExpectClose(expected[i], ToValues(outputs[i].blob()), rtol, atol,
+                  c.op + " " + mshadow::TypeFlagName(type_flag) + " output " + std::to_string(i));
     }
   }
+}
+
+}  // namespace
+
+void CheckForward(const OpCase& c, const Reference& reference, double rtol64, double rtol32) {
+  CompareForward(c, reference, rtol64, rtol32, Float32Scale::kElement);
+}
+
+void CheckForwardOfSums(const OpCase& c, const Reference& reference, double rtol32) {
+  CompareForward(c, reference, /*rtol64=*/1e-12, rtol32, Float32Scale::kOutput);
 }
 
 void CheckStreamedForward(const OpCase& c) {

@@ -110,7 +110,7 @@ void CheckForward(const OpCase& c, const Reference& reference, double rtol64, do
 }
 
 void CheckForwardOfSums(const OpCase& c, const Reference& reference, double rtol32) {
-  CompareForward(c, reference, /*rtol64=*/1e-12, rtol32, Float32Scale::kOutput);
+  CompareForward(c, reference, kForwardRtol64, rtol32, Float32Scale::kOutput);
 }
 
 void CheckStreamedForward(const OpCase& c) {

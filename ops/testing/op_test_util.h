@@ -38,14 +38,17 @@ using Reference = std::function<std::vector<Values>(const std::vector<Values>& i
 // The reference of a unary elementwise operator: f applied to every element.
 Reference ElementwiseReference(std::function<double(double)> f);
 
-void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = 1e-12,
-                  double rtol32 = 1e-5);
+// The forward checks' default relative tolerances in float64 and float32.
+constexpr double kForwardRtol64 = 1e-12, kForwardRtol32 = 1e-5;
+void CheckForward(const OpCase& c, const Reference& reference, double rtol64 = kForwardRtol64,
+                  double rtol32 = kForwardRtol32);
 
 // CheckForward for operators whose outputs are sums of many signed terms (convolutions): a
 // float32 sum that cancels to near zero keeps only the absolute accuracy of its terms, so each
 // float32 value is compared within rtol32 of the output's largest magnitude (float64 as
 // CheckForward). A wrong or missing term still shows: it is as large as the terms.
-void CheckForwardOfSums(const OpCase& c, const Reference& reference, double rtol32 = 1e-5);
+void CheckForwardOfSums(const OpCase& c, const Reference& reference,
+                        double rtol32 = kForwardRtol32);
 
 // The forward with streaming stores forced on (for every output size; large outputs take
 // them) equals the forward with none, element for element, in float64 and float32.

@@ -191,9 +191,9 @@ INSTANTIATE_TEST_SUITE_P(
                  4,
                  2,
                  true},
-        // Filters per group in one or two whole strips (16 floats, 8 doubles), four taps or
-        // more: tiles of output positions by filters (ops/position_tiles.h), rows of 15 (tiles
-        // of 6, 5 and 4 positions), 7 (4 and 3) and 2, with and without bias.
+        // Filters per group in whole strips (16 floats and 8 doubles on AVX2), up to 128, two
+        // taps or more: tiles of output positions by filters (ops/position_tiles.h), rows of 15
+        // (tiles of 6, 5 and 4 positions), 7 (4 and 3) and 2, with and without bias.
         ConvCase{
             "position_tiles_5x5", TShape{2, 16, 7, 15}, {{5, 1, 1, 2}, {5, 1, 1, 2}}, 32, 1, false},
         ConvCase{"position_tiles_3x3_groups",

@@ -75,17 +75,11 @@ struct PhaseAxis {
 };
 
 // Where a layer's phases run faster as position tiles than as products per phase, as
-// measured: where a strip of filters is two 32-byte packets (AVX2), up to two strips of
-// filters per group and from four taps per phase (on average), as UsesPositionTiles says; where
-// it is two 64-byte packets (AVX-512), up to four strips and from two taps per phase (3x3
-// kernels of stride 2, 1x3 of stride 1, 32 to 128 filters, docs/benchmarks.md).
-template <typename DType>
-constexpr bool kWideTileStrips =
-    static_cast<index_t>(sizeof(DType)) * position_tiles::kFilterStrip<DType> >= 128;
-template <typename DType>
-constexpr index_t kMaxTileStrips = kWideTileStrips<DType> ? 4 : 2;
-template <typename DType>
-constexpr index_t kMinTileTapsPerPhase = kWideTileStrips<DType> ? 2 : 4;
+// measured on AVX-512 and on AVX2 (docs/benchmarks.md, sixteenth and thirty-third sessions):
+// up to 128 filters per group, from two taps per phase on average (3x3 kernels of stride 2,
+// 3x1 and 5x5 of stride 1, 4x4 of stride 2, 32 to 128 filters), as UsesPositionTiles says.
+constexpr index_t kMaxTileFilters = 128;
+constexpr index_t kMinTileTapsPerPhase = 2;
 
 // The layer as three axes (depth, rows, columns) and the sizes of its buffers.
 struct PhasePlan {
@@ -120,22 +114,20 @@ struct PhasePlan {
   // Stride 1 on every axis: one phase, whose outputs are the layer's, in order.
   bool SinglePhase() const { return Phases() == 1; }
   // Whether the phases run as tiles of output positions by filters (ops/position_tiles.h):
-  // filters per group in whole strips, up to kMaxTileStrips of them, and kMinTileTapsPerPhase
-  // taps per phase or more. Otherwise as products of the taps over the padded input
-  // (MultiplySinglePhase, or TiledGemm per phase), which read each strip of the input for
-  // more rows of filters the more there are, and whose phases are interleaved into the output
-  // afterwards: on an AVX2 core, 32 filters ran 1.04-1.13 times faster by tiles (5x5 and 3x3
-  // kernels over 32 channels, 2x2 over 64), 64 filters 0.8-0.95 times as fast, a 1x1 kernel
-  // 0.7 times. A layer of one output row (a 1-d convolution) takes the product: the tiles
-  // have no pad rows to skip there, and the product writes its long rows in place where the
-  // tiles' sums are transposed (32 to 128 filters, kernels of 3 and 5, ran 1.02-1.05 times
-  // faster so at 1 thread and 1.05-1.29 at 2 on a Zen 4 core).
+  // filters per group in whole strips, up to kMaxTileFilters, and kMinTileTapsPerPhase taps
+  // per phase or more. Otherwise as products of the taps over the padded input
+  // (MultiplySinglePhase, or TiledGemm per phase), which skip no pad rows and whose phases are
+  // interleaved into the output afterwards: on an AVX2 core, 64 and 128 filters ran 1.03-1.26
+  // times faster by tiles (5x5 kernels, 4x4 of stride 2, 3x3 of stride 2, 3x1), a 1x1 kernel
+  // had run 0.7 times as fast. A layer of one output row (a 1-d convolution) takes the
+  // product: the tiles have no pad rows to skip there, and the product writes its long rows
+  // in place where the tiles' sums are transposed (32 to 128 filters, kernels of 3 and 5, ran
+  // 1.02-1.05 times faster so at 1 thread and 1.05-1.29 at 2 on a Zen 4 core).
   template <typename DType>
   bool UsesPositionTiles() const {
     const bool one_output_row = SinglePhase() && depth.out == 1 && rows.out == 1;
-    return position_tiles::Serves<DType>(filters) &&
-           filters <= kMaxTileStrips<DType> * position_tiles::kFilterStrip<DType> &&
-           Taps() >= kMinTileTapsPerPhase<DType> * Phases() && !one_output_row;
+    return position_tiles::Serves<DType>(filters) && filters <= kMaxTileFilters &&
+           Taps() >= kMinTileTapsPerPhase * Phases() && !one_output_row;
   }
   // Phase (rd, ry, rx) of one slice of output depth as a stride-1 layer over the padded input.
   // Its output row j reads input row py.first + j - t through its kernel row t, and likewise

@@ -229,9 +229,8 @@ INSTANTIATE_TEST_SUITE_P(
                    1,
                    false,
                    TShape{2, 32, 9, 11}},
-        // Two or three taps per phase (3x3 stride 2, 1x3 stride 1), and four strips of filters
-        // (128 floats): by tiles where a strip is two 64-byte packets (AVX-512), by products per
-        // phase elsewhere.
+        // Two or three taps per phase (3x3 stride 2, 1x3 stride 1) and 128 filters (four strips
+        // on AVX-512, eight on AVX2): still by tiles (deconvolution::kMaxTileFilters).
         DeconvCase{"phases_3x3_stride2_32_filters",
                    TShape{2, 16, 4, 5},
                    {{3, 2, 1, 1, 1}, {3, 2, 1, 1, 0}},
@@ -246,6 +245,22 @@ INSTANTIATE_TEST_SUITE_P(
                    1,
                    false,
                    TShape{1, 128, 6, 9}},
+        // One tap per phase (2x2 stride 2) and filters past kMaxTileFilters: by products per
+        // phase (TiledGemm), the phases interleaved into the output.
+        DeconvCase{"phases_2x2_stride2_products",
+                   TShape{2, 16, 4, 5},
+                   {{2, 2, 1, 0, 0}, {2, 2, 1, 0, 1}},
+                   32,
+                   1,
+                   false,
+                   TShape{2, 32, 8, 11}},
+        DeconvCase{"phases_3x3_stride2_144_filters_products",
+                   TShape{1, 16, 3, 4},
+                   {{3, 2, 1, 1, 1}, {3, 2, 1, 1, 0}},
+                   144,
+                   1,
+                   false,
+                   TShape{1, 144, 6, 7}},
         DeconvCase{"phases_1x3_stride1_32_filters",
                    TShape{2, 16, 3, 7},
                    {{1, 1, 1, 0, 0}, {3, 1, 1, 1, 0}},

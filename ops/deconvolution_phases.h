@@ -548,20 +548,18 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);
   DType* scratch = position_tiles ? tile_taps + p.WeightSize() : tile_taps;
-  ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
+  ForEachImage(batch, threads, [&](index_t t, index_t n) {
     DType* padded = scratch + t * per_thread;
     DType* phases = padded + p.PaddedImage();
     const PhaseTiles<DType> tiles{tile_taps, tile_offsets.data(), phases};
-    for (index_t n = begin; n < end; ++n) {
-      PadImage(p, x + n * x_image, padded);
-      DType* y_n = y + n * y_image;
-      if (position_tiles) {
-        DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream);
-      } else if (p.SinglePhase()) {
-        MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
-      } else {
-        DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, phases);
-      }
+    PadImage(p, x + n * x_image, padded);
+    DType* y_n = y + n * y_image;
+    if (position_tiles) {
+      DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream);
+    } else if (p.SinglePhase()) {
+      MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
+    } else {
+      DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, phases);
     }
   });
 }

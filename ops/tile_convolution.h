@@ -40,8 +40,8 @@ bool Serves(const ConvGeometry& g, index_t filters_per_group) {
 // per group and slice of output depth the tiles over it, output (od, oy, ox) reading tap (kd,
 // ky, kx) of channel c at c * volume + (od * sz + kd * dz) * plane + (oy * sy + ky * dy) *
 // pitch + ox * sx + kx * dx (tap_gradient::TapLayer's sizes). No column matrix is written.
-// The images go to BatchThreads(batch) threads in runs; space(size) returns `size` elements
-// of scratch.
+// The images go to BatchThreads(batch) threads one at a time (ForEachImage); space(size)
+// returns `size` elements of scratch.
 template <typename DType, typename WeightAt, typename Space>
 void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                        const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
@@ -92,27 +92,25 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
       req != kAddTo && transpose::StreamsTransposeOf(batch * filters * out_volume *
                                                      static_cast<index_t>(sizeof(DType)));
   const position_tiles::PhaseGrid grid{t.out_h, t.out_w};
-  ForEachImageRun(batch, threads, [&](index_t th, index_t begin, index_t end) {
+  ForEachImage(batch, threads, [&](index_t th, index_t n) {
     DType* padded = scratch + th * per_thread;
     DType* acc = padded + t.groups * t.channels * volume;
-    for (index_t n = begin; n < end; ++n) {
-      tap_gradient::PadInput(t, data + n * image, padded);
-      for (index_t grp = 0; grp < t.groups; ++grp) {
-        position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
-                                           packed_offsets.data()};
-        const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
-        for (index_t od = 0; od < t.out_d; ++od) {
-          PositionsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d, &phase.depth_begin,
-                                &phase.depth_end);
-          DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
-          const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
-          if (req == kAddTo) {
-            position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_slice,
-                                                 out_volume, acc, false);
-          } else {
-            position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_slice,
-                                                  out_volume, acc, stream);
-          }
+    tap_gradient::PadInput(t, data + n * image, padded);
+    for (index_t grp = 0; grp < t.groups; ++grp) {
+      position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
+                                         packed_offsets.data()};
+      const DType* group_bias = bias == nullptr ? nullptr : bias + grp * t.filters;
+      for (index_t od = 0; od < t.out_d; ++od) {
+        PositionsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d, &phase.depth_begin,
+                              &phase.depth_end);
+        DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
+        const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
+        if (req == kAddTo) {
+          position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_slice, out_volume,
+                                               acc, false);
+        } else {
+          position_tiles::ConvolvePhases<false>(&phase, 1, grid, x, group_bias, y_slice, out_volume,
+                                                acc, stream);
         }
       }
     }

@@ -15,6 +15,7 @@
 #define OPS_VECTOR_LOOP_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -167,6 +168,27 @@ void ForEachImageRun(index_t images, index_t threads, Fn&& fn) {
   auto run = [&](index_t t) { fn(t, images * t / threads, images * (t + 1) / threads); };
   if (threads == 1) return run(0);
   mshadow::ParallelFor(threads, static_cast<int>(threads), run);
+}
+
+// fn(t, n) for each image n of `images` on `threads` threads (BatchThreads'), t the thread
+// running it: the images are handed out one at a time to whichever thread is free, not in
+// runs fixed beforehand, so that a thread slowed by another process (or by images costlier
+// than others) does not hold the rest up at the end. Only for work whose images are
+// independent: which thread runs an image changes from call to call. One thread runs on the
+// caller outside any ParallelFor, as in ForEachImageRun.
+template <typename Fn>
+void ForEachImage(index_t images, index_t threads, Fn&& fn) {
+  if (threads == 1) {
+    for (index_t n = 0; n < images; ++n) fn(0, n);
+    return;
+  }
+  std::atomic<index_t> next{0};
+  mshadow::ParallelFor(threads, static_cast<int>(threads), [&](index_t t) {
+    for (index_t n = next.fetch_add(1, std::memory_order_relaxed); n < images;
+         n = next.fetch_add(1, std::memory_order_relaxed)) {
+      fn(t, n);
+    }
+  });
 }
 
 // dst[0, n) = src or += src as the write mode says; memcpy-sized copies for writes.

@@ -1,0 +1,81 @@
+// Tests for the batch loops of ops/vector_loop.h: every image once, on the threads asked for.
+#include "ops/vector_loop.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mshadow/parallel.h"
+
+namespace ops {
+namespace {
+
+// The images each thread index ran, and the OS threads behind each index.
+struct Visits {
+  std::mutex mutex;
+  std::vector<int> count;
+  std::vector<std::set<std::thread::id>> os_threads;
+
+  Visits(index_t images, index_t threads) : count(images), os_threads(threads) {}
+  void Record(index_t t, index_t n) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++count[n];
+    os_threads[t].insert(std::this_thread::get_id());
+  }
+};
+
+TEST(ForEachImageTest, RunsEveryImageOnceOnEachThreadCount) {
+  for (index_t threads : {1, 2, 3}) {
+    mshadow::SetNumThreads(static_cast<int>(threads));
+    for (index_t images : {0, 1, 2, 7, 64}) {
+      const index_t used = BatchThreads(images);
+      Visits visits(images, used);
+      ForEachImage(images, used, [&](index_t t, index_t n) {
+        ASSERT_GE(t, 0);
+        ASSERT_LT(t, used);
+        visits.Record(t, n);
+      });
+      for (index_t n = 0; n < images; ++n) {
+        EXPECT_EQ(visits.count[n], 1)
+            << "image " << n << " of " << images << ", " << threads << " threads";
+      }
+      // A thread index is one thread at a time: its scratch is never shared.
+      for (const auto& ids : visits.os_threads) EXPECT_LE(ids.size(), 1u);
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
+// A slow image does not keep the others waiting for its thread: the other thread takes them.
+TEST(ForEachImageTest, AFreeThreadTakesTheImagesLeft) {
+  mshadow::SetNumThreads(2);
+  std::atomic<bool> slow_done{false};
+  std::vector<std::atomic<index_t>> ran_by(16);
+  for (auto& r : ran_by) r = -1;
+  std::atomic<index_t> slow_thread{-1};
+  ForEachImage(16, 2, [&](index_t t, index_t n) {
+    if (n == 0) {
+      slow_thread = t;
+      // Hold this thread until every other image has run (or give up after 5 s).
+      for (int i = 0; i < 5000; ++i) {
+        bool others_done = true;
+        for (index_t m = 1; m < 16; ++m) others_done = others_done && ran_by[m] >= 0;
+        if (others_done) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      slow_done = true;
+    }
+    ran_by[n] = t;
+  });
+  ASSERT_TRUE(slow_done);
+  // Runs fixed beforehand would have given the slow thread half of the images.
+  for (index_t m = 1; m < 16; ++m) EXPECT_NE(ran_by[m], slow_thread) << "image " << m;
+  mshadow::SetNumThreads(0);
+}
+
+}  // namespace
+}  // namespace ops

@@ -24,6 +24,7 @@
 #define OPS_POSITION_TILES_H_
 
 #include <algorithm>
+#include <vector>
 
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
@@ -277,6 +278,29 @@ inline index_t TilePositions(index_t left) {
   return (left + tiles - 1) / tiles;
 }
 
+// One tile of an output row: its first column, its positions and, where it reaches pad
+// columns, the edge skips of each row tap (Layer::TileEdgeSkips). The same for every row of a
+// phase: planned once per phase (RowTilesOf), not per row and block of depth.
+struct RowTile {
+  index_t ox, positions;
+  bool skips;
+  EdgeSkip edge_skips[Layer::kMaxSkippingRowTaps];
+};
+
+// The tiles covering a row of layer l (TilePositions' widths), into *tiles.
+inline void RowTilesOf(const Layer& l, std::vector<RowTile>* tiles) {
+  tiles->clear();
+  index_t inside_begin, inside_end;
+  l.ColumnsWithoutEdgeSkips(&inside_begin, &inside_end);
+  for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
+    n = TilePositions(l.cols - ox);
+    RowTile tile{ox, n, false, {}};
+    const bool inside = ox >= inside_begin && ox + n <= inside_end;
+    tile.skips = !inside && l.TileEdgeSkips(ox, n, tile.edge_skips);
+    tiles->push_back(tile);
+  }
+}
+
 // Where a layer's phases put their outputs: an output of `rows` x `cols`, each phase's outputs
 // `row_stride` rows and `col_stride` columns apart (a deconvolution's strides; a convolution's
 // one phase has strides 1).
@@ -343,7 +367,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
     DType start[kStrip];
-    EdgeSkip edge_skips[Layer::kMaxSkippingRowTaps];
+    std::vector<RowTile> row_tiles;
     for (index_t f = 0; f < kStrip; ++f)
       start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
     for (index_t q = 0; q < count; ++q) {
@@ -352,8 +376,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
       const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
       const DType* w_s = phases[q].packed + s * depth * kStrip;
       DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
-      index_t inside_begin, inside_end;
-      l.ColumnsWithoutEdgeSkips(&inside_begin, &inside_end);
+      RowTilesOf(l, &row_tiles);
       // At least one block: a phase without taps (a deconvolution's residue past its kernel)
       // is its bias.
       for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
@@ -363,15 +386,13 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
         const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
         for (index_t oy = 0; oy < l.rows; ++oy) {
           DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
-          for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
-            n = TilePositions(l.cols - ox);
-            const DType* x = padded + oy * l.pitch + ox * l.col_step;
-            DType* sums = acc_row + ox * acc_step;
+          for (const RowTile& tile : row_tiles) {
+            const index_t n = tile.positions;
+            const DType* x = padded + oy * l.pitch + tile.ox * l.col_step;
+            DType* sums = acc_row + tile.ox * acc_step;
             // The first block starts the sums from the bias, even where no tap reads input.
             const DType* first = k0 == 0 ? start : nullptr;
-            const bool inside = ox >= inside_begin && ox + n <= inside_end;
-            const EdgeSkip* skips =
-                inside || !l.TileEdgeSkips(ox, n, edge_skips) ? nullptr : edge_skips;
+            const EdgeSkip* skips = tile.skips ? tile.edge_skips : nullptr;
             const index_t row_taps = skips == nullptr ? 0 : l.RowTaps();
             auto run = [&](index_t begin, index_t end) {
               if (l.col_step == 1) {

@@ -287,9 +287,9 @@ struct RowTile {
   EdgeSkip edge_skips[Layer::kMaxSkippingRowTaps];
 };
 
-// The tiles covering a row of layer l (TilePositions' widths), into *tiles.
-inline void RowTilesOf(const Layer& l, std::vector<RowTile>* tiles) {
-  tiles->clear();
+// The tiles covering a row of layer l (TilePositions' widths).
+inline std::vector<RowTile> RowTilesOf(const Layer& l) {
+  std::vector<RowTile> tiles;
   index_t inside_begin, inside_end;
   l.ColumnsWithoutEdgeSkips(&inside_begin, &inside_end);
   for (index_t ox = 0, n = 0; ox < l.cols; ox += n) {
@@ -297,8 +297,9 @@ inline void RowTilesOf(const Layer& l, std::vector<RowTile>* tiles) {
     RowTile tile{ox, n, false, {}};
     const bool inside = ox >= inside_begin && ox + n <= inside_end;
     tile.skips = !inside && l.TileEdgeSkips(ox, n, tile.edge_skips);
-    tiles->push_back(tile);
+    tiles.push_back(tile);
   }
+  return tiles;
 }
 
 // Where a layer's phases put their outputs: an output of `rows` x `cols`, each phase's outputs
@@ -364,10 +365,11 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
   constexpr index_t kStrip = kFilterStrip<DType>;
   const index_t out_plane = grid.Plane(), acc_step = grid.col_stride * kStrip;
   const index_t strips = phases[0].layer.filters / kStrip;
+  std::vector<std::vector<RowTile>> row_tiles(count);  // the same for every strip
+  for (index_t q = 0; q < count; ++q) row_tiles[q] = RowTilesOf(phases[q].layer);
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
     DType start[kStrip];
-    std::vector<RowTile> row_tiles;
     for (index_t f = 0; f < kStrip; ++f)
       start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
     for (index_t q = 0; q < count; ++q) {
@@ -376,7 +378,6 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
       const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
       const DType* w_s = phases[q].packed + s * depth * kStrip;
       DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
-      RowTilesOf(l, &row_tiles);
       // At least one block: a phase without taps (a deconvolution's residue past its kernel)
       // is its bias.
       for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
@@ -386,7 +387,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
         const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
         for (index_t oy = 0; oy < l.rows; ++oy) {
           DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
-          for (const RowTile& tile : row_tiles) {
+          for (const RowTile& tile : row_tiles[q]) {
             const index_t n = tile.positions;
             const DType* x = padded + oy * l.pitch + tile.ox * l.col_step;
             DType* sums = acc_row + tile.ox * acc_step;

@@ -124,11 +124,8 @@ Tensor<xpu, 2, DType> ColumnBuffer(const OpContext& ctx, const ConvGeometry& g,
                                                           stream);
 }
 
-// The forward convolution as a Winograd F(2x2, 3x3) problem, and its data gradient's (the
-// output gradient convolved with the flipped kernels, channel axes swapped, padded 2 - pad).
-inline winograd::Shape WinogradForward(const ConvGeometry& g, index_t batch, index_t filters) {
-  return {batch, g.channels, filters, g.in[0], g.in[1], g.out[0], g.out[1], g.pad[0], g.pad[1]};
-}
+// The data gradient as a Winograd F(2x2, 3x3) problem (2-d layers only): the output gradient
+// convolved with the flipped kernels, channel axes swapped, padded 2 - pad.
 inline winograd::Shape WinogradDataGradient(const ConvGeometry& g, index_t batch,
                                             index_t filters) {
   return {batch, filters, g.channels, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pad[0],
@@ -154,10 +151,12 @@ enum class Pass { kForward, kDataGradient, kWeightGradient };
 // position tiles (the forward and the data gradient, where TilesOutrunWinograd), tap tiles
 // (the weight gradient, ops/tap_gradient.h) or im2col.
 // The data gradient (the output gradient convolved with the flipped kernels, channels and
-// filters swapped) only for pad <= 2.
+// filters swapped) only for pad <= 2. 3-d layers forward only, a slice of output depth at a
+// time (their gradients take the position and tap tiles).
 template <typename xpu, typename DType>
 bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters, Pass pass) {
   if (!std::is_same_v<xpu, cpu> || !winograd::Applies(g, gs.groups, filters)) return false;
+  if (g.ndim == 3 && pass != Pass::kForward) return false;
   switch (pass) {
     case Pass::kForward:
       return !(TilesOutrunWinograd<DType>(g.channels, filters) &&
@@ -276,10 +275,10 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (UsesWinograd<xpu, DType>(g, gs, filters, Pass::kForward)) {
-        const winograd::Shape shape = WinogradForward(g, batch, filters);
+        const winograd::Shape shape = winograd::ForwardShape(g, batch, filters);
         const DType* w = weight.dptr_;
-        const index_t kernel_size = 9 * g.channels;
-        const index_t threads = BatchThreads(shape.images);
+        const index_t kernel_size = 9 * shape.in_channels;  // a 3-d layer's depth taps too
+        const index_t threads = BatchThreads(shape.Slices());
         winograd::Convolve(
             stream, shape, threads, data.dptr_,
             [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
@@ -445,7 +444,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             [](index_t, index_t, index_t, const Tensor<cpu, 2, DType>&) {});
       }
       if (winograd_weight_gradient) {
-        const winograd::Shape shape = WinogradForward(g, batch, filters);
+        const winograd::Shape shape = winograd::ForwardShape(g, batch, filters);
         winograd::KernelGradient(stream, shape, static_cast<const DType*>(data.dptr_),
                                  static_cast<const DType*>(og.dptr_), dw.dptr_, req[1],
                                  CpuWorkspace<DType>(ctx, shape.GradientWorkspaceSize(), stream));

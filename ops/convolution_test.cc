@@ -263,10 +263,11 @@ INSTANTIATE_TEST_SUITE_P(
                  1,
                  false},
         // Depth pad past the kernel's reach: slices of output depth whose taps read pad
-        // slices only (the bias) or some of them, rows likewise.
+        // slices only (the bias) or some of them, rows likewise (the columns dilated: not
+        // Winograd's).
         ConvCase{"tiles_3d_slices_of_pad_only",
                  TShape{1, 3, 3, 4, 5},
-                 {{2, 1, 2, 3}, {3, 1, 1, 3}, {3, 1, 1, 1}},
+                 {{2, 1, 2, 3}, {3, 1, 1, 3}, {3, 1, 2, 1}},
                  32,
                  1,
                  false},
@@ -298,6 +299,28 @@ INSTANTIATE_TEST_SUITE_P(
                  16,
                  1,
                  false},
+        // 3-d with a 3x3 kernel over the last two axes, stride 1 and no dilation there: the
+        // CPU's forward by Winograd's F(2x2, 3x3) a slice of output depth at a time, the depth
+        // taps input channels of its products; any depth stride, dilation and pad, slices
+        // that read pad only (their transforms zeros, their outputs the bias) included.
+        ConvCase{"winograd_3d",
+                 TShape{2, 3, 4, 5, 6},
+                 {{3, 1, 1, 1}, {3, 1, 1, 1}, {3, 1, 1, 1}},
+                 5,
+                 1,
+                 false},
+        ConvCase{"winograd_3d_depth_strided_dilated_pad_only_slices",
+                 TShape{1, 2, 5, 4, 7},
+                 {{2, 2, 2, 3}, {3, 1, 1, 2}, {3, 1, 1, 0}},
+                 3,
+                 1,
+                 false},
+        ConvCase{"winograd_3d_32_filters",
+                 TShape{2, 4, 3, 6, 6},
+                 {{3, 1, 1, 1}, {3, 1, 1, 1}, {3, 1, 1, 1}},
+                 32,
+                 1,
+                 true},
         ConvCase{"conv3d",
                  TShape{2, 2, 4, 5, 4},
                  {{2, 1, 1, 0}, {3, 2, 1, 1}, {2, 1, 2, 1}},

@@ -15,7 +15,9 @@
 // Convolution's forward operator uses it for data; its backward operator for the data
 // gradient, which is the same convolution of the output gradient with the kernels flipped
 // and their channel axes swapped, padded by 2 - pad, and for the kernel gradient. Both go a
-// block of tile rows at a time through all their stages (Convolve, KernelGradient).
+// block of tile rows at a time through all their stages (Convolve, KernelGradient). A 3-d
+// layer whose kernel is 3x3 over its last two axes goes forward as a 2-d layer per slice of
+// output depth, its depth taps more input channels of the products (Shape's depth fields).
 #ifndef OPS_WINOGRAD_CONV_H_
 #define OPS_WINOGRAD_CONV_H_
 
@@ -42,6 +44,32 @@ constexpr index_t kPoints = 16;  // transformed points of a 4x4 patch
 struct Shape {
   index_t images, in_channels, out_channels;
   index_t in_h, in_w, out_h, out_w, pad_h, pad_w;
+  // A 3-d layer (Convolve only): each of its images' `out_depth` output slices is a 2-d
+  // convolution whose input channels are the layer's channels by depth taps (in_channels =
+  // channels * depth_taps; channel c's tap t is channel c * depth_taps + t, the order of the
+  // layer's weights), tap t of output slice z reading input slice z * depth_stride + t *
+  // depth_dilate - depth_pad, zeros where that is outside [0, in_depth). A 2-d layer is one
+  // slice of one tap.
+  index_t depth_taps = 1, in_depth = 1, out_depth = 1;
+  index_t depth_stride = 1, depth_dilate = 1, depth_pad = 0;
+
+  // The 2-d convolutions Convolve runs: one per image and slice of output depth.
+  index_t Slices() const { return images * out_depth; }
+  // Input channel c's plane for 2-d convolution `slice` (null: a pad slice, zeros), and
+  // output channel k's.
+  template <typename DType>
+  const DType* InputPlane(const DType* data, index_t slice, index_t c) const {
+    const index_t image = slice / out_depth, z_out = slice % out_depth;
+    const index_t z = z_out * depth_stride + c % depth_taps * depth_dilate - depth_pad;
+    if (z < 0 || z >= in_depth) return nullptr;
+    const index_t channel = image * (in_channels / depth_taps) + c / depth_taps;
+    return data + (channel * in_depth + z) * in_h * in_w;
+  }
+  template <typename DType>
+  DType* OutputPlane(DType* out, index_t slice, index_t k) const {
+    const index_t image = slice / out_depth, z = slice % out_depth;
+    return out + ((image * out_channels + k) * out_depth + z) * out_h * out_w;
+  }
 
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
@@ -129,16 +157,29 @@ struct Shape {
   index_t GradientWorkspaceSize() const { return GradientSlots() * SlotWorkspace(); }
 };
 
-// Whether F(2x2, 3x3) computes this convolution: 2-d, a 3x3 kernel, stride 1, no dilation,
-// one group; and, for its workspace, at most the column matrix's size or 64 Mi elements.
+// The forward convolution of `images` images of layer g (2-d, or 3-d by slices of output
+// depth) with `filters` filters as F(2x2, 3x3) computes it.
+inline Shape ForwardShape(const ConvGeometry& g, index_t images, index_t filters) {
+  const int h = g.ndim - 2, w = g.ndim - 1;  // the axes the 3x3 kernel spans
+  Shape s{images, g.channels, filters, g.in[h], g.in[w], g.out[h], g.out[w], g.pad[h], g.pad[w]};
+  if (g.ndim == 3) {
+    s.in_channels = g.channels * g.kernel[0];
+    s.depth_taps = g.kernel[0], s.in_depth = g.in[0], s.out_depth = g.out[0];
+    s.depth_stride = g.stride[0], s.depth_dilate = g.dilate[0], s.depth_pad = g.pad[0];
+  }
+  return s;
+}
+
+// Whether F(2x2, 3x3) computes this convolution: a 3x3 kernel over its last two axes, stride
+// 1 and no dilation on them, one group, 2-d or (the forward only) 3-d; and, for its workspace,
+// at most the column matrix's size or 64 Mi elements.
 inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
-  if (g.ndim != 2 || groups != 1) return false;
-  for (int a = 0; a < 2; ++a) {
+  if ((g.ndim != 2 && g.ndim != 3) || groups != 1) return false;
+  for (int a = g.ndim - 2; a < g.ndim; ++a) {
     if (g.kernel[a] != 3 || g.stride[a] != 1 || g.dilate[a] != 1) return false;
   }
-  const Shape shape{1, g.channels, filters, g.in[0], g.in[1], g.out[0], g.out[1], g.pad[0],
-                    g.pad[1]};
-  return shape.WorkspaceSize() <= std::max<index_t>(g.ColRows() * g.OutSize(), index_t(1) << 26);
+  return ForwardShape(g, 1, filters).WorkspaceSize() <=
+         std::max<index_t>(g.ColRows() * g.OutSize(), index_t(1) << 26);
 }
 
 // U[p][o][i] = (G g G^T)[p] for the 3x3 kernel g of output channel o and input channel i.
@@ -364,7 +405,8 @@ void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, inde
   }
 }
 
-// The convolution of tile rows [first_row, first_row + rows) of `image`: their inputs
+// The convolution of tile rows [first_row, first_row + rows) of 2-d convolution `slice`
+// (Shape::Slices): their inputs
 // transformed into v (16 points of in_channels rows, packed as the products' right operands
 // are: strips of kStripWidth columns, register_gemm::RightOperand::Packed), multiplied point
 // by point into m (16 points of out_channels rows BlockStride() apart), transformed back into
@@ -372,25 +414,30 @@ void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, inde
 // products had packed the strips themselves, a copy the transform's writes now make.)
 template <bool kAdd, typename DType>
 void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DType* bias, DType* out,
-                   index_t image, index_t first_row, index_t rows, DType* v, DType* m,
+                   index_t slice, index_t first_row, index_t rows, DType* v, DType* m,
                    DType* scratch) {
   using P = vec::Full<DType>;
   constexpr index_t kStrip = register_gemm::kStripWidth<DType>;  // two packets
   const index_t tw = s.TilesW(), ld = s.BlockStride();
   const index_t cols = (rows * tw + kStrip - 1) / kStrip * kStrip;  // whole strips
-  const index_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   const index_t v_stride = s.InputPointStride(), m_stride = s.ProductPointStride();
   DType* const sub = scratch;
   DType* const transformed = scratch + 4 * s.SubPlaneSize();  // one channel's, ld apart
   for (index_t c = 0; c < s.in_channels; ++c) {
-    SplitPlane(s, data + (image * s.in_channels + c) * in_plane, first_row, rows, sub);
-    TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
+    const DType* plane = s.InputPlane(data, slice, c);
+    if (plane != nullptr) {
+      SplitPlane(s, plane, first_row, rows, sub);
+      TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
+    }
     for (index_t q = 0; q < kPoints; ++q) {
       const DType* from = transformed + q * ld;
       DType* to = v + q * v_stride + c * kStrip;
       for (index_t j = 0; j < cols; j += kStrip) {
-        P::LoadUnAligned(from + j).StoreUnAligned(to + j * s.in_channels);
-        P::LoadUnAligned(from + j + P::kSize).StoreUnAligned(to + j * s.in_channels + P::kSize);
+        // A pad slice transforms to zeros.
+        const P lo = plane == nullptr ? P::Fill(DType(0)) : P::LoadUnAligned(from + j);
+        const P hi = plane == nullptr ? P::Fill(DType(0)) : P::LoadUnAligned(from + j + P::kSize);
+        lo.StoreUnAligned(to + j * s.in_channels);
+        hi.StoreUnAligned(to + j * s.in_channels + P::kSize);
       }
     }
   }
@@ -405,7 +452,7 @@ void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DTyp
   const index_t pairs = s.out_w / 2;
   for (index_t k = 0; k < s.out_channels; ++k) {
     TransformOutputTiles(m + k * ld, m_stride, bias == nullptr ? DType(0) : bias[k], cols, y);
-    DType* plane = out + (image * s.out_channels + k) * out_plane;
+    DType* plane = s.OutputPlane(out, slice, k);
     for (index_t t = 0; t < rows; ++t) {
       for (index_t dy = 0; dy < 2 && 2 * (first_row + t) + dy < s.out_h; ++dy) {
         const DType* left = y + 2 * dy * cols + t * tw;
@@ -558,10 +605,12 @@ struct FoldKernelGradient {
 
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
-// `bias` (out_channels; null: none). `workspace` holds s.WorkspaceSize(threads) elements.
-// The blocks are shared out over up to `threads` threads in runs, each thread's blocks on
-// its own part of the workspace; every output is written by one block, so the result does
-// not depend on the thread count.
+// `bias` (out_channels; null: none); for a 3-d layer, out (images, out_channels, out_depth,
+// out_h, out_w) from data (images, channels, in_depth, in_h, in_w), i a channel's depth tap
+// (Shape). `workspace` holds s.WorkspaceSize(threads) elements. The blocks are shared out
+// over up to `threads` threads in runs, each thread's blocks on its own part of the
+// workspace; every output is written by one block, so the result does not depend on the
+// thread count.
 template <typename DType, typename KernelOf>
 void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads, const DType* data,
               KernelOf kernel, bool flip, const DType* bias, DType* out, OpReqType req,
@@ -570,7 +619,7 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
   const mshadow::WorkersStayAwake awake;  // through the kernels' transform
   const DType* u = workspace;
   TransformKernels(s.out_channels, s.in_channels, flip, kernel, workspace);
-  const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;
+  const index_t per_image = s.BlocksPerImage(), blocks = s.Slices() * per_image;
   const index_t parts = std::min(threads, blocks);
   vec::WithReq(req, [&](auto add) {
     // Runs of blocks, as ForEachImageRun shares out runs of images.
@@ -582,8 +631,8 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
       // rather than whatever the workspace held.
       std::fill(scratch, scratch + s.BlockScratch(), DType(0));
       for (index_t b = begin; b < end; ++b) {
-        const index_t image = b / per_image, first_row = b % per_image * s.BlockRows();
-        ConvolveBlock<decltype(add)::value>(s, u, data, bias, out, image, first_row,
+        const index_t slice = b / per_image, first_row = b % per_image * s.BlockRows();
+        ConvolveBlock<decltype(add)::value>(s, u, data, bias, out, slice, first_row,
                                             s.RowsOfBlock(first_row), v, m, scratch);
       }
     });

@@ -277,11 +277,14 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (UsesWinograd<xpu, DType>(g, gs, filters, Pass::kForward)) {
         const winograd::Shape shape = winograd::ForwardShape(g, batch, filters);
         const DType* w = weight.dptr_;
-        const index_t kernel_size = 9 * shape.in_channels;  // a 3-d layer's depth taps too
-        const index_t threads = BatchThreads(shape.Slices());
+        const index_t channels = shape.in_channels, depth_taps = shape.depth_taps;
+        const index_t threads = BatchThreads(shape.images * shape.out_depth);
         winograd::Convolve(
             stream, shape, threads, data.dptr_,
-            [&](index_t o, index_t i) { return w + o * kernel_size + i * 9; }, false,
+            [&](index_t o, index_t i) {  // i: depth tap i / channels of channel i % channels
+              return w + ((o * channels + i % channels) * depth_taps + i / channels) * 9;
+            },
+            false,
             param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
             CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
         return;

@@ -354,6 +354,29 @@ TEST(ConvolutionTest, WinogradChunksOfImagesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
+// A 3-d layer by Winograd with one image and one block of tile rows: its output slices in
+// runs, one a thread (each run transforming again the input slices it shares with the run
+// before), on 1, 2 and 3 threads; depth pad 2 (the first and last output slices read one
+// input slice).
+TEST(ConvolutionTest, Winograd3dRunsOfSlicesOnThreadsMatchTheDirectLoop) {
+  const TShape data{1, 3, 7, 6, 5};
+  const std::vector<Axis> axes{{3, 1, 1, 2}, {3, 1, 1, 1}, {3, 1, 1, 1}};
+  const OpCase c{"Convolution",
+                 {{"kernel", "(3,3,3)"}, {"pad", "(2,1,1)"}, {"num_filter", "4"}},
+                 {InputSpec{data}, InputSpec{TShape{4, 3, 3, 3, 3}}, InputSpec{TShape{4}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    mshadow::SetNumThreads(threads);
+    testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+      return std::vector<Values>{
+          DirectConvolution(data, in[0], in[1], &in[2], axes, 4, 1, out_shape)};
+    });
+    testing::CheckWriteModes(c);
+  }
+  mshadow::SetNumThreads(0);
+}
+
 // Winograd's gradients with slots of images summed apart (3 images: 3 slots) on 1, 2 and 3
 // threads.
 TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
@@ -44,30 +45,25 @@ constexpr index_t kPoints = 16;  // transformed points of a 4x4 patch
 struct Shape {
   index_t images, in_channels, out_channels;
   index_t in_h, in_w, out_h, out_w, pad_h, pad_w;
-  // A 3-d layer (Convolve only): each of its images' `out_depth` output slices is a 2-d
-  // convolution whose input channels are the layer's channels by depth taps (in_channels =
-  // channels * depth_taps; channel c's tap t is channel c * depth_taps + t, the order of the
-  // layer's weights), tap t of output slice z reading input slice z * depth_stride + t *
-  // depth_dilate - depth_pad, zeros where that is outside [0, in_depth). A 2-d layer is one
-  // slice of one tap.
+  // A 3-d layer (Convolve only): each output slice z of its `out_depth` is the sum over its
+  // kernel's depth taps t of 2-d convolutions of input slice z * depth_stride + t *
+  // depth_dilate - depth_pad (none where that is outside [0, in_depth), a pad slice). A 2-d
+  // layer is one slice of one tap.
   index_t depth_taps = 1, in_depth = 1, out_depth = 1;
   index_t depth_stride = 1, depth_dilate = 1, depth_pad = 0;
 
-  // The 2-d convolutions Convolve runs: one per image and slice of output depth.
-  index_t Slices() const { return images * out_depth; }
-  // Input channel c's plane for 2-d convolution `slice` (null: a pad slice, zeros), and
-  // output channel k's.
+  // The input slices one output slice's taps span: the transformed input slices Convolve
+  // keeps, so that each is transformed once for all the output slices that read it.
+  index_t DepthSpan() const { return (depth_taps - 1) * depth_dilate + 1; }
+  // Columns of the transformed kernels: input channel c's depth tap t at t * in_channels + c.
+  index_t KernelChannels() const { return in_channels * depth_taps; }
+  // Channel c's plane of input slice z of `image`, and channel k's of output slice z.
   template <typename DType>
-  const DType* InputPlane(const DType* data, index_t slice, index_t c) const {
-    const index_t image = slice / out_depth, z_out = slice % out_depth;
-    const index_t z = z_out * depth_stride + c % depth_taps * depth_dilate - depth_pad;
-    if (z < 0 || z >= in_depth) return nullptr;
-    const index_t channel = image * (in_channels / depth_taps) + c / depth_taps;
-    return data + (channel * in_depth + z) * in_h * in_w;
+  const DType* InputPlane(const DType* data, index_t image, index_t c, index_t z) const {
+    return data + ((image * in_channels + c) * in_depth + z) * in_h * in_w;
   }
   template <typename DType>
-  DType* OutputPlane(DType* out, index_t slice, index_t k) const {
-    const index_t image = slice / out_depth, z = slice % out_depth;
+  DType* OutputPlane(DType* out, index_t image, index_t k, index_t z) const {
     return out + ((image * out_channels + k) * out_depth + z) * out_h * out_w;
   }
 
@@ -76,18 +72,19 @@ struct Shape {
   // Elements of Convolve's workspace: the transformed kernels, then per thread a block's
   // transformed inputs, products and scratch.
   index_t WorkspaceSize(index_t threads = 1) const {
-    return kPoints * out_channels * in_channels + threads * BlockWorkspace();
+    return kPoints * out_channels * KernelChannels() + threads * BlockWorkspace();
   }
   // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left), as
-  // many as keep a block's transformed inputs and products (16 points of the input and the
-  // output channels a tile) within kBlockElements, so that both stay in a core's L2 cache
+  // many as keep a block's transformed inputs (of DepthSpan() input slices) and products (16
+  // points of the input and the output channels a tile) within kBlockElements, so that both
+  // stay in a core's L2 cache
   // between the transforms and the products: 256 tiles at 32 channels in and out, 112 at 64
   // of a 28-tile row. Fixed blocks of 256 tiles had gone to the last-level cache at 64
   // channels, and blocks of 64 tiles at 32 ran slower: more products, each short
   // (docs/benchmarks.md, twelfth and eighteenth sessions).
   static constexpr index_t kBlockElements = index_t{1} << 18;
   index_t BlockRows() const {
-    const index_t per_tile = kPoints * (InChannelsInStrips() + out_channels);
+    const index_t per_tile = kPoints * (DepthSpan() * InChannelsInStrips() + out_channels);
     return std::clamp<index_t>(kBlockElements / per_tile / TilesW(), 1, TilesH());
   }
   index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
@@ -121,10 +118,10 @@ struct Shape {
   // A block's scratch: an input plane's four sub-planes and its 16 transformed rows (later,
   // the block's outputs by position).
   index_t BlockScratch() const { return 4 * SubPlaneSize() + kPoints * BlockStride(); }
-  // Elements of one thread's part of Convolve's workspace: a block's transformed inputs,
-  // products and scratch.
+  // Elements of one thread's part of Convolve's workspace: a block's transformed inputs (of
+  // DepthSpan() input slices), products and scratch.
   index_t BlockWorkspace() const {
-    return kPoints * (InputPointStride() + ProductPointStride()) + BlockScratch();
+    return kPoints * (DepthSpan() * InputPointStride() + ProductPointStride()) + BlockScratch();
   }
   // KernelGradient sums the gradients of up to 4 runs of images (slots) apart, then adds the
   // sums in order; threads take whole slots, so that the result does not depend on the
@@ -163,7 +160,6 @@ inline Shape ForwardShape(const ConvGeometry& g, index_t images, index_t filters
   const int h = g.ndim - 2, w = g.ndim - 1;  // the axes the 3x3 kernel spans
   Shape s{images, g.channels, filters, g.in[h], g.in[w], g.out[h], g.out[w], g.pad[h], g.pad[w]};
   if (g.ndim == 3) {
-    s.in_channels = g.channels * g.kernel[0];
     s.depth_taps = g.kernel[0], s.in_depth = g.in[0], s.out_depth = g.out[0];
     s.depth_stride = g.stride[0], s.depth_dilate = g.dilate[0], s.depth_pad = g.pad[0];
   }
@@ -405,61 +401,95 @@ void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, inde
   }
 }
 
-// The convolution of tile rows [first_row, first_row + rows) of 2-d convolution `slice`
-// (Shape::Slices): their inputs
-// transformed into v (16 points of in_channels rows, packed as the products' right operands
-// are: strips of kStripWidth columns, register_gemm::RightOperand::Packed), multiplied point
-// by point into m (16 points of out_channels rows BlockStride() apart), transformed back into
-// out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements. (The
+// The inputs of tile rows [first_row, first_row + rows) of input slice z of `image`
+// transformed into v (16 points InputPointStride() apart, each in_channels rows packed as the
+// products' right operands are: strips of kStripWidth columns,
+// register_gemm::RightOperand::Packed). `scratch` holds BlockScratch() elements. (The
 // products had packed the strips themselves, a copy the transform's writes now make.)
-template <bool kAdd, typename DType>
-void ConvolveBlock(const Shape& s, const DType* u, const DType* data, const DType* bias, DType* out,
-                   index_t slice, index_t first_row, index_t rows, DType* v, DType* m,
-                   DType* scratch) {
+template <typename DType>
+void TransformInputSlice(const Shape& s, const DType* data, index_t image, index_t z,
+                         index_t first_row, index_t rows, index_t cols, DType* v,
+                         DType* scratch) {
   using P = vec::Full<DType>;
   constexpr index_t kStrip = register_gemm::kStripWidth<DType>;  // two packets
-  const index_t tw = s.TilesW(), ld = s.BlockStride();
-  const index_t cols = (rows * tw + kStrip - 1) / kStrip * kStrip;  // whole strips
-  const index_t v_stride = s.InputPointStride(), m_stride = s.ProductPointStride();
+  const index_t ld = s.BlockStride(), v_stride = s.InputPointStride();
   DType* const sub = scratch;
   DType* const transformed = scratch + 4 * s.SubPlaneSize();  // one channel's, ld apart
   for (index_t c = 0; c < s.in_channels; ++c) {
-    const DType* plane = s.InputPlane(data, slice, c);
-    if (plane != nullptr) {
-      SplitPlane(s, plane, first_row, rows, sub);
-      TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
-    }
+    SplitPlane(s, s.InputPlane(data, image, c, z), first_row, rows, sub);
+    TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
     for (index_t q = 0; q < kPoints; ++q) {
       const DType* from = transformed + q * ld;
       DType* to = v + q * v_stride + c * kStrip;
       for (index_t j = 0; j < cols; j += kStrip) {
-        // A pad slice transforms to zeros.
-        const P lo = plane == nullptr ? P::Fill(DType(0)) : P::LoadUnAligned(from + j);
-        const P hi = plane == nullptr ? P::Fill(DType(0)) : P::LoadUnAligned(from + j + P::kSize);
-        lo.StoreUnAligned(to + j * s.in_channels);
-        hi.StoreUnAligned(to + j * s.in_channels + P::kSize);
+        P::LoadUnAligned(from + j).StoreUnAligned(to + j * s.in_channels);
+        P::LoadUnAligned(from + j + P::kSize).StoreUnAligned(to + j * s.in_channels + P::kSize);
       }
     }
   }
-  for (index_t p = 0; p < kPoints; ++p) {
-    register_gemm::MultiplyBlock<false>(
-        s.out_channels, s.in_channels, cols,
-        LeftOperand<DType>{u + p * s.out_channels * s.in_channels, s.in_channels, false},
-        register_gemm::RightOperand<DType>::Packed(v + p * v_stride, s.in_channels),
-        m + p * m_stride, ld, register_gemm::Start<DType>{});
-  }
-  DType* const y = transformed;
-  const index_t pairs = s.out_w / 2;
-  for (index_t k = 0; k < s.out_channels; ++k) {
-    TransformOutputTiles(m + k * ld, m_stride, bias == nullptr ? DType(0) : bias[k], cols, y);
-    DType* plane = s.OutputPlane(out, slice, k);
-    for (index_t t = 0; t < rows; ++t) {
-      for (index_t dy = 0; dy < 2 && 2 * (first_row + t) + dy < s.out_h; ++dy) {
-        const DType* left = y + 2 * dy * cols + t * tw;
-        const DType* right = left + cols;
-        DType* o = plane + (2 * (first_row + t) + dy) * s.out_w;
-        Interleave<kAdd>(left, right, pairs, o);
-        if (pairs < tw) o[2 * pairs] = kAdd ? o[2 * pairs] + left[pairs] : left[pairs];
+}
+
+// The convolution of tile rows [first_row, first_row + rows) of output slices [z_begin,
+// z_end) of `image` (a 2-d layer: slice 0): per output slice, the input slices its depth taps
+// read transformed into v (DepthSpan() slots of InputPointStride() * 16 elements; each input
+// slice transformed once for the whole run, slot z % DepthSpan()), multiplied point by point
+// and summed over the taps into m (16 points of out_channels rows BlockStride() apart),
+// transformed back into out plus the bias (kAdd: added to out). `scratch` holds
+// BlockScratch() elements.
+template <bool kAdd, typename DType>
+void ConvolveSlices(const Shape& s, const DType* u, const DType* data, const DType* bias,
+                    DType* out, index_t image, index_t first_row, index_t rows, index_t z_begin,
+                    index_t z_end, DType* v, DType* m, DType* scratch) {
+  constexpr index_t kStrip = register_gemm::kStripWidth<DType>;
+  const index_t tw = s.TilesW(), ld = s.BlockStride(), span = s.DepthSpan();
+  const index_t cols = (rows * tw + kStrip - 1) / kStrip * kStrip;  // whole strips
+  const index_t slot_size = kPoints * s.InputPointStride(), m_stride = s.ProductPointStride();
+  const index_t u_columns = s.KernelChannels();
+  std::vector<index_t> held(span, -1);  // the input slice in each slot
+  std::vector<index_t> taps;            // the taps of an output slice that read input
+  DType* const y = scratch + 4 * s.SubPlaneSize();
+  for (index_t z = z_begin; z < z_end; ++z) {
+    taps.clear();
+    for (index_t t = 0; t < s.depth_taps; ++t) {
+      const index_t z_in = z * s.depth_stride + t * s.depth_dilate - s.depth_pad;
+      if (z_in < 0 || z_in >= s.in_depth) continue;
+      taps.push_back(t);
+      if (held[z_in % span] != z_in) {
+        TransformInputSlice(s, data, image, z_in, first_row, rows, cols,
+                            v + z_in % span * slot_size, scratch);
+        held[z_in % span] = z_in;
+      }
+    }
+    // A point at a time through every tap, its sums staying in the cache between them.
+    for (index_t p = 0; p < kPoints; ++p) {
+      DType* const mp = m + p * m_stride;
+      if (taps.empty()) {  // every tap reads a pad slice: the outputs are the bias
+        for (index_t k = 0; k < s.out_channels; ++k) std::fill(mp + k * ld, mp + k * ld + cols, DType(0));
+      }
+      for (size_t i = 0; i < taps.size(); ++i) {
+        const index_t t = taps[i];
+        const index_t z_in = z * s.depth_stride + t * s.depth_dilate - s.depth_pad;
+        register_gemm::MultiplyBlock<false>(
+            s.out_channels, s.in_channels, cols,
+            LeftOperand<DType>{u + p * s.out_channels * u_columns + t * s.in_channels, u_columns,
+                               false},
+            register_gemm::RightOperand<DType>::Packed(
+                v + z_in % span * slot_size + p * s.InputPointStride(), s.in_channels),
+            mp, ld, i == 0 ? register_gemm::Start<DType>{} : register_gemm::Start<DType>::Accumulating());
+      }
+    }
+    const index_t pairs = s.out_w / 2;
+    for (index_t k = 0; k < s.out_channels; ++k) {
+      TransformOutputTiles(m + k * ld, m_stride, bias == nullptr ? DType(0) : bias[k], cols, y);
+      DType* plane = s.OutputPlane(out, image, k, z);
+      for (index_t t = 0; t < rows; ++t) {
+        for (index_t dy = 0; dy < 2 && 2 * (first_row + t) + dy < s.out_h; ++dy) {
+          const DType* left = y + 2 * dy * cols + t * tw;
+          const DType* right = left + cols;
+          DType* o = plane + (2 * (first_row + t) + dy) * s.out_w;
+          Interleave<kAdd>(left, right, pairs, o);
+          if (pairs < tw) o[2 * pairs] = kAdd ? o[2 * pairs] + left[pairs] : left[pairs];
+        }
       }
     }
   }
@@ -606,35 +636,42 @@ struct FoldKernelGradient {
 // out (images, out_channels, out_h, out_w), written as `req` says, = the convolution of data
 // (images, in_channels, in_h, in_w) with the kernels `kernel(o, i)` (flipped if `flip`), plus
 // `bias` (out_channels; null: none); for a 3-d layer, out (images, out_channels, out_depth,
-// out_h, out_w) from data (images, channels, in_depth, in_h, in_w), i a channel's depth tap
-// (Shape). `workspace` holds s.WorkspaceSize(threads) elements. The blocks are shared out
-// over up to `threads` threads in runs, each thread's blocks on its own part of the
-// workspace; every output is written by one block, so the result does not depend on the
-// thread count.
+// out_h, out_w) from data (images, in_channels, in_depth, in_h, in_w), `kernel(o, i)` the 3x3
+// kernel of input channel i % in_channels at depth tap i / in_channels. `workspace` holds
+// s.WorkspaceSize(threads) elements. Each block of tile rows of an image, through a run of
+// its output slices (all of them where there are at least as many blocks as threads), goes
+// to whichever of up to `threads` threads is free, on that thread's part of the workspace;
+// every output is written by one block, so the result does not depend on the thread count.
 template <typename DType, typename KernelOf>
 void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads, const DType* data,
               KernelOf kernel, bool flip, const DType* bias, DType* out, OpReqType req,
               DType* workspace) {
-  if (req == kNullOp || s.images == 0) return;
+  if (req == kNullOp || s.images == 0 || s.out_depth == 0) return;
   const mshadow::WorkersStayAwake awake;  // through the kernels' transform
   const DType* u = workspace;
-  TransformKernels(s.out_channels, s.in_channels, flip, kernel, workspace);
-  const index_t per_image = s.BlocksPerImage(), blocks = s.Slices() * per_image;
-  const index_t parts = std::min(threads, blocks);
+  TransformKernels(s.out_channels, s.KernelChannels(), flip, kernel, workspace);
+  const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;
+  // Runs of output slices: each run transforms again the input slices its first output slice
+  // shares with the run before.
+  const index_t runs = std::clamp<index_t>((threads + blocks - 1) / blocks, 1, s.out_depth);
+  const index_t units = blocks * runs, parts = std::min(threads, units);
+  DType* const parts_space = workspace + kPoints * s.out_channels * s.KernelChannels();
+  for (index_t part = 0; part < parts; ++part) {
+    // What the transforms read past a block's rows is never written to an output: zeros,
+    // rather than whatever the workspace held.
+    DType* scratch = parts_space + part * s.BlockWorkspace() + s.BlockWorkspace() - s.BlockScratch();
+    std::fill(scratch, scratch + s.BlockScratch(), DType(0));
+  }
   vec::WithReq(req, [&](auto add) {
-    // Runs of blocks, as ForEachImageRun shares out runs of images.
-    ForEachImageRun(blocks, parts, [&](index_t part, index_t begin, index_t end) {
-      DType* v = workspace + kPoints * s.out_channels * s.in_channels + part * s.BlockWorkspace();
-      DType* m = v + kPoints * s.InputPointStride();
+    ForEachImage(units, parts, [&](index_t part, index_t unit) {
+      DType* v = parts_space + part * s.BlockWorkspace();
+      DType* m = v + kPoints * s.DepthSpan() * s.InputPointStride();
       DType* scratch = m + kPoints * s.ProductPointStride();
-      // What the transforms read past a block's rows is never written to an output: zeros,
-      // rather than whatever the workspace held.
-      std::fill(scratch, scratch + s.BlockScratch(), DType(0));
-      for (index_t b = begin; b < end; ++b) {
-        const index_t slice = b / per_image, first_row = b % per_image * s.BlockRows();
-        ConvolveBlock<decltype(add)::value>(s, u, data, bias, out, slice, first_row,
-                                            s.RowsOfBlock(first_row), v, m, scratch);
-      }
+      const index_t block = unit / runs, run = unit % runs;
+      const index_t image = block / per_image, first_row = block % per_image * s.BlockRows();
+      ConvolveSlices<decltype(add)::value>(s, u, data, bias, out, image, first_row,
+                                           s.RowsOfBlock(first_row), s.out_depth * run / runs,
+                                           s.out_depth * (run + 1) / runs, v, m, scratch);
     });
   });
 }

@@ -2,6 +2,7 @@
 // dilation, padding, groups), its write modes and numerical gradients, and its errors.
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -263,11 +264,10 @@ INSTANTIATE_TEST_SUITE_P(
                  1,
                  false},
         // Depth pad past the kernel's reach: slices of output depth whose taps read pad
-        // slices only (the bias) or some of them, rows likewise (the columns dilated: not
-        // Winograd's).
+        // slices only (the bias) or some of them, rows likewise.
         ConvCase{"tiles_3d_slices_of_pad_only",
                  TShape{1, 3, 3, 4, 5},
-                 {{2, 1, 2, 3}, {3, 1, 1, 3}, {3, 1, 2, 1}},
+                 {{2, 1, 2, 3}, {3, 1, 1, 3}, {3, 1, 1, 1}},
                  32,
                  1,
                  false},
@@ -301,17 +301,17 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         // 3-d with a 3x3 kernel over the last two axes, stride 1 and no dilation there: the
         // CPU's forward by Winograd's F(2x2, 3x3) a slice of output depth at a time, the depth
-        // taps input channels of its products; any depth stride, dilation and pad, slices
-        // that read pad only (their transforms zeros, their outputs the bias) included.
+        // taps input channels of its products; any depth stride and pad, slices that read pad
+        // only (their transforms zeros, their outputs the bias) included.
         ConvCase{"winograd_3d",
                  TShape{2, 3, 4, 5, 6},
                  {{3, 1, 1, 1}, {3, 1, 1, 1}, {3, 1, 1, 1}},
                  5,
                  1,
                  false},
-        ConvCase{"winograd_3d_depth_strided_dilated_pad_only_slices",
+        ConvCase{"winograd_3d_depth_strided_pad_only_slices",
                  TShape{1, 2, 5, 4, 7},
-                 {{2, 2, 2, 3}, {3, 1, 1, 2}, {3, 1, 1, 0}},
+                 {{2, 2, 1, 3}, {3, 1, 1, 2}, {3, 1, 1, 0}},
                  3,
                  1,
                  false},
@@ -375,6 +375,25 @@ TEST(ConvolutionTest, Winograd3dRunsOfSlicesOnThreadsMatchTheDirectLoop) {
     testing::CheckWriteModes(c);
   }
   mshadow::SetNumThreads(0);
+}
+
+// A 3-d layer by Winograd with its depth taps' products in runs of one slot (128 filters of 64
+// channels), two of three (64 of 64) and all three (8 of 8): winograd::Shape::ProductSlots.
+TEST(ConvolutionTest, Winograd3dProductsOverRunsOfTapsMatchTheDirectLoop) {
+  const std::vector<Axis> axes{{3, 1, 1, 1}, {3, 1, 1, 1}, {3, 1, 1, 1}};
+  for (const auto& [channels, filters] : {std::pair<int, int>{64, 128}, {64, 64}, {8, 8}}) {
+    SCOPED_TRACE("channels=" + std::to_string(channels) + " filters=" + std::to_string(filters));
+    const TShape data{2, channels, 4, 5, 6};
+    const OpCase c{"Convolution",
+                   {{"kernel", "(3,3,3)"}, {"pad", "(1,1,1)"}, {"num_filter", std::to_string(filters)}},
+                   {InputSpec{data}, InputSpec{TShape{filters, channels, 3, 3, 3}},
+                    InputSpec{TShape{filters}}}};
+    const TShape out_shape = testing::InferOutputShapes(c)[0];
+    testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+      return std::vector<Values>{
+          DirectConvolution(data, in[0], in[1], &in[2], axes, filters, 1, out_shape)};
+    });
+  }
 }
 
 // Winograd's gradients with slots of images summed apart (3 images: 3 slots) on 1, 2 and 3

@@ -22,6 +22,7 @@
 #define OPS_WINOGRAD_CONV_H_
 
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -46,17 +47,29 @@ struct Shape {
   index_t images, in_channels, out_channels;
   index_t in_h, in_w, out_h, out_w, pad_h, pad_w;
   // A 3-d layer (Convolve only): each output slice z of its `out_depth` is the sum over its
-  // kernel's depth taps t of 2-d convolutions of input slice z * depth_stride + t *
-  // depth_dilate - depth_pad (none where that is outside [0, in_depth), a pad slice). A 2-d
-  // layer is one slice of one tap.
+  // kernel's depth taps t of 2-d convolutions of input slice z * depth_stride + t -
+  // depth_pad (zeros where that is outside [0, in_depth): a pad slice). A 2-d layer is one
+  // slice of one tap.
   index_t depth_taps = 1, in_depth = 1, out_depth = 1;
-  index_t depth_stride = 1, depth_dilate = 1, depth_pad = 0;
+  index_t depth_stride = 1, depth_pad = 0;
 
-  // The input slices one output slice's taps span: the transformed input slices Convolve
-  // keeps, so that each is transformed once for all the output slices that read it.
-  index_t DepthSpan() const { return (depth_taps - 1) * depth_dilate + 1; }
-  // Columns of the transformed kernels: input channel c's depth tap t at t * in_channels + c.
+  // The products' depth: input channel c's depth tap t at t * in_channels + c of the
+  // transformed kernels (Convolve's transformed inputs hold the slices in a rotating order).
   index_t KernelChannels() const { return in_channels * depth_taps; }
+  // The slots (depth taps) of a 3-d layer's transformed inputs one product takes: as many as
+  // keep its left operand, a point's transformed kernels for them, within
+  // kProductKernelElements (32 KiB of floats, the L1 cache), which the product reads once per
+  // strip of its columns. One product over the three taps of the (8,32,16,28,28) layer ran
+  // 1.18x faster than a product per tap, one over those of the (4,64,8,28,28) layer of 128
+  // filters 0.84x (its kernels 96 KiB a point; docs/benchmarks.md, thirty-fourth session).
+  static constexpr index_t kProductKernelElements = 8192;
+  index_t ProductSlots() const {
+    const index_t per_slot = std::max<index_t>(out_channels * in_channels, 1);
+    return std::clamp<index_t>(kProductKernelElements / per_slot, 1, depth_taps);
+  }
+  // The rotations of the transformed kernels Convolve keeps: one per tap where a product
+  // takes several slots (ConvolveSlices).
+  index_t KernelRotations() const { return ProductSlots() > 1 ? depth_taps : 1; }
   // Channel c's plane of input slice z of `image`, and channel k's of output slice z.
   template <typename DType>
   const DType* InputPlane(const DType* data, index_t image, index_t c, index_t z) const {
@@ -69,13 +82,15 @@ struct Shape {
 
   index_t TilesH() const { return (out_h + 1) / 2; }
   index_t TilesW() const { return (out_w + 1) / 2; }
-  // Elements of Convolve's workspace: the transformed kernels, then per thread a block's
-  // transformed inputs, products and scratch.
+  // Elements of Convolve's workspace: the transformed kernels (a 3-d layer's in each
+  // rotation of its taps, KernelRotations()), then per thread a block's transformed inputs,
+  // products and scratch.
   index_t WorkspaceSize(index_t threads = 1) const {
-    return kPoints * out_channels * KernelChannels() + threads * BlockWorkspace();
+    return KernelRotations() * kPoints * out_channels * KernelChannels() +
+           threads * BlockWorkspace();
   }
   // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left), as
-  // many as keep a block's transformed inputs (of DepthSpan() input slices) and products (16
+  // many as keep a block's transformed inputs (of depth_taps input slices) and products (16
   // points of the input and the output channels a tile) within kBlockElements, so that both
   // stay in a core's L2 cache
   // between the transforms and the products: 256 tiles at 32 channels in and out, 112 at 64
@@ -84,7 +99,7 @@ struct Shape {
   // (docs/benchmarks.md, twelfth and eighteenth sessions).
   static constexpr index_t kBlockElements = index_t{1} << 18;
   index_t BlockRows() const {
-    const index_t per_tile = kPoints * (DepthSpan() * InChannelsInStrips() + out_channels);
+    const index_t per_tile = kPoints * (depth_taps * InChannelsInStrips() + out_channels);
     return std::clamp<index_t>(kBlockElements / per_tile / TilesW(), 1, TilesH());
   }
   index_t BlocksPerImage() const { return (TilesH() + BlockRows() - 1) / BlockRows(); }
@@ -103,10 +118,12 @@ struct Shape {
     const index_t lines = (n + 15) / 16;
     return (lines + (lines % 2 == 0 ? 1 : 0)) * 16;
   }
-  // The stride of a block's points: in_channels packed rows of its transformed inputs (the
-  // kernel gradient's: transposed, channels in whole strips), or out_channels rows of its
+  // The stride of a block's points: KernelChannels() packed rows of its transformed inputs
+  // (the kernel gradient's: transposed, channels in whole strips), or out_channels rows of its
   // products (or output gradients).
-  index_t InputPointStride() const { return OddLines(InChannelsInStrips() * BlockColumns()); }
+  index_t InputPointStride() const {
+    return OddLines(depth_taps * InChannelsInStrips() * BlockColumns());
+  }
   // in_channels rounded up to whole strips of the widest packets (32 elements).
   index_t InChannelsInStrips() const { return (in_channels + 31) / 32 * 32; }
   index_t ProductPointStride() const { return OddLines(out_channels * BlockStride()); }
@@ -118,10 +135,10 @@ struct Shape {
   // A block's scratch: an input plane's four sub-planes and its 16 transformed rows (later,
   // the block's outputs by position).
   index_t BlockScratch() const { return 4 * SubPlaneSize() + kPoints * BlockStride(); }
-  // Elements of one thread's part of Convolve's workspace: a block's transformed inputs (of
-  // DepthSpan() input slices), products and scratch.
+  // Elements of one thread's part of Convolve's workspace: a block's transformed inputs,
+  // products and scratch.
   index_t BlockWorkspace() const {
-    return kPoints * (DepthSpan() * InputPointStride() + ProductPointStride()) + BlockScratch();
+    return kPoints * (InputPointStride() + ProductPointStride()) + BlockScratch();
   }
   // KernelGradient sums the gradients of up to 4 runs of images (slots) apart, then adds the
   // sums in order; threads take whole slots, so that the result does not depend on the
@@ -161,16 +178,17 @@ inline Shape ForwardShape(const ConvGeometry& g, index_t images, index_t filters
   Shape s{images, g.channels, filters, g.in[h], g.in[w], g.out[h], g.out[w], g.pad[h], g.pad[w]};
   if (g.ndim == 3) {
     s.depth_taps = g.kernel[0], s.in_depth = g.in[0], s.out_depth = g.out[0];
-    s.depth_stride = g.stride[0], s.depth_dilate = g.dilate[0], s.depth_pad = g.pad[0];
+    s.depth_stride = g.stride[0], s.depth_pad = g.pad[0];
   }
   return s;
 }
 
 // Whether F(2x2, 3x3) computes this convolution: a 3x3 kernel over its last two axes, stride
-// 1 and no dilation on them, one group, 2-d or (the forward only) 3-d; and, for its workspace,
-// at most the column matrix's size or 64 Mi elements.
+// 1 and no dilation on them, one group, 2-d or (the forward only) 3-d without dilation in
+// depth; and, for its workspace, at most the column matrix's size or 64 Mi elements.
 inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
   if ((g.ndim != 2 && g.ndim != 3) || groups != 1) return false;
+  if (g.ndim == 3 && g.dilate[0] != 1) return false;
   for (int a = g.ndim - 2; a < g.ndim; ++a) {
     if (g.kernel[a] != 3 || g.stride[a] != 1 || g.dilate[a] != 1) return false;
   }
@@ -401,81 +419,86 @@ void TransformOutputTiles(const DType* m, index_t point_stride, DType bias, inde
   }
 }
 
-// The inputs of tile rows [first_row, first_row + rows) of input slice z of `image`
-// transformed into v (16 points InputPointStride() apart, each in_channels rows packed as the
-// products' right operands are: strips of kStripWidth columns,
+// n mod d in [0, d), for negative n too (a pad slice before the input).
+inline index_t Modulo(index_t n, index_t d) { return (n % d + d) % d; }
+
+// The inputs of tile rows [first_row, first_row + rows) of input slice z of `image` (zeros
+// where z is a pad slice) transformed into `slot` of v: v's 16 points InputPointStride()
+// apart, each KernelChannels() rows, slot s's in_channels from row s * in_channels, packed as
+// the products' right operands are (strips of kStripWidth columns,
 // register_gemm::RightOperand::Packed). `scratch` holds BlockScratch() elements. (The
 // products had packed the strips themselves, a copy the transform's writes now make.)
 template <typename DType>
 void TransformInputSlice(const Shape& s, const DType* data, index_t image, index_t z,
-                         index_t first_row, index_t rows, index_t cols, DType* v,
+                         index_t first_row, index_t rows, index_t cols, index_t slot, DType* v,
                          DType* scratch) {
   using P = vec::Full<DType>;
   constexpr index_t kStrip = register_gemm::kStripWidth<DType>;  // two packets
-  const index_t ld = s.BlockStride(), v_stride = s.InputPointStride();
+  const index_t ld = s.BlockStride(), v_stride = s.InputPointStride(), depth = s.KernelChannels();
+  const bool pad = z < 0 || z >= s.in_depth;
   DType* const sub = scratch;
   DType* const transformed = scratch + 4 * s.SubPlaneSize();  // one channel's, ld apart
   for (index_t c = 0; c < s.in_channels; ++c) {
-    SplitPlane(s, s.InputPlane(data, image, c, z), first_row, rows, sub);
-    TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
+    if (!pad) {
+      SplitPlane(s, s.InputPlane(data, image, c, z), first_row, rows, sub);
+      TransformInputRows(s, static_cast<const DType*>(sub), rows, cols, transformed, ld);
+    }
     for (index_t q = 0; q < kPoints; ++q) {
       const DType* from = transformed + q * ld;
-      DType* to = v + q * v_stride + c * kStrip;
+      DType* to = v + q * v_stride + (slot * s.in_channels + c) * kStrip;
       for (index_t j = 0; j < cols; j += kStrip) {
-        P::LoadUnAligned(from + j).StoreUnAligned(to + j * s.in_channels);
-        P::LoadUnAligned(from + j + P::kSize).StoreUnAligned(to + j * s.in_channels + P::kSize);
+        const P lo = pad ? P::Fill(DType(0)) : P::LoadUnAligned(from + j);
+        const P hi = pad ? P::Fill(DType(0)) : P::LoadUnAligned(from + j + P::kSize);
+        lo.StoreUnAligned(to + j * depth);
+        hi.StoreUnAligned(to + j * depth + P::kSize);
       }
     }
   }
 }
 
 // The convolution of tile rows [first_row, first_row + rows) of output slices [z_begin,
-// z_end) of `image` (a 2-d layer: slice 0): per output slice, the input slices its depth taps
-// read transformed into v (DepthSpan() slots of InputPointStride() * 16 elements; each input
-// slice transformed once for the whole run, slot z % DepthSpan()), multiplied point by point
-// and summed over the taps into m (16 points of out_channels rows BlockStride() apart),
-// transformed back into out plus the bias (kAdd: added to out). `scratch` holds
-// BlockScratch() elements.
+// z_end) of `image` (a 2-d layer: slice 0). v holds the transformed input slices the taps of
+// one output slice read, input slice z in slot z mod depth_taps, each transformed once for
+// all the output slices of the run that read it; slot s of output slice z holds its tap
+// (s - z * depth_stride + depth_pad) mod depth_taps, and `u` (depth_taps rotations of the
+// transformed kernels, u_size elements apart) has the kernels in that order in rotation
+// (z * depth_stride - depth_pad) mod depth_taps. The products, point by point, over all the
+// taps at once, go to m (16 points of out_channels rows BlockStride() apart), transformed
+// back into out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements.
 template <bool kAdd, typename DType>
-void ConvolveSlices(const Shape& s, const DType* u, const DType* data, const DType* bias,
-                    DType* out, index_t image, index_t first_row, index_t rows, index_t z_begin,
-                    index_t z_end, DType* v, DType* m, DType* scratch) {
+void ConvolveSlices(const Shape& s, const DType* u, index_t u_size, const DType* data,
+                    const DType* bias, DType* out, index_t image, index_t first_row, index_t rows,
+                    index_t z_begin, index_t z_end, DType* v, DType* m, DType* scratch) {
   constexpr index_t kStrip = register_gemm::kStripWidth<DType>;
-  const index_t tw = s.TilesW(), ld = s.BlockStride(), span = s.DepthSpan();
+  const index_t tw = s.TilesW(), ld = s.BlockStride(), taps = s.depth_taps;
   const index_t cols = (rows * tw + kStrip - 1) / kStrip * kStrip;  // whole strips
-  const index_t slot_size = kPoints * s.InputPointStride(), m_stride = s.ProductPointStride();
-  const index_t u_columns = s.KernelChannels();
-  std::vector<index_t> held(span, -1);  // the input slice in each slot
-  std::vector<index_t> taps;            // the taps of an output slice that read input
+  const index_t v_stride = s.InputPointStride(), m_stride = s.ProductPointStride();
+  const index_t depth = s.KernelChannels();
+  std::vector<index_t> held(taps, std::numeric_limits<index_t>::min());  // each slot's slice
   DType* const y = scratch + 4 * s.SubPlaneSize();
   for (index_t z = z_begin; z < z_end; ++z) {
-    taps.clear();
-    for (index_t t = 0; t < s.depth_taps; ++t) {
-      const index_t z_in = z * s.depth_stride + t * s.depth_dilate - s.depth_pad;
-      if (z_in < 0 || z_in >= s.in_depth) continue;
-      taps.push_back(t);
-      if (held[z_in % span] != z_in) {
-        TransformInputSlice(s, data, image, z_in, first_row, rows, cols,
-                            v + z_in % span * slot_size, scratch);
-        held[z_in % span] = z_in;
-      }
+    const index_t first_slice = z * s.depth_stride - s.depth_pad;
+    for (index_t z_in = first_slice; z_in < first_slice + taps; ++z_in) {
+      const index_t slot = Modulo(z_in, taps);
+      if (held[slot] == z_in) continue;
+      TransformInputSlice(s, data, image, z_in, first_row, rows, cols, slot, v, scratch);
+      held[slot] = z_in;
     }
-    // A point at a time through every tap, its sums staying in the cache between them.
+    // Runs of ProductSlots() slots, each run's products added to the last's: runs of more
+    // than one slot read the rotation of the kernels whose columns follow the slots, single
+    // slots tap i's kernels (rotation 0) and slot.
+    const index_t rotation = Modulo(first_slice, taps), run = s.ProductSlots();
+    const DType* u_z = u + (run > 1 ? rotation * u_size : 0);
     for (index_t p = 0; p < kPoints; ++p) {
-      DType* const mp = m + p * m_stride;
-      if (taps.empty()) {  // every tap reads a pad slice: the outputs are the bias
-        for (index_t k = 0; k < s.out_channels; ++k) std::fill(mp + k * ld, mp + k * ld + cols, DType(0));
-      }
-      for (size_t i = 0; i < taps.size(); ++i) {
-        const index_t t = taps[i];
-        const index_t z_in = z * s.depth_stride + t * s.depth_dilate - s.depth_pad;
+      for (index_t i = 0; i < taps; i += run) {
+        const index_t slot = run > 1 ? i : (rotation + i) % taps;
         register_gemm::MultiplyBlock<false>(
-            s.out_channels, s.in_channels, cols,
-            LeftOperand<DType>{u + p * s.out_channels * u_columns + t * s.in_channels, u_columns,
-                               false},
-            register_gemm::RightOperand<DType>::Packed(
-                v + z_in % span * slot_size + p * s.InputPointStride(), s.in_channels),
-            mp, ld, i == 0 ? register_gemm::Start<DType>{} : register_gemm::Start<DType>::Accumulating());
+            s.out_channels, std::min(run, taps - i) * s.in_channels, cols,
+            LeftOperand<DType>{u_z + p * s.out_channels * depth + i * s.in_channels, depth, false},
+            register_gemm::RightOperand<DType>{v + p * v_stride + slot * s.in_channels * kStrip,
+                                               kStrip, nullptr, depth},
+            m + p * m_stride, ld,
+            i == 0 ? register_gemm::Start<DType>{} : register_gemm::Start<DType>::Accumulating());
       }
     }
     const index_t pairs = s.out_w / 2;
@@ -648,14 +671,27 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
               DType* workspace) {
   if (req == kNullOp || s.images == 0 || s.out_depth == 0) return;
   const mshadow::WorkersStayAwake awake;  // through the kernels' transform
+  // Rotation r of the transformed kernels has tap t's in columns ((r + t) mod depth_taps) *
+  // in_channels on (ConvolveSlices): rotation 0 as TransformKernels writes them, the others
+  // copied from it.
+  const index_t depth = s.KernelChannels(), u_size = kPoints * s.out_channels * depth;
   const DType* u = workspace;
-  TransformKernels(s.out_channels, s.KernelChannels(), flip, kernel, workspace);
+  TransformKernels(s.out_channels, depth, flip, kernel, workspace);
+  for (index_t r = 1; r < s.KernelRotations(); ++r) {
+    for (index_t row = 0; row < kPoints * s.out_channels; ++row) {
+      for (index_t t = 0; t < s.depth_taps; ++t) {
+        const DType* from = workspace + row * depth + t * s.in_channels;
+        std::copy(from, from + s.in_channels,
+                  workspace + r * u_size + row * depth + (r + t) % s.depth_taps * s.in_channels);
+      }
+    }
+  }
   const index_t per_image = s.BlocksPerImage(), blocks = s.images * per_image;
   // Runs of output slices: each run transforms again the input slices its first output slice
   // shares with the run before.
   const index_t runs = std::clamp<index_t>((threads + blocks - 1) / blocks, 1, s.out_depth);
   const index_t units = blocks * runs, parts = std::min(threads, units);
-  DType* const parts_space = workspace + kPoints * s.out_channels * s.KernelChannels();
+  DType* const parts_space = workspace + s.KernelRotations() * u_size;
   for (index_t part = 0; part < parts; ++part) {
     // What the transforms read past a block's rows is never written to an output: zeros,
     // rather than whatever the workspace held.
@@ -665,11 +701,11 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
   vec::WithReq(req, [&](auto add) {
     ForEachImage(units, parts, [&](index_t part, index_t unit) {
       DType* v = parts_space + part * s.BlockWorkspace();
-      DType* m = v + kPoints * s.DepthSpan() * s.InputPointStride();
+      DType* m = v + kPoints * s.InputPointStride();
       DType* scratch = m + kPoints * s.ProductPointStride();
       const index_t block = unit / runs, run = unit % runs;
       const index_t image = block / per_image, first_row = block % per_image * s.BlockRows();
-      ConvolveSlices<decltype(add)::value>(s, u, data, bias, out, image, first_row,
+      ConvolveSlices<decltype(add)::value>(s, u, u_size, data, bias, out, image, first_row,
                                            s.RowsOfBlock(first_row), s.out_depth * run / runs,
                                            s.out_depth * (run + 1) / runs, v, m, scratch);
     });

@@ -284,8 +284,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             [&](index_t o, index_t i) {  // i: depth tap i / channels of channel i % channels
               return w + ((o * channels + i % channels) * depth_taps + i / channels) * 9;
             },
-            false,
-            param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
+            false, param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
             CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
         return;
       }

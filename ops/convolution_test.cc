@@ -384,10 +384,11 @@ TEST(ConvolutionTest, Winograd3dProductsOverRunsOfTapsMatchTheDirectLoop) {
   for (const auto& [channels, filters] : {std::pair<int, int>{64, 128}, {64, 64}, {8, 8}}) {
     SCOPED_TRACE("channels=" + std::to_string(channels) + " filters=" + std::to_string(filters));
     const TShape data{2, channels, 4, 5, 6};
-    const OpCase c{"Convolution",
-                   {{"kernel", "(3,3,3)"}, {"pad", "(1,1,1)"}, {"num_filter", std::to_string(filters)}},
-                   {InputSpec{data}, InputSpec{TShape{filters, channels, 3, 3, 3}},
-                    InputSpec{TShape{filters}}}};
+    const OpCase c{
+        "Convolution",
+        {{"kernel", "(3,3,3)"}, {"pad", "(1,1,1)"}, {"num_filter", std::to_string(filters)}},
+        {InputSpec{data}, InputSpec{TShape{filters, channels, 3, 3, 3}},
+         InputSpec{TShape{filters}}}};
     const TShape out_shape = testing::InferOutputShapes(c)[0];
     testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
       return std::vector<Values>{

@@ -695,7 +695,8 @@ void Convolve(mshadow::Stream<cpu>* /*stream*/, const Shape& s, index_t threads,
   for (index_t part = 0; part < parts; ++part) {
     // What the transforms read past a block's rows is never written to an output: zeros,
     // rather than whatever the workspace held.
-    DType* scratch = parts_space + part * s.BlockWorkspace() + s.BlockWorkspace() - s.BlockScratch();
+    DType* scratch =
+        parts_space + part * s.BlockWorkspace() + s.BlockWorkspace() - s.BlockScratch();
     std::fill(scratch, scratch + s.BlockScratch(), DType(0));
   }
   vec::WithReq(req, [&](auto add) {

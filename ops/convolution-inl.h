@@ -124,14 +124,6 @@ Tensor<xpu, 2, DType> ColumnBuffer(const OpContext& ctx, const ConvGeometry& g,
                                                           stream);
 }
 
-// The data gradient as a Winograd F(2x2, 3x3) problem (2-d layers only): the output gradient
-// convolved with the flipped kernels, channel axes swapped, padded 2 - pad.
-inline winograd::Shape WinogradDataGradient(const ConvGeometry& g, index_t batch,
-                                            index_t filters) {
-  return {batch, filters, g.channels, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pad[0],
-          2 - g.pad[1]};
-}
-
 // Whether position tiles (ops/position_tiles.h) outrun Winograd on a layer of `channels` in
 // and `filters` out: one strip of filters and at most one of channels, on AVX-512. Winograd's
 // transforms are paid per channel and per filter, its products saved per pair of them; on
@@ -151,21 +143,23 @@ enum class Pass { kForward, kDataGradient, kWeightGradient };
 // position tiles (the forward and the data gradient, where TilesOutrunWinograd), tap tiles
 // (the weight gradient, ops/tap_gradient.h) or im2col.
 // The data gradient (the output gradient convolved with the flipped kernels, channels and
-// filters swapped) only for pad <= 2. 3-d layers forward only, a slice of output depth at a
-// time (their gradients take the position and tap tiles).
+// filters swapped) only for pad <= 2 over the 3x3 kernel's axes (and a 3-d layer's at depth
+// stride 1). 3-d layers a slice of output depth at a time; their weight gradients take the
+// tap tiles.
 template <typename xpu, typename DType>
 bool UsesWinograd(const ConvGeometry& g, const GroupSizes& gs, index_t filters, Pass pass) {
   if (!std::is_same_v<xpu, cpu> || !winograd::Applies(g, gs.groups, filters)) return false;
-  if (g.ndim == 3 && pass != Pass::kForward) return false;
+  const int h = g.ndim - 2, w = g.ndim - 1;
   switch (pass) {
     case Pass::kForward:
       return !(TilesOutrunWinograd<DType>(g.channels, filters) &&
                deconvolution::ConvolutionPhasesServe<DType>(g, g.channels));
     case Pass::kDataGradient:
-      return g.pad[0] <= 2 && g.pad[1] <= 2 &&
+      return g.pad[h] <= 2 && g.pad[w] <= 2 && (g.ndim == 2 || g.stride[0] == 1) &&
              !(TilesOutrunWinograd<DType>(filters, g.channels) &&
                deconvolution::PhasesServe<DType>(g, gs.groups, filters));
     case Pass::kWeightGradient:
+      if (g.ndim == 3) return false;
       // On AVX-512 the tap tiles outran Winograd's kernel gradient on both 3x3 layers measured
       // (docs/benchmarks.md, sixteenth session).
       return !(MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
@@ -402,14 +396,17 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     }
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (winograd_data_gradient) {
-        const winograd::Shape shape = WinogradDataGradient(g, batch, filters);
+        const winograd::Shape shape = winograd::DataGradientShape(g, batch, filters);
         const DType* w = weight.dptr_;
-        const index_t channels = g.channels;
-        const index_t threads = BatchThreads(shape.images);
+        const index_t channels = g.channels, depth_taps = shape.depth_taps;
+        const index_t threads = BatchThreads(shape.images * shape.out_depth);
         winograd::Convolve(
             stream, shape, threads, og.dptr_,
-            [&](index_t c, index_t f) { return w + (f * channels + c) * 9; }, true,
-            static_cast<const DType*>(nullptr), dx.dptr_, req[0],
+            [&](index_t c, index_t i) {  // i: depth tap i / filters of filter i % filters, flipped
+              const index_t f = i % filters, t = depth_taps - 1 - i / filters;
+              return w + ((f * channels + c) * depth_taps + t) * 9;
+            },
+            true, static_cast<const DType*>(nullptr), dx.dptr_, req[0],
             CpuWorkspace<DType>(ctx, shape.WorkspaceSize(threads), stream));
       }
       if (phase_data_gradient) {

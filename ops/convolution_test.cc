@@ -315,6 +315,14 @@ INSTANTIATE_TEST_SUITE_P(
                  3,
                  1,
                  false},
+        // ... and the data gradient too, at depth stride 1: the output gradient convolved
+        // with the kernels flipped, its depth padded taps - 1 - pad (here 0), rows 0, columns 2.
+        ConvCase{"winograd_3d_data_gradient_pads",
+                 TShape{1, 3, 4, 5, 6},
+                 {{2, 1, 1, 1}, {3, 1, 1, 2}, {3, 1, 1, 0}},
+                 4,
+                 1,
+                 false},
         ConvCase{"winograd_3d_32_filters",
                  TShape{2, 4, 3, 6, 6},
                  {{3, 1, 1, 1}, {3, 1, 1, 1}, {3, 1, 1, 1}},

@@ -183,9 +183,24 @@ inline Shape ForwardShape(const ConvGeometry& g, index_t images, index_t filters
   return s;
 }
 
+// The data gradient of `images` images of layer g as F(2x2, 3x3) computes it: the output
+// gradient convolved with the kernels flipped (their 3x3 and their depth taps), channel axes
+// swapped, padded 2 - pad (a 3-d layer's depth, at stride 1: depth taps - 1 - pad).
+inline Shape DataGradientShape(const ConvGeometry& g, index_t images, index_t filters) {
+  const int h = g.ndim - 2, w = g.ndim - 1;
+  Shape s{images,  filters, g.channels,   g.out[h],    g.out[w],
+          g.in[h], g.in[w], 2 - g.pad[h], 2 - g.pad[w]};
+  if (g.ndim == 3) {
+    s.depth_taps = g.kernel[0], s.in_depth = g.out[0], s.out_depth = g.in[0];
+    s.depth_pad = g.kernel[0] - 1 - g.pad[0];
+  }
+  return s;
+}
+
 // Whether F(2x2, 3x3) computes this convolution: a 3x3 kernel over its last two axes, stride
-// 1 and no dilation on them, one group, 2-d or (the forward only) 3-d without dilation in
-// depth; and, for its workspace, at most the column matrix's size or 64 Mi elements.
+// 1 and no dilation on them, one group, 2-d or (the forward and data gradient only) 3-d
+// without dilation in depth; and, for its workspace, at most the column matrix's size or 64
+// Mi elements.
 inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
   if ((g.ndim != 2 && g.ndim != 3) || groups != 1) return false;
   if (g.ndim == 3 && g.dilate[0] != 1) return false;

@@ -443,6 +443,22 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
+// Position tiles a band of output rows at a time through every block of depth
+// (position_tiles::BandRows): 128 channels of 32 padded columns, bands of 4 of the 9 rows.
+TEST(ConvolutionTest, PositionTilesInBandsOfRowsMatchTheDirectLoop) {
+  const TShape data{1, 128, 9, 30};
+  const std::vector<Axis> axes{{5, 1, 1, 2}, {3, 1, 1, 1}};
+  const OpCase c{"Convolution",
+                 {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "32"}},
+                 {InputSpec{data}, InputSpec{TShape{32, 128, 5, 3}}, InputSpec{TShape{32}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{
+        DirectConvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+}
+
 // Layers whose float32 and float64 gradients take different paths: a 3x3 layer of 32 channels
 // and filters (on AVX-512 its float32 data gradient takes position tiles over the output
 // gradient's phases, float64's Winograd), a strided, dilated 5x5 layer of 32 filters in 2

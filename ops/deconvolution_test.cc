@@ -375,6 +375,27 @@ TEST(DeconvolutionTest, BackwardMatchesDirectSums) {
   }
 }
 
+// The phases by position tiles a band of rows at a time through all four phases and every
+// block of depth (position_tiles::BandRows): 128 channels of 42 padded columns, bands of 3 of
+// each phase's 9 rows.
+TEST(DeconvolutionTest, PhasesInBandsOfRowsMatchTheDirectScatter) {
+  const TShape data{1, 128, 9, 40};
+  const std::vector<Axis> axes{{4, 2, 1, 1, 0}, {4, 2, 1, 1, 0}};
+  const OpCase c{"Deconvolution",
+                 {{"kernel", "(4,4)"},
+                  {"stride", "(2,2)"},
+                  {"pad", "(1,1)"},
+                  {"num_filter", "32"},
+                  {"no_bias", "False"}},
+                 {InputSpec{data}, InputSpec{TShape{128, 32, 4, 4}}, InputSpec{TShape{32}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{
+        DirectDeconvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
+  });
+  testing::CheckWriteModes(c);
+}
+
 // MXNet 1.9.1's shapes: no bias by default; target_shape sets pad and adj.
 TEST(DeconvolutionTest, ShapesAsInMXNet) {
   auto infer = [](std::map<std::string, std::string> kwargs) {

@@ -302,6 +302,21 @@ inline std::vector<RowTile> RowTilesOf(const Layer& l) {
   return tiles;
 }
 
+// Output rows a strip of filters takes through all its phases and blocks of depth before the
+// next rows: as many as read at most kBandInputBytes of input (a padded row per channel and
+// depth tap each), so that a band's input stays in the L2 cache while each phase and block
+// reads it. A whole image at a time, the (16,128,28,28) 4x4 stride-2 Deconvolution's 460 KiB
+// of padded input had gone back to the L3 cache between its phases; bands ran 1.06-1.12x
+// faster there, the 128-filter 5x5 Convolution's unchanged (docs/benchmarks.md,
+// thirty-fourth session).
+constexpr index_t kBandInputBytes = 65536;
+template <typename DType>
+index_t BandRows(const Layer& l) {
+  const index_t row_bytes =
+      l.channels * l.depth_taps * l.pitch * static_cast<index_t>(sizeof(DType));
+  return std::max<index_t>(1, kBandInputBytes / std::max<index_t>(row_bytes, 1));
+}
+
 // Where a layer's phases put their outputs: an output of `rows` x `cols`, each phase's outputs
 // `row_stride` rows and `col_stride` columns apart (a deconvolution's strides; a convolution's
 // one phase has strides 1).
@@ -357,7 +372,7 @@ MSHADOW_CINLINE void ForEachInputRun(const Phase<DType>& phase, index_t oy, inde
 // over the whole output each). stream_output: y written through streaming stores (where
 // transpose::StreamsTransposeOf the operator's whole output), fenced before returning. The
 // strips of filters go to the library's threads (run on the caller when already inside a
-// ParallelFor).
+// ParallelFor); each takes bands of BandRows() rows of every phase at a time.
 template <bool kAdd, typename DType>
 void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& grid,
                     const DType* padded, const DType* bias, DType* y, index_t y_plane, DType* acc,
@@ -366,50 +381,57 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
   const index_t out_plane = grid.Plane(), acc_step = grid.col_stride * kStrip;
   const index_t strips = phases[0].layer.filters / kStrip;
   std::vector<std::vector<RowTile>> row_tiles(count);  // the same for every strip
-  for (index_t q = 0; q < count; ++q) row_tiles[q] = RowTilesOf(phases[q].layer);
+  index_t max_rows = 0;
+  for (index_t q = 0; q < count; ++q) {
+    row_tiles[q] = RowTilesOf(phases[q].layer);
+    max_rows = std::max(max_rows, phases[q].layer.rows);
+  }
+  const index_t band = BandRows<DType>(phases[0].layer);
   mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
     DType* acc_s = acc + s * out_plane * kStrip;
     DType start[kStrip];
     for (index_t f = 0; f < kStrip; ++f)
       start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
-    for (index_t q = 0; q < count; ++q) {
-      const Layer& l = phases[q].layer;
-      const index_t depth = l.Depth();
-      const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
-      const DType* w_s = phases[q].packed + s * depth * kStrip;
-      DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
-      // At least one block: a phase without taps (a deconvolution's residue past its kernel)
-      // is its bias.
-      for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
-        const index_t k_len = std::min(block_depth, depth - k0);
-        const index_t* offsets = phases[q].offsets + k0;
-        const DType* w = w_s + k0 * kStrip;
-        const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
-        for (index_t oy = 0; oy < l.rows; ++oy) {
-          DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
-          for (const RowTile& tile : row_tiles[q]) {
-            const index_t n = tile.positions;
-            const DType* x = padded + oy * l.pitch + tile.ox * l.col_step;
-            DType* sums = acc_row + tile.ox * acc_step;
-            // The first block starts the sums from the bias, even where no tap reads input.
-            const DType* first = k0 == 0 ? start : nullptr;
-            const EdgeSkip* skips = tile.skips ? tile.edge_skips : nullptr;
-            const index_t row_taps = skips == nullptr ? 0 : l.RowTaps();
-            auto run = [&](index_t begin, index_t end) {
-              if (l.col_step == 1) {
-                MultiplyTileOf<1>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                  sums, acc_step, 1, skips, block_channels, row_taps);
-              } else if (l.col_step == 2) {
-                MultiplyTileOf<2>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                  sums, acc_step, 2, nullptr, 0, 0);
-              } else {
-                MultiplyTileOf<0>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                  sums, acc_step, l.col_step, nullptr, 0, 0);
-              }
-              first = nullptr;
-            };
-            ForEachInputRun(phases[q], oy, block_channels, run);
-            if (first != nullptr) run(0, 0);
+    for (index_t first_row = 0; first_row < max_rows; first_row += band) {
+      for (index_t q = 0; q < count; ++q) {
+        const Layer& l = phases[q].layer;
+        const index_t depth = l.Depth();
+        const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
+        const DType* w_s = phases[q].packed + s * depth * kStrip;
+        DType* acc_q = acc_s + (phases[q].first_row * grid.cols + phases[q].first_col) * kStrip;
+        // At least one block: a phase without taps (a deconvolution's residue past its kernel)
+        // is its bias.
+        for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += block_depth) {
+          const index_t k_len = std::min(block_depth, depth - k0);
+          const index_t* offsets = phases[q].offsets + k0;
+          const DType* w = w_s + k0 * kStrip;
+          const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
+          for (index_t oy = first_row; oy < std::min(l.rows, first_row + band); ++oy) {
+            DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
+            for (const RowTile& tile : row_tiles[q]) {
+              const index_t n = tile.positions;
+              const DType* x = padded + oy * l.pitch + tile.ox * l.col_step;
+              DType* sums = acc_row + tile.ox * acc_step;
+              // The first block starts the sums from the bias, even where no tap reads input.
+              const DType* first = k0 == 0 ? start : nullptr;
+              const EdgeSkip* skips = tile.skips ? tile.edge_skips : nullptr;
+              const index_t row_taps = skips == nullptr ? 0 : l.RowTaps();
+              auto run = [&](index_t begin, index_t end) {
+                if (l.col_step == 1) {
+                  MultiplyTileOf<1>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                    sums, acc_step, 1, skips, block_channels, row_taps);
+                } else if (l.col_step == 2) {
+                  MultiplyTileOf<2>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                    sums, acc_step, 2, nullptr, 0, 0);
+                } else {
+                  MultiplyTileOf<0>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
+                                    sums, acc_step, l.col_step, nullptr, 0, 0);
+                }
+                first = nullptr;
+              };
+              ForEachInputRun(phases[q], oy, block_channels, run);
+              if (first != nullptr) run(0, 0);
+            }
           }
         }
       }

@@ -16,8 +16,10 @@
 // gradient, which is the same convolution of the output gradient with the kernels flipped
 // and their channel axes swapped, padded by 2 - pad, and for the kernel gradient. Both go a
 // block of tile rows at a time through all their stages (Convolve, KernelGradient). A 3-d
-// layer whose kernel is 3x3 over its last two axes goes forward as a 2-d layer per slice of
-// output depth, its depth taps more input channels of the products (Shape's depth fields).
+// layer whose kernel is 3x3 over its last two axes goes forward (and back to its data, at
+// depth stride 1) as 2-d convolutions per slice of output depth, its depth taps more depth of
+// the products, each input slice transformed once for the output slices that read it
+// (Shape's depth fields, ConvolveSlices).
 #ifndef OPS_WINOGRAD_CONV_H_
 #define OPS_WINOGRAD_CONV_H_
 
@@ -92,11 +94,10 @@ struct Shape {
   // Convolve's blocks: BlockRows() tile rows of one image (its last block the rows left), as
   // many as keep a block's transformed inputs (of depth_taps input slices) and products (16
   // points of the input and the output channels a tile) within kBlockElements, so that both
-  // stay in a core's L2 cache
-  // between the transforms and the products: 256 tiles at 32 channels in and out, 112 at 64
-  // of a 28-tile row. Fixed blocks of 256 tiles had gone to the last-level cache at 64
-  // channels, and blocks of 64 tiles at 32 ran slower: more products, each short
-  // (docs/benchmarks.md, twelfth and eighteenth sessions).
+  // stay in a core's L2 cache between the transforms and the products: 256 tiles at 32
+  // channels in and out, 112 at 64 of a 28-tile row. Fixed blocks of 256 tiles had gone to the
+  // last-level cache at 64 channels, and blocks of 64 tiles at 32 ran slower: more products, each
+  // short (docs/benchmarks.md, twelfth and eighteenth sessions).
   static constexpr index_t kBlockElements = index_t{1} << 18;
   index_t BlockRows() const {
     const index_t per_tile = kPoints * (depth_taps * InChannelsInStrips() + out_channels);
@@ -475,11 +476,12 @@ void TransformInputSlice(const Shape& s, const DType* data, index_t image, index
 // z_end) of `image` (a 2-d layer: slice 0). v holds the transformed input slices the taps of
 // one output slice read, input slice z in slot z mod depth_taps, each transformed once for
 // all the output slices of the run that read it; slot s of output slice z holds its tap
-// (s - z * depth_stride + depth_pad) mod depth_taps, and `u` (depth_taps rotations of the
-// transformed kernels, u_size elements apart) has the kernels in that order in rotation
-// (z * depth_stride - depth_pad) mod depth_taps. The products, point by point, over all the
-// taps at once, go to m (16 points of out_channels rows BlockStride() apart), transformed
-// back into out plus the bias (kAdd: added to out). `scratch` holds BlockScratch() elements.
+// (s - z * depth_stride + depth_pad) mod depth_taps, and `u` (KernelRotations() rotations of
+// the transformed kernels, u_size elements apart) has the kernels in that order in rotation
+// (z * depth_stride - depth_pad) mod depth_taps. The products, point by point, over runs of
+// ProductSlots() taps, go to m (16 points of out_channels rows BlockStride() apart),
+// transformed back into out plus the bias (kAdd: added to out). `scratch` holds
+// BlockScratch() elements.
 template <bool kAdd, typename DType>
 void ConvolveSlices(const Shape& s, const DType* u, index_t u_size, const DType* data,
                     const DType* bias, DType* out, index_t image, index_t first_row, index_t rows,

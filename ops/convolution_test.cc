@@ -73,6 +73,17 @@ Values DirectConvolution(const TShape& data_shape, const Values& data, const Val
   return result;
 }
 
+// The forward of c (a one-group Convolution of inputs data, weight and bias, `filters`
+// filters) against the direct loop.
+void CheckForwardMatchesDirectLoop(const OpCase& c, const std::vector<Axis>& axes, int filters) {
+  const TShape& data = c.inputs[0].shape;
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{
+        DirectConvolution(data, in[0], in[1], &in[2], axes, filters, 1, out_shape)};
+  });
+}
+
 struct ConvCase {
   std::string name;
   TShape data;
@@ -343,11 +354,7 @@ void CheckWinogradChunks() {
   const OpCase c{"Convolution",
                  {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "17"}},
                  {InputSpec{data}, InputSpec{TShape{17, 3, 3, 3}}, InputSpec{TShape{17}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
-  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-    return std::vector<Values>{
-        DirectConvolution(data, in[0], in[1], &in[2], axes, 17, 1, out_shape)};
-  });
+  CheckForwardMatchesDirectLoop(c, axes, 17);
   testing::CheckWriteModes(c);
 }
 
@@ -372,14 +379,10 @@ TEST(ConvolutionTest, Winograd3dRunsOfSlicesOnThreadsMatchTheDirectLoop) {
   const OpCase c{"Convolution",
                  {{"kernel", "(3,3,3)"}, {"pad", "(2,1,1)"}, {"num_filter", "4"}},
                  {InputSpec{data}, InputSpec{TShape{4, 3, 3, 3, 3}}, InputSpec{TShape{4}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     mshadow::SetNumThreads(threads);
-    testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-      return std::vector<Values>{
-          DirectConvolution(data, in[0], in[1], &in[2], axes, 4, 1, out_shape)};
-    });
+    CheckForwardMatchesDirectLoop(c, axes, 4);
     testing::CheckWriteModes(c);
   }
   mshadow::SetNumThreads(0);
@@ -397,11 +400,7 @@ TEST(ConvolutionTest, Winograd3dProductsOverRunsOfTapsMatchTheDirectLoop) {
         {{"kernel", "(3,3,3)"}, {"pad", "(1,1,1)"}, {"num_filter", std::to_string(filters)}},
         {InputSpec{data}, InputSpec{TShape{filters, channels, 3, 3, 3}},
          InputSpec{TShape{filters}}}};
-    const TShape out_shape = testing::InferOutputShapes(c)[0];
-    testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-      return std::vector<Values>{
-          DirectConvolution(data, in[0], in[1], &in[2], axes, filters, 1, out_shape)};
-    });
+    CheckForwardMatchesDirectLoop(c, axes, filters);
   }
 }
 
@@ -429,14 +428,10 @@ TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
     const OpCase c{"Convolution",
                    {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "32"}},
                    {InputSpec{data}, InputSpec{TShape{32, 16, 5, 3}}, InputSpec{TShape{32}}}};
-    const TShape out_shape = testing::InferOutputShapes(c)[0];
     for (const int threads : {1, 2, 3}) {
       SCOPED_TRACE("batch=" + std::to_string(batch) + " threads=" + std::to_string(threads));
       mshadow::SetNumThreads(threads);
-      testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-        return std::vector<Values>{
-            DirectConvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
-      });
+      CheckForwardMatchesDirectLoop(c, axes, 32);
       testing::CheckWriteModes(c);
     }
   }
@@ -451,11 +446,7 @@ TEST(ConvolutionTest, PositionTilesInBandsOfRowsMatchTheDirectLoop) {
   const OpCase c{"Convolution",
                  {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "32"}},
                  {InputSpec{data}, InputSpec{TShape{32, 128, 5, 3}}, InputSpec{TShape{32}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
-  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-    return std::vector<Values>{
-        DirectConvolution(data, in[0], in[1], &in[2], axes, 32, 1, out_shape)};
-  });
+  CheckForwardMatchesDirectLoop(c, axes, 32);
   testing::CheckWriteModes(c);
 }
 
@@ -529,10 +520,7 @@ TEST(ConvolutionTest, ColumnChunksMatchDirectSums) {
       {InputSpec{data}, InputSpec{TShape{filters, 20, 5, 5}}, InputSpec{TShape{filters}}}};
   const TShape out_shape = testing::InferOutputShapes(c)[0];
   ASSERT_EQ(out_shape, (TShape{2, filters, 20, 20}));
-  testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
-    return std::vector<Values>{
-        DirectConvolution(data, in[0], in[1], &in[2], axes, filters, 1, out_shape)};
-  });
+  CheckForwardMatchesDirectLoop(c, axes, filters);
   std::mt19937_64 rng(9);
   const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {

@@ -454,6 +454,8 @@ void TransformInputSlice(const Shape& s, const DType* data, index_t image, index
   const bool pad = z < 0 || z >= s.in_depth;
   DType* const sub = scratch;
   DType* const transformed = scratch + 4 * s.SubPlaneSize();  // one channel's, ld apart
+  // A pad slice transforms to zeros, the same for every channel.
+  if (pad) std::fill(transformed, transformed + kPoints * ld, DType(0));
   for (index_t c = 0; c < s.in_channels; ++c) {
     if (!pad) {
       SplitPlane(s, s.InputPlane(data, image, c, z), first_row, rows, sub);
@@ -463,10 +465,8 @@ void TransformInputSlice(const Shape& s, const DType* data, index_t image, index
       const DType* from = transformed + q * ld;
       DType* to = v + q * v_stride + (slot * s.in_channels + c) * kStrip;
       for (index_t j = 0; j < cols; j += kStrip) {
-        const P lo = pad ? P::Fill(DType(0)) : P::LoadUnAligned(from + j);
-        const P hi = pad ? P::Fill(DType(0)) : P::LoadUnAligned(from + j + P::kSize);
-        lo.StoreUnAligned(to + j * depth);
-        hi.StoreUnAligned(to + j * depth + P::kSize);
+        P::LoadUnAligned(from + j).StoreUnAligned(to + j * depth);
+        P::LoadUnAligned(from + j + P::kSize).StoreUnAligned(to + j * depth + P::kSize);
       }
     }
   }

@@ -49,3 +49,19 @@ def fuzz_test(name, srcs, deps, corpus = []):
             "//conditions:default": ["//tools/fuzzing:replay_driver"],
         }),
     )
+
+def _cc_link_only_impl(ctx):
+    merged = cc_common.merge_cc_infos(cc_infos = [dep[CcInfo] for dep in ctx.attr.deps])
+    return [CcInfo(linking_context = merged.linking_context)]
+
+cc_link_only = rule(
+    implementation = _cc_link_only_impl,
+    attrs = {"deps": attr.label_list(providers = [CcInfo])},
+    doc = """Links `deps` into its dependents without their headers, include paths or defines.
+
+A compile action's inputs are every header its target reaches, and the disk cache keys on
+them: a library that only registers operators (nothing includes its headers) reached this way
+leaves its dependents' objects untouched when its headers change, so a change to one operator
+family's kernels recompiles that family alone.
+""",
+)

@@ -8,8 +8,8 @@
 #   tools/trim_disk_cache.sh [--room GIB] [CACHE_DIR]
 #
 # CACHE_DIR defaults to the one .bazelrc names. The cap is MSHADOW_OPS_DISK_CACHE_GIB
-# (default 40: a cold CI run, every configuration, writes about 15 GiB, and a run should find
-# the entries of the two before it), lowered where the disk could not hold it and still keep
+# (default 64: a cold CI run, every configuration, writes about 15 GiB, and a run should find
+# the entries of the runs before it), lowered where the disk could not hold it and still keep
 # MSHADOW_OPS_DISK_FREE_GIB (default 10) free; when the cache is over it, the oldest files by
 # access time go until it is at three quarters of the cap, so that trimming does not run again
 # on the next build. --room GIB trims, where needed, until GIB more fit under the cap: CI
@@ -17,8 +17,10 @@
 # removes the entries its own first stages wrote (which had made the next run on the same
 # commit a cold one). The file system is mounted relatime on these machines: an access
 # updates a file's access time at most once a day, so entries written earlier the same day
-# look older than they are; a cap that holds two runs keeps a day's rehearsals from trimming
-# each other (at 30 GiB, CI's --room 15 removed 5.8 GiB of the same day's entries).
+# look older than they are, and entries read again today but first read yesterday keep
+# yesterday's time: a trim removes entries the next build needs. A cap that holds several
+# runs keeps that rare (at 30 GiB, CI's --room 15 removed 5.8 GiB of the same day's entries;
+# at 40, 5.8 GiB again, and the run recompiled unchanged sources).
 set -euo pipefail
 
 whole_gib() {  # whole_gib NAME VALUE: exits 2, naming NAME, unless VALUE is a whole number
@@ -34,7 +36,7 @@ if [[ "${1:-}" == "--room" ]]; then
   shift 2
 fi
 cache_dir=${1:-$HOME/.cache/mshadow_ops/bazel-disk-cache}
-cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-40}
+cap_gib=${MSHADOW_OPS_DISK_CACHE_GIB:-64}
 whole_gib MSHADOW_OPS_DISK_CACHE_GIB "$cap_gib"
 if ((cap_gib == 0)); then
   echo "tools/trim_disk_cache.sh: MSHADOW_OPS_DISK_CACHE_GIB must be above 0" >&2

@@ -111,6 +111,52 @@ TEST(SoftmaxTest, VectorTailColumnBlockAndThreadedPaths) {
   mshadow::SetNumThreads(0);
 }
 
+// Rows longer than a block of the row kernels (8 KiB) whose shift moves from block to block:
+// rising (every block moves the maximum, and the sums so far are rescaled), falling (the
+// first block holds it) and random, with a tail; at a positive and a negative temperature
+// (whose shift is the minimum).
+TEST(SoftmaxTest, LongRowsWhoseShiftMovesBetweenBlocks) {
+  const index_t n = 2 * 2048 + 1000 + 3;
+  Values values(3 * n);
+  for (index_t k = 0; k < n; ++k) {
+    values[k] = 60.0 * k / n;
+    values[n + k] = 30.0 - 60.0 * k / n;
+    values[2 * n + k] = std::sin(0.37 * k) * 25.0;
+  }
+  const TShape shape{3, n};
+  for (const std::string op : {"softmax", "log_softmax"}) {
+    for (const double t : {1.0, -0.5}) {
+      SCOPED_TRACE(op + " temperature " + std::to_string(t));
+      const OpCase c{op,
+                     {{"axis", "-1"}, {"temperature", std::to_string(t)}},
+                     {InputSpec::WithValues(shape, values)}};
+      testing::CheckForward(c, [&](const std::vector<Values>& in) {
+        return std::vector<Values>{SoftmaxAlong(in[0], shape, 1, t, op == "log_softmax")};
+      });
+      testing::CheckWriteModes(c);
+    }
+  }
+}
+
+// A row whose first block is all -inf (masked out) and whose others are not: the masked
+// elements get probability 0 and the others their softmax among themselves.
+TEST(SoftmaxTest, LongRowMaskedByInfinities) {
+  const index_t n = 3 * 2048;
+  Values values(n);
+  for (index_t k = 0; k < n; ++k) {
+    values[k] = k < 2048 + 5 ? -std::numeric_limits<double>::infinity() : std::cos(0.1 * k);
+  }
+  const OpCase c{"softmax", {{"axis", "-1"}}, {InputSpec::WithValues(TShape{1, n}, values)}};
+  const auto out = testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
+  const Values p = testing::ToValues(out[0].blob());
+  double sum = 0;
+  for (index_t k = 2048 + 5; k < n; ++k) sum += std::exp(values[k]);
+  for (index_t k = 0; k < n; ++k) {
+    const double expected = k < 2048 + 5 ? 0.0 : std::exp(values[k]) / sum;
+    ASSERT_NEAR(p[k], expected, 1e-6 * expected + 1e-12) << "element " << k;
+  }
+}
+
 TEST(SoftmaxTest, LargeInputsDoNotOverflow) {
   InputSpec big{TShape{1, 3}};
   big.values = {1000, 1001, 1002};

@@ -420,18 +420,19 @@ TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {
 }
 
 // Position tiles with their strips of filters on the library's threads (one image) and with
-// the images shared out (three), on 1, 2 and 3 threads.
+// the images shared out (three, five), the last ones by parts of their strips
+// (ForEachImagePart: 64 filters are 2 or 4 strips), on 1, 2 and 3 threads.
 TEST(ConvolutionTest, PositionTilesOnThreadsMatchTheDirectLoop) {
   const std::vector<Axis> axes{{5, 1, 1, 2}, {3, 1, 1, 1}};
-  for (const index_t batch : {1, 3}) {
+  for (const index_t batch : {1, 3, 5}) {
     const TShape data{batch, 16, 6, 13};
     const OpCase c{"Convolution",
-                   {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "32"}},
-                   {InputSpec{data}, InputSpec{TShape{32, 16, 5, 3}}, InputSpec{TShape{32}}}};
+                   {{"kernel", "(5,3)"}, {"pad", "(2,1)"}, {"num_filter", "64"}},
+                   {InputSpec{data}, InputSpec{TShape{64, 16, 5, 3}}, InputSpec{TShape{64}}}};
     for (const int threads : {1, 2, 3}) {
       SCOPED_TRACE("batch=" + std::to_string(batch) + " threads=" + std::to_string(threads));
       mshadow::SetNumThreads(threads);
-      CheckForwardMatchesDirectLoop(c, axes, 32);
+      CheckForwardMatchesDirectLoop(c, axes, 64);
       testing::CheckWriteModes(c);
     }
   }

@@ -420,7 +420,8 @@ void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<ind
 // (position_tiles::ConvolvePhases; stream_output as it takes it).
 template <bool kAdd, typename DType>
 void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, const DType* bias,
-                            DType* y, const DType* padded, bool stream_output) {
+                            DType* y, const DType* padded, bool stream_output,
+                            position_tiles::StripRange strips = {}) {
   const position_tiles::PhaseGrid grid{p.rows.out, p.cols.out, p.rows.stride, p.cols.stride};
   const index_t out_volume = p.depth.out * grid.Plane();
   // Per depth residue, its phases (the same for every group but for their taps).
@@ -453,7 +454,7 @@ void DeconvolveImageByTiles(const PhasePlan& p, const PhaseTiles<DType>& tiles, 
         position_tiles::ConvolvePhases<kAdd>(phases.data(), static_cast<index_t>(phases.size()),
                                              grid, padded_group + j * p.PaddedPlane(), group_bias,
                                              y_group + od * grid.Plane(), out_volume, tiles.sums,
-                                             stream_output);
+                                             stream_output, strips);
       }
     }
   }
@@ -518,6 +519,24 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
   }
 }
 
+// ForEachImage, with each of the last `threads` images cut into `parts` parts handed out one
+// at a time as well: fn(t, n, part, parts) (part 0 of 1 for the other images). A thread that
+// found no whole image left had waited for the other's last: 3-15% of the time of batches of
+// 4 to 32 images on two threads (docs/benchmarks.md, thirty-sixth session).
+template <typename Fn>
+void ForEachImagePart(index_t images, index_t threads, index_t parts, Fn&& fn) {
+  const index_t whole = std::max<index_t>(0, images - threads);
+  const index_t split = threads == 1 ? 1 : std::max<index_t>(1, parts);
+  ForEachImage(whole + (images - whole) * split, threads, [&](index_t t, index_t item) {
+    if (item < whole) return fn(t, item, index_t{0}, index_t{1});
+    fn(t, whole + (item - whole) / split, (item - whole) % split, split);
+  });
+}
+
+// Parts of the strips of filters each of a batch's last images is cut into for the threads
+// (ForEachImagePart), where the position tiles serve.
+constexpr index_t kImageParts = 4;
+
 // Scratch for DeconvolveByPhases on `threads` (BatchThreads'): the taps (as long as the
 // weight), the position tiles' operands where they serve (as long again), then per thread a
 // padded image and its PhaseBuffers().
@@ -548,14 +567,21 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);
   DType* scratch = position_tiles ? tile_taps + p.WeightSize() : tile_taps;
-  ForEachImage(batch, threads, [&](index_t t, index_t n) {
+  // The tiles' last images by parts of their strips (ForEachImagePart), each thread padding
+  // an image it had not padded last.
+  const index_t strips = position_tiles ? p.filters / position_tiles::kFilterStrip<DType> : 1;
+  const index_t parts = std::min<index_t>(strips, kImageParts);
+  std::vector<index_t> padded_image(threads, -1);
+  ForEachImagePart(batch, threads, parts, [&](index_t t, index_t n, index_t part, index_t of) {
     DType* padded = scratch + t * per_thread;
     DType* phases = padded + p.PaddedImage();
     const PhaseTiles<DType> tiles{tile_taps, tile_offsets.data(), phases};
-    PadImage(p, x + n * x_image, padded);
+    if (padded_image[t] != n) PadImage(p, x + n * x_image, padded);
+    padded_image[t] = n;
     DType* y_n = y + n * y_image;
     if (position_tiles) {
-      DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream);
+      DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream,
+                                   {strips * part / of, strips * (part + 1) / of});
     } else if (p.SinglePhase()) {
       MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
     } else {

@@ -371,15 +371,19 @@ MSHADOW_CINLINE void ForEachInputRun(const Phase<DType>& phase, index_t oy, inde
 // phase had left lines half-written, and one pass per phase over the output had been a pass
 // over the whole output each). stream_output: y written through streaming stores (where
 // transpose::StreamsTransposeOf the operator's whole output), fenced before returning. The
-// strips of filters go to the library's threads (run on the caller when already inside a
-// ParallelFor); each takes bands of BandRows() rows of every phase at a time.
+// strips of filters (`strips`, a range of them: a part of the image's work; default all) go
+// to the library's threads (run on the caller when already inside a ParallelFor); each takes
+// bands of BandRows() rows of every phase at a time.
+struct StripRange {
+  index_t begin = 0, end = -1;  // end -1: to the last strip
+};
 template <bool kAdd, typename DType>
 void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& grid,
                     const DType* padded, const DType* bias, DType* y, index_t y_plane, DType* acc,
-                    bool stream_output) {
+                    bool stream_output, StripRange strips = {}) {
   constexpr index_t kStrip = kFilterStrip<DType>;
   const index_t out_plane = grid.Plane(), acc_step = grid.col_stride * kStrip;
-  const index_t strips = phases[0].layer.filters / kStrip;
+  if (strips.end < 0) strips.end = phases[0].layer.filters / kStrip;
   std::vector<std::vector<RowTile>> row_tiles(count);  // the same for every strip
   index_t max_rows = 0;
   for (index_t q = 0; q < count; ++q) {
@@ -387,7 +391,8 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
     max_rows = std::max(max_rows, phases[q].layer.rows);
   }
   const index_t band = BandRows<DType>(phases[0].layer);
-  mshadow::ParallelFor(strips, mshadow::GetNumThreads(), [&](index_t s) {
+  mshadow::ParallelFor(strips.end - strips.begin, mshadow::GetNumThreads(), [&](index_t i) {
+    const index_t s = strips.begin + i;
     DType* acc_s = acc + s * out_plane * kStrip;
     DType start[kStrip];
     for (index_t f = 0; f < kStrip; ++f)

@@ -165,8 +165,8 @@ DType SumOfShiftedExp(const DType* x, index_t n, DType shift, DType inv_t, DType
 
 // A row's shift (RowShift's) and sum of exp((x - shift) * inv_t) by blocks: each block's
 // exponentials taken from the shift of the blocks so far, the sum so far rescaled where a
-// block moves that shift, and block_shift[b] the shift of block b's. False where that shift
-// is not finite (infinities or NaN), which the caller takes by whole passes.
+// block moves that shift, and (kStore) block_shift[b] the shift of block b's. False where that
+// shift is not finite (infinities or NaN), which the caller takes by whole passes.
 template <bool kStore, typename DType>
 bool BlockedShiftedSum(const DType* x, index_t n, DType inv_t, DType* e, DType* block_shift,
                        ShiftedSum<DType>* result) {
@@ -186,14 +186,14 @@ bool BlockedShiftedSum(const DType* x, index_t n, DType inv_t, DType* e, DType* 
     sum += begin + 2 * kBlock <= n
                ? SumOfShiftedExp<kStore, true>(x + begin, len, shift, inv_t, eb, x + begin + len)
                : SumOfShiftedExp<kStore>(x + begin, len, shift, inv_t, eb);
-    block_shift[b] = shift;
+    if constexpr (kStore) block_shift[b] = shift;
   }
   *result = {shift, sum};
   return true;
 }
 
 // A row's shift and sum of exp((x - shift) * inv_t), with the exponentials in e where kStore:
-// by blocks where the row is longer than one (block_shift: RowBlockShifts(n) elements),
+// by blocks where the row is longer than one (kStore: block_shift, RowBlockShifts(n) elements),
 // otherwise (or where the blocks' shift is not finite) by whole passes, every block's
 // exponentials then from the row's shift.
 template <bool kStore, typename DType>
@@ -204,18 +204,18 @@ ShiftedSum<DType> RowShiftedSum(const DType* x, index_t n, DType inv_t, DType* e
   if (blocks > 0 && BlockedShiftedSum<kStore>(x, n, inv_t, e, block_shift, &s)) return s;
   s.shift = RowShift(x, n, inv_t);
   s.sum = SumOfShiftedExp<kStore>(x, n, s.shift, inv_t, e);
-  std::fill(block_shift, block_shift + blocks, s.shift);
+  if constexpr (kStore) std::fill(block_shift, block_shift + blocks, s.shift);
   return s;
 }
 
 // One contiguous row: y = softmax(x * inv_t) or its log. `scratch` (n elements) holds the
-// exponentials when y is accumulated into; block_shift (RowBlockShifts(n) elements) the shift
-// each block's were taken from.
+// exponentials when y is accumulated into; block_shift (RowBlockShifts(n) elements, softmax's) the
+// shift each block's were taken from.
 template <bool kLog, bool kAdd, typename DType>
 void SoftmaxRow(const DType* x, DType* y, index_t n, DType inv_t, DType* scratch,
                 DType* block_shift) {
   if (kLog) {
-    const ShiftedSum<DType> s = RowShiftedSum<false, DType>(x, n, inv_t, nullptr, block_shift);
+    const ShiftedSum<DType> s = RowShiftedSum<false, DType>(x, n, inv_t, nullptr, nullptr);
     const DType log_sum = std::log(s.sum);
     vec::ForEach<DType>(n, [&](index_t i, auto tag) {
       using P = vec::PacketOf<decltype(tag)>;
@@ -338,7 +338,8 @@ void SoftmaxCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<
       constexpr bool kAdd = decltype(add)::value;
       if (v.inner == 1) {
         ParallelRows(v.outer, v.n, [&](index_t begin, index_t end) {
-          std::vector<DType> scratch(kAdd ? v.n : 0), block_shift(RowBlockShifts<DType>(v.n));
+          std::vector<DType> scratch(kAdd ? v.n : 0);
+          std::vector<DType> block_shift(kLog ? 0 : RowBlockShifts<DType>(v.n));
           for (index_t r = begin; r < end; ++r) {
             SoftmaxRow<kLog, kAdd>(x + r * v.n, y + r * v.n, v.n, inv_t, scratch.data(),
                                    block_shift.data());
@@ -495,9 +496,7 @@ index_t LabelAt(const DType* label, index_t row, index_t classes) {
 // log(sum(exp(row))), stably.
 template <typename DType>
 DType LogSumExp(const DType* row, index_t n) {
-  std::vector<DType> block_shift(RowBlockShifts<DType>(n));
-  const ShiftedSum<DType> s =
-      RowShiftedSum<false, DType>(row, n, DType(1), nullptr, block_shift.data());
+  const ShiftedSum<DType> s = RowShiftedSum<false, DType>(row, n, DType(1), nullptr, nullptr);
   return s.shift + std::log(s.sum);
 }
 

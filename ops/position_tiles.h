@@ -13,7 +13,11 @@
 //
 // The layer (a convolution, or one phase of a deconvolution) is read through the row offsets
 // deconvolution_phases.h computes: offsets[t * channels + c] is where channel c shifted by
-// tap t starts in the padded input, from which output (oy, ox) reads element oy * pitch + ox.
+// tap t starts in the padded input, from which output (oy, ox) reads element oy * pitch + ox *
+// col_step * column_elements. The padded input may hold its channels interleaved
+// (column_elements > 1: each input column's channels of a block consecutive, as oneDNN's
+// blocked layouts do): a tile's broadcasts for the channels of a block then come from the same
+// few cache lines, where planes apart each channel's took lines of their own.
 //
 //   Layer layer{filters, channels, taps, out_rows, out_cols, pitch};
 //   Pack(layer, taps_matrix, row_offsets, packed, offsets);  // once per call
@@ -70,12 +74,19 @@ struct EdgeSkip {
   }
 };
 
+// Channels per block where a padded input interleaves them (Layer::column_elements): a
+// column's 8 channels are 32 bytes of floats, a position's broadcasts for a block then come
+// from one or two cache lines (4 and 16 ran as fast on an AVX2 core; docs/benchmarks.md,
+// thirty-seventh session).
+constexpr index_t kChannelInterleave = 8;
+
 // One group of a stride-1 layer.
 struct Layer {
   index_t filters, channels, taps;  // per group
   index_t rows, cols;               // output extents
-  index_t pitch;                    // from one output row's inputs to the next's
-  index_t col_step = 1;             // from one output's inputs to the next's in a row
+  index_t pitch;                    // elements from one output row's inputs to the next's
+  index_t col_step = 1;             // input columns from one output's inputs to the next's
+  index_t column_elements = 1;      // elements from one input column to the next
   // The taps, row-major: depth_taps x kernel_rows x taps per kernel row (the tap order of
   // the row offsets). Output row oy's kernel row r reads input row row_origin + oy * row_step
   // + r * tap_row_step, and the tiles skip the kernel rows whose input row is padding (outside
@@ -94,6 +105,8 @@ struct Layer {
   static constexpr index_t kMaxSkippingRowTaps = 16;
 
   index_t Depth() const { return taps * channels; }
+  // Elements from one output's inputs to the next's in a row.
+  index_t ElementStep() const { return col_step * column_elements; }
   index_t OutPlane() const { return rows * cols; }
   index_t RowTaps() const { return taps / (depth_taps * kernel_rows); }
   // The kernel rows [*begin, *end) of output row oy that read input rows.
@@ -215,18 +228,18 @@ MSHADOW_CINLINE void MultiplyPositionsSkipping(EdgeSkip skip, P (&sum)[kPosition
 
 // acc (kPositions sums of kFilterStrip, position i's at acc + i * acc_step) = start
 // (kFilterStrip long, for every position; null: acc as it is) + the tile's products over
-// `depth` taps and channels: input x[offsets[k] + i] for position i, weights
-// w[k * kFilterStrip...]. edge_skips (null: none; taken at column step 1 only) are the skips
-// of a kernel row's taps (row_taps of them, each `segment` long in depth, repeating from k =
-// 0): at a row's edges, the products of pad columns are left out.
-template <int kPositions, int kColStep, typename DType>
+// `depth` taps and channels: input x[offsets[k] + i * step] for position i, weights
+// w[k * kFilterStrip...]. kEdgeSkips (column step 1): edge_skips (null: none) are the skips of
+// a kernel row's taps (row_taps of them, each `segment` long in depth, repeating from k = 0):
+// at a row's edges, the products of pad columns are left out.
+template <int kPositions, int kStep, bool kEdgeSkips, typename DType>
 MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_t depth,
                                   const DType* w, const DType* start, DType* acc, index_t acc_step,
-                                  index_t col_step, const EdgeSkip* edge_skips, index_t segment,
+                                  index_t element_step, const EdgeSkip* edge_skips, index_t segment,
                                   index_t row_taps) {
-  // A constant step (1, 2) where the layer has one: its positions' addresses fold into the
-  // loads.
-  const index_t step = kColStep > 0 ? kColStep : col_step;
+  // A constant step where the layer has one of the common ones: its positions' addresses fold
+  // into the loads.
+  const index_t step = kStep > 0 ? kStep : element_step;
   using P = vec::Full<DType>;
   constexpr index_t kStrip = kFilterStrip<DType>;
   constexpr int kPackets = kStrip / P::kSize;
@@ -239,9 +252,9 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
                                                     : acc + i * acc_step + j * P::kSize);
     }
   }
-  if (kColStep != 1 || edge_skips == nullptr) {
+  if (!kEdgeSkips || edge_skips == nullptr) {
     MultiplyPositions<0, 0>(sum, x, offsets, depth, w, step);
-  } else if constexpr (kColStep == 1) {
+  } else if constexpr (kEdgeSkips) {
     for (index_t k = 0, t = 0; k < depth; k += segment, t = t + 1 == row_taps ? 0 : t + 1) {
       MultiplyPositionsSkipping(edge_skips[t], sum, x, offsets + k, segment, w + k * kStrip, step);
     }
@@ -254,19 +267,19 @@ MSHADOW_CINLINE void MultiplyTile(const DType* x, const index_t* offsets, index_
 }
 
 // MultiplyTile of `positions` (1 to kTilePositions) positions.
-template <int kColStep, int kPositions = 1, typename DType>
+template <int kStep, bool kEdgeSkips, int kPositions = 1, typename DType>
 MSHADOW_CINLINE void MultiplyTileOf(index_t positions, const DType* x, const index_t* offsets,
                                     index_t depth, const DType* w, const DType* start, DType* acc,
-                                    index_t acc_step, index_t col_step, const EdgeSkip* edge_skips,
-                                    index_t segment, index_t row_taps) {
+                                    index_t acc_step, index_t element_step,
+                                    const EdgeSkip* edge_skips, index_t segment, index_t row_taps) {
   if constexpr (kPositions <= kTilePositions) {
     if (positions != kPositions) {
-      return MultiplyTileOf<kColStep, kPositions + 1>(positions, x, offsets, depth, w, start, acc,
-                                                      acc_step, col_step, edge_skips, segment,
-                                                      row_taps);
+      return MultiplyTileOf<kStep, kEdgeSkips, kPositions + 1>(positions, x, offsets, depth, w,
+                                                               start, acc, acc_step, element_step,
+                                                               edge_skips, segment, row_taps);
     }
-    MultiplyTile<kPositions, kColStep>(x, offsets, depth, w, start, acc, acc_step, col_step,
-                                       edge_skips, segment, row_taps);
+    MultiplyTile<kPositions, kStep, kEdgeSkips>(x, offsets, depth, w, start, acc, acc_step,
+                                                element_step, edge_skips, segment, row_taps);
   }
 }
 
@@ -313,7 +326,7 @@ constexpr index_t kBandInputBytes = 65536;
 template <typename DType>
 index_t BandRows(const Layer& l) {
   const index_t row_bytes =
-      l.channels * l.depth_taps * l.pitch * static_cast<index_t>(sizeof(DType));
+      l.channels * l.depth_taps * l.pitch / l.column_elements * static_cast<index_t>(sizeof(DType));
   return std::max<index_t>(1, kBandInputBytes / std::max<index_t>(row_bytes, 1));
 }
 
@@ -415,22 +428,29 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
             DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
             for (const RowTile& tile : row_tiles[q]) {
               const index_t n = tile.positions;
-              const DType* x = padded + oy * l.pitch + tile.ox * l.col_step;
+              const DType* x = padded + oy * l.pitch + tile.ox * l.ElementStep();
               DType* sums = acc_row + tile.ox * acc_step;
               // The first block starts the sums from the bias, even where no tap reads input.
               const DType* first = k0 == 0 ? start : nullptr;
               const EdgeSkip* skips = tile.skips ? tile.edge_skips : nullptr;
               const index_t row_taps = skips == nullptr ? 0 : l.RowTaps();
               auto run = [&](index_t begin, index_t end) {
-                if (l.col_step == 1) {
-                  MultiplyTileOf<1>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                    sums, acc_step, 1, skips, block_channels, row_taps);
-                } else if (l.col_step == 2) {
-                  MultiplyTileOf<2>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                    sums, acc_step, 2, nullptr, 0, 0);
+                const index_t* o = offsets + begin;
+                const DType* w_run = w + begin * kStrip;
+                const index_t len = end - begin, step = l.ElementStep();
+                if (step == 1) {
+                  MultiplyTileOf<1, true>(n, x, o, len, w_run, first, sums, acc_step, 1, skips,
+                                          block_channels, row_taps);
+                } else if (step == kChannelInterleave && l.col_step == 1) {
+                  MultiplyTileOf<kChannelInterleave, true>(n, x, o, len, w_run, first, sums,
+                                                           acc_step, step, skips, block_channels,
+                                                           row_taps);
+                } else if (step == 2) {
+                  MultiplyTileOf<2, false>(n, x, o, len, w_run, first, sums, acc_step, 2, nullptr,
+                                           0, 0);
                 } else {
-                  MultiplyTileOf<0>(n, x, offsets + begin, end - begin, w + begin * kStrip, first,
-                                    sums, acc_step, l.col_step, nullptr, 0, 0);
+                  MultiplyTileOf<0, false>(n, x, o, len, w_run, first, sums, acc_step, step,
+                                           nullptr, 0, 0);
                 }
                 first = nullptr;
               };

@@ -257,6 +257,21 @@ INSTANTIATE_TEST_SUITE_P(
                  64,
                  2,
                  false},
+        // 32 channels a block of depth: the padded input's channels interleaved by 8
+        // (position_tiles::ChannelInterleave), at a column step of 2 (an element step of 16)
+        // and, 3-d, dilated in groups.
+        ConvCase{"strided_tiles_interleaved_channels",
+                 TShape{2, 32, 9, 11},
+                 {{3, 2, 1, 1}, {3, 2, 1, 1}},
+                 16,
+                 1,
+                 false},
+        ConvCase{"tiles_3d_interleaved_channels_dilated_groups",
+                 TShape{1, 64, 3, 7, 9},
+                 {{1, 1, 1, 0}, {3, 1, 2, 2}, {3, 2, 1, 1}},
+                 32,
+                 2,
+                 false},
         ConvCase{"conv1d_dilated_groups", TShape{2, 4, 10}, {{2, 1, 3, 0}}, 2, 2, true},
         // Pad past the kernel's reach: the tiles skip the kernel rows that read pad rows, and
         // the first and last output rows read none (they are the bias).

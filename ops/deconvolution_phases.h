@@ -129,22 +129,14 @@ struct PhasePlan {
     return position_tiles::Serves<DType>(filters) && filters <= kMaxTileFilters &&
            Taps() >= kMinTileTapsPerPhase * Phases() && !one_output_row;
   }
-  // Channels the padded image interleaves per column (PadImage): blocks of
-  // position_tiles::kChannelInterleave where the tiles read it, the channels per group are
-  // whole blocks and a tile's block of depth holds kMinInterleavedChannels channels or more
-  // (the phase of residue 0 has the most taps, so the fewest). A tile reads a cache line per
-  // channel, kernel row and tap row's reach; interleaved, a block's channels share them. On an
-  // AVX2 core the 4x4 stride-2 Deconvolution's tiles (64 channels a block) ran 1.10-1.17x
-  // faster interleaved, a 5x5 layer's with 16 channels a block as fast, with 64 a block 1.11x
-  // (docs/benchmarks.md, thirty-seventh session). None (1) for the products, which read
-  // channels' rows.
-  static constexpr index_t kMinInterleavedChannels = 32;
+  // Channels the padded image interleaves per column (PadImage): as
+  // position_tiles::ChannelInterleave says for the phase with the most taps (residue 0 on
+  // every axis; its blocks of depth have the fewest channels) where the tiles read it; none (1)
+  // for the products, which read channels' rows.
   template <typename DType>
   index_t ChannelInterleave() const {
-    constexpr index_t kBlock = position_tiles::kChannelInterleave;
-    if (!UsesPositionTiles<DType>() || channels % kBlock != 0) return 1;
-    const index_t block_channels = PhaseLayer(0, 0, 0, 1).BlockChannels<DType>();
-    return block_channels >= kMinInterleavedChannels ? kBlock : 1;
+    if (!UsesPositionTiles<DType>()) return 1;
+    return position_tiles::ChannelInterleave<DType>(PhaseLayer(0, 0, 0, 1));
   }
   // Phase (rd, ry, rx) of one slice of output depth as a stride-1 layer over the padded input,
   // its channels interleaved by `interleave` (ChannelInterleave). Its output row j reads input

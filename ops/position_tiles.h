@@ -76,8 +76,7 @@ struct EdgeSkip {
 
 // Channels per block where a padded input interleaves them (Layer::column_elements): a
 // column's 8 channels are 32 bytes of floats, a position's broadcasts for a block then come
-// from one or two cache lines (4 and 16 ran as fast on an AVX2 core; docs/benchmarks.md,
-// thirty-seventh session).
+// from one or two cache lines (4 and 16 ran as fast on an AVX2 core).
 constexpr index_t kChannelInterleave = 8;
 
 // One group of a stride-1 layer.
@@ -157,6 +156,22 @@ struct Layer {
     return (channels + blocks - 1) / blocks;
   }
 };
+
+// Channels per column a padded input for layer l's tiles interleaves
+// (Layer::column_elements): kChannelInterleave where its channels are whole blocks of them and
+// a tile's block of depth holds kMinInterleavedChannels channels or more; 1 (planar)
+// otherwise. A planar tile reads a cache line per channel of its block, kernel row and reach
+// of a row's taps; interleaved, a block's channels share them. On an AVX2 core the 4x4
+// stride-2 Deconvolution's tiles (64 channels a block) ran 1.10-1.17x faster interleaved, a
+// 5x5 layer's with 16 channels a block as fast, with 64 a block 1.11x (docs/benchmarks.md,
+// thirty-seventh session).
+constexpr index_t kMinInterleavedChannels = 32;
+template <typename DType>
+index_t ChannelInterleave(const Layer& l) {
+  return l.channels % kChannelInterleave == 0 && l.BlockChannels<DType>() >= kMinInterleavedChannels
+             ? kChannelInterleave
+             : 1;
+}
 
 // Whether the tiles serve a layer with this many filters per group: whole strips only.
 template <typename DType>
@@ -448,6 +463,9 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
                 } else if (step == 2) {
                   MultiplyTileOf<2, false>(n, x, o, len, w_run, first, sums, acc_step, 2, nullptr,
                                            0, 0);
+                } else if (step == 2 * kChannelInterleave) {
+                  MultiplyTileOf<2 * kChannelInterleave, false>(n, x, o, len, w_run, first, sums,
+                                                                acc_step, step, nullptr, 0, 0);
                 } else {
                   MultiplyTileOf<0, false>(n, x, o, len, w_run, first, sums, acc_step, step,
                                            nullptr, 0, 0);

@@ -102,11 +102,30 @@ inline std::vector<index_t> RowOffsets(const TapLayer& l) {
 }
 
 // padded (groups * channels volumes of Volume()) = the image (groups * channels, in...) with
-// pad zeros around each plane and pad_d zero planes before and after each channel's.
+// pad zeros around each plane and pad_d zero planes before and after each channel's. With
+// `interleave` > 1 (a divisor of the channels) the channels are interleaved by blocks of that
+// many (ops/position_tiles.h's Layer::column_elements): block b's volume holds, per padded
+// position, its channels' elements consecutively.
 template <typename DType>
-void PadInput(const TapLayer& l, const DType* image, DType* padded) {
+void PadInput(const TapLayer& l, const DType* image, DType* padded, index_t interleave = 1) {
   const index_t channels = l.groups * l.channels, pitch = l.Pitch(), plane = l.Plane();
   std::fill(padded, padded + channels * l.Volume(), DType(0));
+  if (interleave > 1) {
+    const index_t in_volume = l.InSize();
+    for (index_t b = 0; b < channels / interleave; ++b) {
+      for (index_t z = 0; z < l.in_d; ++z) {
+        const index_t first = (z + l.pad_d) * plane + l.pad_h * pitch + l.pad_w;
+        DType* to = padded + (b * l.Volume() + first) * interleave;
+        const DType* from = image + (b * interleave * l.in_d + z) * l.in_h * l.in_w;
+        for (index_t i = 0; i < l.in_h; ++i) {
+          transpose::TransposeBlock<false, false>(from + i * l.in_w, in_volume,
+                                                  to + i * pitch * interleave, interleave,
+                                                  interleave, l.in_w);
+        }
+      }
+    }
+    return;
+  }
   for (index_t c = 0; c < channels; ++c) {
     for (index_t z = 0; z < l.in_d; ++z) {
       DType* to = padded + c * l.Volume() + (z + l.pad_d) * plane + l.pad_h * pitch + l.pad_w;

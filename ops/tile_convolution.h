@@ -56,6 +56,9 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
   layer.in_rows = t.in_h, layer.row_origin = -t.pad_h, layer.row_step = t.sy;
   layer.tap_row_step = t.dy;
   layer.in_cols = t.in_w, layer.col_origin = -t.pad_w, layer.tap_col_step = t.dx;
+  // The padded input's channels interleaved as the tiles take them best.
+  const index_t interleave = position_tiles::ChannelInterleave<DType>(layer);
+  layer.pitch *= interleave, layer.column_elements = interleave;
   const index_t depth = layer.Depth(), group_weights = t.filters * depth;
   const index_t threads = BatchThreads(batch);
   const index_t out_plane = t.OutPlane(), out_volume = t.OutSize();
@@ -70,8 +73,9 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
       for (index_t kx = 0; kx < t.kw; ++kx) {
         const index_t k = (kd * t.kh + ky) * t.kw + kx;
         for (index_t c = 0; c < t.channels; ++c) {
+          const index_t shift = kd * t.dz * plane + ky * t.dy * t.Pitch() + kx * t.dx;
           offsets[k * t.channels + c] =
-              c * volume + kd * t.dz * plane + ky * t.dy * t.Pitch() + kx * t.dx;
+              (c / interleave * volume + shift) * interleave + c % interleave;
         }
       }
     }
@@ -95,7 +99,7 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
   ForEachImage(batch, threads, [&](index_t th, index_t n) {
     DType* padded = scratch + th * per_thread;
     DType* acc = padded + t.groups * t.channels * volume;
-    tap_gradient::PadInput(t, data + n * image, padded);
+    tap_gradient::PadInput(t, data + n * image, padded, interleave);
     for (index_t grp = 0; grp < t.groups; ++grp) {
       position_tiles::Phase<DType> phase{layer, packed + grp * group_weights,
                                          packed_offsets.data()};
@@ -104,7 +108,7 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
         PositionsReadingInput(od * t.sz - t.pad_d, t.dz, t.kd, t.in_d, &phase.depth_begin,
                               &phase.depth_end);
         DType* y_slice = y + (n * filters + grp * t.filters) * out_volume + od * out_plane;
-        const DType* x = padded + grp * t.channels * volume + od * t.sz * plane;
+        const DType* x = padded + (grp * t.channels * volume + od * t.sz * plane * interleave);
         if (req == kAddTo) {
           position_tiles::ConvolvePhases<true>(&phase, 1, grid, x, group_bias, y_slice, out_volume,
                                                acc, false);

@@ -36,10 +36,12 @@ bool Serves(const ConvGeometry& g, index_t filters_per_group) {
 
 // y = bias (null: none) + the convolution g of data by the weight weight_at(group, filter,
 // channel, tap) returns (tap (kd * kh + ky) * kw + kx; channels and filters per group), in
-// `groups` groups, written as `req` says. Per image, the input zero-padded (PadInput), then
-// per group and slice of output depth the tiles over it, output (od, oy, ox) reading tap (kd,
-// ky, kx) of channel c at c * volume + (od * sz + kd * dz) * plane + (oy * sy + ky * dy) *
-// pitch + ox * sx + kx * dx (tap_gradient::TapLayer's sizes). No column matrix is written.
+// `groups` groups, written as `req` says. Per image, the input zero-padded (PadInput, its
+// channels interleaved as position_tiles::ChannelInterleave says), then per group and slice of
+// output depth the tiles over it, output (od, oy, ox) reading tap (kd, ky, kx) of channel c at
+// c * volume + (od * sz + kd * dz) * plane + (oy * sy + ky * dy) * pitch + ox * sx + kx * dx
+// (tap_gradient::TapLayer's sizes; interleaved, that position's element of c's block). No
+// column matrix is written.
 // The images go to BatchThreads(batch) threads one at a time (ForEachImage); space(size)
 // returns `size` elements of scratch.
 template <typename DType, typename WeightAt, typename Space>
@@ -72,8 +74,8 @@ void ConvolveByTilesOf(const ConvGeometry& g, index_t groups, index_t filters, i
     for (index_t ky = 0; ky < t.kh; ++ky) {
       for (index_t kx = 0; kx < t.kw; ++kx) {
         const index_t k = (kd * t.kh + ky) * t.kw + kx;
+        const index_t shift = kd * t.dz * plane + ky * t.dy * t.Pitch() + kx * t.dx;
         for (index_t c = 0; c < t.channels; ++c) {
-          const index_t shift = kd * t.dz * plane + ky * t.dy * t.Pitch() + kx * t.dx;
           offsets[k * t.channels + c] =
               (c / interleave * volume + shift) * interleave + c % interleave;
         }

@@ -446,11 +446,12 @@ template <typename DType>
 void PackPhaseTiles(const PhasePlan& p, const DType* taps, const std::vector<index_t>& row_offsets,
                     DType* tile_taps, std::vector<index_t>* tile_offsets) {
   tile_offsets->resize(row_offsets.size());
+  const index_t interleave = p.ChannelInterleave<DType>();
   index_t at_taps = 0;
   for (index_t grp = 0; grp < p.groups; ++grp) {
     index_t at_offsets = 0;
     ForEachPhase(p, [&](index_t rd, index_t ry, index_t rx) {
-      const position_tiles::Layer layer = p.PhaseLayer(rd, ry, rx, p.ChannelInterleave<DType>());
+      const position_tiles::Layer layer = p.PhaseLayer(rd, ry, rx, interleave);
       position_tiles::Pack(layer, taps + at_taps, row_offsets.data() + at_offsets,
                            tile_taps + at_taps, tile_offsets->data() + at_offsets);
       at_taps += layer.filters * layer.Depth();

@@ -428,6 +428,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
     for (index_t first_row = 0; first_row < max_rows; first_row += band) {
       for (index_t q = 0; q < count; ++q) {
         const Layer& l = phases[q].layer;
+        const index_t step = l.ElementStep();
         const index_t depth = l.Depth();
         const index_t block_depth = std::max<index_t>(1, l.BlockChannels<DType>() * l.taps);
         const DType* w_s = phases[q].packed + s * depth * kStrip;
@@ -443,7 +444,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
             DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
             for (const RowTile& tile : row_tiles[q]) {
               const index_t n = tile.positions;
-              const DType* x = padded + oy * l.pitch + tile.ox * l.ElementStep();
+              const DType* x = padded + oy * l.pitch + tile.ox * step;
               DType* sums = acc_row + tile.ox * acc_step;
               // The first block starts the sums from the bias, even where no tap reads input.
               const DType* first = k0 == 0 ? start : nullptr;
@@ -452,7 +453,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
               auto run = [&](index_t begin, index_t end) {
                 const index_t* o = offsets + begin;
                 const DType* w_run = w + begin * kStrip;
-                const index_t len = end - begin, step = l.ElementStep();
+                const index_t len = end - begin;
                 if (step == 1) {
                   MultiplyTileOf<1, true>(n, x, o, len, w_run, first, sums, acc_step, 1, skips,
                                           block_channels, row_taps);

@@ -203,13 +203,19 @@ void ForEachMathOperation(Fn&& fn) {
 }  // namespace arith
 }  // namespace ops
 
-// smooth_l1's packet forms (the same comparisons, as selects; NaN takes the last branch as
-// the scalar form does), so that the scalar family's smooth_l1 runs on the engine's vector
-// path.
+// Packet forms, so that expressions of these functors run on the engine's vector path.
 namespace mshadow {
 namespace packet {
 
-// a: the data, b: sigma; 1 / sigma^2 - |a| > 0 where |a| < 1 / sigma^2.
+// The derivatives of mul and div: the scalar formulas, in the same order (the same results),
+// for the backward operators' `og * F<lhs_grad>(lhs, rhs)`.
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::mul::lhs_grad, b)
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::mul::rhs_grad, a)
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::div::lhs_grad, P::Fill(DType(1)) / b)
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::div::rhs_grad, Negate(a) / (b * b))
+
+// smooth_l1: the same comparisons, as selects (NaN takes the last branch as the scalar form
+// does). a: the data, b: sigma; 1 / sigma^2 - |a| > 0 where |a| < 1 / sigma^2.
 MSHADOW_DEFINE_PACKET_BINARY(ops::arith::smooth_l1::forward,
                              SelectPositive(P::Fill(DType(1)) / (b * b) - Abs(a),
                                             P::Fill(DType(0.5)) * (b * b) * a * a,

@@ -20,12 +20,18 @@
 
 namespace mshadow {
 
-// The primitives without an mshadow::op of their own, as operators for Apply: Expm1, and
+// The primitives without an mshadow::op of their own, as operators for Apply: Expm1, Erf, and
 // SelectPositive as x where x > 0, -x elsewhere.
 struct expm1_primitive {
   template <typename DType>
   static DType Map(DType x) {
     return std::expm1(x);
+  }
+};
+struct erf_primitive {
+  template <typename DType>
+  static DType Map(DType x) {
+    return std::erf(x);
   }
 };
 struct select_positive_primitive {
@@ -39,6 +45,11 @@ template <typename DType, PacketArch Arch>
 struct PacketOp<expm1_primitive, DType, Arch> {
   static constexpr bool kEnabled = true;
   static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Expm1(x); }
+};
+template <typename DType, PacketArch Arch>
+struct PacketOp<erf_primitive, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Erf(x); }
 };
 template <typename DType, PacketArch Arch>
 struct PacketOp<select_positive_primitive, DType, Arch> {
@@ -146,6 +157,7 @@ std::vector<UnaryCase> UnaryCases() {
                                                               : x > 0 ? x
                                                                       : 0; }),
       Case<Arch, expm1_primitive>("expm1", [](long double x) { return std::expm1(x); }),
+      Case<Arch, erf_primitive>("erf", [](long double x) { return std::erf(x); }),
       Case<Arch, select_positive_primitive>("selectpos",
                                             [](long double x) { return x > 0 ? x : -x; }),
   };

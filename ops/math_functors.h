@@ -1,13 +1,15 @@
 // ops/math_functors.h: the elementwise math functions of MXNet's unary family beyond
 // mshadow::op (logarithms and exponentials near zero, reciprocals, the error function,
 // trigonometry, rounding) and their derivatives, on every device. As in grad_functors.h, a
-// derivative's comment says what it reads: the input x or the output y.
+// derivative's comment says what it reads: the input x or the output y, and those with a
+// packet form (below) run on the engine's vector path.
 #ifndef OPS_MATH_FUNCTORS_H_
 #define OPS_MATH_FUNCTORS_H_
 
 #include <cmath>
 
 #include "mshadow/macros.h"
+#include "mshadow/packet-inl.h"
 
 namespace ops {
 namespace fn {
@@ -62,5 +64,36 @@ OPS_UNARY_FUNCTOR(arctan_grad, DType(1) / (DType(1) + v * v));            // fro
 
 }  // namespace fn
 }  // namespace ops
+
+// The packet forms: the scalar formulas in the same order (the same results) where they are
+// arithmetic; log1p, expm1, erf and erf's derivative on the packet Log1p, Expm1, Erf and Exp
+// (within 2 ULP: mshadow/packet/float_math.h, SLEEF). SelectPositive is false for NaN, as `x > 0` is.
+// The trigonometric, rounding and remaining functions stay one element at a time.
+namespace mshadow {
+namespace packet {
+
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log1p, Log1p(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::expm1, Expm1(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::erf, Erf(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::reciprocal, P::Fill(DType(1)) / x)
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sign,
+                            SelectPositive(x, P::Fill(DType(1)),
+                                           SelectPositive(Negate(x), P::Fill(DType(-1)),
+                                                          P::Fill(DType(0)))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log1p_grad, P::Fill(DType(1)) / (P::Fill(DType(1)) + x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::expm1_grad, x + P::Fill(DType(1)))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log2_grad,
+                            P::Fill(DType(1)) / (x * P::Fill(DType(0.693147180559945309))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log10_grad,
+                            P::Fill(DType(1)) / (x * P::Fill(DType(2.302585092994045684))))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::reciprocal_grad, P::Fill(DType(-1)) / (x * x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::rsqrt_grad, P::Fill(DType(-0.5)) / (x * Sqrt(x)))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cbrt_grad, P::Fill(DType(1)) / (P::Fill(DType(3)) * x * x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::erf_grad,
+                            P::Fill(DType(1.128379167095512574)) * Exp(Negate(x) * x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::arctan_grad, P::Fill(DType(1)) / (P::Fill(DType(1)) + x * x))
+
+}  // namespace packet
+}  // namespace mshadow
 
 #endif  // OPS_MATH_FUNCTORS_H_

@@ -93,6 +93,8 @@ MSHADOW_CINLINE Packet<double, kAVX2> Expm1(Packet<double, kAVX2> x) {
 }
 MSHADOW_CINLINE Packet<float, kAVX2> Log1p(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log1pf8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Log1p(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log1pd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Erf(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_erff8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Erf(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_erfd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Pow(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_powf8_u10avx2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Pow(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_powd4_u10avx2(x.data_, y.data_)); }

@@ -87,6 +87,8 @@ MSHADOW_CINLINE Packet<double, kAVX512> Expm1(Packet<double, kAVX512> x) {
 }
 MSHADOW_CINLINE Packet<float, kAVX512> Log1p(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log1pf16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Log1p(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log1pd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Erf(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_erff16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Erf(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_erfd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Pow(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_powf16_u10avx512f(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Pow(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_powd8_u10avx512f(x.data_, y.data_)); }

@@ -73,6 +73,8 @@ MSHADOW_CINLINE PlainPacket<DType> Log1p(PlainPacket<DType> x) {
   return PlainPacket<DType>(std::log1p(x.data_));
 }
 template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Erf(PlainPacket<DType> x) { return PlainPacket<DType>(std::erf(x.data_)); }
+template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Tanh(PlainPacket<DType> x) { return PlainPacket<DType>(std::tanh(x.data_)); }
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Pow(PlainPacket<DType> x, PlainPacket<DType> y) {

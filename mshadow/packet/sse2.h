@@ -89,6 +89,8 @@ MSHADOW_CINLINE Packet<double, kSSE2> Expm1(Packet<double, kSSE2> x) {
 }
 MSHADOW_CINLINE Packet<float, kSSE2> Log1p(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log1pf4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Log1p(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log1pd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Erf(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_erff4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Erf(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_erfd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Pow(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_powf4_u10sse2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Pow(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_powd2_u10sse2(x.data_, y.data_)); }

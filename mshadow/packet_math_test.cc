@@ -20,7 +20,7 @@
 
 namespace mshadow {
 
-// The primitives without an mshadow::op of their own, as operators for Apply: Expm1, Erf, and
+// The primitives without an mshadow::op of their own, as operators for Apply: Expm1, and
 // SelectPositive as x where x > 0, -x elsewhere.
 struct expm1_primitive {
   template <typename DType>
@@ -28,12 +28,29 @@ struct expm1_primitive {
     return std::expm1(x);
   }
 };
-struct erf_primitive {
-  template <typename DType>
-  static DType Map(DType x) {
-    return std::erf(x);
+// The SLEEF functions the operators use beside mshadow::op's.
+#define PRIMITIVE_OPERATOR(name, std_function, Primitive)                                  \
+  struct name {                                                                             \
+    template <typename DType>                                                               \
+    static DType Map(DType x) {                                                             \
+      return std::std_function(x);                                                          \
+    }                                                                                       \
+  };                                                                                        \
+  namespace packet {                                                                        \
+  template <typename DType, PacketArch Arch>                                                \
+  struct PacketOp<name, DType, Arch> {                                                      \
+    static constexpr bool kEnabled = true;                                                  \
+    static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Primitive(x); } \
+  };                                                                                        \
   }
-};
+PRIMITIVE_OPERATOR(erf_primitive, erf, Erf)
+PRIMITIVE_OPERATOR(log2_primitive, log2, Log2)
+PRIMITIVE_OPERATOR(log10_primitive, log10, Log10)
+PRIMITIVE_OPERATOR(sin_primitive, sin, Sin)
+PRIMITIVE_OPERATOR(cos_primitive, cos, Cos)
+PRIMITIVE_OPERATOR(atan_primitive, atan, Atan)
+PRIMITIVE_OPERATOR(cbrt_primitive, cbrt, Cbrt)
+#undef PRIMITIVE_OPERATOR
 struct select_positive_primitive {
   template <typename DType>
   static DType Map(DType x) {
@@ -45,11 +62,6 @@ template <typename DType, PacketArch Arch>
 struct PacketOp<expm1_primitive, DType, Arch> {
   static constexpr bool kEnabled = true;
   static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Expm1(x); }
-};
-template <typename DType, PacketArch Arch>
-struct PacketOp<erf_primitive, DType, Arch> {
-  static constexpr bool kEnabled = true;
-  static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Erf(x); }
 };
 template <typename DType, PacketArch Arch>
 struct PacketOp<select_positive_primitive, DType, Arch> {
@@ -158,6 +170,12 @@ std::vector<UnaryCase> UnaryCases() {
                                                                       : 0; }),
       Case<Arch, expm1_primitive>("expm1", [](long double x) { return std::expm1(x); }),
       Case<Arch, erf_primitive>("erf", [](long double x) { return std::erf(x); }),
+      Case<Arch, log2_primitive>("log2", [](long double x) { return std::log2(x); }),
+      Case<Arch, log10_primitive>("log10", [](long double x) { return std::log10(x); }),
+      Case<Arch, sin_primitive>("sin", [](long double x) { return std::sin(x); }),
+      Case<Arch, cos_primitive>("cos", [](long double x) { return std::cos(x); }),
+      Case<Arch, atan_primitive>("atan", [](long double x) { return std::atan(x); }),
+      Case<Arch, cbrt_primitive>("cbrt", [](long double x) { return std::cbrt(x); }),
       Case<Arch, select_positive_primitive>("selectpos",
                                             [](long double x) { return x > 0 ? x : -x; }),
   };

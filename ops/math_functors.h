@@ -66,15 +66,21 @@ OPS_UNARY_FUNCTOR(arctan_grad, DType(1) / (DType(1) + v * v));            // fro
 }  // namespace ops
 
 // The packet forms: the scalar formulas in the same order (the same results) where they are
-// arithmetic; log1p, expm1, erf and erf's derivative on the packet Log1p, Expm1, Erf and Exp
-// (within 2 ULP: mshadow/packet/float_math.h, SLEEF). SelectPositive is false for NaN, as `x > 0` is.
-// The trigonometric, rounding and remaining functions stay one element at a time.
+// arithmetic; the functions on the packet primitives of the same names (within 2 ULP:
+// mshadow/packet/float_math.h, SLEEF). SelectPositive is false for NaN, as `x > 0` is. The
+// rounding functions stay one element at a time.
 namespace mshadow {
 namespace packet {
 
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log1p, Log1p(x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::expm1, Expm1(x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::erf, Erf(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log2, Log2(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::log10, Log10(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cbrt, Cbrt(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sin, Sin(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cos, Cos(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::arctan, Atan(x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::reciprocal, P::Fill(DType(1)) / x)
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sign,
                             SelectPositive(x, P::Fill(DType(1)),
@@ -92,6 +98,8 @@ MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cbrt_grad, P::Fill(DType(1)) / (P::Fill(DTy
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::erf_grad,
                             P::Fill(DType(1.128379167095512574)) * Exp(Negate(x) * x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::arctan_grad, P::Fill(DType(1)) / (P::Fill(DType(1)) + x * x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sin_grad, Cos(x))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cos_grad, Negate(Sin(x)))
 
 }  // namespace packet
 }  // namespace mshadow

@@ -95,6 +95,18 @@ MSHADOW_CINLINE Packet<float, kAVX2> Log1p(Packet<float, kAVX2> x) { return Pack
 MSHADOW_CINLINE Packet<double, kAVX2> Log1p(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log1pd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Erf(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_erff8_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Erf(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_erfd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Sin(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_sinf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Sin(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_sind4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Cos(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_cosf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Cos(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_cosd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Atan(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_atanf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Atan(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_atand4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Cbrt(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_cbrtf8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Cbrt(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_cbrtd4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Log2(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log2f8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Log2(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log2d4_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Log10(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(Sleef_log10f8_u10avx2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Log10(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_log10d4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Pow(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_powf8_u10avx2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Pow(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_powd4_u10avx2(x.data_, y.data_)); }

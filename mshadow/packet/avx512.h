@@ -89,6 +89,18 @@ MSHADOW_CINLINE Packet<float, kAVX512> Log1p(Packet<float, kAVX512> x) { return 
 MSHADOW_CINLINE Packet<double, kAVX512> Log1p(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log1pd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Erf(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_erff16_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Erf(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_erfd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Sin(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_sinf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Sin(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_sind8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Cos(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_cosf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Cos(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_cosd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Atan(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_atanf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Atan(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_atand8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Cbrt(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_cbrtf16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Cbrt(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_cbrtd8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Log2(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log2f16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Log2(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log2d8_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Log10(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(Sleef_log10f16_u10avx512f(x.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Log10(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_log10d8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Pow(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_powf16_u10avx512f(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Pow(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_powd8_u10avx512f(x.data_, y.data_)); }

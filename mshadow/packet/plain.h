@@ -75,6 +75,18 @@ MSHADOW_CINLINE PlainPacket<DType> Log1p(PlainPacket<DType> x) {
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Erf(PlainPacket<DType> x) { return PlainPacket<DType>(std::erf(x.data_)); }
 template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Sin(PlainPacket<DType> x) { return PlainPacket<DType>(std::sin(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Cos(PlainPacket<DType> x) { return PlainPacket<DType>(std::cos(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Atan(PlainPacket<DType> x) { return PlainPacket<DType>(std::atan(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Cbrt(PlainPacket<DType> x) { return PlainPacket<DType>(std::cbrt(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Log2(PlainPacket<DType> x) { return PlainPacket<DType>(std::log2(x.data_)); }
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Log10(PlainPacket<DType> x) { return PlainPacket<DType>(std::log10(x.data_)); }
+template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Tanh(PlainPacket<DType> x) { return PlainPacket<DType>(std::tanh(x.data_)); }
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Pow(PlainPacket<DType> x, PlainPacket<DType> y) {

@@ -91,6 +91,18 @@ MSHADOW_CINLINE Packet<float, kSSE2> Log1p(Packet<float, kSSE2> x) { return Pack
 MSHADOW_CINLINE Packet<double, kSSE2> Log1p(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log1pd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Erf(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_erff4_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Erf(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_erfd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Sin(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_sinf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Sin(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_sind2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Cos(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_cosf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Cos(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_cosd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Atan(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_atanf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Atan(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_atand2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Cbrt(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_cbrtf4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Cbrt(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_cbrtd2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Log2(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log2f4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Log2(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log2d2_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Log10(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(Sleef_log10f4_u10sse2(x.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Log10(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_log10d2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Pow(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_powf4_u10sse2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Pow(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_powd2_u10sse2(x.data_, y.data_)); }

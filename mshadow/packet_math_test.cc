@@ -29,19 +29,19 @@ struct expm1_primitive {
   }
 };
 // The SLEEF functions the operators use beside mshadow::op's.
-#define PRIMITIVE_OPERATOR(name, std_function, Primitive)                                  \
-  struct name {                                                                             \
-    template <typename DType>                                                               \
-    static DType Map(DType x) {                                                             \
-      return std::std_function(x);                                                          \
-    }                                                                                       \
-  };                                                                                        \
-  namespace packet {                                                                        \
-  template <typename DType, PacketArch Arch>                                                \
-  struct PacketOp<name, DType, Arch> {                                                      \
-    static constexpr bool kEnabled = true;                                                  \
+#define PRIMITIVE_OPERATOR(name, std_function, Primitive)                                 \
+  struct name {                                                                           \
+    template <typename DType>                                                             \
+    static DType Map(DType x) {                                                           \
+      return std::std_function(x);                                                        \
+    }                                                                                     \
+  };                                                                                      \
+  namespace packet {                                                                      \
+  template <typename DType, PacketArch Arch>                                              \
+  struct PacketOp<name, DType, Arch> {                                                    \
+    static constexpr bool kEnabled = true;                                                \
     static Packet<DType, Arch> Map(const Packet<DType, Arch>& x) { return Primitive(x); } \
-  };                                                                                        \
+  };                                                                                      \
   }
 PRIMITIVE_OPERATOR(erf_primitive, erf, Erf)
 PRIMITIVE_OPERATOR(log2_primitive, log2, Log2)

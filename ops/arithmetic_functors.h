@@ -209,9 +209,24 @@ namespace packet {
 
 // The derivatives, for the backward operators' `og * F<lhs_grad>(lhs, rhs)`. mul's and div's:
 // the scalar formulas, in the same order (the same results).
-MSHADOW_DEFINE_PACKET_BINARY(ops::arith::mul::lhs_grad, b)
-MSHADOW_DEFINE_PACKET_BINARY(ops::arith::mul::rhs_grad, a)
-MSHADOW_DEFINE_PACKET_BINARY(ops::arith::div::lhs_grad, P::Fill(DType(1)) / b)
+template <typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::mul::lhs_grad, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P&, const P& b) { return b; }
+};
+template <typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::mul::rhs_grad, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P& a, const P&) { return a; }
+};
+template <typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::div::lhs_grad, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P&, const P& b) { return P::Fill(DType(1)) / b; }
+};
 MSHADOW_DEFINE_PACKET_BINARY(ops::arith::div::rhs_grad, Negate(a) / (b * b))
 // power's: the same formulas on the packet Pow and Log that power's forward and log use
 // (SLEEF's on the SIMD arches: within 1 ULP, std::pow's and std::log's results at 0, inf,

@@ -57,6 +57,31 @@ struct select_positive_primitive {
     return x > 0 ? x : -x;
   }
 };
+// The comparison selects as operators: x where the comparison of the operands holds, y
+// elsewhere (x = 3, y = -5); and Hypot.
+#define BINARY_PRIMITIVE_OPERATOR(name, scalar_expression, packet_expression)             \
+  struct name {                                                                           \
+    template <typename DType>                                                             \
+    static DType Map(DType a, DType b) {                                                  \
+      return scalar_expression;                                                           \
+    }                                                                                     \
+  };                                                                                      \
+  namespace packet {                                                                      \
+  template <typename DType, PacketArch Arch>                                              \
+  struct PacketOp<name, DType, Arch> {                                                    \
+    static constexpr bool kEnabled = true;                                                \
+    using P = Packet<DType, Arch>;                                                        \
+    static P Map(const P& a, const P& b) { return packet_expression; }                    \
+  };                                                                                      \
+  }
+BINARY_PRIMITIVE_OPERATOR(select_less_primitive, a < b ? DType(3) : DType(-5),
+                          SelectLess(a, b, P::Fill(3), P::Fill(-5)))
+BINARY_PRIMITIVE_OPERATOR(select_less_equal_primitive, a <= b ? DType(3) : DType(-5),
+                          SelectLessEqual(a, b, P::Fill(3), P::Fill(-5)))
+BINARY_PRIMITIVE_OPERATOR(select_equal_primitive, a == b ? DType(3) : DType(-5),
+                          SelectEqual(a, b, P::Fill(3), P::Fill(-5)))
+BINARY_PRIMITIVE_OPERATOR(hypot_primitive, std::hypot(a, b), Hypot(a, b))
+#undef BINARY_PRIMITIVE_OPERATOR
 namespace packet {
 template <typename DType, PacketArch Arch>
 struct PacketOp<expm1_primitive, DType, Arch> {
@@ -273,7 +298,7 @@ TEST(PacketMathTest, FloatKernelsAVX512) { CheckFloatKernelsDensely<packet::kAVX
 
 // power, maximum, minimum on pairs: random magnitudes and signs, plus special values.
 template <PacketArch Arch>
-void CheckBinary() {
+void CheckPowerMaxMin() {
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> base(0.0f, 100.0f), exponent(-20.0f, 20.0f);
   std::vector<float> a, b;
@@ -309,6 +334,63 @@ void CheckBinary() {
     }
   }
   std::printf("arch %d power     max error %.2f ULP (float)\n", Arch, worst);
+}
+
+// The comparison selects against the scalar comparisons (ties, signed zeros, infinities and
+// NaN among the pairs) and Hypot against a wider reference, in float and double.
+template <PacketArch Arch, typename T>
+void CheckSelectsAndHypot() {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> small(-3, 3);  // ties are common
+  std::uniform_real_distribution<double> wide(-1e6, 1e6), exponent(-300, 300);
+  std::vector<T> a, b;
+  for (int i = 0; i < (1 << 16); ++i) {
+    a.push_back(static_cast<T>(small(rng)));
+    b.push_back(static_cast<T>(small(rng)));
+    a.push_back(static_cast<T>(wide(rng)));
+    b.push_back(static_cast<T>(wide(rng) * std::pow(10.0, exponent(rng) / 10)));
+  }
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T big = std::numeric_limits<T>::max() / 2, tiny = std::numeric_limits<T>::denorm_min();
+  const T specials[] = {T(0), -T(0), T(1), T(-1), inf, -inf, nan, big, tiny, -tiny};
+  for (T x : specials) {
+    for (T y : specials) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  while (a.size() % 16 != 0) {
+    a.push_back(T(1));
+    b.push_back(T(1));
+  }
+  const auto less = Apply<Arch, select_less_primitive>(a, b);
+  const auto less_equal = Apply<Arch, select_less_equal_primitive>(a, b);
+  const auto equal = Apply<Arch, select_equal_primitive>(a, b);
+  const auto hypot = Apply<Arch, hypot_primitive>(a, b);
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(less[i], a[i] < b[i] ? T(3) : T(-5)) << a[i] << " < " << b[i];
+    EXPECT_EQ(less_equal[i], a[i] <= b[i] ? T(3) : T(-5)) << a[i] << " <= " << b[i];
+    EXPECT_EQ(equal[i], a[i] == b[i] ? T(3) : T(-5)) << a[i] << " == " << b[i];
+    const T expected = std::hypot(a[i], b[i]);
+    if (std::isnan(expected) || std::isinf(expected)) {
+      EXPECT_EQ(std::isnan(hypot[i]), std::isnan(expected)) << a[i] << " " << b[i];
+      EXPECT_EQ(std::isinf(hypot[i]), std::isinf(expected)) << a[i] << " " << b[i];
+      continue;
+    }
+    const long double la = a[i], lb = b[i];
+    const double e = UlpError(hypot[i], std::sqrt(la * la + lb * lb));
+    EXPECT_LE(e, 1.0) << "hypot(" << a[i] << ", " << b[i] << ") = " << hypot[i];
+    worst = std::max(worst, e);
+  }
+  std::printf("arch %d hypot     max error %.2f ULP (%s)\n", Arch, worst,
+              sizeof(T) == 4 ? "float" : "double");
+}
+template <PacketArch Arch>
+void CheckBinary() {
+  CheckPowerMaxMin<Arch>();
+  CheckSelectsAndHypot<Arch, float>();
+  CheckSelectsAndHypot<Arch, double>();
 }
 
 TEST(PacketMathTest, BinaryPlain) { CheckBinary<packet::kPlain>(); }

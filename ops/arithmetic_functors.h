@@ -65,7 +65,8 @@ struct div {
   static constexpr bool kGradReadsOperands = true;
 };
 
-// Maximum and minimum: the gradient goes to lhs on ties, as in MXNet.
+// Maximum and minimum: the gradient goes to lhs on ties and to neither operand where one is
+// NaN, as in MXNet.
 struct maximum {
   using forward = mshadow::op::maximum;
   struct lhs_grad {
@@ -74,7 +75,7 @@ struct maximum {
   };
   struct rhs_grad {
     template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a >= b ? DType(0) : DType(1); }
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a < b ? DType(1) : DType(0); }
   };
   static constexpr bool kGradReadsOperands = true;
 };
@@ -87,7 +88,7 @@ struct minimum {
   };
   struct rhs_grad {
     template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a <= b ? DType(0) : DType(1); }
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return b < a ? DType(1) : DType(0); }
   };
   static constexpr bool kGradReadsOperands = true;
 };
@@ -124,35 +125,46 @@ struct hypot {
 // A comparison or logical operation: 1 where `Test` holds, else 0, in the operands' type;
 // zero gradients, as in MXNet.
 template <typename Test>
+struct predicate_forward {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType a, DType b) {
+    return Test::Holds(a, b) ? DType(1) : DType(0);
+  }
+};
+template <typename Test>
 struct predicate {
-  struct forward {
-    template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) {
-      return Test::Holds(a, b) ? DType(1) : DType(0);
-    }
-  };
+  using forward = predicate_forward<Test>;
   using lhs_grad = constant<0>;
   using rhs_grad = constant<0>;
   static constexpr bool kGradReadsOperands = false;
 };
 
-// Declares the predicate operation `name`, true where `test` (of a and b) holds.
-#define OPS_PREDICATE(name, test)                                                \
+// Declares the predicate operation `name`, true where `test` (of a and b) holds, and `select`,
+// the same test on packets a and b: t where it holds, f elsewhere (NaN operands as in `test`).
+#define OPS_PREDICATE(name, test, select)                                        \
   struct name##_test {                                                           \
     template <typename DType>                                                    \
     MSHADOW_XINLINE static bool Holds(DType a, DType b) { return test; }         \
+    template <typename P>                                                        \
+    MSHADOW_CINLINE static P Select(const P& a, const P& b, const P& t, const P& f) { \
+      return select;                                                             \
+    }                                                                            \
   };                                                                             \
   using name = predicate<name##_test>
 
-OPS_PREDICATE(equal, a == b);
-OPS_PREDICATE(not_equal, a != b);
-OPS_PREDICATE(greater, a > b);
-OPS_PREDICATE(greater_equal, a >= b);
-OPS_PREDICATE(lesser, a < b);
-OPS_PREDICATE(lesser_equal, a <= b);
-OPS_PREDICATE(logical_and, a != DType(0) && b != DType(0));
-OPS_PREDICATE(logical_or, a != DType(0) || b != DType(0));
-OPS_PREDICATE(logical_xor, (a != DType(0)) != (b != DType(0)));
+OPS_PREDICATE(equal, a == b, SelectEqual(a, b, t, f));
+OPS_PREDICATE(not_equal, a != b, SelectEqual(a, b, f, t));
+OPS_PREDICATE(greater, a > b, SelectLess(b, a, t, f));
+OPS_PREDICATE(greater_equal, a >= b, SelectLessEqual(b, a, t, f));
+OPS_PREDICATE(lesser, a < b, SelectLess(a, b, t, f));
+OPS_PREDICATE(lesser_equal, a <= b, SelectLessEqual(a, b, t, f));
+OPS_PREDICATE(logical_and, a != DType(0) && b != DType(0),
+              SelectEqual(a, P::Fill(0), f, SelectEqual(b, P::Fill(0), f, t)));
+OPS_PREDICATE(logical_or, a != DType(0) || b != DType(0),
+              SelectEqual(a, P::Fill(0), SelectEqual(b, P::Fill(0), f, t), t));
+OPS_PREDICATE(logical_xor, (a != DType(0)) != (b != DType(0)),
+              SelectEqual(a, P::Fill(0), SelectEqual(b, P::Fill(0), f, t),
+                          SelectEqual(b, P::Fill(0), t, f)));
 
 #undef OPS_PREDICATE
 
@@ -233,6 +245,29 @@ MSHADOW_DEFINE_PACKET_BINARY(ops::arith::div::rhs_grad, Negate(a) / (b * b))
 // nan and negative bases).
 MSHADOW_DEFINE_PACKET_BINARY(ops::arith::power::lhs_grad, b* Pow(a, b - P::Fill(DType(1))))
 MSHADOW_DEFINE_PACKET_BINARY(ops::arith::power::rhs_grad, Pow(a, b) * Log(a))
+
+// maximum's and minimum's: the scalar comparisons (a >= b as b <= a), ties and NaN alike.
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::maximum::lhs_grad,
+                             SelectLessEqual(b, a, P::Fill(DType(1)), P::Fill(DType(0))))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::maximum::rhs_grad,
+                             SelectLess(a, b, P::Fill(DType(1)), P::Fill(DType(0))))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::minimum::lhs_grad,
+                             SelectLessEqual(a, b, P::Fill(DType(1)), P::Fill(DType(0))))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::minimum::rhs_grad,
+                             SelectLess(b, a, P::Fill(DType(1)), P::Fill(DType(0))))
+// hypot's: SLEEF's 0.5-ULP hypot on the SIMD arches, std::hypot on kPlain.
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::hypot::forward, Hypot(a, b))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::hypot::lhs_grad, a / Hypot(a, b))
+MSHADOW_DEFINE_PACKET_BINARY(ops::arith::hypot::rhs_grad, b / Hypot(a, b))
+// The comparisons and logical operations: their tests on packets.
+template <typename Test, typename DType, PacketArch Arch>
+struct PacketOp<ops::arith::predicate_forward<Test>, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P& a, const P& b) {
+    return Test::Select(a, b, P::Fill(DType(1)), P::Fill(DType(0)));
+  }
+};
 
 // smooth_l1: the same comparisons, as selects (NaN takes the last branch as the scalar form
 // does). a: the data, b: sigma; 1 / sigma^2 - |a| > 0 where |a| < 1 / sigma^2.

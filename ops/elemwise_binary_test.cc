@@ -1,6 +1,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,69 @@ TEST(ElemwiseBinaryTest, ForwardWriteModesAndGradients) {
     });
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
+  }
+}
+
+// Every pair of special values (signed zeros, ties, infinities, NaN), 64 elements: whole
+// packets on the vector path.
+std::pair<Values, Values> SpecialPairs() {
+  const double inf = INFINITY, nan = NAN;
+  const Values specials = {0.0, -0.0, 1.0, -1.0, 2.0, inf, -inf, nan};
+  Values a, b;
+  for (double x : specials) {
+    for (double y : specials) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  return {a, b};
+}
+
+TEST(ElemwiseBinaryTest, ComparisonsAndLogicalOperationsOnSpecialValues) {
+  const std::map<std::string, std::function<bool(double, double)>> tests = {
+      {"_equal", [](double a, double b) { return a == b; }},
+      {"_not_equal", [](double a, double b) { return a != b; }},
+      {"_greater", [](double a, double b) { return a > b; }},
+      {"_greater_equal", [](double a, double b) { return a >= b; }},
+      {"_lesser", [](double a, double b) { return a < b; }},
+      {"_lesser_equal", [](double a, double b) { return a <= b; }},
+      {"_logical_and", [](double a, double b) { return a != 0 && b != 0; }},
+      {"_logical_or", [](double a, double b) { return a != 0 || b != 0; }},
+      {"_logical_xor", [](double a, double b) { return (a != 0) != (b != 0); }}};
+  const auto [a, b] = SpecialPairs();
+  const TShape shape{static_cast<int64_t>(a.size())};
+  for (const auto& [op, holds] : tests) {
+    Values expected;
+    for (size_t i = 0; i < a.size(); ++i) expected.push_back(holds(a[i], b[i]) ? 1 : 0);
+    const OpCase c{op, {}, {InputSpec::WithValues(shape, a), InputSpec::WithValues(shape, b)}};
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      SCOPED_TRACE(op + (type == mshadow::kFloat32 ? " float32" : " float64"));
+      EXPECT_EQ(testing::ToValues(testing::Forward(c, testing::MakeInputs(c, type))[0].blob()),
+                expected);
+    }
+  }
+}
+
+// As in MXNet: the gradient goes to lhs on ties, to neither operand where one is NaN.
+TEST(ElemwiseBinaryTest, MaximumAndMinimumGradientsOnSpecialValues) {
+  const auto [a, b] = SpecialPairs();
+  const TShape shape{static_cast<int64_t>(a.size())};
+  for (const std::string op : {"_maximum", "_minimum"}) {
+    Values lhs, rhs;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const bool to_lhs = op == "_maximum" ? a[i] >= b[i] : a[i] <= b[i];
+      const bool to_rhs = op == "_maximum" ? a[i] < b[i] : a[i] > b[i];
+      lhs.push_back(to_lhs ? 1 : 0);
+      rhs.push_back(to_rhs ? 1 : 0);
+    }
+    const OpCase c{op, {}, {InputSpec::WithValues(shape, a), InputSpec::WithValues(shape, b)}};
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      SCOPED_TRACE(op + (type == mshadow::kFloat32 ? " float32" : " float64"));
+      const auto grads =
+          testing::Backward(c, testing::MakeInputs(c, type), {Values(a.size(), 1.0)});
+      EXPECT_EQ(testing::ToValues(grads[0].blob()), lhs);
+      EXPECT_EQ(testing::ToValues(grads[1].blob()), rhs);
+    }
   }
 }
 

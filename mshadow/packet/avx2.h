@@ -110,6 +110,8 @@ MSHADOW_CINLINE Packet<double, kAVX2> Log10(Packet<double, kAVX2> x) { return Pa
 MSHADOW_CINLINE Packet<double, kAVX2> Tanh(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(Sleef_tanhd4_u10avx2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Pow(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_powf8_u10avx2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Pow(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_powd4_u10avx2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX2> Hypot(Packet<float, kAVX2> x, Packet<float, kAVX2> y) { return Packet<float, kAVX2>(Sleef_hypotf8_u05avx2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX2> Hypot(Packet<double, kAVX2> x, Packet<double, kAVX2> y) { return Packet<double, kAVX2>(Sleef_hypotd4_u05avx2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Sqrt(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_sqrt_ps(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX2> Sqrt(Packet<double, kAVX2> x) { return Packet<double, kAVX2>(_mm256_sqrt_pd(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX2> Abs(Packet<float, kAVX2> x) { return Packet<float, kAVX2>(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x.data_)); }
@@ -134,6 +136,13 @@ MSHADOW_CINLINE Packet<float, kAVX2> SelectNonNegative(Packet<float, kAVX2> x, P
 MSHADOW_CINLINE Packet<double, kAVX2> SelectNonNegative(Packet<double, kAVX2> x, Packet<double, kAVX2> if_true, Packet<double, kAVX2> if_false) {
   return Packet<double, kAVX2>(_mm256_blendv_pd(if_false.data_, if_true.data_, _mm256_cmp_pd(x.data_, _mm256_setzero_pd(), _CMP_GE_OQ)));
 }
+// if_true where a < b, a <= b, a == b (ordered: false where either is NaN), if_false elsewhere.
+MSHADOW_CINLINE Packet<float, kAVX2> SelectLess(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> if_true, Packet<float, kAVX2> if_false) { return Packet<float, kAVX2>(_mm256_blendv_ps(if_false.data_, if_true.data_, _mm256_cmp_ps(a.data_, b.data_, _CMP_LT_OQ))); }
+MSHADOW_CINLINE Packet<double, kAVX2> SelectLess(Packet<double, kAVX2> a, Packet<double, kAVX2> b, Packet<double, kAVX2> if_true, Packet<double, kAVX2> if_false) { return Packet<double, kAVX2>(_mm256_blendv_pd(if_false.data_, if_true.data_, _mm256_cmp_pd(a.data_, b.data_, _CMP_LT_OQ))); }
+MSHADOW_CINLINE Packet<float, kAVX2> SelectLessEqual(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> if_true, Packet<float, kAVX2> if_false) { return Packet<float, kAVX2>(_mm256_blendv_ps(if_false.data_, if_true.data_, _mm256_cmp_ps(a.data_, b.data_, _CMP_LE_OQ))); }
+MSHADOW_CINLINE Packet<double, kAVX2> SelectLessEqual(Packet<double, kAVX2> a, Packet<double, kAVX2> b, Packet<double, kAVX2> if_true, Packet<double, kAVX2> if_false) { return Packet<double, kAVX2>(_mm256_blendv_pd(if_false.data_, if_true.data_, _mm256_cmp_pd(a.data_, b.data_, _CMP_LE_OQ))); }
+MSHADOW_CINLINE Packet<float, kAVX2> SelectEqual(Packet<float, kAVX2> a, Packet<float, kAVX2> b, Packet<float, kAVX2> if_true, Packet<float, kAVX2> if_false) { return Packet<float, kAVX2>(_mm256_blendv_ps(if_false.data_, if_true.data_, _mm256_cmp_ps(a.data_, b.data_, _CMP_EQ_OQ))); }
+MSHADOW_CINLINE Packet<double, kAVX2> SelectEqual(Packet<double, kAVX2> a, Packet<double, kAVX2> b, Packet<double, kAVX2> if_true, Packet<double, kAVX2> if_false) { return Packet<double, kAVX2>(_mm256_blendv_pd(if_false.data_, if_true.data_, _mm256_cmp_pd(a.data_, b.data_, _CMP_EQ_OQ))); }
 MSHADOW_CINLINE Packet<float, kAVX2> Max(Packet<float, kAVX2> a, Packet<float, kAVX2> b) {
   const __m256 nan = _mm256_cmp_ps(a.data_, b.data_, _CMP_UNORD_Q);
   return Packet<float, kAVX2>(_mm256_blendv_ps(_mm256_max_ps(a.data_, b.data_), _mm256_add_ps(a.data_, b.data_), nan));

@@ -104,6 +104,8 @@ MSHADOW_CINLINE Packet<double, kAVX512> Log10(Packet<double, kAVX512> x) { retur
 MSHADOW_CINLINE Packet<double, kAVX512> Tanh(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(Sleef_tanhd8_u10avx512f(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Pow(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_powf16_u10avx512f(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Pow(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_powd8_u10avx512f(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> Hypot(Packet<float, kAVX512> x, Packet<float, kAVX512> y) { return Packet<float, kAVX512>(Sleef_hypotf16_u05avx512f(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> Hypot(Packet<double, kAVX512> x, Packet<double, kAVX512> y) { return Packet<double, kAVX512>(Sleef_hypotd8_u05avx512f(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Sqrt(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(_mm512_sqrt_ps(x.data_)); }
 MSHADOW_CINLINE Packet<double, kAVX512> Sqrt(Packet<double, kAVX512> x) { return Packet<double, kAVX512>(_mm512_sqrt_pd(x.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Abs(Packet<float, kAVX512> x) { return Packet<float, kAVX512>(_mm512_abs_ps(x.data_)); }
@@ -132,6 +134,13 @@ MSHADOW_CINLINE Packet<float, kAVX512> SelectNonNegative(Packet<float, kAVX512> 
 MSHADOW_CINLINE Packet<double, kAVX512> SelectNonNegative(Packet<double, kAVX512> x, Packet<double, kAVX512> if_true, Packet<double, kAVX512> if_false) {
   return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(x.data_, _mm512_setzero_pd(), _CMP_GE_OQ), if_false.data_, if_true.data_));
 }
+// if_true where a < b, a <= b, a == b (ordered: false where either is NaN), if_false elsewhere.
+MSHADOW_CINLINE Packet<float, kAVX512> SelectLess(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> if_true, Packet<float, kAVX512> if_false) { return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_LT_OQ), if_false.data_, if_true.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> SelectLess(Packet<double, kAVX512> a, Packet<double, kAVX512> b, Packet<double, kAVX512> if_true, Packet<double, kAVX512> if_false) { return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_LT_OQ), if_false.data_, if_true.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> SelectLessEqual(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> if_true, Packet<float, kAVX512> if_false) { return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_LE_OQ), if_false.data_, if_true.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> SelectLessEqual(Packet<double, kAVX512> a, Packet<double, kAVX512> b, Packet<double, kAVX512> if_true, Packet<double, kAVX512> if_false) { return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_LE_OQ), if_false.data_, if_true.data_)); }
+MSHADOW_CINLINE Packet<float, kAVX512> SelectEqual(Packet<float, kAVX512> a, Packet<float, kAVX512> b, Packet<float, kAVX512> if_true, Packet<float, kAVX512> if_false) { return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_EQ_OQ), if_false.data_, if_true.data_)); }
+MSHADOW_CINLINE Packet<double, kAVX512> SelectEqual(Packet<double, kAVX512> a, Packet<double, kAVX512> b, Packet<double, kAVX512> if_true, Packet<double, kAVX512> if_false) { return Packet<double, kAVX512>(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.data_, b.data_, _CMP_EQ_OQ), if_false.data_, if_true.data_)); }
 MSHADOW_CINLINE Packet<float, kAVX512> Max(Packet<float, kAVX512> a, Packet<float, kAVX512> b) {
   return Packet<float, kAVX512>(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.data_, b.data_, _CMP_UNORD_Q), _mm512_max_ps(a.data_, b.data_), _mm512_add_ps(a.data_, b.data_)));
 }

@@ -137,6 +137,8 @@ MSHADOW_EMULATED_SLEEF_UNARY(Sleef_log10f16_u10avx512f, Sleef_log10f_u10, simde_
 MSHADOW_EMULATED_SLEEF_UNARY(Sleef_log10d8_u10avx512f, Sleef_log10_u10, simde__m512d, double)
 MSHADOW_EMULATED_SLEEF_BINARY(Sleef_powf16_u10avx512f, Sleef_powf_u10, simde__m512, float)
 MSHADOW_EMULATED_SLEEF_BINARY(Sleef_powd8_u10avx512f, Sleef_pow_u10, simde__m512d, double)
+MSHADOW_EMULATED_SLEEF_BINARY(Sleef_hypotf16_u05avx512f, Sleef_hypotf_u05, simde__m512, float)
+MSHADOW_EMULATED_SLEEF_BINARY(Sleef_hypotd8_u05avx512f, Sleef_hypot_u05, simde__m512d, double)
 #undef MSHADOW_EMULATED_SLEEF_UNARY
 #undef MSHADOW_EMULATED_SLEEF_BINARY
 

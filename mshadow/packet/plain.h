@@ -93,6 +93,8 @@ MSHADOW_CINLINE PlainPacket<DType> Pow(PlainPacket<DType> x, PlainPacket<DType> 
   return PlainPacket<DType>(std::pow(x.data_, y.data_));
 }
 template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> Hypot(PlainPacket<DType> x, PlainPacket<DType> y) { return PlainPacket<DType>(std::hypot(x.data_, y.data_)); }
+template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Sqrt(PlainPacket<DType> x) { return PlainPacket<DType>(std::sqrt(x.data_)); }
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Abs(PlainPacket<DType> x) { return PlainPacket<DType>(std::fabs(x.data_)); }
@@ -108,6 +110,19 @@ MSHADOW_CINLINE PlainPacket<DType> SelectNonNegative(PlainPacket<DType> x,
                                                      PlainPacket<DType> if_true,
                                                      PlainPacket<DType> if_false) {
   return x.data_ >= DType(0) ? if_true : if_false;
+}
+// if_true where a < b, a <= b, a == b (false where either is NaN), if_false elsewhere.
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> SelectLess(PlainPacket<DType> a, PlainPacket<DType> b, PlainPacket<DType> if_true, PlainPacket<DType> if_false) {
+  return a.data_ < b.data_ ? if_true : if_false;
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> SelectLessEqual(PlainPacket<DType> a, PlainPacket<DType> b, PlainPacket<DType> if_true, PlainPacket<DType> if_false) {
+  return a.data_ <= b.data_ ? if_true : if_false;
+}
+template <typename DType>
+MSHADOW_CINLINE PlainPacket<DType> SelectEqual(PlainPacket<DType> a, PlainPacket<DType> b, PlainPacket<DType> if_true, PlainPacket<DType> if_false) {
+  return a.data_ == b.data_ ? if_true : if_false;
 }
 template <typename DType>
 MSHADOW_CINLINE PlainPacket<DType> Max(PlainPacket<DType> a, PlainPacket<DType> b) {

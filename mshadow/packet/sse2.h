@@ -106,6 +106,8 @@ MSHADOW_CINLINE Packet<double, kSSE2> Log10(Packet<double, kSSE2> x) { return Pa
 MSHADOW_CINLINE Packet<double, kSSE2> Tanh(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(Sleef_tanhd2_u10sse2(x.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Pow(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_powf4_u10sse2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Pow(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_powd2_u10sse2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<float, kSSE2> Hypot(Packet<float, kSSE2> x, Packet<float, kSSE2> y) { return Packet<float, kSSE2>(Sleef_hypotf4_u05sse2(x.data_, y.data_)); }
+MSHADOW_CINLINE Packet<double, kSSE2> Hypot(Packet<double, kSSE2> x, Packet<double, kSSE2> y) { return Packet<double, kSSE2>(Sleef_hypotd2_u05sse2(x.data_, y.data_)); }
 MSHADOW_CINLINE Packet<float, kSSE2> Sqrt(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(_mm_sqrt_ps(x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Sqrt(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(_mm_sqrt_pd(x.data_)); }
 // |x|: the sign bit cleared.
@@ -137,6 +139,31 @@ MSHADOW_CINLINE Packet<double, kSSE2> SelectPositive(Packet<double, kSSE2> x,
   const __m128d mask = _mm_cmpgt_pd(x.data_, _mm_setzero_pd());
   return Packet<double, kSSE2>(
       _mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
+// if_true where a < b, a <= b, a == b (ordered: false where either is NaN), if_false elsewhere.
+MSHADOW_CINLINE Packet<float, kSSE2> SelectLess(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
+  const __m128 mask = _mm_cmplt_ps(a.data_, b.data_);
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectLess(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
+  const __m128d mask = _mm_cmplt_pd(a.data_, b.data_);
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<float, kSSE2> SelectLessEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
+  const __m128 mask = _mm_cmple_ps(a.data_, b.data_);
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectLessEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
+  const __m128d mask = _mm_cmple_pd(a.data_, b.data_);
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<float, kSSE2> SelectEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
+  const __m128 mask = _mm_cmpeq_ps(a.data_, b.data_);
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
+  const __m128d mask = _mm_cmpeq_pd(a.data_, b.data_);
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
 }
 // The larger (Max) or smaller (Min) operand; NaN if either is NaN.
 MSHADOW_CINLINE Packet<float, kSSE2> Max(Packet<float, kSSE2> a, Packet<float, kSSE2> b) {

@@ -121,7 +121,9 @@ def mxnet_worker(args):
                               "backward": backward_overhead * 1e6}
 
     for case in cases:
-        fn = getattr(mx.nd, case["op"])
+        # Operators whose names start with an underscore (_plus_scalar, _maximum, ...) live
+        # in mx.nd._internal.
+        fn = getattr(mx.nd, case["op"], None) or getattr(mx.nd._internal, case["op"])
         params = dict(case["params"])
         if case["op"] == "Concat":
             params.pop("num_args", None)  # MXNet counts the inputs itself

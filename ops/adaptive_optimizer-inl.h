@@ -227,25 +227,22 @@ struct RMSPropStep {
   }
 };
 
-// Inputs weight, grad, n, g_avg, delta (the last three updated in place):
+// RMSProp as Alex Graves has it, on an element or a packet (V), state = (n, g_avg, delta):
 //   n = gamma1 n + (1 - gamma1) g^2,  g_avg = gamma1 g_avg + (1 - gamma1) g,
-//   delta = gamma2 delta - lr g / sqrt(n - g_avg^2 + epsilon),  weight_out = weight + delta.
-template <int kReq>
-struct rmspropalex_kernel {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
-                                  DType* n, DType* g_avg, DType* delta, DType lr, DType gamma1,
-                                  DType gamma2, DType epsilon, DType clip_weights,
-                                  DecayedGradient<DType> decayed) {
-    const DType wi = w[i];
-    const DType g = decayed(grad[i], wi);
-    const DType ni = gamma1 * n[i] + (DType(1) - gamma1) * g * g;
-    const DType gi = gamma1 * g_avg[i] + (DType(1) - gamma1) * g;
-    const DType di = gamma2 * delta[i] - lr * g / std::sqrt(ni - gi * gi + epsilon);
-    n[i] = ni;
-    g_avg[i] = gi;
-    delta[i] = di;
-    AssignReq<kReq>(w_out + i, ClipMagnitude(wi + di, clip_weights));
+//   delta = gamma2 delta - lr g / sqrt(n - g_avg^2 + epsilon);
+// returns clip_weights(weight + delta).
+template <typename DType>
+struct RMSPropAlexStep {
+  DType lr, gamma1, gamma2, epsilon, clip_weights;
+  DecayedGradient<DType> decayed;
+  template <typename V>
+  MSHADOW_XINLINE V operator()(V weight, V grad, V* state) const {
+    const V g = decayed(grad, weight);
+    state[0] = Splat<V>(gamma1) * state[0] + Splat<V>(DType(1) - gamma1) * g * g;
+    state[1] = Splat<V>(gamma1) * state[1] + Splat<V>(DType(1) - gamma1) * g;
+    state[2] = Splat<V>(gamma2) * state[2] -
+               Splat<V>(lr) * g / SqrtOf(state[0] - state[1] * state[1] + Splat<V>(epsilon));
+    return ClipMagnitudeOf(weight + state[2], clip_weights);
   }
 };
 
@@ -283,11 +280,14 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
                               const std::vector<TBlob>& out) {
   const RMSPropAlexParam& p = GetParam<RMSPropAlexParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<rmspropalex_kernel>(
-        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-        in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>(),
+    const RMSPropAlexStep<DType> step{
         DType(p.lr), DType(p.gamma1), DType(p.gamma2), DType(p.epsilon), DType(p.clip_weights),
-        DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient});
+        DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
+    LaunchStepUpdate(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+        in[1].dptr<DType>(),
+        StateArrays<DType, 3>{{in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>()}},
+        step);
   });
 }
 

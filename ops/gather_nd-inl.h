@@ -13,6 +13,7 @@
 #ifndef OPS_GATHER_ND_INL_H_
 #define OPS_GATHER_ND_INL_H_
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -145,15 +146,25 @@ struct scatter_slab_atomic {
   }
 };
 
-// CPU item e, an element position within a slab: every column in order, so items touch
-// disjoint elements and repeated places resolve the same way on any thread count.
+// CPU item r, the run [r * kRun, (r + 1) * kRun) of element positions within a slab: every
+// column's run copied (kAdd: added) onto its place, the columns in order, so items touch
+// disjoint elements and repeated places resolve the same way on any thread count. A run is
+// 4 KiB of floats: whole copies, and a wide slab's runs spread over the threads.
 template <bool kAdd>
-struct scatter_slab_position {
+struct scatter_slab_run {
+  static constexpr index_t kRun = 1024;
   template <typename DType, typename IType>
-  static void Map(index_t e, Addressing a, const DType* from, const IType* indices, DType* out) {
+  static void Map(index_t r, const Addressing& a, const DType* from, const IType* indices,
+                  DType* out) {
+    const index_t begin = r * kRun, n = std::min(kRun, a.slab - begin);
     for (index_t y = 0; y < a.columns; ++y) {
-      DType* at = out + a.SlabOf(indices, y) * a.slab + e;
-      *at = kAdd ? *at + from[y * a.slab + e] : from[y * a.slab + e];
+      DType* to = out + a.SlabOf(indices, y) * a.slab + begin;
+      const DType* run = from + y * a.slab + begin;
+      if (n == 1) {
+        *to = kAdd ? *to + *run : *run;
+      } else {
+        CopyRun<kAdd>(to, run, n);
+      }
     }
   }
 };
@@ -171,8 +182,10 @@ void Scatter(mshadow::Stream<xpu>* s, const Addressing& a, const DType* from, co
   auto launch = [&](auto add) {
     constexpr bool kAddSlabs = decltype(add)::value;
     if constexpr (std::is_same_v<xpu, cpu>) {
-      Kernel<scatter_slab_position<kAddSlabs>, cpu>::LaunchItems(s, a.slab, a.columns, a, from,
-                                                                 indices, to);
+      using Run = scatter_slab_run<kAddSlabs>;
+      Kernel<Run, cpu>::LaunchItems(s, (a.slab + Run::kRun - 1) / Run::kRun,
+                                    a.columns * std::min(a.slab, Run::kRun), a, from, indices,
+                                    to);
     } else {
       Kernel<scatter_slab_atomic<kAddSlabs>, xpu>::Launch(s, a.columns * a.slab, a, from, indices,
                                                           to);

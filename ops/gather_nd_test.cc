@@ -106,6 +106,30 @@ TEST(GatherNDTest, ScatterKeepsTheLastSlabOfARepeatedPlace) {
               ElementsAreArray(Scatter(testing::ToValues(in[0].blob()), kIndexValues)));
 }
 
+// Slabs wider than the CPU's run of 1024 elements (three runs, the last partial) and slabs of
+// one element: every run placed, the later of two columns picking one place kept; the write
+// modes on distinct places (kAddTo adds every column's slab, a repeated place's too).
+TEST(GatherNDTest, ScattersWideAndSingleElementSlabs) {
+  for (const int slab : {1, 2500}) {
+    SCOPED_TRACE(slab);
+    auto scatter_case = [&](const std::vector<double>& places) {
+      return OpCase{"scatter_nd",
+                    {{"shape", "(4," + std::to_string(slab) + ")"}},
+                    {InputSpec{TShape{4, slab}}, InputSpec::WithValues(TShape{1, 4}, places)}};
+    };
+    const std::vector<double> places = {2, 0, 2, 3};  // place 2 twice
+    const OpCase c = scatter_case(places);
+    const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
+    const Values data = testing::ToValues(in[0].blob());
+    Values expected(4 * slab, 0.0);
+    for (int y = 0; y < 4; ++y) {
+      for (int e = 0; e < slab; ++e) expected[places[y] * slab + e] = data[y * slab + e];
+    }
+    EXPECT_EQ(testing::ToValues(testing::Forward(c, in)[0].blob()), expected);
+    testing::CheckWriteModes(scatter_case({2, 0, 1, 3}));
+  }
+}
+
 TEST(GatherNDTest, EveryIndexType) {
   const std::vector<double> whole = {0, 2, -1, 1, 0, 2, 3, -4, 1, 2, 3, -4};
   for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kInt32, mshadow::kInt64}) {

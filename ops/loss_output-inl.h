@@ -52,10 +52,7 @@ struct identity_output {
   template <typename DType>
   MSHADOW_XINLINE static DType Map(DType x) { return x; }
 };
-struct sigmoid_output {
-  template <typename DType>
-  MSHADOW_XINLINE static DType Map(DType x) { return DType(1) / (DType(1) + std::exp(-x)); }
-};
+using sigmoid_output = mshadow::op::sigmoid;
 struct difference {
   template <typename DType>
   MSHADOW_XINLINE static DType Map(DType y, DType label) { return y - label; }
@@ -84,6 +81,7 @@ void ForEachRegression(Fn&& fn) {
 // grad[i] = Grad(y[i], label[i]) * scale.
 template <typename Grad, int kReq>
 struct regression_grad {
+  static constexpr bool kSimdItems = true;  // item i writes grad[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* y, const DType* label,
                                   DType scale) {
@@ -140,6 +138,7 @@ struct valid_scale {
 // grad[i] = *scale (a device pointer, so that the count never leaves the device).
 template <int kReq>
 struct fill_from_pointer {
+  static constexpr bool kSimdItems = true;  // item i writes grad[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* scale) {
     AssignReq<kReq>(grad + i, *scale);
@@ -191,5 +190,12 @@ void SetLossOutputCompute() {
 
 }  // namespace loss_output
 }  // namespace ops
+
+// The identity's packet form, so that the identity layers' forward copies a packet at a time.
+namespace mshadow {
+namespace packet {
+MSHADOW_DEFINE_PACKET_UNARY(ops::loss_output::identity_output, x)
+}  // namespace packet
+}  // namespace mshadow
 
 #endif  // OPS_LOSS_OUTPUT_INL_H_

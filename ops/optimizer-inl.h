@@ -129,6 +129,7 @@ MSHADOW_XINLINE DType SignOf(DType x) {
 // weight_out = (1 - lr * wd) * weight - lr * sign(grad).
 template <int kReq>
 struct signsgd_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes w_out[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
                                   DType lr, DType wd) {
@@ -140,6 +141,7 @@ struct signsgd_kernel {
 // weight_out = (1 - lr * wd_lh) * weight + lr * sign(mom).
 template <int kReq>
 struct signum_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes mom[i] and w_out[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* w, const DType* grad,
                                   DType* mom, DType lr, DType momentum, DType wd, DType rescale,

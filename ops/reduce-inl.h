@@ -93,8 +93,19 @@ constexpr bool IsNorm(Reducer r) { return r == Reducer::kNorm1 || r == Reducer::
 template <Reducer kReducer>
 using ParamOf = std::conditional_t<IsNorm(kReducer), NormParam, ReduceParam>;
 
+// NaN as kValue, other elements as they are: nansum and nanprod are the sum and product of
+// the elements so mapped (NaN counting as 0 and 1: the reduction of the numbers alone).
+template <int kValue>
+struct nan_as {
+  template <typename DType>
+  MSHADOW_XINLINE static DType Map(DType x) {
+    return mshadow::red::detail::IsNan(x) ? DType(kValue) : x;
+  }
+};
+
 // What each element becomes before it is reduced: |x| for the L1 norm, x * x for the L2
-// norm (whose sum then takes a square root), the element itself otherwise.
+// norm (whose sum then takes a square root), NaN as 0 or 1 for nansum and nanprod, the element
+// itself otherwise.
 template <Reducer kReducer>
 struct ElementMapOf {
   using type = mshadow::op::identity;
@@ -106,6 +117,14 @@ struct ElementMapOf<Reducer::kNorm1> {
 template <>
 struct ElementMapOf<Reducer::kNorm2> {
   using type = mshadow::op::square;
+};
+template <>
+struct ElementMapOf<Reducer::kNanSum> {
+  using type = nan_as<0>;
+};
+template <>
+struct ElementMapOf<Reducer::kNanProd> {
+  using type = nan_as<1>;
 };
 template <Reducer kReducer>
 using ElementMap = typename ElementMapOf<kReducer>::type;
@@ -131,29 +150,6 @@ struct product {
   MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(1); }  // NOLINT
 };
 
-// NaN counts as 0 (nansum) or 1 (nanprod): the reduction of the numbers alone.
-struct nansum {
-  template <typename DType>
-  MSHADOW_XINLINE static void Reduce(DType& dst, DType src) {  // NOLINT
-    if (!mshadow::red::detail::IsNan(src)) dst += src;
-  }
-  template <typename DType>
-  MSHADOW_XINLINE static void Merge(DType& dst, DType src) { Reduce(dst, src); }  // NOLINT
-  template <typename DType>
-  MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(0); }  // NOLINT
-};
-
-struct nanprod {
-  template <typename DType>
-  MSHADOW_XINLINE static void Reduce(DType& dst, DType src) {  // NOLINT
-    if (!mshadow::red::detail::IsNan(src)) dst *= src;
-  }
-  template <typename DType>
-  MSHADOW_XINLINE static void Merge(DType& dst, DType src) { Reduce(dst, src); }  // NOLINT
-  template <typename DType>
-  MSHADOW_XINLINE static void SetInitValue(DType& initv) { initv = DType(1); }  // NOLINT
-};
-
 // The engine's reducer for each operator (mean sums, then scales).
 template <Reducer kReducer>
 struct ReducerOf {
@@ -172,12 +168,8 @@ struct ReducerOf<Reducer::kProd> {
   using type = product;
 };
 template <>
-struct ReducerOf<Reducer::kNanSum> {
-  using type = nansum;
-};
-template <>
 struct ReducerOf<Reducer::kNanProd> {
-  using type = nanprod;
+  using type = product;
 };
 template <Reducer kReducer>
 using EngineReducer = typename ReducerOf<kReducer>::type;
@@ -259,5 +251,17 @@ inline FCompute ByNormOrder(FCompute l1, FCompute l2) {
 
 }  // namespace reduce
 }  // namespace ops
+
+// nan_as's packet form (x == x is false for NaN alone), for the engine's vector path.
+namespace mshadow {
+namespace packet {
+template <int kValue, typename DType, PacketArch Arch>
+struct PacketOp<ops::reduce::nan_as<kValue>, DType, Arch> {
+  static constexpr bool kEnabled = true;
+  using P = Packet<DType, Arch>;
+  MSHADOW_CINLINE static P Map(const P& x) { return SelectEqual(x, x, x, P::Fill(DType(kValue))); }
+};
+}  // namespace packet
+}  // namespace mshadow
 
 #endif  // OPS_REDUCE_INL_H_

@@ -191,6 +191,35 @@ TEST(ReduceTest, NanReductionsSkipNaN) {
   }
 }
 
+// The same on rows of whole packets and a tail, over either axis: every third element NaN.
+TEST(ReduceTest, NanReductionsSkipNaNInLongRows) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int rows = 3, cols = 37;
+  Values x;
+  for (int i = 0; i < rows * cols; ++i) x.push_back(i % 3 == 1 ? nan : 1 + (i % 5) * 0.25);
+  for (const std::string op : {"nansum", "nanprod"}) {
+    for (const int axis : {0, 1}) {
+      SCOPED_TRACE(op + " axis " + std::to_string(axis));
+      Values expected(axis == 1 ? rows : cols, op == "nansum" ? 0.0 : 1.0);
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+          const double v = x[r * cols + c];
+          double& e = expected[axis == 1 ? r : c];
+          if (!std::isnan(v)) e = op == "nansum" ? e + v : e * v;
+        }
+      }
+      const OpCase c{op,
+                     {{"axis", std::to_string(axis)}},
+                     {InputSpec::WithValues(TShape{rows, cols}, x)}};
+      for (const int dtype : {mshadow::kFloat32, mshadow::kFloat64}) {
+        testing::ExpectClose(
+            expected, testing::ToValues(testing::Forward(c, testing::MakeInputs(c, dtype))[0].blob()),
+            1e-6, 0, "forward");
+      }
+    }
+  }
+}
+
 // prod's gradient is g * prod / x, as MXNet's: NaN where x is 0 (0 / 0), not the product of
 // the other elements.
 TEST(ReduceTest, ProdGradientDividesByTheInput) {

@@ -5,12 +5,15 @@
 #ifndef OPS_ARG_REDUCE_INL_H_
 #define OPS_ARG_REDUCE_INL_H_
 
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace arg_reduce {
@@ -63,15 +66,55 @@ struct arg_reduce_kernel {
   }
 };
 
+// CPU item (o, b): the outputs of block b of kBlock inner positions of outer index o, the
+// line's rows read in order as contiguous runs, in SIMD lanes (one position's line walked
+// alone steps inner elements at a time: a page a step for a wide inner, 8 ns an element).
+// The same answers as arg_reduce_kernel: the first k whose value no later one beats.
+template <typename Compare, int kReq>
+struct arg_reduce_block {
+  static constexpr index_t kBlock = 256;
+  template <typename DType>
+  static void Map(index_t item, DType* out, const DType* data, AxisView v) {
+    const index_t blocks = (v.inner + kBlock - 1) / kBlock;
+    const index_t o = item / blocks, begin = (item % blocks) * kBlock;
+    const index_t width = std::min(kBlock, v.inner - begin);
+    const DType* rows = data + o * v.n * v.inner + begin;
+    DType best[kBlock], best_at[kBlock];  // positions as DType, the output's type
+    for (index_t j = 0; j < width; ++j) {
+      best[j] = rows[j];
+      best_at[j] = DType(0);
+    }
+    for (index_t k = 1; k < v.n; ++k) {
+      const DType* row = rows + k * v.inner;
+      const DType at = static_cast<DType>(k);
+      OPS_SIMD_LOOP
+      for (index_t j = 0; j < width; ++j) {
+        const bool better = Compare::Better(row[j], best[j]);
+        best[j] = better ? row[j] : best[j];
+        best_at[j] = better ? at : best_at[j];
+      }
+    }
+    DType* to = out + o * v.inner + begin;
+    for (index_t j = 0; j < width; ++j) AssignReq<kReq>(to + j, best_at[j]);
+  }
+};
+
 template <typename xpu, typename Compare>
 void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const AxisView v = ViewOf(GetParam<ArgReduceParam>(attrs), in[0].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(ctx.get_stream<xpu>(), v.outer * v.inner,
-                                                           out[0].dptr<DType>(),
-                                                           in[0].dptr<DType>(), v);
+      if (std::is_same_v<xpu, cpu> && v.inner > 1) {
+        using Block = arg_reduce_block<Compare, Req>;
+        const index_t blocks = (v.inner + Block::kBlock - 1) / Block::kBlock;
+        Kernel<Block, cpu>::LaunchItems(nullptr, v.outer * blocks, v.n * Block::kBlock,
+                                        out[0].dptr<DType>(), in[0].dptr<DType>(), v);
+      } else {
+        Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(
+            ctx.get_stream<xpu>(), v.outer * v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(),
+            v);
+      }
     });
   });
 }

@@ -1,5 +1,8 @@
 // argmax and argmin against MXNet 1.9.1's outputs on these inputs: first extreme on ties,
 // axes, keepdims, the flattened data.
+#include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -33,6 +36,40 @@ TEST(ArgReduceTest, FirstExtremeAlongAxes) {
   testing::CheckWriteModes(random);
   EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes({"argmax", {{"axis", "2"}}, {a}}); }),
               HasSubstr("axis 2"));
+}
+
+// Lines across wide inner extents (the CPU's blocks of 256 positions, the last partial) and
+// along the last axis: small integers (many ties) and NaN, against the first extreme found
+// by a walk along each line; a NaN first in line stays the answer.
+TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
+  const TShape shape{3, 20, 300};
+  Values x;
+  for (int i = 0; i < static_cast<int>(shape.Size()); ++i) {
+    x.push_back(i % 97 == 0 ? NAN : static_cast<double>((i * 7919) % 13));
+  }
+  for (const std::string op : {"argmax", "argmin"}) {
+    for (const int axis : {0, 1, 2}) {
+      SCOPED_TRACE(op + " axis " + std::to_string(axis));
+      const int64_t n = shape[axis], inner = shape.ProdShape(axis + 1, 3);
+      const int64_t outer = shape.ProdShape(0, axis);
+      Values expected;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < inner; ++j) {
+          auto at = [&](int64_t k) { return x[(o * n + k) * inner + j]; };
+          int64_t best = 0;
+          for (int64_t k = 1; k < n; ++k) {
+            if (op == "argmax" ? at(k) > at(best) : at(k) < at(best)) best = k;
+          }
+          expected.push_back(static_cast<double>(best));
+        }
+      }
+      for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+        EXPECT_EQ(ArgOf({op, {{"axis", std::to_string(axis)}}, {InputSpec::WithValues(shape, x)}},
+                        type),
+                  expected);
+      }
+    }
+  }
 }
 
 }  // namespace

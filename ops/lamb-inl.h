@@ -132,6 +132,20 @@ struct mp_lamb_phase2_kernel {
   }
 };
 
+// The CPU's phase two on a master copy: the step size computed once on the host (the element
+// kernel above divides again per element, as r1 and r2 could alias w32), in SIMD lanes.
+template <int kReq>
+struct mp_lamb_phase2_step_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes w32[i] and w_out[i] only
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const float* g, float* w32,
+                                  float step) {
+    const float w = w32[i] - step * g[i];
+    w32[i] = w;
+    AssignReq<kReq>(w_out + i, static_cast<DType>(w));
+  }
+};
+
 template <typename T>
 LambDirection<T> LambDirectionOf(const LambUpdatePhaseOneParam& p) {
   const bool correct = p.bias_correction;
@@ -201,9 +215,17 @@ void MPLambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& out) {
   const auto& p = GetParam<LambUpdatePhaseTwoParam>(attrs);
   MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    LaunchUpdate<mp_lamb_phase2_kernel>(
-        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[1].dptr<float>(),
-        in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(), LambTrustStepOf<float>(p));
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      const float step = LambTrustStepOf<float>(p)(*in[2].dptr<float>(), *in[3].dptr<float>());
+      LaunchUpdate<mp_lamb_phase2_step_kernel>(ctx.get_stream<xpu>(), req[0], out[0].Size(),
+                                               out[0].dptr<DType>(), in[1].dptr<float>(),
+                                               in[4].dptr<float>(), step);
+    } else {
+      LaunchUpdate<mp_lamb_phase2_kernel>(
+          ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[1].dptr<float>(),
+          in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(),
+          LambTrustStepOf<float>(p));
+    }
   });
 }
 

@@ -247,6 +247,7 @@ using nag_mom_kernel = mom_kernel<NAGMomRule, kReq>;
 // (float16 usually) receives w32 rounded to its type. The weight input itself is not read.
 template <int kReq>
 struct mp_sgd_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes w32[i] and w_out[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* g, float* w32,
                                   SGDStep<float> step) {
@@ -257,6 +258,7 @@ struct mp_sgd_kernel {
 };
 template <typename Rule, int kReq>
 struct mp_mom_kernel {
+  static constexpr bool kSimdItems = true;  // item i writes mom[i], w32[i] and w_out[i] only
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const DType* g, float* mom,
                                   float* w32, float momentum, SGDStep<float> step) {

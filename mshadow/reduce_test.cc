@@ -79,6 +79,37 @@ TEST(ReduceTest, MaxAndMinReducers) {
   }
 }
 
+// Rows reduced a packet at a time (MapReduceKeepHighDim's packet path, reducers with a
+// PacketReducer): max and min over rows of whole packets and a tail, NaN anywhere in a row
+// giving NaN, against a walk along each row.
+TEST(ReduceTest, MaxAndMinAlongLongRowsPropagateNaN) {
+  const index_t rows = 6, width = 77;
+  TensorContainer<cpu, 2, float> m(Shape2(rows, width));
+  for (index_t y = 0; y < rows; ++y)
+    for (index_t x = 0; x < width; ++x) m[y][x] = static_cast<float>((y * 31 + x * 17) % 101) - 50;
+  m[1][3] = NAN;    // in the first chains
+  m[4][75] = NAN;   // in the scalar tail
+  m[5][40] = INFINITY;
+  TensorContainer<cpu, 1, float> mx(Shape1(rows)), mn(Shape1(rows));
+  MapReduceKeepHighDim<sv::saveto, red::maximum, 0>(&mx, m);
+  MapReduceKeepHighDim<sv::saveto, red::minimum, 0>(&mn, m * 2.0f);
+  for (index_t y = 0; y < rows; ++y) {
+    float want_max = -INFINITY, want_min = INFINITY;
+    bool nan = false;
+    for (index_t x = 0; x < width; ++x) {
+      nan = nan || std::isnan(m[y][x]);
+      want_max = std::max(want_max, m[y][x]);
+      want_min = std::min(want_min, 2 * m[y][x]);
+    }
+    EXPECT_EQ(std::isnan(mx[y]), nan) << y;
+    EXPECT_EQ(std::isnan(mn[y]), nan) << y;
+    if (!nan) {
+      EXPECT_EQ(mx[y], want_max) << y;
+      EXPECT_EQ(mn[y], want_min) << y;
+    }
+  }
+}
+
 // Inputs in cache are reduced in strips of packets held in registers, and the rest column
 // by column; either way each column adds its rows in order, so sum_rows equals a float loop
 // bit for bit. Widths 1..150 cover strips, packets and scalar tails on every arch.

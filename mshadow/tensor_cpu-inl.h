@@ -235,11 +235,12 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
   const expr::Plan<E, DType> splan = MakePlan(exp.self());
   const expr::Plan<R, DType> dplan = expr::MakePlan(dst->self());
   constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
-  // Sums take a packet of partial sums per row, added up at the row's end.
-  constexpr bool kPacketSum =
-      expr::PacketCheck<E, kArch>::kPass && std::is_same_v<Reducer, red::sum>;
+  // Reducers with a packet form take packets of partial results per row, merged at the row's
+  // end (sums through the packet's own Sum, the others lane by lane).
+  constexpr bool kPacketReduce =
+      expr::PacketCheck<E, kArch>::kPass && PacketReducer<Reducer>::kEnabled;
   [[maybe_unused]] const auto packet_plan = [&] {
-    if constexpr (kPacketSum) {
+    if constexpr (kPacketReduce) {
       return expr::MakePacketPlan<kArch>(exp.self());
     } else {
       return 0;  // unused
@@ -254,25 +255,36 @@ inline void MapReduceKeepHighDim(TRValue<R, cpu, 1, DType>* dst,
       for (index_t i = 0; i < inner; ++i) {
         const index_t row = (n * kept + c) * inner + i;
         index_t x = 0;
-        if constexpr (kPacketSum) {
+        if constexpr (kPacketReduce) {
           using P = packet::Packet<DType, kArch>;
-          // Four packets of partial sums: four independent chains of adds, so the loop runs
-          // at the rate of the loads, not at one add latency per packet.
+          using Reduce = PacketReducer<Reducer>;
+          // Four packets of partial results: four independent chains, so the loop runs at the
+          // rate of the loads, not at one operation's latency per packet.
           constexpr index_t kChains = 4;
-          static_assert(kChains == 4, "the chains are added up pairwise below");
+          static_assert(kChains == 4, "the chains are merged pairwise below");
+          DType init;
+          Reducer::SetInitValue(init);
           P partial[kChains];
 #pragma GCC unroll 4
-          for (index_t i = 0; i < kChains; ++i) partial[i] = P::Fill(DType(0));
+          for (index_t i = 0; i < kChains; ++i) partial[i] = P::Fill(init);
           for (; x + kChains * P::kSize <= width; x += kChains * P::kSize) {
 #pragma GCC unroll 4
             for (index_t i = 0; i < kChains; ++i) {
-              partial[i] = partial[i] + local_plan.EvalPacket(row, x + i * P::kSize);
+              partial[i] = Reduce::Reduce(partial[i], local_plan.EvalPacket(row, x + i * P::kSize));
             }
           }
           for (; x + P::kSize <= width; x += P::kSize) {
-            partial[0] = partial[0] + local_plan.EvalPacket(row, x);
+            partial[0] = Reduce::Reduce(partial[0], local_plan.EvalPacket(row, x));
           }
-          res += ((partial[0] + partial[1]) + (partial[2] + partial[3])).Sum();
+          const P merged = Reduce::Reduce(Reduce::Reduce(partial[0], partial[1]),
+                                          Reduce::Reduce(partial[2], partial[3]));
+          if constexpr (std::is_same_v<Reducer, red::sum>) {
+            res += merged.Sum();
+          } else {
+            alignas(64) DType lanes[P::kSize];
+            merged.StoreUnAligned(lanes);
+            for (index_t k = 0; k < P::kSize; ++k) Reducer::Reduce(res, lanes[k]);
+          }
         }
         for (; x < width; ++x) Reducer::Reduce(res, splan.Eval(row, x));
       }

@@ -83,14 +83,36 @@ void ForEachUnary(Fn&& fn) {
      GradFrom::kOutputGradOnly);
 }
 
+// Whether a functor is fn::constant<k>, and k: such maps are written as the value itself,
+// without reading their input (zeros_like, ones_like, the rounding functions' zero
+// gradients).
+template <typename OP>
+struct ConstantOf {
+  static constexpr bool kIs = false;
+};
+template <int k>
+struct ConstantOf<fn::constant<k>> {
+  static constexpr bool kIs = true;
+  static constexpr int kValue = k;
+};
+
+// out = OP(in) as req says; a constant OP's value without reading in.
+template <typename xpu, typename DType, typename OP>
+void AssignMapped(const TBlob& out, OpReqType req, const TBlob& in, mshadow::Stream<xpu>* s) {
+  if constexpr (ConstantOf<OP>::kIs) {
+    Assign(Flat<xpu, DType>(out, s), req,
+           mshadow::expr::scalar<DType>(DType(ConstantOf<OP>::kValue)));
+  } else {
+    Assign(Flat<xpu, DType>(out, s), req, F<InComputeType<DType, OP>>(Flat<xpu, DType>(in, s)));
+  }
+}
+
 template <typename xpu, typename Forward>
 void UnaryCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
-    Assign(Flat<xpu, DType>(out[0], s), req[0],
-           F<InComputeType<DType, Forward>>(Flat<xpu, DType>(in[0], s)));
-  });
+  MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType,
+                              { AssignMapped<xpu, DType, Forward>(out[0], req[0], in[0], s); });
 }
 
 // in_grad = out_grad * Grad(x or y), or Grad(out_grad) when nothing else is read.
@@ -99,9 +121,8 @@ void UnaryBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
-    if (in.size() == 1) {
-      Assign(Flat<xpu, DType>(out[0], s), req[0],
-             F<InComputeType<DType, Grad>>(Flat<xpu, DType>(in[0], s)));
+    if (in.size() == 1 || ConstantOf<Grad>::kIs) {
+      AssignMapped<xpu, DType, Grad>(out[0], req[0], in[0], s);
     } else {
       Assign(
           Flat<xpu, DType>(out[0], s), req[0],

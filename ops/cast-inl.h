@@ -4,13 +4,10 @@
 #ifndef OPS_CAST_INL_H_
 #define OPS_CAST_INL_H_
 
-#include <algorithm>
-#include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
-#include "mshadow/streaming_stores.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -88,36 +85,6 @@ bool CastHalfOnCpu(const TBlob& in, OpReqType req, const TBlob& out) {
   return false;
 }
 
-// Between float32 and float64 the CPU converts outputs too large for the caches a block at a
-// time into a buffer in L1 and streams it out (StreamsCopyOf: the engine's rule for its maps),
-// so that the output's lines are not read before they are written. False for other types,
-// write modes and smaller outputs.
-template <typename SrcType, typename DstType>
-bool CastFloatsStreamingOnCpu(const TBlob& in, OpReqType req, const TBlob& out) {
-  constexpr bool kFloats = (std::is_same_v<SrcType, float> && std::is_same_v<DstType, double>) ||
-                           (std::is_same_v<SrcType, double> && std::is_same_v<DstType, float>);
-  if constexpr (kFloats) {
-    if (req != kWriteTo || !StreamsCopyOf(out.Size() * sizeof(DstType))) return false;
-    const SrcType* from = in.dptr<SrcType>();
-    DstType* to = out.dptr<DstType>();
-    constexpr index_t kBlock = 1024, kLine = 64 / sizeof(DstType);
-    ParallelRows(out.Size(), 1, [&](index_t begin, index_t end) {
-      alignas(64) DstType block[kBlock];
-      for (index_t i = begin; i < end;) {
-        index_t n = std::min(kBlock, end - i);
-        const index_t offset = (reinterpret_cast<uintptr_t>(to + i) % 64) / sizeof(DstType);
-        if (offset != 0) n = std::min(n, kLine - offset);  // the next blocks start on a line
-        for (index_t k = 0; k < n; ++k) block[k] = static_cast<DstType>(from[i + k]);
-        StreamRun(to + i, block, n);
-        i += n;
-      }
-    });
-    mshadow::FenceStreamingStores();
-    return true;
-  }
-  return false;
-}
-
 // out[i] = in[i] converted to the output's type, for any pair of types, bool and bfloat16
 // included.
 template <typename xpu>
@@ -128,7 +95,6 @@ void CastCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
     MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[0].type_flag_, DstType, {
       if constexpr (std::is_same_v<xpu, cpu>) {
         if (CastHalfOnCpu<SrcType, DstType>(in[0], req[0], out[0])) return;
-        if (CastFloatsStreamingOnCpu<SrcType, DstType>(in[0], req[0], out[0])) return;
       }
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<op_with_req<convert_to<DstType>, Req>, xpu>::Launch(

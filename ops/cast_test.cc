@@ -89,15 +89,6 @@ TEST(CastTest, Float16BothWays) {
   }
 }
 
-// float32 <-> float64 through streaming stores (outputs too large for the caches): the same
-// values as the element kernel, on a length whose blocks and thread ranges end mid-line.
-TEST(CastTest, FloatsStreamedAsConvertedOneByOne) {
-  for (const char* type : {"float32", "float64"}) {
-    SCOPED_TRACE(type);
-    testing::CheckStreamedForward(OpCase{"Cast", {{"dtype", type}}, {InputSpec{TShape{3, 1001}}}});
-  }
-}
-
 TEST(CastTest, BoolIsNotZero) {
   const double nan = std::nan("");
   EXPECT_EQ(CastValues({0, 1.5, -2, nan, -0.0, 1e-30}, mshadow::kFloat32, "bool"),

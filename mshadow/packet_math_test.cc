@@ -59,20 +59,20 @@ struct select_positive_primitive {
 };
 // The comparison selects as operators: x where the comparison of the operands holds, y
 // elsewhere (x = 3, y = -5); and Hypot.
-#define BINARY_PRIMITIVE_OPERATOR(name, scalar_expression, packet_expression)             \
-  struct name {                                                                           \
-    template <typename DType>                                                             \
-    static DType Map(DType a, DType b) {                                                  \
-      return scalar_expression;                                                           \
-    }                                                                                     \
-  };                                                                                      \
-  namespace packet {                                                                      \
-  template <typename DType, PacketArch Arch>                                              \
-  struct PacketOp<name, DType, Arch> {                                                    \
-    static constexpr bool kEnabled = true;                                                \
-    using P = Packet<DType, Arch>;                                                        \
-    static P Map(const P& a, const P& b) { return packet_expression; }                    \
-  };                                                                                      \
+#define BINARY_PRIMITIVE_OPERATOR(name, scalar_expression, packet_expression) \
+  struct name {                                                               \
+    template <typename DType>                                                 \
+    static DType Map(DType a, DType b) {                                      \
+      return scalar_expression;                                               \
+    }                                                                         \
+  };                                                                          \
+  namespace packet {                                                          \
+  template <typename DType, PacketArch Arch>                                  \
+  struct PacketOp<name, DType, Arch> {                                        \
+    static constexpr bool kEnabled = true;                                    \
+    using P = Packet<DType, Arch>;                                            \
+    static P Map(const P& a, const P& b) { return packet_expression; }        \
+  };                                                                          \
   }
 BINARY_PRIMITIVE_OPERATOR(select_less_primitive, a < b ? DType(3) : DType(-5),
                           SelectLess(a, b, P::Fill(3), P::Fill(-5)))

@@ -87,8 +87,8 @@ TEST(ReduceTest, MaxAndMinAlongLongRowsPropagateNaN) {
   TensorContainer<cpu, 2, float> m(Shape2(rows, width));
   for (index_t y = 0; y < rows; ++y)
     for (index_t x = 0; x < width; ++x) m[y][x] = static_cast<float>((y * 31 + x * 17) % 101) - 50;
-  m[1][3] = NAN;    // in the first chains
-  m[4][75] = NAN;   // in the scalar tail
+  m[1][3] = NAN;   // in the first chains
+  m[4][75] = NAN;  // in the scalar tail
   m[5][40] = INFINITY;
   TensorContainer<cpu, 1, float> mx(Shape1(rows)), mn(Shape1(rows));
   MapReduceKeepHighDim<sv::saveto, red::maximum, 0>(&mx, m);

@@ -281,8 +281,9 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const RMSPropAlexParam& p = GetParam<RMSPropAlexParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const RMSPropAlexStep<DType> step{
-        DType(p.lr), DType(p.gamma1), DType(p.gamma2), DType(p.epsilon), DType(p.clip_weights),
-        DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
+        DType(p.lr),           DType(p.gamma1),
+        DType(p.gamma2),       DType(p.epsilon),
+        DType(p.clip_weights), DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
     LaunchStepUpdate(
         ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
         in[1].dptr<DType>(),

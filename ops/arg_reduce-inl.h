@@ -112,8 +112,7 @@ void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
                                         out[0].dptr<DType>(), in[0].dptr<DType>(), v);
       } else {
         Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(
-            ctx.get_stream<xpu>(), v.outer * v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(),
-            v);
+            ctx.get_stream<xpu>(), v.outer * v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(), v);
       }
     });
   });

@@ -64,9 +64,9 @@ TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
         }
       }
       for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
-        EXPECT_EQ(ArgOf({op, {{"axis", std::to_string(axis)}}, {InputSpec::WithValues(shape, x)}},
-                        type),
-                  expected);
+        EXPECT_EQ(
+            ArgOf({op, {{"axis", std::to_string(axis)}}, {InputSpec::WithValues(shape, x)}}, type),
+            expected);
       }
     }
   }

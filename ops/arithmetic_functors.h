@@ -75,7 +75,9 @@ struct maximum {
   };
   struct rhs_grad {
     template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) { return a < b ? DType(1) : DType(0); }
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      return a < b ? DType(1) : DType(0);
+    }
   };
   static constexpr bool kGradReadsOperands = true;
 };
@@ -88,7 +90,9 @@ struct minimum {
   };
   struct rhs_grad {
     template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) { return b < a ? DType(1) : DType(0); }
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      return b < a ? DType(1) : DType(0);
+    }
   };
   static constexpr bool kGradReadsOperands = true;
 };
@@ -141,15 +145,17 @@ struct predicate {
 
 // Declares the predicate operation `name`, true where `test` (of a and b) holds, and `select`,
 // the same test on packets a and b: t where it holds, f elsewhere (NaN operands as in `test`).
-#define OPS_PREDICATE(name, test, select)                                        \
-  struct name##_test {                                                           \
-    template <typename DType>                                                    \
-    MSHADOW_XINLINE static bool Holds(DType a, DType b) { return test; }         \
-    template <typename P>                                                        \
+#define OPS_PREDICATE(name, test, select)                                             \
+  struct name##_test {                                                                \
+    template <typename DType>                                                         \
+    MSHADOW_XINLINE static bool Holds(DType a, DType b) {                             \
+      return test;                                                                    \
+    }                                                                                 \
+    template <typename P>                                                             \
     MSHADOW_CINLINE static P Select(const P& a, const P& b, const P& t, const P& f) { \
-      return select;                                                             \
-    }                                                                            \
-  };                                                                             \
+      return select;                                                                  \
+    }                                                                                 \
+  };                                                                                  \
   using name = predicate<name##_test>
 
 OPS_PREDICATE(equal, a == b, SelectEqual(a, b, t, f));

@@ -1,8 +1,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"

@@ -184,8 +184,7 @@ void Scatter(mshadow::Stream<xpu>* s, const Addressing& a, const DType* from, co
     if constexpr (std::is_same_v<xpu, cpu>) {
       using Run = scatter_slab_run<kAddSlabs>;
       Kernel<Run, cpu>::LaunchItems(s, (a.slab + Run::kRun - 1) / Run::kRun,
-                                    a.columns * std::min(a.slab, Run::kRun), a, from, indices,
-                                    to);
+                                    a.columns * std::min(a.slab, Run::kRun), a, from, indices, to);
     } else {
       Kernel<scatter_slab_atomic<kAddSlabs>, xpu>::Launch(s, a.columns * a.slab, a, from, indices,
                                                           to);

@@ -138,8 +138,7 @@ template <int kReq>
 struct mp_lamb_phase2_step_kernel {
   static constexpr bool kSimdItems = true;  // item i writes w32[i] and w_out[i] only
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const float* g, float* w32,
-                                  float step) {
+  MSHADOW_XINLINE static void Map(index_t i, DType* w_out, const float* g, float* w32, float step) {
     const float w = w32[i] - step * g[i];
     w32[i] = w;
     AssignReq<kReq>(w_out + i, static_cast<DType>(w));
@@ -223,8 +222,7 @@ void MPLambPhaseTwoCompute(const NodeAttrs& attrs, const OpContext& ctx,
     } else {
       LaunchUpdate<mp_lamb_phase2_kernel>(
           ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[1].dptr<float>(),
-          in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(),
-          LambTrustStepOf<float>(p));
+          in[2].dptr<float>(), in[3].dptr<float>(), in[4].dptr<float>(), LambTrustStepOf<float>(p));
     }
   });
 }

@@ -259,7 +259,9 @@ template <>
 struct PacketReducer<ops::reduce::product> {
   static constexpr bool kEnabled = true;
   template <typename P>
-  MSHADOW_CINLINE static P Reduce(const P& a, const P& b) { return a * b; }
+  MSHADOW_CINLINE static P Reduce(const P& a, const P& b) {
+    return a * b;
+  }
 };
 
 // nan_as's packet form (x == x is false for NaN alone), for the engine's vector path.

@@ -208,13 +208,13 @@ TEST(ReduceTest, NanReductionsSkipNaNInLongRows) {
           if (!std::isnan(v)) e = op == "nansum" ? e + v : e * v;
         }
       }
-      const OpCase c{op,
-                     {{"axis", std::to_string(axis)}},
-                     {InputSpec::WithValues(TShape{rows, cols}, x)}};
+      const OpCase c{
+          op, {{"axis", std::to_string(axis)}}, {InputSpec::WithValues(TShape{rows, cols}, x)}};
       for (const int dtype : {mshadow::kFloat32, mshadow::kFloat64}) {
         testing::ExpectClose(
-            expected, testing::ToValues(testing::Forward(c, testing::MakeInputs(c, dtype))[0].blob()),
-            1e-6, 0, "forward");
+            expected,
+            testing::ToValues(testing::Forward(c, testing::MakeInputs(c, dtype))[0].blob()), 1e-6,
+            0, "forward");
       }
     }
   }

@@ -1,9 +1,9 @@
 // mshadow/packet/math_ops.h: the packet forms of mshadow::op's math functions, written once
 // in terms of the primitives every arch header provides (Exp, Expm1, Log, Log1p, Log2, Log10,
 // Erf, Sin, Cos, Atan, Cbrt, Tanh, Pow, Hypot, Sqrt, Abs, Negate, SelectNonNegative,
-// SelectPositive, SelectLess, SelectLessEqual, SelectEqual, Max, Min) and float_math.h's Sigmoid and SoftReLU. With them `F<op::exp>(x)`,
-// `F<op::sigmoid>(x)`, ... run a packet at a time. The formulas match the scalar ones in
-// mshadow/operators.h.
+// SelectPositive, SelectLess, SelectLessEqual, SelectEqual, Max, Min) and float_math.h's Sigmoid
+// and SoftReLU. With them `F<op::exp>(x)`, `F<op::sigmoid>(x)`, ... run a packet at a time. The
+// formulas match the scalar ones in mshadow/operators.h.
 #ifndef MSHADOW_PACKET_MATH_OPS_H_
 #define MSHADOW_PACKET_MATH_OPS_H_
 

@@ -116,55 +116,26 @@ MSHADOW_CINLINE Packet<double, kSSE2> Abs(Packet<double, kSSE2> x) { return Pack
 // -x: the sign bit flipped.
 MSHADOW_CINLINE Packet<float, kSSE2> Negate(Packet<float, kSSE2> x) { return Packet<float, kSSE2>(_mm_xor_ps(_mm_set1_ps(-0.0f), x.data_)); }
 MSHADOW_CINLINE Packet<double, kSSE2> Negate(Packet<double, kSSE2> x) { return Packet<double, kSSE2>(_mm_xor_pd(_mm_set1_pd(-0.0), x.data_)); }
+// if_true where mask's lanes are set, if_false elsewhere (SSE2 has no blend instruction).
+MSHADOW_CINLINE Packet<float, kSSE2> SelectByMask(__m128 mask, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
+  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
+}
+MSHADOW_CINLINE Packet<double, kSSE2> SelectByMask(__m128d mask, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
+  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
+}
 // if_true where x >= 0 (not NaN), if_false elsewhere.
-MSHADOW_CINLINE Packet<float, kSSE2> SelectNonNegative(Packet<float, kSSE2> x, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
-  const __m128 mask = _mm_cmpge_ps(x.data_, _mm_setzero_ps());
-  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<double, kSSE2> SelectNonNegative(Packet<double, kSSE2> x, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
-  const __m128d mask = _mm_cmpge_pd(x.data_, _mm_setzero_pd());
-  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
-}
+MSHADOW_CINLINE Packet<float, kSSE2> SelectNonNegative(Packet<float, kSSE2> x, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) { return SelectByMask(_mm_cmpge_ps(x.data_, _mm_setzero_ps()), if_true, if_false); }
+MSHADOW_CINLINE Packet<double, kSSE2> SelectNonNegative(Packet<double, kSSE2> x, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) { return SelectByMask(_mm_cmpge_pd(x.data_, _mm_setzero_pd()), if_true, if_false); }
 // if_true where x > 0 (not NaN), if_false elsewhere.
-MSHADOW_CINLINE Packet<float, kSSE2> SelectPositive(Packet<float, kSSE2> x,
-                                                    Packet<float, kSSE2> if_true,
-                                                    Packet<float, kSSE2> if_false) {
-  const __m128 mask = _mm_cmpgt_ps(x.data_, _mm_setzero_ps());
-  return Packet<float, kSSE2>(
-      _mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<double, kSSE2> SelectPositive(Packet<double, kSSE2> x,
-                                                     Packet<double, kSSE2> if_true,
-                                                     Packet<double, kSSE2> if_false) {
-  const __m128d mask = _mm_cmpgt_pd(x.data_, _mm_setzero_pd());
-  return Packet<double, kSSE2>(
-      _mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
-}
+MSHADOW_CINLINE Packet<float, kSSE2> SelectPositive(Packet<float, kSSE2> x, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) { return SelectByMask(_mm_cmpgt_ps(x.data_, _mm_setzero_ps()), if_true, if_false); }
+MSHADOW_CINLINE Packet<double, kSSE2> SelectPositive(Packet<double, kSSE2> x, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) { return SelectByMask(_mm_cmpgt_pd(x.data_, _mm_setzero_pd()), if_true, if_false); }
 // if_true where a < b, a <= b, a == b (ordered: false where either is NaN), if_false elsewhere.
-MSHADOW_CINLINE Packet<float, kSSE2> SelectLess(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
-  const __m128 mask = _mm_cmplt_ps(a.data_, b.data_);
-  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<double, kSSE2> SelectLess(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
-  const __m128d mask = _mm_cmplt_pd(a.data_, b.data_);
-  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<float, kSSE2> SelectLessEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
-  const __m128 mask = _mm_cmple_ps(a.data_, b.data_);
-  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<double, kSSE2> SelectLessEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
-  const __m128d mask = _mm_cmple_pd(a.data_, b.data_);
-  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<float, kSSE2> SelectEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) {
-  const __m128 mask = _mm_cmpeq_ps(a.data_, b.data_);
-  return Packet<float, kSSE2>(_mm_or_ps(_mm_and_ps(mask, if_true.data_), _mm_andnot_ps(mask, if_false.data_)));
-}
-MSHADOW_CINLINE Packet<double, kSSE2> SelectEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) {
-  const __m128d mask = _mm_cmpeq_pd(a.data_, b.data_);
-  return Packet<double, kSSE2>(_mm_or_pd(_mm_and_pd(mask, if_true.data_), _mm_andnot_pd(mask, if_false.data_)));
-}
+MSHADOW_CINLINE Packet<float, kSSE2> SelectLess(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) { return SelectByMask(_mm_cmplt_ps(a.data_, b.data_), if_true, if_false); }
+MSHADOW_CINLINE Packet<double, kSSE2> SelectLess(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) { return SelectByMask(_mm_cmplt_pd(a.data_, b.data_), if_true, if_false); }
+MSHADOW_CINLINE Packet<float, kSSE2> SelectLessEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) { return SelectByMask(_mm_cmple_ps(a.data_, b.data_), if_true, if_false); }
+MSHADOW_CINLINE Packet<double, kSSE2> SelectLessEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) { return SelectByMask(_mm_cmple_pd(a.data_, b.data_), if_true, if_false); }
+MSHADOW_CINLINE Packet<float, kSSE2> SelectEqual(Packet<float, kSSE2> a, Packet<float, kSSE2> b, Packet<float, kSSE2> if_true, Packet<float, kSSE2> if_false) { return SelectByMask(_mm_cmpeq_ps(a.data_, b.data_), if_true, if_false); }
+MSHADOW_CINLINE Packet<double, kSSE2> SelectEqual(Packet<double, kSSE2> a, Packet<double, kSSE2> b, Packet<double, kSSE2> if_true, Packet<double, kSSE2> if_false) { return SelectByMask(_mm_cmpeq_pd(a.data_, b.data_), if_true, if_false); }
 // The larger (Max) or smaller (Min) operand; NaN if either is NaN.
 MSHADOW_CINLINE Packet<float, kSSE2> Max(Packet<float, kSSE2> a, Packet<float, kSSE2> b) {
   const __m128 nan = _mm_cmpunord_ps(a.data_, b.data_);

@@ -105,15 +105,17 @@ void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   const AxisView v = ViewOf(GetParam<ArgReduceParam>(attrs), in[0].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
-      if (std::is_same_v<xpu, cpu> && v.inner > 1) {
-        using Block = arg_reduce_block<Compare, Req>;
-        const index_t blocks = (v.inner + Block::kBlock - 1) / Block::kBlock;
-        Kernel<Block, cpu>::LaunchItems(nullptr, v.outer * blocks, v.n * Block::kBlock,
-                                        out[0].dptr<DType>(), in[0].dptr<DType>(), v);
-      } else {
-        Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(
-            ctx.get_stream<xpu>(), v.outer * v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(), v);
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        if (v.inner > 1) {
+          using Block = arg_reduce_block<Compare, Req>;
+          const index_t blocks = (v.inner + Block::kBlock - 1) / Block::kBlock;
+          Kernel<Block, cpu>::LaunchItems(nullptr, v.outer * blocks, v.n * Block::kBlock,
+                                          out[0].dptr<DType>(), in[0].dptr<DType>(), v);
+          return;
+        }
       }
+      Kernel<arg_reduce_kernel<Compare, Req>, xpu>::Launch(
+          ctx.get_stream<xpu>(), v.outer * v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(), v);
     });
   });
 }

@@ -62,10 +62,27 @@ void WithInnerSteps(const Axes& axes, Fn&& fn) {
 
 // The kernels of a piece take their write mode (vec::WithReq's) and the operands' steps
 // (WithInnerSteps') as tags, so that each combination is a loop of its own.
+// A functor with a packet form (power's and hypot's SLEEF calls, which the compiler cannot
+// vectorize, the selects) runs a packet at a time on it, as the elementwise family's maps
+// do; the rest of a piece, and functors without one, in the compiler's vectorized loop.
 template <typename Forward, typename Add, typename LhsStep, typename RhsStep, typename DType>
 void ForwardPiece(DType* y, const DType* lhs, const DType* rhs, index_t n, Add, LhsStep, RhsStep) {
+  constexpr auto kArch = MSHADOW_DEFAULT_PACKET;
+  index_t begin = 0;
+  if constexpr (mshadow::expr::PacketCheck<DType, kArch>::kPass &&
+                mshadow::packet::PacketOp<Forward, DType, kArch>::kEnabled) {
+    using P = vec::Full<DType>;
+    auto operand = [](const DType* x, index_t j, auto step) {
+      return decltype(step)::value ? P::LoadUnAligned(x + j) : P::Fill(*x);
+    };
+    for (; begin + P::kSize <= n; begin += P::kSize) {
+      vec::Store<Add::value>(y + begin,
+                             mshadow::packet::PacketOp<Forward, DType, kArch>::Map(
+                                 operand(lhs, begin, LhsStep()), operand(rhs, begin, RhsStep())));
+    }
+  }
   OPS_SIMD_LOOP
-  for (index_t j = 0; j < n; ++j) {
+  for (index_t j = begin; j < n; ++j) {
     const DType value = Forward::Map(lhs[j * LhsStep::value], rhs[j * RhsStep::value]);
     y[j] = Add::value ? y[j] + value : value;
   }

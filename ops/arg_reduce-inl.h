@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/axis_view.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -28,14 +29,9 @@ struct ArgReduceParam : public dmlc::Parameter<ArgReduceParam> {
   }
 };
 
-// The data viewed as (outer, n, inner) around the axis; (1, size, 1) without one.
-struct AxisView {
-  index_t outer, n, inner;
-};
+// The data viewed around the axis; as one axis without one.
 inline AxisView ViewOf(const ArgReduceParam& param, const TShape& data) {
-  if (!param.axis.has_value()) return {1, static_cast<index_t>(data.Size()), 1};
-  const int axis = NormalizeAxis(param.axis.value(), data.ndim());
-  return {data.ProdShape(0, axis), data[axis], data.ProdShape(axis + 1, data.ndim())};
+  return param.axis.has_value() ? ViewAround(data, param.axis.value()) : FlatView(data);
 }
 
 struct greater {

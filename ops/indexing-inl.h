@@ -16,18 +16,15 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
-#include "ops/embedding-inl.h"
-#include "ops/gather_prefetch.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/row_gather.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
 namespace indexing {
-
-enum IndexMode { kClip = 0, kWrap = 1, kRaise = 2 };
 
 struct TakeParam : public dmlc::Parameter<TakeParam> {
   int axis;
@@ -77,104 +74,7 @@ struct OneHotParam : public dmlc::Parameter<OneHotParam> {
   }
 };
 
-// Position in [0, n) of index value v (truncated toward zero): clipped or wrapped.
-template <typename IType>
-MSHADOW_XINLINE index_t IndexAt(IType v, index_t n, int mode) {
-  const double value = static_cast<double>(v);
-  if (mode == kWrap) {
-    // Wrapped in double first: a huge index must not overflow the integer conversion.
-    const double r = std::fmod(std::trunc(value), static_cast<double>(n));
-    if (!(r == r)) return 0;  // NaN, infinities
-    const index_t j = static_cast<index_t>(r);
-    return j < 0 ? j + n : j;
-  }
-  if (!(value > 0)) return 0;  // NaN too
-  return value >= static_cast<double>(n - 1) ? n - 1 : static_cast<index_t>(value);
-}
-
-// The array viewed around an axis: (outer, n, inner).
-struct AxisView {
-  index_t outer, n, inner;
-};
-inline AxisView ViewAround(const TShape& shape, int axis) {
-  return {shape.ProdShape(0, axis), shape[axis], shape.ProdShape(axis + 1, shape.ndim())};
-}
-
-// ---- take: out viewed as (outer, k, inner), k the number of indices.
-
-template <int kReq>
-struct take_gather {
-  template <typename DType, typename IType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* a, const IType* idx,
-                                  AxisView v, index_t k, int mode) {
-    const index_t inner = i % v.inner, j = i / v.inner % k, o = i / (v.inner * k);
-    AssignReq<kReq>(out + i, a[(o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner]);
-  }
-};
-
-// CPU item: the run of `inner` elements index j of outer block o selects, item o * k + j.
-// One run per item rather than one element: a row of an embedding table is one copy
-// (memcpy-sized, or streaming stores for a large output), and no item divides by the view's
-// extents per element. The run kGatherPrefetchRows indices on is prefetched.
-template <int kReq, bool kStream>
-struct take_gather_run {
-  template <typename DType, typename IType>
-  static void Map(index_t item, DType* out, const DType* a, const IType* idx, AxisView v, index_t k,
-                  int mode) {
-    const index_t o = item / k, j = item % k;
-    DType* to = out + item * v.inner;
-    const DType* from = a + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner;
-    if (j + kGatherPrefetchRows < k) {
-      PrefetchRow(a + (o * v.n + IndexAt(idx[j + kGatherPrefetchRows], v.n, mode)) * v.inner,
-                  v.inner);
-    }
-    if constexpr (kStream) {
-      StreamRun(to, from, v.inner);
-    } else {
-      CopyRun<kReq == kAddTo>(to, from, v.inner);
-    }
-  }
-};
-
-// GPU item: output gradient element i added onto a's (atomically: indices repeat).
-struct take_scatter_atomic {
-  template <typename DType, typename IType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const IType* idx,
-                                  AxisView v, index_t k, int mode) {
-    const index_t inner = i % v.inner, j = i / v.inner % k, o = i / (v.inner * k);
-    DType* at = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + inner;
-#ifdef __CUDA_ARCH__
-    atomicAdd(at, og[i]);
-#else
-    *at += og[i];
-#endif
-  }
-};
-
-// CPU item: a block of up to kTakeScatterColumns inner positions of one outer block, every
-// index in order, each adding a contiguous run of the output gradient onto the selected run:
-// items touch disjoint elements, so the sums need no atomics and do not depend on the thread
-// count, and an embedding's rows are added as whole vectors rather than one column at a time.
-constexpr index_t kTakeScatterColumns = 256;
-inline index_t TakeScatterBlocks(const AxisView& v) {
-  return (v.inner + kTakeScatterColumns - 1) / kTakeScatterColumns;
-}
-struct take_scatter_columns {
-  template <typename DType, typename IType>
-  static void Map(index_t item, DType* grad, const DType* og, const IType* idx, AxisView v,
-                  index_t k, int mode) {
-    const index_t blocks = TakeScatterBlocks(v), o = item / blocks;
-    const index_t begin = item % blocks * kTakeScatterColumns;
-    const index_t len = std::min(kTakeScatterColumns, v.inner - begin);
-    for (index_t j = 0; j < k; ++j) {
-      DType* to = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + begin;
-      const DType* from = og + (o * k + j) * v.inner + begin;
-      CopyRun</*kAdd=*/true>(to, from, len);
-    }
-  }
-};
-
-// With mode raise: every index a position on the axis, or a dmlc::Error naming the first that
+// Position in [0, n) of index value v (truncated towa, or a dmlc::Error naming the first that
 // is not (the indices are read on the host; a GPU's are copied there first).
 template <typename xpu, typename IType>
 void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {
@@ -193,53 +93,17 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const TakeParam& param = GetParam<TakeParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  const AxisView v = ViewAround(in[0].shape_, NormalizeAxis(param.axis, in[0].ndim()));
+  const AxisView v = ViewAround(in[0].shape_, param.axis);
   const index_t k = static_cast<index_t>(in[1].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     WithIndexType(in[1].type_flag_, [&](auto index_tag) {
       using IType = typename decltype(index_tag)::type;
       if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s);
       OPS_REQ_SWITCH(req[0], Req, {
-        if constexpr (std::is_same_v<xpu, cpu>) {
-          auto gather = [&](auto stream) {
-            Kernel<take_gather_run<Req, decltype(stream)::value>, cpu>::LaunchItems(
-                s, v.outer * k, v.inner, out[0].dptr<DType>(), in[0].dptr<DType>(),
-                in[1].dptr<IType>(), v, k, param.mode);
-          };
-          if (Req != kAddTo && StreamsCopyOf(out[0].Size() * sizeof(DType))) {
-            gather(std::true_type());
-            mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
-          } else {
-            gather(std::false_type());
-          }
-        } else {
-          Kernel<take_gather<Req>, xpu>::Launch(s, static_cast<index_t>(out[0].Size()),
-                                                out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                                in[1].dptr<IType>(), v, k, param.mode);
-        }
+        GatherRuns<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<IType>(), v, k,
+                        param.mode);
       });
     });
-  });
-}
-
-// A gradient the output gradient is scattered onto: nothing for kNullOp, zeroed first unless
-// kAddTo; then scatter(data pointer, TypeTag<index type>).
-template <typename xpu, typename DType, typename Scatter>
-void ScatterGradient(const TBlob& grad, OpReqType req, int index_type, mshadow::Stream<xpu>* s,
-                     Scatter&& scatter) {
-  if (req == kNullOp) return;
-  auto target = Flat<xpu, DType>(grad, s);
-  if (req != kAddTo) target = DType(0);
-  WithIndexType(index_type, [&](auto tag) { scatter(target.dptr_, tag); });
-}
-
-// Writes zero to the indices' gradient (they have none).
-template <typename xpu>
-void ZeroIndexGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s) {
-  if (req != kWriteTo && req != kWriteInplace) return;
-  WithIndexType(grad.type_flag_, [&](auto index_tag) {
-    using IType = typename decltype(index_tag)::type;
-    Flat<xpu, IType>(grad, s) = IType(0);
   });
 }
 
@@ -250,22 +114,14 @@ void TakeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                          const std::vector<TBlob>& out) {
   const TakeParam& param = GetParam<TakeParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  const AxisView v = ViewAround(in[1].shape_, NormalizeAxis(param.axis, in[1].ndim()));
+  const AxisView v = ViewAround(in[1].shape_, param.axis);
   const index_t k = static_cast<index_t>(in[2].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     ScatterGradient<xpu, DType>(out[0], req[0], in[2].type_flag_, s, [&](DType* grad, auto tag) {
       using IType = typename decltype(tag)::type;
       // raise: the forward call checked these indices; clip keeps them inside regardless.
       const int mode = param.mode == kWrap ? kWrap : kClip;
-      if constexpr (std::is_same_v<xpu, cpu>) {
-        Kernel<take_scatter_columns, cpu>::LaunchItems(
-            s, v.outer * TakeScatterBlocks(v), k * std::min(v.inner, kTakeScatterColumns), grad,
-            in[0].dptr<DType>(), in[2].dptr<IType>(), v, k, mode);
-      } else {
-        Kernel<take_scatter_atomic, xpu>::Launch(s, static_cast<index_t>(in[0].Size()), grad,
-                                                 in[0].dptr<DType>(), in[2].dptr<IType>(), v, k,
-                                                 mode);
-      }
+      ScatterRuns(s, grad, in[0].dptr<DType>(), in[2].dptr<IType>(), v, k, mode);
     });
   });
   ZeroIndexGradient<xpu>(out[1], req[1], s);
@@ -275,8 +131,7 @@ void TakeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
 // (1, size, 1) without one); the index and the output as (outer, inner).
 
 inline AxisView PickView(const PickParam& param, const TShape& data) {
-  if (!param.axis.has_value()) return {1, static_cast<index_t>(data.Size()), 1};
-  return ViewAround(data, NormalizeAxis(param.axis.value(), data.ndim()));
+  return param.axis.has_value() ? ViewAround(data, param.axis.value()) : FlatView(data);
 }
 
 template <int kReq>

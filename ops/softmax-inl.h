@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/axis_view.h"
 #include "ops/converted_compute.h"
 #include "ops/index_type.h"
 #include "ops/kernel_launch.h"
@@ -79,16 +80,6 @@ MSHADOW_XINLINE index_t ClampedLength(LType length, index_t n) {
   const double l = static_cast<double>(length);
   if (!(l > 0)) return 0;
   return l >= static_cast<double>(n) ? n : static_cast<index_t>(l);
-}
-
-// The (outer, n, inner) view of `shape` around `axis`.
-struct AxisView {
-  index_t outer, n, inner;
-};
-inline AxisView ViewAround(const TShape& shape, int axis_param) {
-  const int axis = NormalizeAxis(axis_param, static_cast<int>(shape.ndim()));
-  const mshadow::Shape<3> s = shape.FlatTo3D(axis);
-  return {s[0], s[1], s[2]};
 }
 
 // Item l (outer index l / inner, column l % inner): softmax of the line's first length[l]

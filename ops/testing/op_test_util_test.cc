@@ -2,6 +2,8 @@
 // known defect and expects the check to report it.
 #include "ops/testing/op_test_util.h"
 
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
@@ -97,6 +99,33 @@ TEST(OpTestUtilTest, CatchesAWrongForward) {
                 });
               }),
               Contains(HasSubstr("float64 output 0")));
+}
+
+// A million wrong elements make one failure of bounded length that counts them and names the
+// first; infinities equal to the expected ones and NaN where NaN is expected pass.
+TEST(OpTestUtilTest, ExpectCloseReportsOnceHoweverManyElementsDiffer) {
+  const testing::Values expected(1000000, 1.0);
+  const testing::Values actual(1000000, 2.0);
+  const std::vector<std::string> failures =
+      FailuresOf([&] { testing::ExpectClose(expected, actual, 1e-6, 0, "big output"); });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_THAT(failures[0], HasSubstr("big output: 1000000 of 1000000 elements differ"));
+  EXPECT_THAT(failures[0], HasSubstr("element 0: expected 1, actual 2"));
+  EXPECT_THAT(failures[0], HasSubstr("element 7:"));
+  EXPECT_THAT(failures[0], ::testing::Not(HasSubstr("element 8:")));
+  EXPECT_LT(failures[0].size(), 2000u);
+
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(FailuresOf([&] {
+                testing::ExpectClose({inf, -inf, nan, 1.0}, {inf, -inf, nan, 1.0 + 1e-9}, 1e-6, 0,
+                                     "specials");
+              }),
+              ::testing::IsEmpty());
+  EXPECT_THAT(FailuresOf([&] {
+                testing::ExpectClose({1.0, 2.0, nan}, {1.0, nan, 3.0}, 1e-6, 0, "specials");
+              }),
+              ::testing::ElementsAre(HasSubstr("specials: 2 of 3 elements differ:")));
 }
 
 }  // namespace

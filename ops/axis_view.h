@@ -21,9 +21,7 @@ inline AxisView ViewAround(const TShape& shape, int axis) {
 }
 
 // The whole array as one axis: (1, size, 1).
-inline AxisView FlatView(const TShape& shape) {
-  return {1, static_cast<index_t>(shape.Size()), 1};
-}
+inline AxisView FlatView(const TShape& shape) { return {1, static_cast<index_t>(shape.Size()), 1}; }
 
 }  // namespace ops
 

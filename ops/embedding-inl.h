@@ -3,7 +3,8 @@
 // an index is truncated to an integer and clipped to [0, input_dim) (as MXNet's take with
 // mode=clip: an index out of range reads the nearest row, never outside the weight). The
 // weight gradient adds each output gradient row onto the row its index read; the indices
-// get no gradient. Both directions are take's kernels along axis 0 (ops/row_gather.h). embedding.cc registers the CPU, embedding.cu adds FCompute<gpu>.
+// get no gradient. Both directions run take's kernels along axis 0 (ops/row_gather.h).
+// embedding.cc registers the CPU, embedding.cu adds FCompute<gpu>.
 #ifndef OPS_EMBEDDING_INL_H_
 #define OPS_EMBEDDING_INL_H_
 
@@ -76,8 +77,8 @@ void EmbeddingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     indexing::ScatterGradient<xpu, DType>(
         out[1], req[1], in[1].type_flag_, stream, [&](DType* grad, auto index_tag) {
           using IType = typename decltype(index_tag)::type;
-          indexing::ScatterRuns(stream, grad, in[0].dptr<DType>(), in[1].dptr<IType>(), view,
-                                count, indexing::kClip);
+          indexing::ScatterRuns(stream, grad, in[0].dptr<DType>(), in[1].dptr<IType>(), view, count,
+                                indexing::kClip);
         });
   });
   indexing::ZeroIndexGradient<xpu>(out[0], req[0], stream);

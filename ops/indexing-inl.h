@@ -74,7 +74,10 @@ struct OneHotParam : public dmlc::Parameter<OneHotParam> {
   }
 };
 
-// Position in [0, n) of index value v (truncated towa, or a dmlc::Error naming the first that
+// ---- take: out viewed as (outer, k, inner), k the number of indices; its kernels, which
+// Embedding shares, in ops/row_gather.h.
+
+// With mode raise: every index a position on the axis, or a dmlc::Error naming the first that
 // is not (the indices are read on the host; a GPU's are copied there first).
 template <typename xpu, typename IType>
 void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {

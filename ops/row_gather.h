@@ -146,8 +146,8 @@ void ScatterRuns(mshadow::Stream<xpu>* s, DType* grad, const DType* og, const IT
                  AxisView v, index_t k, int mode) {
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
     Kernel<scatter_columns, mshadow::cpu>::LaunchItems(s, v.outer * ScatterBlocks(v),
-                                                       k * std::min(v.inner, kScatterColumns),
-                                                       grad, og, idx, v, k, mode);
+                                                       k * std::min(v.inner, kScatterColumns), grad,
+                                                       og, idx, v, k, mode);
   } else {
     Kernel<scatter_element_atomic, xpu>::Launch(s, v.outer * k * v.inner, grad, og, idx, v, k,
                                                 mode);

@@ -41,9 +41,10 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
   listed.precision(17);
   for (size_t i = 0; i < expected.size(); ++i) {
     const double tolerance = atol + rtol * std::max(std::fabs(expected[i]), std::fabs(actual[i]));
-    const bool close = std::isnan(expected[i]) ? std::isnan(actual[i])
-                                               : expected[i] == actual[i] ||  // infinities too
-                                                     std::fabs(expected[i] - actual[i]) <= tolerance;
+    const bool close = std::isnan(expected[i])
+                           ? std::isnan(actual[i])
+                           : expected[i] == actual[i] ||  // infinities too
+                                 std::fabs(expected[i] - actual[i]) <= tolerance;
     if (close) continue;
     if (++differing <= kListed) {
       listed << "\n  element " << i << ": expected " << expected[i] << ", actual " << actual[i]
@@ -51,9 +52,8 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
     }
   }
   if (differing > 0) {
-    ADD_FAILURE() << what << ": " << differing << " of " << expected.size()
-                  << " elements differ" << (differing > kListed ? ", the first:" : ":")
-                  << listed.str();
+    ADD_FAILURE() << what << ": " << differing << " of " << expected.size() << " elements differ"
+                  << (differing > kListed ? ", the first:" : ":") << listed.str();
   }
 }
 

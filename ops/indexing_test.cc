@@ -2,12 +2,14 @@
 // modes, gradients with repeated indices, shapes and bad indices.
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
@@ -116,8 +118,8 @@ TEST(TakeTest, GradientsAddRepeatedIndices) {
       testing::CheckGradient(c);
     }
   }
-  // Rows longer than the CPU's blocks of columns (600 elements: blocks of 256, 256 and 88),
-  // every element of the gradient against the direct sums.
+  // Rows longer than the CPU's blocks of columns (600 elements: blocks of at most 256), every
+  // element of the gradient against the direct sums.
   const OpCase wide{"take", {}, {InputSpec(TShape{4, 600}), Indices(TShape{4}, {1, 3, 1, 0})}};
   Values og(4 * 600), expected(4 * 600, 0.0);
   const int rows[4] = {1, 3, 1, 0};
@@ -137,6 +139,35 @@ TEST(TakeTest, GradientsAddRepeatedIndices) {
       testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {{1, 2, 3, 4, 5, 6, 7, 8}});
   EXPECT_EQ(testing::ToValues(grads[0].blob()), (Values{5, 6, 1 + 3 + 7, 2 + 4 + 8, 0, 0}));
   EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(4, 0.0));
+}
+
+// The gradient of one outer block (an embedding table's rows) on 1-4 threads, which block its
+// columns differently: float32 sums the same bits on each, and the direct sums.
+TEST(TakeTest, GradientOfRepeatedRowsIsTheSameOnEveryThreadCount) {
+  for (const int inner : {600, 256, 40}) {
+    SCOPED_TRACE("inner " + std::to_string(inner));
+    const OpCase c{"take", {}, {InputSpec(TShape{30, inner}), RandomIndices(TShape{400}, 0, 30)}};
+    const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
+    std::mt19937_64 rng(3);
+    const Values og = testing::RandomValues(400 * inner, -1, 1, &rng);
+    const Values idx = testing::ToValues(in[1].blob());
+    Values expected(30 * inner, 0.0);
+    for (int j = 0; j < 400; ++j) {
+      for (int t = 0; t < inner; ++t) {
+        expected[static_cast<int>(idx[j]) * inner + t] += static_cast<float>(og[j * inner + t]);
+      }
+    }
+    Values first;
+    for (const int threads : {1, 2, 3, 4}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      mshadow::SetNumThreads(threads);
+      const Values grad = testing::ToValues(testing::Backward(c, in, {og})[0].blob());
+      testing::ExpectClose(expected, grad, 1e-5, 1e-5, "gradient");
+      if (first.empty()) first = grad;
+      EXPECT_EQ(grad, first);
+    }
+    mshadow::SetNumThreads(0);
+  }
 }
 
 TEST(PickTest, ClipAndWrapAsMxnet) {

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
 #include "mshadow/tensor.h"
 #include "ops/axis_view.h"
@@ -117,21 +118,18 @@ struct scatter_element_atomic {
   }
 };
 
-// CPU item: a block of up to kScatterColumns inner positions of one outer block, every index
-// in order, each adding a contiguous run of the output gradient onto the selected run: items
-// touch disjoint elements, so the sums need no atomics and do not depend on the thread count,
-// and an embedding's rows are added as whole vectors rather than one column at a time.
-constexpr index_t kScatterColumns = 256;
-inline index_t ScatterBlocks(const AxisView& v) {
-  return (v.inner + kScatterColumns - 1) / kScatterColumns;
-}
+// CPU item: a block of `columns` inner positions of one outer block, every index in order,
+// each adding a contiguous run of the output gradient onto the selected run: items touch
+// disjoint elements, so the sums need no atomics, and each element's sum runs over the
+// indices in order however the columns are blocked: results do not depend on the thread
+// count. An embedding's rows are added as whole vectors rather than one column at a time.
 struct scatter_columns {
   template <typename DType, typename IType>
   static void Map(index_t item, DType* grad, const DType* og, const IType* idx, AxisView v,
-                  index_t k, int mode) {
-    const index_t blocks = ScatterBlocks(v), o = item / blocks;
-    const index_t begin = item % blocks * kScatterColumns;
-    const index_t len = std::min(kScatterColumns, v.inner - begin);
+                  index_t k, int mode, index_t columns) {
+    const index_t blocks = (v.inner + columns - 1) / columns, o = item / blocks;
+    const index_t begin = item % blocks * columns;
+    const index_t len = std::min(columns, v.inner - begin);
     for (index_t j = 0; j < k; ++j) {
       DType* to = grad + (o * v.n + IndexAt(idx[j], v.n, mode)) * v.inner + begin;
       const DType* from = og + (o * k + j) * v.inner + begin;
@@ -140,14 +138,28 @@ struct scatter_columns {
   }
 };
 
+// The inner positions a scatter item covers: up to 256 (a kilobyte of floats), fewer where
+// the outer blocks alone would leave threads idle (an embedding table is one outer block), in
+// whole cache lines.
+inline index_t ScatterColumns(const AxisView& v, index_t element_bytes) {
+  constexpr index_t kMost = 256;
+  const index_t threads = mshadow::GetNumThreads();
+  if (v.outer >= threads) return kMost;
+  const index_t line = std::max<index_t>(64 / element_bytes, 1);
+  const index_t blocks_wanted = (threads + v.outer - 1) / v.outer;
+  const index_t columns = (v.inner + blocks_wanted - 1) / blocks_wanted;
+  return std::min(kMost, std::max(line, (columns + line - 1) / line * line));
+}
+
 // grad's runs at the indices += og (outer, k, inner)'s, repeated indices summed in order.
 template <typename xpu, typename DType, typename IType>
 void ScatterRuns(mshadow::Stream<xpu>* s, DType* grad, const DType* og, const IType* idx,
                  AxisView v, index_t k, int mode) {
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
-    Kernel<scatter_columns, mshadow::cpu>::LaunchItems(s, v.outer * ScatterBlocks(v),
-                                                       k * std::min(v.inner, kScatterColumns), grad,
-                                                       og, idx, v, k, mode);
+    const index_t columns = ScatterColumns(v, sizeof(DType));
+    Kernel<scatter_columns, mshadow::cpu>::LaunchItems(
+        s, v.outer * ((v.inner + columns - 1) / columns), k * std::min(v.inner, columns), grad, og,
+        idx, v, k, mode, columns);
   } else {
     Kernel<scatter_element_atomic, xpu>::Launch(s, v.outer * k * v.inner, grad, og, idx, v, k,
                                                 mode);

@@ -34,7 +34,8 @@ void ExpectClose(const Values& expected, const Values& actual, double rtol, doub
                  const std::string& what) {
   ASSERT_EQ(expected.size(), actual.size()) << what;
   // One failure per call, naming the first few elements that differ and how many do: a broken
-  // kernel over millions of elements once wrote gigabytes of test log, one line each.
+  // kernel over millions of elements once wrote gigabytes of test log, one line each. Equal
+  // values pass (infinities too).
   constexpr size_t kListed = 8;
   size_t differing = 0;
   std::ostringstream listed;

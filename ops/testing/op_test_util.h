@@ -61,9 +61,8 @@ void CheckWriteModes(const OpCase& c);
 // the visible outputs, in float64; plus the backward operator's kAddTo and kNullOp.
 void CheckGradient(const OpCase& c, double rtol = 1e-5, double atol = 1e-8);
 
-// Each actual value equal to the expected one or within atol + rtol * max(|expected|, |actual|)
-// of it (NaN where NaN is expected); one failure names `what`, how many elements differ and
-// the first few.
+// Each actual value within atol + rtol * max(|expected|, |actual|) of the expected one (NaN
+// where NaN is expected); failures name `what` and the element.
 void ExpectClose(const Values& expected, const Values& actual, double rtol, double atol,
                  const std::string& what);
 

@@ -8,7 +8,6 @@
 #ifndef OPS_EMBEDDING_INL_H_
 #define OPS_EMBEDDING_INL_H_
 
-#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"

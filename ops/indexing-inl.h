@@ -9,8 +9,6 @@
 #ifndef OPS_INDEXING_INL_H_
 #define OPS_INDEXING_INL_H_
 
-#include <algorithm>
-#include <cmath>
 #include <sstream>
 #include <type_traits>
 #include <vector>

@@ -7,6 +7,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/half.h"
+#include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -87,6 +89,44 @@ TEST(CastTest, Float16BothWays) {
     }
     EXPECT_EQ(testing::ToValues(out.blob()), expected) << req;
   }
+}
+
+// Every conversion through streaming stores (the threshold lowered to one byte), on one and
+// two threads: lengths around the 2 KiB blocks, saturating and widening pairs, against the
+// element kernel's values (the threshold restored); and kAddTo, which does not stream.
+TEST(CastTest, LargeOutputsStreamAroundTheCaches) {
+  struct Pair {
+    int from;
+    const char* to;
+  };
+  const Pair pairs[] = {{mshadow::kFloat64, "float32"},
+                        {mshadow::kFloat32, "float64"},
+                        {mshadow::kFloat32, "int32"},
+                        {mshadow::kInt64, "float64"},
+                        {mshadow::kFloat16, "int64"}};
+  for (const index_t n : {1, 511, 512, 1027, 9000}) {
+    Values x(n);
+    for (index_t i = 0; i < n; ++i) x[i] = (i * 7919 % 2003 - 1001) * 0.37 + (i % 5 ? 0 : 3e9);
+    for (const Pair& pair : pairs) {
+      const Values expected = CastValues(x, pair.from, pair.to);
+      mshadow::SetStreamingStoreMinBytes(1);
+      for (const int threads : {1, 2}) {
+        mshadow::SetNumThreads(threads);
+        EXPECT_EQ(CastValues(x, pair.from, pair.to), expected)
+            << n << " from " << pair.from << " to " << pair.to << ", " << threads << " threads";
+      }
+      mshadow::SetNumThreads(0);
+      mshadow::SetStreamingStoreMinBytes(0);
+    }
+  }
+  mshadow::SetStreamingStoreMinBytes(1);
+  CpuTensor x(TShape{1027}, mshadow::kFloat64), out(TShape{1027}, mshadow::kFloat32);
+  testing::SetValues(x.blob(), Values(1027, 0.5));
+  testing::SetValues(out.blob(), Values(1027, 0.25));
+  Invoke<mshadow::cpu>(ParseAttrs(Op::Get("Cast"), {{"dtype", "float32"}}), OpContext(),
+                       {x.blob()}, {kAddTo}, {out.blob()});
+  mshadow::SetStreamingStoreMinBytes(0);
+  EXPECT_EQ(testing::ToValues(out.blob()), Values(1027, 0.75));
 }
 
 TEST(CastTest, BoolIsNotZero) {

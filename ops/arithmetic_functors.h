@@ -10,6 +10,7 @@
 #define OPS_ARITHMETIC_FUNCTORS_H_
 
 #include <cmath>
+#include <type_traits>
 
 #include "mshadow/operators.h"
 #include "mshadow/packet-inl.h"
@@ -142,6 +143,14 @@ struct predicate {
   using rhs_grad = constant<0>;
   static constexpr bool kGradReadsOperands = false;
 };
+
+// Whether OP's gradients are zero whatever the output gradient: the predicates', whose
+// backward operators write zeros, as MXNet's do (out_grad * 0 would be NaN where out_grad is
+// not finite).
+template <typename OP>
+struct ZeroGradients : std::false_type {};
+template <typename Test>
+struct ZeroGradients<predicate<Test>> : std::true_type {};
 
 // Declares the predicate operation `name`, true where `test` (of a and b) holds, and `select`,
 // the same test on packets a and b: t where it holds, f elsewhere (NaN operands as in `test`).

@@ -252,6 +252,10 @@ void BroadcastBackwardCompute(const NodeAttrs&, const OpContext&, const std::vec
     const DType* lhs = in[1].dptr<DType>();
     const DType* rhs = in[2].dptr<DType>();
     DType* grads[2] = {out[0].dptr<DType>(), out[1].dptr<DType>()};
+    if constexpr (arith::ZeroGradients<OP>::value) {
+      for (int side : {0, 1}) WriteZeroGradient<cpu, DType>(out[side], req[side], nullptr);
+      return;
+    }
     if (shape.Size() == 0) {
       for (int side : {0, 1}) PrepareAccumulation<DType>(out[side], req[side]);
       return;

@@ -114,6 +114,35 @@ TEST(ElemwiseBinaryTest, MaximumAndMinimumGradientsOnSpecialValues) {
   }
 }
 
+// The comparisons' and logical operations' gradients are zeros whatever the output gradient,
+// NaN and infinities included (MXNet 1.9.1's; out_grad * 0 would be NaN there), in the
+// elementwise, scalar and broadcast families, both input sides.
+TEST(ElemwiseBinaryTest, PredicateGradientsAreZerosWhateverTheOutputGradient) {
+  const Values out_grad{NAN, 1, INFINITY, -INFINITY};
+  const InputSpec x{TShape{4}};
+  const std::vector<OpCase> cases = {
+      {"_greater", {}, {x, x}},
+      {"_logical_xor", {}, {x, x}},
+      {"_equal_scalar", {{"scalar", "0.5"}}, {x}},
+      {"_rminus_scalar", {{"scalar", "0.5"}}, {x}},  // not a predicate: out_grad * -1
+      {"broadcast_lesser_equal", {}, {x, InputSpec{TShape{1}}}},
+      {"broadcast_logical_or", {}, {InputSpec{TShape{2, 2}}, InputSpec{TShape{2, 1}}}}};
+  for (const OpCase& c : cases) {
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      SCOPED_TRACE(c.op + (type == mshadow::kFloat32 ? " float32" : " float64"));
+      const auto grads = testing::Backward(c, testing::MakeInputs(c, type), {out_grad});
+      for (const CpuTensor& grad : grads) {
+        const Values g = testing::ToValues(grad.blob());
+        if (c.op == "_rminus_scalar") {
+          EXPECT_TRUE(std::isnan(g[0]) && g[1] == -1 && g[2] == -INFINITY && g[3] == INFINITY);
+        } else {
+          EXPECT_EQ(g, Values(g.size(), 0.0));
+        }
+      }
+    }
+  }
+}
+
 TEST(ElemwiseBinaryTest, ShapeConflictNamesTheInputAndBothShapes) {
   const OpCase c{"elemwise_add", {}, {InputSpec{TShape{2, 3}}, InputSpec{TShape{3, 2}}}};
   EXPECT_EQ(testing::ErrorOf([&] { testing::InferOutputShapes(c); }),

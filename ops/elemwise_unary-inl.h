@@ -58,8 +58,8 @@ void ForEachUnary(Fn&& fn) {
   fn(TypeTag<fn::cos>(), TypeTag<fn::cos_grad>(), "cos", "Cosine (radians).", GradFrom::kInput);
   fn(TypeTag<fn::arctan>(), TypeTag<fn::arctan_grad>(), "arctan", "Inverse tangent.",
      GradFrom::kInput);
-  // Piecewise constant: zero gradient, as in MXNet.
-  fn(TypeTag<fn::sign>(), TypeTag<fn::zero>(), "sign", "Sign: -1, 0 or 1.",
+  // Piecewise constant: zero gradient, as in MXNet (sign's zero times the output gradient).
+  fn(TypeTag<fn::sign>(), TypeTag<fn::sign_grad>(), "sign", "Sign: -1, 0 or 1.",
      GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::floor>(), TypeTag<fn::zero>(), "floor", "The largest integer <= x.",
      GradFrom::kOutputGradOnly);

@@ -106,6 +106,23 @@ TEST(UnaryOpsTest, InplaceWriteGivesTheSameResult) {
   EXPECT_EQ(testing::ToValues(inputs[0].blob()), expected);
 }
 
+// The piecewise constant functions' gradients where the output gradient is not finite, as
+// MXNet 1.9.1's: sign's is zero times it (NaN there), floor's and the roundings' are zeros.
+TEST(UnaryOpsTest, PiecewiseConstantGradientsOfNonFiniteOutputGradients) {
+  const Values out_grad{NAN, 1, INFINITY, -INFINITY};
+  for (const std::string op : {"sign", "floor", "ceil", "round", "rint", "fix", "trunc"}) {
+    SCOPED_TRACE(op);
+    const OpCase c{op, {}, {InputSpec{TShape{4}}}};
+    const Values g = testing::ToValues(
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {out_grad})[0].blob());
+    if (op == "sign") {
+      EXPECT_TRUE(std::isnan(g[0]) && g[1] == 0 && std::isnan(g[2]) && std::isnan(g[3]));
+    } else {
+      EXPECT_EQ(g, Values(4, 0.0));
+    }
+  }
+}
+
 // Ties: round goes away from zero, rint to the lower integer, as MXNet 1.9.1 (its
 // mx.nd.rint([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]) is [-3, -2, -1, 0, 1, 2]).
 TEST(UnaryOpsTest, RoundingTiesFollowMxnet) {

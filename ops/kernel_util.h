@@ -72,6 +72,14 @@ bool PrepareAccumulation(const TBlob& out, OpReqType req) {
   return true;
 }
 
+// Writes an input's gradient that is zero whatever the output gradient (the comparisons',
+// the indices'): zeros for kWriteTo and kWriteInplace, nothing for kAddTo (adding zero) or
+// kNullOp.
+template <typename xpu, typename DType>
+void WriteZeroGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s) {
+  if (req == kWriteTo || req == kWriteInplace) Flat<xpu, DType>(grad, s) = DType(0);
+}
+
 // `bytes` of the operator's temporary space (its first requested resource), untyped: the
 // workspace a library call (cuDNN) asks for; null for none.
 template <typename Device>

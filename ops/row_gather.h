@@ -180,10 +180,8 @@ void ScatterGradient(const TBlob& grad, OpReqType req, int index_type, mshadow::
 // Writes zero to the indices' gradient (they have none).
 template <typename xpu>
 void ZeroIndexGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s) {
-  if (req != kWriteTo && req != kWriteInplace) return;
   WithIndexType(grad.type_flag_, [&](auto index_tag) {
-    using IType = typename decltype(index_tag)::type;
-    Flat<xpu, IType>(grad, s) = IType(0);
+    WriteZeroGradient<xpu, typename decltype(index_tag)::type>(grad, req, s);
   });
 }
 

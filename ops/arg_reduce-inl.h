@@ -1,6 +1,7 @@
 // ops/arg_reduce-inl.h: argmax and argmin along an axis (or over the flattened data), written
 // once for every device. The position of the first extreme, as MXNet 1.9.1 (a NaN first in
-// line stays the answer: nothing compares above it), in the data's type. No gradient.
+// line stays the answer: nothing compares above it), in the data's type. Their gradient is
+// zero, as MXNet's.
 // arg_reduce.cc registers the CPU, arg_reduce.cu adds FCompute<gpu>.
 #ifndef OPS_ARG_REDUCE_INL_H_
 #define OPS_ARG_REDUCE_INL_H_
@@ -122,6 +123,9 @@ void SetArgReduceCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
   RegisterOp("argmax").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, greater>));
   RegisterOp("argmin").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, less>));
+  for (const char* backward : {"_backward_argmax", "_backward_argmin"}) {
+    RegisterOp(backward).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
+  }
 }
 
 }  // namespace arg_reduce

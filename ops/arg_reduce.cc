@@ -35,8 +35,9 @@ bool ArgReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector
 }
 
 void DefineArgReduce(const std::string& name, const std::string& description) {
-  RegisterOp(name)
-      .describe(description + " The index is in the data's type; no gradient.")
+  Op& op = RegisterOp(name);
+  SetZeroGradient(op, "_backward_" + name, ParamParser<ArgReduceParam>);
+  op.describe(description + " The index is in the data's type; its gradient is zero.")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input array.")

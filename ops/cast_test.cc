@@ -123,8 +123,8 @@ TEST(CastTest, LargeOutputsStreamAroundTheCaches) {
   CpuTensor x(TShape{1027}, mshadow::kFloat64), out(TShape{1027}, mshadow::kFloat32);
   testing::SetValues(x.blob(), Values(1027, 0.5));
   testing::SetValues(out.blob(), Values(1027, 0.25));
-  Invoke<mshadow::cpu>(ParseAttrs(Op::Get("Cast"), {{"dtype", "float32"}}), OpContext(),
-                       {x.blob()}, {kAddTo}, {out.blob()});
+  Invoke<mshadow::cpu>(ParseAttrs(Op::Get("Cast"), {{"dtype", "float32"}}), OpContext(), {x.blob()},
+                       {kAddTo}, {out.blob()});
   mshadow::SetStreamingStoreMinBytes(0);
   EXPECT_EQ(testing::ToValues(out.blob()), Values(1027, 0.75));
 }

@@ -4,8 +4,9 @@
 //   pick(data, index, axis, keepdims)  out[.., ..] = data[.., index[.., ..], ..]
 //   one_hot(indices, depth)           out[.., c] = on_value where int(index) == c
 // An index is truncated toward zero, then clipped to the axis (mode clip), wrapped around it
-// (wrap), or checked (take's raise: an index outside is a dmlc::Error naming it). Indices get
-// no gradient. indexing.cc registers the CPU, indexing.cu adds FCompute<gpu>.
+// (wrap), or checked (take's raise: an index outside is a dmlc::Error naming it). Indices'
+// gradients, and one_hot's, are zeros (as MXNet's). indexing.cc registers the CPU,
+// indexing.cu adds FCompute<gpu>.
 #ifndef OPS_INDEXING_INL_H_
 #define OPS_INDEXING_INL_H_
 
@@ -263,6 +264,7 @@ void SetIndexingCompute() {
   RegisterOp("pick").set_attr<FCompute>(attr_name, FCompute(PickCompute<xpu>));
   RegisterOp("_backward_pick").set_attr<FCompute>(attr_name, FCompute(PickBackwardCompute<xpu>));
   RegisterOp("one_hot").set_attr<FCompute>(attr_name, FCompute(OneHotCompute<xpu>));
+  RegisterOp("_backward_one_hot").set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
 }
 
 }  // namespace indexing

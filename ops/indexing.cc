@@ -169,5 +169,10 @@ OPS_REGISTER_OP(one_hot)
     .set_attr<FInferShape>("FInferShape", OneHotShape)
     .set_attr<FInferType>("FInferType", OneHotType);
 
+const bool kOneHotGradient = [] {
+  SetZeroGradient(RegisterOp("one_hot"), "_backward_one_hot", ParamParser<OneHotParam>);
+  return true;
+}();
+
 }  // namespace indexing
 }  // namespace ops

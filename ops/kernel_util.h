@@ -80,6 +80,17 @@ void WriteZeroGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s
   if (req == kWriteTo || req == kWriteInplace) Flat<xpu, DType>(grad, s) = DType(0);
 }
 
+// FCompute of a zero gradient (SetZeroGradient, registration_util.h): every output, an
+// input's gradient, written as WriteZeroGradient writes it.
+template <typename xpu>
+void ZeroGradientCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>&,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    MSHADOW_TYPE_SWITCH(out[i].type_flag_, DType,
+                        { WriteZeroGradient<xpu, DType>(out[i], req[i], ctx.get_stream<xpu>()); });
+  }
+}
+
 // `bytes` of the operator's temporary space (its first requested resource), untyped: the
 // workspace a library call (cuDNN) asks for; null for none.
 template <typename Device>

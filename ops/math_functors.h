@@ -61,7 +61,7 @@ OPS_UNARY_FUNCTOR(cos_grad, -std::sin(v));                                // fro
 OPS_UNARY_FUNCTOR(arctan_grad, DType(1) / (DType(1) + v * v));            // from x
 // sign's gradient from the output gradient: zero times it, as MXNet's (NaN where it is not
 // finite; floor's and the other roundings' are zeros).
-OPS_UNARY_FUNCTOR(sign_grad, v * DType(0));
+OPS_UNARY_FUNCTOR(sign_grad, DType(0) * v);
 
 #undef OPS_UNARY_FUNCTOR
 
@@ -101,7 +101,7 @@ MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cbrt_grad, P::Fill(DType(1)) / (P::Fill(DTy
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::erf_grad,
                             P::Fill(DType(1.128379167095512574)) * Exp(Negate(x) * x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::arctan_grad, P::Fill(DType(1)) / (P::Fill(DType(1)) + x * x))
-MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sign_grad, x * P::Fill(DType(0)))
+MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sign_grad, P::Fill(DType(0)) * x)
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::sin_grad, Cos(x))
 MSHADOW_DEFINE_PACKET_UNARY(ops::fn::cos_grad, Negate(Sin(x)))
 

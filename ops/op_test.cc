@@ -3,6 +3,7 @@
 #include "ops/op.h"
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -53,6 +54,31 @@ TEST(OpRegistryTest, EveryDifferentiableOperatorHasARegisteredBackward) {
     }
     EXPECT_TRUE(op->HasAttr("FCompute<cpu>")) << name;
   }
+}
+
+// Operators whose outputs are positions or codes have MXNet 1.9.1's zero gradient
+// (SetZeroGradient): zeros of the inputs' shapes and types whatever the output gradient.
+TEST(OpRegistryTest, PositionsAndCodesHaveZeroGradients) {
+  const testing::InputSpec data{TShape{3, 4}};
+  const testing::InputSpec indices = testing::InputSpec::WithValues(TShape{3}, {0, 5, 2});
+  const std::vector<testing::OpCase> cases = {{"argmax", {{"axis", "1"}}, {data}},
+                                              {"argmin", {}, {data}},
+                                              {"argsort", {{"axis", "0"}}, {data}},
+                                              {"one_hot", {{"depth", "6"}}, {indices}}};
+  for (const testing::OpCase& c : cases) {
+    for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+      SCOPED_TRACE(c.op);
+      const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type);
+      const TShape out_shape = testing::Forward(c, inputs)[0].shape();
+      const std::vector<CpuTensor> grads =
+          testing::Backward(c, inputs, {testing::Values(out_shape.Size(), NAN)});
+      ASSERT_EQ(grads.size(), 1u);
+      EXPECT_EQ(grads[0].shape(), inputs[0].shape());
+      EXPECT_EQ(grads[0].type_flag(), type);
+      EXPECT_EQ(testing::ToValues(grads[0].blob()), testing::Values(inputs[0].shape().Size(), 0));
+    }
+  }
+  testing::CheckGradient(cases[0]);  // the write modes of the backward operator
 }
 
 TEST(OpRegistryTest, AliasesFindTheSameOperator) {

@@ -4,6 +4,7 @@
 #define OPS_REGISTRATION_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,14 @@ std::vector<std::pair<int, int>> InplaceFirstInput(const NodeAttrs& attrs);
 
 // FResourceRequest of operators that need one temporary buffer.
 std::vector<ResourceRequest> RequestTempSpace(const NodeAttrs& attrs);
+
+// Gives `forward` the zero gradient MXNet 1.9.1 gives operators whose outputs are positions
+// or codes (argmax, argsort, one_hot: its MakeZeroGradNodes): the backward operator
+// `backward`, which parses the forward's parameters with `parser`, takes the output
+// gradients and the inputs (for the gradients' shapes and types) and writes zeros. Its
+// family registers ZeroGradientCompute<xpu> (kernel_util.h) for each device.
+void SetZeroGradient(Op& forward, const std::string& backward,
+                     std::function<void(NodeAttrs*)> parser);
 
 }  // namespace ops
 

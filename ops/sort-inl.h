@@ -5,7 +5,7 @@
 // values, indices (in `dtype`), a 0/1 mask shaped like the data, or values and indices.
 // The gradient of the values goes back to the positions they came from, which the forward
 // call writes beside the values (the visible indices of ret_typ=both, else a hidden int64
-// output, as MXNet's); indices and masks have no gradient (zeros, as MXNet's).
+// output, as MXNet's); indices, masks and argsort's positions have none (zeros, as MXNet's).
 // - CPU: one line per item in the engine's threads: a few of a long line selected in one
 //   pass, otherwise sorted (partially for k < n).
 // - GPU: one element per thread, its rank counted against its line (O(n) each): no sort
@@ -382,6 +382,7 @@ void SetSortCompute() {
       .set_attr<FCompute>(attr_name, FCompute(SortBackwardCompute<TopKParam, xpu>));
   RegisterOp("_backward_sort")
       .set_attr<FCompute>(attr_name, FCompute(SortBackwardCompute<SortParam, xpu>));
+  RegisterOp("_backward_argsort").set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
 }
 
 }  // namespace sort

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/sort-inl.h"
@@ -106,7 +107,10 @@ void DefineSortOp(const std::string& name, const std::string& description, const
   op.set_attr<FInferType>("FInferType", SortType<Param>);
   op.add_arguments(Param::__FIELDS__());
   op.set_attr_parser(ParamParser<Param>);
-  if (backward == nullptr) return;
+  if constexpr (std::is_same_v<Param, ArgSortParam>) {
+    SetZeroGradient(op, backward, ParamParser<Param>);
+    return;
+  }
   op.set_attr<FGradient>("FGradient", FGradient{backward, false, true});
   Op& grad = RegisterOp(backward)
                  .describe("Gradient of " + name +
@@ -133,8 +137,8 @@ const bool kRegistered = [] {
                           "_backward_sort");
   DefineSortOp<ArgSortParam>("argsort",
                              "The positions that sort the data along axis (stable), in dtype; "
-                             "no gradient.",
-                             nullptr);
+                             "its gradient is zero.",
+                             "_backward_argsort");
   SetSortCompute<cpu>();
   return true;
 }();

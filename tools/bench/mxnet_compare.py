@@ -148,7 +148,9 @@ def mxnet_worker(args):
             with mx.autograd.record():
                 y = fn(*inputs, **params)
             ys = y if isinstance(y, list) else [y]  # SliceChannel has several outputs
-            ogs = [mx.nd.random.uniform(-1, 1, shape=x.shape) for x in ys]
+            # In each output's type: a float32 gradient of Cast's float64 output had MXNet's
+            # backward convert float32 to float32, against our float64 to float32.
+            ogs = [mx.nd.random.uniform(-1, 1, shape=x.shape).astype(x.dtype) for x in ys]
             call = lambda: mx.autograd.backward(ys, ogs, retain_graph=True)  # noqa: E731
             overhead = backward_overhead
         samples = time_calls(call, waitall, args.min_time, args.repetitions)

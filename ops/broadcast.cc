@@ -252,10 +252,6 @@ void BroadcastBackwardCompute(const NodeAttrs&, const OpContext&, const std::vec
     const DType* lhs = in[1].dptr<DType>();
     const DType* rhs = in[2].dptr<DType>();
     DType* grads[2] = {out[0].dptr<DType>(), out[1].dptr<DType>()};
-    if constexpr (arith::ZeroGradients<OP>::value) {
-      for (int side : {0, 1}) WriteZeroGradient<cpu, DType>(out[side], req[side], nullptr);
-      return;
-    }
     if (shape.Size() == 0) {
       for (int side : {0, 1}) PrepareAccumulation<DType>(out[side], req[side]);
       return;
@@ -313,7 +309,9 @@ void DefineBroadcast(const std::string& name, const std::string& description) {
       .set_num_inputs(3)
       .set_num_outputs(2)
       .set_attr<bool>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", FCompute(BroadcastBackwardCompute<OP>));
+      .set_attr<FCompute>("FCompute<cpu>", arith::ZeroGradients<OP>::value
+                                               ? FCompute(ZeroGradientCompute<cpu>)
+                                               : FCompute(BroadcastBackwardCompute<OP>));
 }
 
 const bool kRegistered = [] {

@@ -158,10 +158,6 @@ void BroadcastBackwardComputeGpu(const NodeAttrs&, const OpContext& ctx,
   };
   mshadow::Stream<gpu>* s = ctx.get_stream<gpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    if constexpr (arith::ZeroGradients<OP>::value) {
-      for (int side : {0, 1}) WriteZeroGradient<gpu, DType>(out[side], req[side], s);
-      return;
-    }
     const DType* og = in[0].dptr<DType>();
     const DType* lhs = in[1].dptr<DType>();
     const DType* rhs = in[2].dptr<DType>();
@@ -183,7 +179,9 @@ const bool kRegistered = [] {
     using OP = typename decltype(op)::type;
     RegisterOp(name).set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastComputeGpu<OP>));
     RegisterOp("_backward_" + name)
-        .set_attr<FCompute>("FCompute<gpu>", FCompute(BroadcastBackwardComputeGpu<OP>));
+        .set_attr<FCompute>("FCompute<gpu>", arith::ZeroGradients<OP>::value
+                                                 ? FCompute(ZeroGradientCompute<gpu>)
+                                                 : FCompute(BroadcastBackwardComputeGpu<OP>));
   });
   return true;
 }();

@@ -83,9 +83,7 @@ void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     auto og = Flat<xpu, DType>(in[0], s);
-    if constexpr (arith::ZeroGradients<OP>::value) {
-      for (int side : {0, 1}) WriteZeroGradient<xpu, DType>(out[side], req[side], s);
-    } else if constexpr (OP::kGradReadsOperands) {
+    if constexpr (OP::kGradReadsOperands) {
       auto lhs = Flat<xpu, DType>(in[1], s);
       auto rhs = Flat<xpu, DType>(in[2], s);
       Assign(Flat<xpu, DType>(out[0], s), req[0],
@@ -150,9 +148,7 @@ void ScalarBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto og = Flat<xpu, DType>(in[0], s);
     auto in_grad = Flat<xpu, DType>(out[0], s);
     const DType c = static_cast<DType>(scalar);
-    if constexpr (arith::ZeroGradients<OP>::value) {
-      WriteZeroGradient<xpu, DType>(out[0], req[0], s);
-    } else if constexpr (kReadsData) {
+    if constexpr (kReadsData) {
       auto x = Flat<xpu, DType>(in[1], s);
       if constexpr (kReversed) {
         Assign(in_grad, req[0], og * F<InComputeType<DType, Grad>>(c, x));
@@ -176,7 +172,9 @@ void SetBinaryCompute() {
     using OP = typename decltype(op)::type;
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ElemwiseCompute<xpu, OP>));
     RegisterOp("_backward_" + name)
-        .set_attr<FCompute>(attr_name, FCompute(ElemwiseBackwardCompute<xpu, OP>));
+        .set_attr<FCompute>(attr_name, arith::ZeroGradients<OP>::value
+                                           ? FCompute(ZeroGradientCompute<xpu>)
+                                           : FCompute(ElemwiseBackwardCompute<xpu, OP>));
   });
   ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const std::string& name,
                             const std::string&) {
@@ -186,7 +184,9 @@ void SetBinaryCompute() {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ScalarCompute<xpu, OP, kReversed>));
     RegisterOp(ScalarBackwardName(name))
         .set_attr<FCompute>(attr_name,
-                            FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
+                            arith::ZeroGradients<OP>::value
+                                ? FCompute(ZeroGradientCompute<xpu>)
+                                : FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
   });
 }
 

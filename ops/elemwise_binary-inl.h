@@ -76,6 +76,19 @@ void ElemwiseCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<T
   });
 }
 
+// The backward operators of the predicates (arith::ZeroGradients), elementwise and with a
+// scalar: zeros whatever the output gradient. ZeroGradientCompute's switch has no bfloat16,
+// which these take.
+template <typename xpu>
+void PredicateBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>&,
+                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    MSHADOW_REAL_TYPE_SWITCH_EX(out[i].type_flag_, DType, {
+      WriteZeroGradient<xpu, DType>(out[i], req[i], ctx.get_stream<xpu>());
+    });
+  }
+}
+
 // Inputs: out_grad [, lhs, rhs when OP::kGradReadsOperands]; outputs: lhs_grad, rhs_grad.
 template <typename xpu, typename OP>
 void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -173,7 +186,7 @@ void SetBinaryCompute() {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ElemwiseCompute<xpu, OP>));
     RegisterOp("_backward_" + name)
         .set_attr<FCompute>(attr_name, arith::ZeroGradients<OP>::value
-                                           ? FCompute(ZeroGradientCompute<xpu>)
+                                           ? FCompute(PredicateBackwardCompute<xpu>)
                                            : FCompute(ElemwiseBackwardCompute<xpu, OP>));
   });
   ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const std::string& name,
@@ -185,7 +198,7 @@ void SetBinaryCompute() {
     RegisterOp(ScalarBackwardName(name))
         .set_attr<FCompute>(attr_name,
                             arith::ZeroGradients<OP>::value
-                                ? FCompute(ZeroGradientCompute<xpu>)
+                                ? FCompute(PredicateBackwardCompute<xpu>)
                                 : FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
   });
 }

@@ -1,5 +1,5 @@
 // ops/arithmetic_functors.h: the binary operations (the four arithmetic ones, maximum,
-// minimum, power, hypot, comparisons, logical) and their partial derivatives, shared by the
+// minimum, power, hypot, mod, comparisons, logical) and their partial derivatives, shared by the
 // elementwise (elemwise_add, _maximum), scalar (_plus_scalar, _maximum_scalar) and
 // broadcasting (broadcast_add, broadcast_maximum) families, on every device.
 //
@@ -127,6 +127,26 @@ struct hypot {
   static constexpr bool kGradReadsOperands = true;
 };
 
+// The remainder with the divisor's sign (Python's %, MXNet's mod), computed in double as
+// MXNet does; 0 where the divisor is 0. d/da = 1; d/db = -floor(a / b), in the operands' type.
+struct mod {
+  struct forward {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      const double x = static_cast<double>(a), y = static_cast<double>(b);
+      if (y == 0) return DType(0);
+      const double r = std::fmod(x, y);  // the dividend's sign
+      return DType(r != 0 && (r < 0) != (y < 0) ? r + y : r);
+    }
+  };
+  using lhs_grad = constant<1>;
+  struct rhs_grad {
+    template <typename DType>
+    MSHADOW_XINLINE static DType Map(DType a, DType b) { return -std::floor(a / b); }
+  };
+  static constexpr bool kGradReadsOperands = true;
+};
+
 // A comparison or logical operation: 1 where `Test` holds, else 0, in the operands' type;
 // zero gradients, as in MXNet.
 template <typename Test>
@@ -216,6 +236,7 @@ void ForEachMathOperation(Fn&& fn) {
   fn(TypeTag<minimum>(), "minimum", "min(lhs, rhs)");
   fn(TypeTag<power>(), "power", "lhs ^ rhs");
   fn(TypeTag<hypot>(), "hypot", "sqrt(lhs^2 + rhs^2), without overflow");
+  fn(TypeTag<mod>(), "mod", "lhs modulo rhs, with rhs's sign (0 where rhs is 0)");
   fn(TypeTag<equal>(), "equal", "1 where lhs == rhs, else 0");
   fn(TypeTag<not_equal>(), "not_equal", "1 where lhs != rhs, else 0");
   fn(TypeTag<greater>(), "greater", "1 where lhs > rhs, else 0");

@@ -53,6 +53,8 @@ void ForEachScalar(Fn&& fn) {
        std::string(description) + ", with data as lhs and the scalar as rhs.");
   });
   fn(TypeTag<arith::power>(), true_type(), true_type(), "_rpower_scalar", "scalar ^ data.");
+  fn(TypeTag<arith::mod>(), true_type(), true_type(), "_rmod_scalar",
+     "scalar modulo data, with data's sign (0 where data is 0).");
   fn(TypeTag<arith::smooth_l1>(), false_type(), true_type(), "smooth_l1",
      "Smooth L1 loss with sigma = scalar: 0.5 * (sigma * x)^2 where |x| < 1 / sigma^2, else "
      "|x| - 0.5 / sigma^2.");
@@ -74,19 +76,6 @@ void ElemwiseCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<T
            F<InComputeType<DType, typename OP::forward>>(Flat<xpu, DType>(in[0], s),
                                                          Flat<xpu, DType>(in[1], s)));
   });
-}
-
-// The backward operators of the predicates (arith::ZeroGradients), elementwise and with a
-// scalar: zeros whatever the output gradient. ZeroGradientCompute's switch has no bfloat16,
-// which these take.
-template <typename xpu>
-void PredicateBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>&,
-                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  for (size_t i = 0; i < out.size(); ++i) {
-    MSHADOW_REAL_TYPE_SWITCH_EX(out[i].type_flag_, DType, {
-      WriteZeroGradient<xpu, DType>(out[i], req[i], ctx.get_stream<xpu>());
-    });
-  }
 }
 
 // Inputs: out_grad [, lhs, rhs when OP::kGradReadsOperands]; outputs: lhs_grad, rhs_grad.
@@ -186,7 +175,7 @@ void SetBinaryCompute() {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ElemwiseCompute<xpu, OP>));
     RegisterOp("_backward_" + name)
         .set_attr<FCompute>(attr_name, arith::ZeroGradients<OP>::value
-                                           ? FCompute(PredicateBackwardCompute<xpu>)
+                                           ? FCompute(ZeroGradientCompute<xpu>)
                                            : FCompute(ElemwiseBackwardCompute<xpu, OP>));
   });
   ForEachScalar([attr_name](auto op, auto reversed, auto reads_data, const std::string& name,
@@ -198,7 +187,7 @@ void SetBinaryCompute() {
     RegisterOp(ScalarBackwardName(name))
         .set_attr<FCompute>(attr_name,
                             arith::ZeroGradients<OP>::value
-                                ? FCompute(PredicateBackwardCompute<xpu>)
+                                ? FCompute(ZeroGradientCompute<xpu>)
                                 : FCompute(ScalarBackwardCompute<xpu, OP, kReversed, kReadsData>));
   });
 }

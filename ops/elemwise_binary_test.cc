@@ -31,6 +31,7 @@ std::vector<BinaryCase> BinaryCases() {
           {"_minimum", [](double a, double b) { return std::min(a, b); }},
           {"_power", [](double a, double b) { return std::pow(a, b); }},
           {"_hypot", [](double a, double b) { return std::hypot(a, b); }},
+          {"_mod", [](double a, double b) { return a - b * std::floor(a / b); }},
           {"_not_equal", [](double a, double b) { return a != b ? 1.0 : 0.0; }},
           {"_greater_equal", [](double a, double b) { return a >= b ? 1.0 : 0.0; }},
           {"_logical_or", [](double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; }}};
@@ -114,6 +115,39 @@ TEST(ElemwiseBinaryTest, MaximumAndMinimumGradientsOnSpecialValues) {
   }
 }
 
+// mod as MXNet's: the divisor's sign (Python's %), 0 for a zero divisor; d/dlhs = 1 and d/drhs
+// = -floor(lhs / rhs), the latter infinite for a zero divisor as in MXNet.
+TEST(ElemwiseBinaryTest, ModTakesTheDivisorsSignAndIsZeroForAZeroDivisor) {
+  const Values a{5, -5, 5, -5, 5.5, -0.5, 4, 3}, b{3, 3, -3, -3, 2, 2, 2, 0};
+  const Values expected{2, 1, -1, -2, 1.5, 1.5, 0, 0};
+  const Values rhs_grad{-1, 2, 2, -1, -2, 1, -2, -INFINITY};
+  const TShape shape{static_cast<int64_t>(a.size())};
+  const OpCase c{"_mod", {}, {InputSpec::WithValues(shape, a), InputSpec::WithValues(shape, b)}};
+  const OpCase broadcast{"broadcast_mod", {}, c.inputs};
+  for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
+    SCOPED_TRACE(type == mshadow::kFloat32 ? "float32" : "float64");
+    for (const OpCase& op : {c, broadcast}) {
+      SCOPED_TRACE(op.op);
+      EXPECT_EQ(testing::ToValues(testing::Forward(op, testing::MakeInputs(op, type))[0].blob()),
+                expected);
+      const auto grads =
+          testing::Backward(op, testing::MakeInputs(op, type), {Values(a.size(), 1.0)});
+      EXPECT_EQ(testing::ToValues(grads[0].blob()), Values(a.size(), 1.0));
+      EXPECT_EQ(testing::ToValues(grads[1].blob()), rhs_grad);
+    }
+  }
+  const OpCase zero_divisor{"_mod_scalar", {{"scalar", "0"}}, {InputSpec::WithValues(shape, a)}};
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(zero_divisor, testing::MakeInputs(zero_divisor, mshadow::kFloat32))[0]
+                    .blob()),
+            Values(a.size(), 0.0));
+  const OpCase reversed{"_rmod_scalar", {{"scalar", "-5"}}, {InputSpec::WithValues(shape, b)}};
+  EXPECT_EQ(
+      testing::ToValues(testing::Forward(reversed, testing::MakeInputs(reversed, mshadow::kFloat64))[0]
+                            .blob()),
+      (Values{1, 1, -2, -2, 1, 1, 1, 0}));
+}
+
 // The comparisons' and logical operations' gradients are zeros whatever the output gradient,
 // NaN and infinities included (MXNet 1.9.1's; out_grad * 0 would be NaN there), in the
 // elementwise, scalar and broadcast families, both input sides.
@@ -174,6 +208,8 @@ TEST(ScalarOpsTest, ForwardWriteModesAndGradients) {
       {"_power_scalar", [](double x, double s) { return std::pow(x, s); }},
       {"_rpower_scalar", [](double x, double s) { return std::pow(s, x); }},
       {"_hypot_scalar", [](double x, double s) { return std::hypot(x, s); }},
+      {"_mod_scalar", [](double x, double s) { return x - s * std::floor(x / s); }, 0.75, -2.0},
+      {"_rmod_scalar", [](double x, double s) { return s - x * std::floor(s / x); }},
       {"_greater_scalar", [](double x, double s) { return x > s ? 1.0 : 0.0; }, 1.25},
       {"_lesser_equal_scalar", [](double x, double s) { return x <= s ? 1.0 : 0.0; }, 1.25},
       {"_equal_scalar", [](double x, double s) { return x == s ? 1.0 : 0.0; }},

@@ -81,13 +81,15 @@ void WriteZeroGradient(const TBlob& grad, OpReqType req, mshadow::Stream<xpu>* s
 }
 
 // FCompute of a zero gradient (SetZeroGradient, registration_util.h): every output, an
-// input's gradient, written as WriteZeroGradient writes it.
+// input's gradient of any type (bfloat16 and bool included), written as WriteZeroGradient
+// writes it.
 template <typename xpu>
 void ZeroGradientCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>&,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   for (size_t i = 0; i < out.size(); ++i) {
-    MSHADOW_TYPE_SWITCH(out[i].type_flag_, DType,
-                        { WriteZeroGradient<xpu, DType>(out[i], req[i], ctx.get_stream<xpu>()); });
+    MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[i].type_flag_, DType, {
+      WriteZeroGradient<xpu, DType>(out[i], req[i], ctx.get_stream<xpu>());
+    });
   }
 }
 

@@ -562,6 +562,7 @@ _MATH_BINARY = {
     "minimum": np.minimum,
     "power": np.power,
     "hypot": np.hypot,
+    "mod": np.mod,  # the divisor's sign, as MXNet's (the cases' divisors are not 0)
     "equal": lambda a, b: (a == b).astype(a.dtype),
     "not_equal": lambda a, b: (a != b).astype(a.dtype),
     "greater": lambda a, b: (a > b).astype(a.dtype),
@@ -900,3 +901,4 @@ for _name, _fn in _MATH_BINARY.items():
     FORWARD["_" + _name] = _binary(_fn)
     FORWARD["_" + _name + "_scalar"] = _scalar(lambda x, s, fn=_fn: fn(x, np.full_like(x, s)))
 FORWARD["_rpower_scalar"] = _scalar(lambda x, s: np.power(s, x))
+FORWARD["_rmod_scalar"] = _scalar(lambda x, s: np.mod(s, x))

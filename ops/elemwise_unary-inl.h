@@ -58,6 +58,35 @@ void ForEachUnary(Fn&& fn) {
   fn(TypeTag<fn::cos>(), TypeTag<fn::cos_grad>(), "cos", "Cosine (radians).", GradFrom::kInput);
   fn(TypeTag<fn::arctan>(), TypeTag<fn::arctan_grad>(), "arctan", "Inverse tangent.",
      GradFrom::kInput);
+  fn(TypeTag<fn::tan>(), TypeTag<fn::tan_grad>(), "tan", "Tangent (radians).", GradFrom::kOutput);
+  fn(TypeTag<fn::arcsin>(), TypeTag<fn::arcsin_grad>(), "arcsin",
+     "Inverse sine, in [-pi/2, pi/2]; NaN outside [-1, 1].", GradFrom::kInput);
+  fn(TypeTag<fn::arccos>(), TypeTag<fn::arccos_grad>(), "arccos",
+     "Inverse cosine, in [0, pi]; NaN outside [-1, 1].", GradFrom::kInput);
+  fn(TypeTag<fn::sinh>(), TypeTag<fn::sinh_grad>(), "sinh", "Hyperbolic sine.", GradFrom::kInput);
+  fn(TypeTag<fn::cosh>(), TypeTag<fn::cosh_grad>(), "cosh", "Hyperbolic cosine.", GradFrom::kInput);
+  fn(TypeTag<fn::arcsinh>(), TypeTag<fn::arcsinh_grad>(), "arcsinh", "Inverse hyperbolic sine.",
+     GradFrom::kInput);
+  fn(TypeTag<fn::arccosh>(), TypeTag<fn::arccosh_grad>(), "arccosh",
+     "Inverse hyperbolic cosine; NaN below 1.", GradFrom::kInput);
+  fn(TypeTag<fn::arctanh>(), TypeTag<fn::arctanh_grad>(), "arctanh",
+     "Inverse hyperbolic tangent; NaN outside [-1, 1].", GradFrom::kInput);
+  fn(TypeTag<fn::degrees>(), TypeTag<fn::degrees>(), "degrees", "Radians to degrees.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::radians>(), TypeTag<fn::radians>(), "radians", "Degrees to radians.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::rcbrt>(), TypeTag<fn::rcbrt_grad>(), "rcbrt", "Reciprocal cube root: 1 / cbrt(x).",
+     GradFrom::kInput);
+  fn(TypeTag<fn::gamma>(), TypeTag<fn::gamma_grad>(), "gamma", "The gamma function.",
+     GradFrom::kInput);
+  fn(TypeTag<fn::gammaln>(), TypeTag<fn::gammaln_grad>(), "gammaln",
+     "log |gamma(x)|; its gradient, the digamma function, is the largest double at the poles "
+     "(0, -1, ...), as MXNet's.",
+     GradFrom::kInput);
+  fn(TypeTag<fn::erfinv>(), TypeTag<fn::erfinv_grad>(), "erfinv",
+     "Inverse error function: +-inf at +-1, NaN outside [-1, 1].", GradFrom::kOutput);
+  fn(TypeTag<fn::softsign>(), TypeTag<fn::softsign_grad>(), "softsign", "x / (1 + |x|).",
+     GradFrom::kInput);
   // Piecewise constant: zero gradient, as in MXNet (sign's zero times the output gradient).
   fn(TypeTag<fn::sign>(), TypeTag<fn::sign_grad>(), "sign", "Sign: -1, 0 or 1.",
      GradFrom::kOutputGradOnly);
@@ -78,6 +107,10 @@ void ForEachUnary(Fn&& fn) {
      GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::one>(), TypeTag<fn::zero>(), "ones_like", "Ones of the input's shape and type.",
      GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::logical_not>(), TypeTag<fn::zero>(), "logical_not",
+     "1 where x is 0, else 0 (zero gradient).", GradFrom::kOutputGradOnly);
+  fn(TypeTag<op::identity>(), TypeTag<op::identity>(), "_copy",
+     "The input unchanged (alias identity).", GradFrom::kOutputGradOnly);
   fn(TypeTag<op::identity>(), TypeTag<fn::zero>(), "BlockGrad",
      "The input unchanged; no gradient flows back through it (alias stop_gradient).",
      GradFrom::kOutputGradOnly);

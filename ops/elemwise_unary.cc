@@ -39,6 +39,7 @@ const bool kRegistered = [] {
     DefineUnary(name, description, from);
   });
   RegisterOp("BlockGrad").add_alias("stop_gradient");
+  RegisterOp("_copy").add_alias("identity");
   SetUnaryCompute<cpu>();
   return true;
 }();

@@ -1,6 +1,7 @@
 // ops/math_functors.h: the elementwise math functions of MXNet's unary family beyond
-// mshadow::op (logarithms and exponentials near zero, reciprocals, the error function,
-// trigonometry, rounding) and their derivatives, on every device. As in grad_functors.h, a
+// mshadow::op (logarithms and exponentials near zero, reciprocals, the error function and its
+// inverse, gamma, trigonometric and hyperbolic functions, angle units, rounding) and their
+// derivatives, on every device. As in grad_functors.h, a
 // derivative's comment says what it reads: the input x or the output y, and those with a
 // packet form (below) run on the engine's vector path.
 #ifndef OPS_MATH_FUNCTORS_H_
@@ -10,6 +11,7 @@
 
 #include "mshadow/macros.h"
 #include "mshadow/packet-inl.h"
+#include "ops/special_functions.h"
 
 namespace ops {
 namespace fn {
@@ -32,6 +34,21 @@ OPS_UNARY_FUNCTOR(erf, std::erf(v));
 OPS_UNARY_FUNCTOR(sin, std::sin(v));
 OPS_UNARY_FUNCTOR(cos, std::cos(v));
 OPS_UNARY_FUNCTOR(arctan, std::atan(v));
+OPS_UNARY_FUNCTOR(tan, std::tan(v));
+OPS_UNARY_FUNCTOR(arcsin, std::asin(v));
+OPS_UNARY_FUNCTOR(arccos, std::acos(v));
+OPS_UNARY_FUNCTOR(sinh, std::sinh(v));
+OPS_UNARY_FUNCTOR(cosh, std::cosh(v));
+OPS_UNARY_FUNCTOR(arcsinh, std::asinh(v));
+OPS_UNARY_FUNCTOR(arccosh, std::acosh(v));
+OPS_UNARY_FUNCTOR(arctanh, std::atanh(v));
+OPS_UNARY_FUNCTOR(degrees, v* DType(57.295779513082320877));    // 180 / pi
+OPS_UNARY_FUNCTOR(radians, v* DType(0.017453292519943295769));  // pi / 180
+OPS_UNARY_FUNCTOR(rcbrt, DType(1) / std::cbrt(v));
+OPS_UNARY_FUNCTOR(gamma, std::tgamma(v));
+OPS_UNARY_FUNCTOR(gammaln, std::lgamma(v));
+OPS_UNARY_FUNCTOR(erfinv, DType(special::ErfInv(v)));
+OPS_UNARY_FUNCTOR(logical_not, v == DType(0) ? DType(1) : DType(0));
 OPS_UNARY_FUNCTOR(sign, v > DType(0) ? DType(1) : (v < DType(0) ? DType(-1) : DType(0)));
 OPS_UNARY_FUNCTOR(floor, std::floor(v));
 OPS_UNARY_FUNCTOR(ceil, std::ceil(v));
@@ -59,6 +76,19 @@ OPS_UNARY_FUNCTOR(erf_grad, DType(1.128379167095512574) * std::exp(-v * v));  //
 OPS_UNARY_FUNCTOR(sin_grad, std::cos(v));                                 // from x
 OPS_UNARY_FUNCTOR(cos_grad, -std::sin(v));                                // from x
 OPS_UNARY_FUNCTOR(arctan_grad, DType(1) / (DType(1) + v * v));            // from x
+OPS_UNARY_FUNCTOR(tan_grad, v* v + DType(1));                             // from y
+OPS_UNARY_FUNCTOR(arcsin_grad, DType(1) / std::sqrt(DType(1) - v * v));   // from x
+OPS_UNARY_FUNCTOR(arccos_grad, DType(-1) / std::sqrt(DType(1) - v * v));  // from x
+OPS_UNARY_FUNCTOR(sinh_grad, std::cosh(v));                               // from x
+OPS_UNARY_FUNCTOR(cosh_grad, std::sinh(v));                               // from x
+OPS_UNARY_FUNCTOR(arcsinh_grad, DType(1) / std::sqrt(v * v + DType(1)));  // from x
+OPS_UNARY_FUNCTOR(arccosh_grad, DType(1) / std::sqrt(v * v - DType(1)));  // from x
+OPS_UNARY_FUNCTOR(arctanh_grad, DType(1) / (DType(1) - v * v));           // from x
+OPS_UNARY_FUNCTOR(rcbrt_grad, DType(-1) / (DType(3) * std::cbrt(v) * v));    // from x
+OPS_UNARY_FUNCTOR(gamma_grad, std::tgamma(v) * DType(special::Digamma(v)));  // from x
+OPS_UNARY_FUNCTOR(gammaln_grad, DType(special::Digamma(v)));                 // from x
+OPS_UNARY_FUNCTOR(erfinv_grad,
+                  DType(0.886226925452758014) * std::exp(v * v));  // sqrt(pi)/2, from y
 // sign's gradient from the output gradient: zero times it, as MXNet's (NaN where it is not
 // finite; floor's and the other roundings' are zeros).
 OPS_UNARY_FUNCTOR(sign_grad, DType(0) * v);

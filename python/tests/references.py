@@ -535,6 +535,18 @@ def _leaky_relu(x, params):
     return np.where(x > 0, x, slope * x)
 
 
+def _erfinv(y):
+    """erf's inverse by bisection in float64 (independent of the library's method)."""
+    y = np.asarray(y, np.float64)
+    lo, hi = np.full_like(y, -6.0), np.full_like(y, 6.0)
+    erf = np.vectorize(math.erf)
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        below = erf(mid) < y
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
 def _unary(fn):
     return lambda x, params: fn(x)
 
@@ -857,6 +869,23 @@ FORWARD = {
     "sin": _unary(np.sin),
     "cos": _unary(np.cos),
     "arctan": _unary(np.arctan),
+    "tan": _unary(np.tan),
+    "arcsin": _unary(np.arcsin),
+    "arccos": _unary(np.arccos),
+    "sinh": _unary(np.sinh),
+    "cosh": _unary(np.cosh),
+    "arcsinh": _unary(np.arcsinh),
+    "arccosh": _unary(np.arccosh),
+    "arctanh": _unary(np.arctanh),
+    "degrees": _unary(np.degrees),
+    "radians": _unary(np.radians),
+    "rcbrt": _unary(lambda x: 1 / np.cbrt(x)),
+    "gamma": _unary(np.vectorize(math.gamma)),
+    "gammaln": _unary(np.vectorize(math.lgamma)),
+    "erfinv": _unary(_erfinv),
+    "softsign": _unary(lambda x: x / (1 + np.abs(x))),
+    "logical_not": _unary(lambda x: (x == 0).astype(x.dtype)),
+    "_copy": _unary(lambda x: x),
     "sign": _unary(np.sign),
     "floor": _unary(np.floor),
     "ceil": _unary(np.ceil),

@@ -142,7 +142,9 @@ struct mod {
   using lhs_grad = constant<1>;
   struct rhs_grad {
     template <typename DType>
-    MSHADOW_XINLINE static DType Map(DType a, DType b) { return -std::floor(a / b); }
+    MSHADOW_XINLINE static DType Map(DType a, DType b) {
+      return -std::floor(a / b);
+    }
   };
   static constexpr bool kGradReadsOperands = true;
 };

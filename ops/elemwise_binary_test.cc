@@ -137,14 +137,15 @@ TEST(ElemwiseBinaryTest, ModTakesTheDivisorsSignAndIsZeroForAZeroDivisor) {
     }
   }
   const OpCase zero_divisor{"_mod_scalar", {{"scalar", "0"}}, {InputSpec::WithValues(shape, a)}};
-  EXPECT_EQ(testing::ToValues(
-                testing::Forward(zero_divisor, testing::MakeInputs(zero_divisor, mshadow::kFloat32))[0]
-                    .blob()),
-            Values(a.size(), 0.0));
+  EXPECT_EQ(
+      testing::ToValues(
+          testing::Forward(zero_divisor, testing::MakeInputs(zero_divisor, mshadow::kFloat32))[0]
+              .blob()),
+      Values(a.size(), 0.0));
   const OpCase reversed{"_rmod_scalar", {{"scalar", "-5"}}, {InputSpec::WithValues(shape, b)}};
   EXPECT_EQ(
-      testing::ToValues(testing::Forward(reversed, testing::MakeInputs(reversed, mshadow::kFloat64))[0]
-                            .blob()),
+      testing::ToValues(
+          testing::Forward(reversed, testing::MakeInputs(reversed, mshadow::kFloat64))[0].blob()),
       (Values{1, 1, -2, -2, 1, 1, 1, 0}));
 }
 

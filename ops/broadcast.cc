@@ -318,6 +318,8 @@ const bool kRegistered = [] {
   ForEachBroadcast([](auto op, const std::string& name, const std::string& description) {
     DefineBroadcast<typename decltype(op)::type>(name, description);
   });
+  RegisterOp("broadcast_add").add_alias("broadcast_plus");
+  RegisterOp("broadcast_sub").add_alias("broadcast_minus");
   return true;
 }();
 

@@ -22,10 +22,12 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(CastParam);
 
 OPS_REGISTER_OP(Cast)
-    .describe("Converts the elements to dtype. Floating point to integer truncates toward "
-              "zero, saturates at the integer type's limits and maps NaN to 0; to bool is "
-              "'not zero'; to bfloat16 drops the low 16 bits of the float32 value, as MXNet "
-              "1.9.1's CPU build.")
+    .add_alias("cast")
+    .describe(
+        "Converts the elements to dtype. Floating point to integer truncates toward "
+        "zero, saturates at the integer type's limits and maps NaN to 0; to bool is "
+        "'not zero'; to bfloat16 drops the low 16 bits of the float32 value, as MXNet "
+        "1.9.1's CPU build.")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")

@@ -55,6 +55,7 @@ uint32_t NumArgs(const NodeAttrs& attrs) {
 DMLC_REGISTER_PARAMETER(ConcatParam);
 
 OPS_REGISTER_OP(Concat)
+    .add_alias("concat")
     .describe("Joins num_args arrays along axis dim; they must agree on every other axis.")
     .set_num_inputs(NumArgs)
     .set_num_outputs(1)

@@ -2,6 +2,8 @@
 // scalar (_plus_scalar, ...), each with its backward operator. Their kernels, for every
 // device: elemwise_binary-inl.h; FCompute<gpu>: elemwise_binary.cu.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ops/elemwise_binary-inl.h"
 
@@ -58,6 +60,52 @@ const bool kRegistered = [] {
                    const std::string& description) {
     DefineScalar(name, description, decltype(reads_data)::value);
   });
+  // MXNet's older names, which its symbol files still carry.
+  const std::pair<const char*, std::vector<const char*>> legacy_names[] = {
+      {"elemwise_add", {"_add", "_plus", "_Plus"}},
+      {"elemwise_sub", {"_sub", "_minus", "_Minus"}},
+      {"elemwise_mul", {"_mul", "_Mul"}},
+      {"elemwise_div", {"_div", "_Div"}},
+      {"_maximum", {"_Maximum"}},
+      {"_minimum", {"_Minimum"}},
+      {"_power", {"_Power"}},
+      {"_hypot", {"_Hypot"}},
+      {"_mod", {"_Mod"}},
+      {"_equal", {"_Equal"}},
+      {"_not_equal", {"_Not_Equal"}},
+      {"_greater", {"_Greater"}},
+      {"_greater_equal", {"_Greater_Equal"}},
+      {"_lesser", {"_Lesser"}},
+      {"_lesser_equal", {"_Lesser_Equal"}},
+      {"_logical_and", {"_Logical_And"}},
+      {"_logical_or", {"_Logical_Or"}},
+      {"_logical_xor", {"_Logical_Xor"}},
+      {"_plus_scalar", {"_PlusScalar"}},
+      {"_minus_scalar", {"_MinusScalar"}},
+      {"_rminus_scalar", {"_RMinusScalar"}},
+      {"_mul_scalar", {"_MulScalar"}},
+      {"_div_scalar", {"_DivScalar"}},
+      {"_rdiv_scalar", {"_RDivScalar"}},
+      {"_maximum_scalar", {"_MaximumScalar"}},
+      {"_minimum_scalar", {"_MinimumScalar"}},
+      {"_power_scalar", {"_PowerScalar"}},
+      {"_rpower_scalar", {"_RPowerScalar"}},
+      {"_hypot_scalar", {"_HypotScalar"}},
+      {"_mod_scalar", {"_ModScalar"}},
+      {"_rmod_scalar", {"_RModScalar"}},
+      {"_equal_scalar", {"_EqualScalar"}},
+      {"_not_equal_scalar", {"_NotEqualScalar"}},
+      {"_greater_scalar", {"_GreaterScalar"}},
+      {"_greater_equal_scalar", {"_GreaterEqualScalar"}},
+      {"_lesser_scalar", {"_LesserScalar"}},
+      {"_lesser_equal_scalar", {"_LesserEqualScalar"}},
+      {"_logical_and_scalar", {"_LogicalAndScalar"}},
+      {"_logical_or_scalar", {"_LogicalOrScalar"}},
+      {"_logical_xor_scalar", {"_LogicalXorScalar"}},
+  };
+  for (const auto& [name, aliases] : legacy_names) {
+    for (const char* alias : aliases) RegisterOp(name).add_alias(alias);
+  }
   SetBinaryCompute<cpu>();
   return true;
 }();

@@ -109,8 +109,6 @@ void ForEachUnary(Fn&& fn) {
      GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::logical_not>(), TypeTag<fn::zero>(), "logical_not",
      "1 where x is 0, else 0 (zero gradient).", GradFrom::kOutputGradOnly);
-  fn(TypeTag<op::identity>(), TypeTag<op::identity>(), "_copy",
-     "The input unchanged (alias identity).", GradFrom::kOutputGradOnly);
   fn(TypeTag<op::identity>(), TypeTag<fn::zero>(), "BlockGrad",
      "The input unchanged; no gradient flows back through it (alias stop_gradient).",
      GradFrom::kOutputGradOnly);

@@ -39,7 +39,6 @@ const bool kRegistered = [] {
     DefineUnary(name, description, from);
   });
   RegisterOp("BlockGrad").add_alias("stop_gradient");
-  RegisterOp("_copy").add_alias("identity");
   SetUnaryCompute<cpu>();
   return true;
 }();

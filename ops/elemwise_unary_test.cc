@@ -72,7 +72,6 @@ std::vector<UnaryCase> UnaryCases() {
       {"gammaln", [](double x) { return std::lgamma(x); }, 0.2, 5},
       {"erfinv", ErfInvByBisection, -0.99, 0.99},
       {"softsign", [](double x) { return x / (1 + std::fabs(x)); }, -3, 3},
-      {"_copy", [](double x) { return x; }, -2, 2},
       {"sign", [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }, -2, 2},
       {"floor", [](double x) { return std::floor(x); }, -3, 3},
       {"ceil", [](double x) { return std::ceil(x); }, -3, 3},
@@ -211,19 +210,13 @@ TEST(UnaryOpsTest, SpecialFunctionsFollowMxnetAtTheirEdges) {
 }
 
 // logical_not: 1 where the input is zero (either sign), its gradient zeros whatever the output
-// gradient; _copy (alias identity) passes both through.
-TEST(UnaryOpsTest, LogicalNotAndCopy) {
+// gradient.
+TEST(UnaryOpsTest, LogicalNot) {
   const OpCase c{"logical_not", {}, {InputSpec::WithValues(TShape{5}, {0, -0.0, 0.5, -2, NAN})}};
   const auto inputs = testing::MakeInputs(c, mshadow::kFloat32);
   EXPECT_EQ(testing::ToValues(testing::Forward(c, inputs)[0].blob()), (Values{1, 1, 0, 0, 0}));
   EXPECT_EQ(testing::ToValues(testing::Backward(c, inputs, {Values(5, NAN)})[0].blob()),
             Values(5, 0.0));
-  EXPECT_EQ(Op::Get("identity"), Op::Get("_copy"));
-  const OpCase copy{"identity", {}, {InputSpec::WithValues(TShape{3}, {1, -2, 3})}};
-  EXPECT_EQ(testing::ToValues(testing::Backward(copy, testing::MakeInputs(copy, mshadow::kFloat64),
-                                                {Values{4, 5, 6}})[0]
-                                  .blob()),
-            (Values{4, 5, 6}));
 }
 
 // BlockGrad (stop_gradient) passes its input forward and no gradient back.

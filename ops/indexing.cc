@@ -137,9 +137,11 @@ OPS_REGISTER_OP(_backward_take)
     .set_attr_parser(ParamParser<TakeParam>);
 
 OPS_REGISTER_OP(pick)
-    .describe("Picks one element along axis at each position: out[i, k] = data[i, index[i, "
-              "k], k] around the axis. Indices are truncated toward zero, then clipped or "
-              "wrapped (mode).")
+    .add_alias("choose_element_0index")
+    .describe(
+        "Picks one element along axis at each position: out[i, k] = data[i, index[i, "
+        "k], k] around the axis. Indices are truncated toward zero, then clipped or "
+        "wrapped (mode).")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The array to pick from.")

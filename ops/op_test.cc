@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,8 +25,7 @@ TEST(OpRegistryTest, FindsOperatorsAndSuggestsForTypos) {
   EXPECT_THAT(testing::ErrorOf([] { Op::Get("FullyConnect"); }),
               HasSubstr("operator 'FullyConnect' is not registered. Did you mean "
                         "'FullyConnected'?"));
-  EXPECT_THAT(testing::ErrorOf([] { Op::Get("softmx"); }),
-              HasSubstr("Did you mean 'softmax'"));
+  EXPECT_THAT(testing::ErrorOf([] { Op::Get("softmx"); }), HasSubstr("'softmax'"));
 }
 
 TEST(OpRegistryTest, ListsEveryOperatorTheIssueNames) {
@@ -41,6 +41,32 @@ TEST(OpRegistryTest, ListsEveryOperatorTheIssueNames) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+// MXNet's older names, which its symbol files still carry (python/tests checks every one
+// against MXNet 1.9.1's registry).
+TEST(OpRegistryTest, MxnetsOlderNamesFindTheSameOperators) {
+  const std::pair<const char*, const char*> aliases[] = {
+      {"cast", "Cast"},
+      {"concat", "Concat"},
+      {"reshape", "Reshape"},
+      {"flatten", "Flatten"},
+      {"identity", "_copy"},
+      {"Softmax", "SoftmaxOutput"},
+      {"choose_element_0index", "pick"},
+      {"sum_axis", "sum"},
+      {"max_axis", "max"},
+      {"broadcast_plus", "broadcast_add"},
+      {"broadcast_minus", "broadcast_sub"},
+      {"_Plus", "elemwise_add"},
+      {"_minus", "elemwise_sub"},
+      {"_Greater_Equal", "_greater_equal"},
+      {"_RMinusScalar", "_rminus_scalar"},
+      {"_LogicalXorScalar", "_logical_xor_scalar"},
+  };
+  for (const auto& [alias, name] : aliases) {
+    EXPECT_EQ(Op::Get(alias), Op::Get(name)) << alias;
+  }
 }
 
 TEST(OpRegistryTest, EveryDifferentiableOperatorHasARegisteredBackward) {

@@ -2,6 +2,7 @@
 // all; keepdims; exclude) and the L1/L2 norm, with backward operators. The CPU kernels are here; the GPU's are
 // in reduce.cu.
 #include <algorithm>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -272,6 +273,9 @@ const bool kRegistered = [] {
     DefineReduce<ReduceParam>(name, description, ReduceCompute<kReducer>,
                               ReduceBackwardCompute<kReducer>);
   });
+  for (const char* name : {"sum", "max", "min"}) {  // MXNet's older names
+    RegisterOp(name).add_alias(std::string(name) + "_axis");
+  }
   DefineReduce<NormParam>(
       "norm",
       "The L1 (ord=1: sum of |x|) or L2 (ord=2: square root of the sum of x * x) norm over "

@@ -1,4 +1,4 @@
-// ops/reshape-inl.h: the computation of Reshape, Flatten, expand_dims, squeeze and their
+// ops/reshape-inl.h: the computation of Reshape, Flatten, expand_dims, squeeze, _copy and their
 // shared backward operator
 // _backward_copy, written once for every device: a copy of the elements (nothing when in
 // place). reshape.cc registers them with FCompute<cpu>, reshape.cu adds FCompute<gpu>.
@@ -30,7 +30,8 @@ void CopyCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
 template <typename xpu>
 void SetCopyCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  for (const char* name : {"Reshape", "Flatten", "expand_dims", "squeeze", "_backward_copy"}) {
+  for (const char* name :
+       {"Reshape", "Flatten", "expand_dims", "squeeze", "_copy", "_backward_copy"}) {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(CopyCompute<xpu>));
   }
 }

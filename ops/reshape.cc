@@ -288,9 +288,11 @@ OPS_REGISTER_OP(squeeze)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 OPS_REGISTER_OP(Reshape)
-    .describe("Gives the data a new shape with the same number of elements; see the shape "
-              "parameter for the special values, e.g. (0,-1) keeps the first axis and folds "
-              "the rest.")
+    .add_alias("reshape")
+    .describe(
+        "Gives the data a new shape with the same number of elements; see the shape "
+        "parameter for the special values, e.g. (0,-1) keeps the first axis and folds "
+        "the rest.")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")
@@ -302,11 +304,23 @@ OPS_REGISTER_OP(Reshape)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 OPS_REGISTER_OP(Flatten)
+    .add_alias("flatten")
     .describe("Folds every axis but the first: (d0, d1, ..., dk) -> (d0, d1*...*dk).")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The input array.")
     .set_attr<FInferShape>("FInferShape", FlattenShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
+
+OPS_REGISTER_OP(_copy)
+    .add_alias("identity")
+    .describe("The input unchanged, copied.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});

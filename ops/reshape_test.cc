@@ -1,4 +1,4 @@
-// Reshape, Flatten, expand_dims, squeeze.
+// Reshape, Flatten, expand_dims, squeeze, _copy.
 #include <string>
 #include <vector>
 
@@ -47,6 +47,15 @@ TEST(ExpandDimsSqueezeTest, ShapesCopiesAndGradients) {
         testing::InferOutputShapes({"expand_dims", {{"axis", "3"}}, {InputSpec(TShape{2, 3})}});
       }),
       HasSubstr("axis 3"));
+}
+
+// _copy (alias identity): the input and its gradient through unchanged.
+TEST(CopyTest, ForwardWriteModesAndGradient) {
+  const OpCase c{"identity", {}, {InputSpec(TShape{3, 5})}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{3, 5}));
+  testing::CheckForward(c, Identity);
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
 }
 
 TEST(ReshapeTest, SpecialValuesAsInMXNet) {

@@ -39,9 +39,11 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(SoftmaxOutputParam);
 
 OPS_REGISTER_OP(SoftmaxOutput)
-    .describe("Softmax over the classes, whose gradient is that of the cross entropy with the "
-              "labels: (softmax - one_hot(label)) * grad_scale / normalization; the output "
-              "gradient is not used (unless out_grad).")
+    .add_alias("Softmax")  // MXNet's deprecated name
+    .describe(
+        "Softmax over the classes, whose gradient is that of the cross entropy with the "
+        "labels: (softmax - one_hot(label)) * grad_scale / normalization; the output "
+        "gradient is not used (unless out_grad).")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "Input data (batch, classes, ...).")

@@ -28,6 +28,39 @@ def test_every_forward_operator_is_a_function_with_a_case():
         assert mo.operator_info(name)["name"] in covered, f"{name} has no case"
 
 
+def _mxnet_operator_names():
+    """Every name MXNet 1.9.1 registers, grouped by the operator it finds (aliases together)."""
+    import ctypes
+    from mxnet.base import _LIB, c_str, check_call, py_str
+    count, names = ctypes.c_uint(), ctypes.POINTER(ctypes.c_char_p)()
+    check_call(_LIB.MXListAllOpNames(ctypes.byref(count), ctypes.byref(names)))
+    groups = {}
+    for i in range(count.value):
+        name, handle = py_str(names[i]), ctypes.c_void_p()
+        check_call(_LIB.NNGetOpHandle(c_str(name), ctypes.byref(handle)))
+        groups.setdefault(handle.value, []).append(name)
+    return list(groups.values())
+
+
+# MXNet's names for its sparse storage and NumPy front ends, which this library does not have.
+MXNET_FRONT_END_PREFIXES = ("_sparse_", "_np_", "_npi_", "_npx_", "_contrib_")
+
+
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_mxnets_other_names_for_our_operators_find_them():
+    ours = set(mo.list_operators())
+    missing = []
+    for group in _mxnet_operator_names():
+        present = [name for name in group if name in ours]
+        if not present:
+            continue
+        canonical = {mo.operator_info(name)["name"] for name in present}
+        assert len(canonical) == 1, f"MXNet's aliases {present} find different operators here"
+        missing += [name for name in group
+                    if name not in ours and not name.startswith(MXNET_FRONT_END_PREFIXES)]
+    assert not missing, f"MXNet names these operators, this library does not: {missing}"
+
+
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_forward_matches_numpy(case):
     for dtype, tol in ((np.float64, 1e-10), (np.float32, 2e-5)):

@@ -85,8 +85,8 @@ OPS_UNARY_FUNCTOR(arcsinh_grad, DType(1) / std::sqrt(v * v + DType(1)));  // fro
 OPS_UNARY_FUNCTOR(arccosh_grad, DType(1) / std::sqrt(v * v - DType(1)));  // from x
 OPS_UNARY_FUNCTOR(arctanh_grad, DType(1) / (DType(1) - v * v));           // from x
 OPS_UNARY_FUNCTOR(rcbrt_grad, DType(-1) / (DType(3) * std::cbrt(v) * v));    // from x
-OPS_UNARY_FUNCTOR(gamma_grad, std::tgamma(v) * DType(special::Digamma(v)));  // from x
-OPS_UNARY_FUNCTOR(gammaln_grad, DType(special::Digamma(v)));                 // from x
+OPS_UNARY_FUNCTOR(gamma_grad, std::tgamma(v) * special::Narrowed<DType>(special::Digamma(v)));  // x
+OPS_UNARY_FUNCTOR(gammaln_grad, special::Narrowed<DType>(special::Digamma(v)));  // from x
 OPS_UNARY_FUNCTOR(erfinv_grad,
                   DType(0.886226925452758014) * std::exp(v * v));  // sqrt(pi)/2, from y
 // sign's gradient from the output gradient: zero times it, as MXNet's (NaN where it is not

@@ -4,6 +4,8 @@
 //   Digamma(x)   d/dx log|Gamma(x)| (gammaln's derivative): the largest double at the poles
 //                (0, -1, -2, ...), as MXNet 1.9.1 gives.
 //   ErfInv(y)    the x with erf(x) = y: +-infinity at +-1, NaN outside [-1, 1].
+//   Narrowed<DType>(d)  d as float or double, infinite beyond float's range (where a plain
+//                conversion is undefined): digamma's poles in float are infinite.
 #ifndef OPS_SPECIAL_FUNCTIONS_H_
 #define OPS_SPECIAL_FUNCTIONS_H_
 
@@ -69,6 +71,14 @@ MSHADOW_XINLINE double ErfInv(double y) {
     x -= (std::erf(x) - y) / slope;
   }
   return x;
+}
+
+template <typename DType>
+MSHADOW_XINLINE DType Narrowed(double d) {
+  if (sizeof(DType) < sizeof(double) && !(d >= -FLT_MAX && d <= FLT_MAX) && d == d) {
+    return DType(d > 0 ? INFINITY : -INFINITY);
+  }
+  return DType(d);
 }
 
 }  // namespace special

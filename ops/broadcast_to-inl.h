@@ -1,5 +1,5 @@
 // ops/broadcast_to-inl.h: the operators that copy their input along new or stretched axes,
-// broadcast_to, broadcast_like, tile and repeat, written once for every device. Each is a
+// broadcast_to, broadcast_like, broadcast_axis, tile and repeat, written once for every device. Each is a
 // broadcast between two views of equal rank (the input's, with extent 1 on the axes it is
 // copied along, and the output's): tile's input (a, b) by reps (r, s) is the view
 // (1, a, 1, b) broadcast to (r, a, s, b). The gradient sums over those axes, through the
@@ -41,6 +41,18 @@ struct BroadcastLikeParam : public dmlc::Parameter<BroadcastLikeParam> {
     DMLC_DECLARE_FIELD(rhs_axes)
         .set_default(dmlc::optional<TShape>())
         .describe("The axes of rhs whose extents lhs_axes take.");
+  }
+};
+
+struct BroadcastAxesParam : public dmlc::Parameter<BroadcastAxesParam> {
+  TShape axis;
+  TShape size;
+  DMLC_DECLARE_PARAMETER(BroadcastAxesParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(TShape()).describe(
+        "The axes to broadcast along (each of extent 1 in the input; negative counts from the "
+        "end).");
+    DMLC_DECLARE_FIELD(size).set_default(TShape()).describe(
+        "The extent each of those axes takes, as many as axes.");
   }
 };
 
@@ -154,6 +166,7 @@ void BroadcastBackward(const OpContext& ctx, const Views& views, const TBlob& ou
 
 Views BroadcastToViews(const BroadcastToParam& param, const TShape& data);
 Views BroadcastLikeViews(const BroadcastLikeParam& param, const TShape& lhs, const TShape& rhs);
+Views BroadcastAxesViews(const BroadcastAxesParam& param, const TShape& data);
 Views TileViews(const TileParam& param, const TShape& data);
 Views RepeatViews(const RepeatParam& param, const TShape& data);
 
@@ -207,6 +220,8 @@ void SetBroadcastToCompute() {
   set("tile", UnaryForward<xpu, TileParam, TileViews>, UnaryBackward<xpu, TileParam, TileViews>);
   set("repeat", UnaryForward<xpu, RepeatParam, RepeatViews>,
       UnaryBackward<xpu, RepeatParam, RepeatViews>);
+  set("broadcast_axis", UnaryForward<xpu, BroadcastAxesParam, BroadcastAxesViews>,
+      UnaryBackward<xpu, BroadcastAxesParam, BroadcastAxesViews>);
   set("broadcast_like", BroadcastLikeForward<xpu>, BroadcastLikeBackward<xpu>);
 }
 

@@ -1,4 +1,4 @@
-// broadcast_to, broadcast_like, tile, repeat and their backward operators: the views each
+// broadcast_to, broadcast_like, broadcast_axis, tile, repeat and their backward operators: the views each
 // broadcasts between, their shape inference, the CPU registration. The computation, for every
 // device: broadcast_to-inl.h; FCompute<gpu>: broadcast_to.cu.
 #include <algorithm>
@@ -15,6 +15,7 @@ namespace broadcast_to {
 
 DMLC_REGISTER_PARAMETER(BroadcastToParam);
 DMLC_REGISTER_PARAMETER(BroadcastLikeParam);
+DMLC_REGISTER_PARAMETER(BroadcastAxesParam);
 DMLC_REGISTER_PARAMETER(TileParam);
 DMLC_REGISTER_PARAMETER(RepeatParam);
 
@@ -88,6 +89,39 @@ Views BroadcastLikeViews(const BroadcastLikeParam& param, const TShape& lhs, con
     to.shape[l] = rhs[r];
   }
   return BroadcastToViews(to, lhs);
+}
+
+// Each axis[i] (of extent 1) stretched to size[i]; an axis named twice is an error, as in
+// MXNet (its second naming finds the extent already stretched).
+Views BroadcastAxesViews(const BroadcastAxesParam& param, const TShape& data) {
+  if (param.axis.ndim() != param.size.ndim()) {
+    std::ostringstream os;
+    os << "broadcast_axis: axis " << param.axis << " and size " << param.size
+       << " must be as long";
+    Fail(os.str());
+  }
+  Views v{Dims(data), Dims(data)};
+  std::vector<bool> named(data.ndim(), false);
+  for (index_t i = 0; i < param.axis.ndim(); ++i) {
+    const int a = NormalizeAxis(param.axis[i], data.ndim());
+    const index_t size = param.size[i];
+    if (data[a] != 1 || named[a]) {
+      std::ostringstream os;
+      os << "broadcast_axis: axis " << param.axis[i] << " of " << data
+         << (named[a] ? " is named twice" : " has extent " + std::to_string(data[a]))
+         << "; only axes of extent 1 broadcast, once each";
+      Fail(os.str());
+    }
+    if (size < 1) {
+      std::ostringstream os;
+      os << "broadcast_axis: size " << size << " for axis " << param.axis[i]
+         << " must be at least 1 (this library has no empty arrays)";
+      Fail(os.str());
+    }
+    named[a] = true;
+    v.out[a] = size;
+  }
+  return v;
 }
 
 // (d0, ..., dn) by reps (r0, ..., rn), after padding the shorter with leading 1s: the view
@@ -210,6 +244,10 @@ const bool kRegistered = [] {
       "broadcast_to",
       "Broadcasts the input to shape (same rank; axes of extent 1 stretch; 0 keeps an extent).",
       SameRankShape<BroadcastToParam, BroadcastToViews>);
+  DefineUnary<BroadcastAxesParam>(
+      "broadcast_axis", "Broadcasts the input's axes of extent 1 to the given sizes.",
+      SameRankShape<BroadcastAxesParam, BroadcastAxesViews>)
+      .add_alias("broadcast_axes");
   DefineUnary<TileParam>("tile", "Repeats the whole input reps[i] times along each axis i.",
                          TileShape);
   DefineUnary<RepeatParam>(

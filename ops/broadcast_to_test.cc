@@ -1,4 +1,4 @@
-// broadcast_to, broadcast_like, tile and repeat: shapes as MXNet 1.9.1 gives them, values
+// broadcast_to, broadcast_like, broadcast_axis, tile and repeat: shapes as MXNet 1.9.1 gives them, values
 // against index arithmetic written out, write modes, gradients, bad parameters.
 #include <map>
 #include <string>
@@ -30,6 +30,11 @@ TEST(BroadcastToTest, ShapesAsMxnet) {
   EXPECT_EQ(OutShape("broadcast_like", {{"lhs_axes", "(0,2)"}, {"rhs_axes", "(1,0)"}},
                      {TShape{1, 3, 1}, TShape{7, 5, 4}}),
             (TShape{5, 3, 7}));
+  EXPECT_EQ(OutShape("broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}}, {TShape{1, 2, 1, 3}}),
+            (TShape{2, 2, 4, 3}));
+  EXPECT_EQ(OutShape("broadcast_axes", {{"axis", "-1"}, {"size", "5"}}, {TShape{3, 1}}),
+            (TShape{3, 5}));
+  EXPECT_EQ(OutShape("broadcast_axis", {}, {TShape{1, 3}}), (TShape{1, 3}));
   EXPECT_EQ(OutShape("tile", {{"reps", "(2,)"}}, {TShape{2, 3}}), (TShape{2, 6}));
   EXPECT_EQ(OutShape("tile", {{"reps", "(2,1,2)"}}, {TShape{2, 3}}), (TShape{2, 2, 6}));
   EXPECT_EQ(OutShape("repeat", {{"repeats", "2"}}, {TShape{2, 3}}), (TShape{12}));
@@ -110,9 +115,21 @@ TEST(BroadcastToTest, ValuesWriteModesAndGradients) {
       for (int j = 0; j < 5; ++j) out.push_back(in[0][i]);
     return std::vector<Values>{out};
   });
+  // broadcast_axis (1,2,1,3) along axes 0 and 2 to (2,2,4,3): element (a, i, b, k) is input
+  // (0, i, 0, k).
+  const OpCase axes{"broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}},
+                    {InputSpec(TShape{1, 2, 1, 3})}};
+  testing::CheckForward(axes, [](const std::vector<Values>& in) {
+    Values out;
+    for (int a = 0; a < 2; ++a)
+      for (int i = 0; i < 2; ++i)
+        for (int b = 0; b < 4; ++b)
+          for (int k = 0; k < 3; ++k) out.push_back(in[0][i * 3 + k]);
+    return std::vector<Values>{out};
+  });
   const OpCase no_copy{"broadcast_to", {{"shape", "(0,0)"}}, {InputSpec(TShape{2, 3})}};
   const OpCase tile_3d{"tile", {{"reps", "(3,1,2,2)"}}, {InputSpec(TShape{2, 1, 3})}};
-  for (const OpCase& c : {to, tile, rows, flat, like, no_copy, tile_3d}) {
+  for (const OpCase& c : {to, tile, rows, flat, like, axes, no_copy, tile_3d}) {
     SCOPED_TRACE(c.op);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
@@ -134,6 +151,17 @@ TEST(BroadcastToTest, BadShapesAndParametersAreNamed) {
                 OutShape("broadcast_like", {{"lhs_axes", "(0,)"}}, {TShape{1, 3}, TShape{4, 3}});
               }),
               HasSubstr("lhs_axes and rhs_axes must be given together"));
+  const auto axis_error = [](const std::string& axis, const std::string& size) {
+    return testing::ErrorOf(
+        [&] { OutShape("broadcast_axis", {{"axis", axis}, {"size", size}}, {TShape{1, 2, 1}}); });
+  };
+  EXPECT_EQ(axis_error("(0,2)", "(2,)"),
+            "broadcast_axis: axis (0,2) and size (2,) must be as long");
+  EXPECT_THAT(axis_error("(1,)", "(3,)"),
+              HasSubstr("axis 1 of (1,2,1) has extent 2; only axes of extent 1 broadcast"));
+  EXPECT_THAT(axis_error("(0,-3)", "(2,3)"), HasSubstr("axis -3 of (1,2,1) is named twice"));
+  EXPECT_THAT(axis_error("(3,)", "(2,)"), HasSubstr("axis 3 is out of range for a 3-d input"));
+  EXPECT_THAT(axis_error("(2,)", "(0,)"), HasSubstr("size 0 for axis 2 must be at least 1"));
   // Found by //ops:invoke_fuzz: an empty axis tiled a huge number of times is an empty output
   // (the index space's size multiplied the other extents first and overflowed).
   const OpCase empty{"tile", {{"reps", "(9223372036854775807,)"}}, {InputSpec{TShape{40, 0}}}};

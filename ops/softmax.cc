@@ -1,5 +1,5 @@
-// softmax(axis, temperature, use_length, dtype), log_softmax(axis, temperature, dtype) and
-// softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
+// softmax(axis, temperature, use_length, dtype), log_softmax and softmin (axis, temperature,
+// dtype) and softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
 // data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works
 // on (outer, n, inner) views of the input, n being the extent of the axis, and subtracts the
 // maximum before exponentiating (no overflow). The CPU kernels are here; softmax.cu has the GPU's.
@@ -16,6 +16,12 @@ namespace ops {
 namespace softmax {
 namespace {
 
+// Whether attrs belong to softmin or its backward operator.
+bool IsSoftmin(const NodeAttrs& attrs) {
+  return attrs.op != nullptr &&
+         (attrs.op->name == "softmin" || attrs.op->name == "_backward_softmin");
+}
+
 void ParseSoftmax(NodeAttrs* attrs) {
   ParamParser<SoftmaxParam>(attrs);
   // Negative temperatures are valid (MXNet takes them); 0 would divide by zero (MXNet gives
@@ -26,10 +32,17 @@ void ParseSoftmax(NodeAttrs* attrs) {
     throw dmlc::ParamError("temperature must be nonzero (negative reverses the order), got " +
                            dmlc::NumberToString(*t));
   }
-  if (param.use_length && attrs->op != nullptr &&
-      (attrs->op->name == "log_softmax" || attrs->op->name == "_backward_log_softmax")) {
+  if (param.use_length && attrs->op != nullptr && attrs->op->name != "softmax" &&
+      attrs->op->name != "_backward_softmax") {
     throw dmlc::ParamError("use_length is softmax's alone (as in MXNet 1.9.1); " +
                            attrs->op->name + " has no length input");
+  }
+  // softmin(x) at temperature T is softmax(x) at temperature -T: its kernels, forward and
+  // backward, on either device, are softmax's, given the negated temperature.
+  if (IsSoftmin(*attrs)) {
+    SoftmaxParam negated = param;
+    negated.temperature = -t.value_or(1.0);
+    attrs->parsed = std::move(negated);
   }
 }
 
@@ -571,6 +584,9 @@ const bool kRegistered = [] {
                 false);
   DefineSoftmax("log_softmax", "Log of softmax along an axis: x / T - log(sum(exp(x / T))).",
                 true);
+  DefineSoftmax("softmin",
+                "Softmin along an axis: exp(-x / T) / sum(exp(-x / T)), T the temperature.",
+                false);
   return true;
 }();
 

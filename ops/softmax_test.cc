@@ -1,4 +1,4 @@
-// softmax, log_softmax, softmax_cross_entropy.
+// softmax, log_softmax, softmin, softmax_cross_entropy.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -270,6 +270,39 @@ TEST(SoftmaxTest, NegativeTemperature) {
       testing::CheckGradient(OpCase{op, c.kwargs, {InputSpec{TShape{3, 4}}}});
     }
   }
+}
+
+// softmin(x) = exp(-x / T) / sum(exp(-x / T)) (MXNet 1.9.1's values: softmin([1, 2, 3]) is
+// [0.66524094, 0.24472848, 0.09003057]); a negative T gives softmax at |T|. Its gradient is
+// softmax's at -T; it has no length input.
+TEST(SoftmaxTest, Softmin) {
+  const OpCase printed{"softmin", {}, {InputSpec::WithValues(TShape{1, 3}, {1, 2, 3})}};
+  const Values y = testing::ToValues(
+      testing::Forward(printed, testing::MakeInputs(printed, mshadow::kFloat64))[0].blob());
+  EXPECT_NEAR(y[0], 0.66524094, 1e-7);
+  EXPECT_NEAR(y[1], 0.24472848, 1e-7);
+  EXPECT_NEAR(y[2], 0.09003057, 1e-7);
+  const TShape shape{5, 17};
+  for (const std::string axis : {"-1", "0"}) {
+    for (const double t : {1.0, 0.5, -2.0}) {
+      SCOPED_TRACE("axis " + axis + " T " + std::to_string(t));
+      const OpCase c{"softmin",
+                     {{"axis", axis}, {"temperature", t == 1.0 ? "None" : std::to_string(t)}},
+                     {InputSpec{shape, -20, 20}}};
+      testing::CheckForward(
+          c,
+          [&](const std::vector<Values>& in) {
+            return std::vector<Values>{SoftmaxAlong(in[0], shape, axis == "-1" ? 1 : 0, -t, false)};
+          },
+          1e-12, 1e-5);
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(OpCase{"softmin", c.kwargs, {InputSpec{TShape{3, 4}}}});
+    }
+  }
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("softmin"), {{"use_length", "True"}});
+              }),
+              HasSubstr("use_length is softmax's alone"));
 }
 
 // dtype and float16 data: the kernels run in float32 or float64 on converted copies. Every

@@ -1,5 +1,5 @@
-// Reshape(shape) with MXNet's special values, Flatten, expand_dims and squeeze; all copy (or
-// run in place) and share one backward operator, a copy of the gradient back into the input's shape. Their
+// Reshape(shape) with MXNet's special values, Flatten, expand_dims, squeeze and reshape_like;
+// all copy (or run in place), and their gradient is a copy back into the input's shape. Their
 // computation, for every device: reshape-inl.h; FCompute<gpu>: reshape.cu.
 #include <algorithm>
 #include <sstream>
@@ -252,6 +252,73 @@ bool SqueezeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
+struct ReshapeLikeParam : public dmlc::Parameter<ReshapeLikeParam> {
+  dmlc::optional<int> lhs_begin, lhs_end, rhs_begin, rhs_end;
+  DMLC_DECLARE_PARAMETER(ReshapeLikeParam) {
+    DMLC_DECLARE_FIELD(lhs_begin)
+        .set_default(dmlc::optional<int>())
+        .describe("First axis of lhs to replace (None: 0; negative counts from the end).");
+    DMLC_DECLARE_FIELD(lhs_end)
+        .set_default(dmlc::optional<int>())
+        .describe("Past the last axis of lhs to replace (None: lhs's rank).");
+    DMLC_DECLARE_FIELD(rhs_begin)
+        .set_default(dmlc::optional<int>())
+        .describe("First axis of rhs whose extents replace them (None: 0).");
+    DMLC_DECLARE_FIELD(rhs_end)
+        .set_default(dmlc::optional<int>())
+        .describe("Past the last axis of rhs to take (None: rhs's rank).");
+  }
+};
+
+// [begin, end) of a shape of rank ndim, from optional axes (negative count from the end), a
+// range of at least one axis, as MXNet requires.
+std::pair<int, int> AxisRange(const dmlc::optional<int>& begin, const dmlc::optional<int>& end,
+                              int ndim, const char* begin_name, const char* end_name) {
+  const int b = begin.has_value() ? NormalizeAxis(begin.value(), ndim, begin_name) : 0;
+  int e = ndim;
+  if (end.has_value()) {
+    e = end.value() < 0 ? end.value() + ndim : end.value();
+    if (e < 1 || e > ndim) {
+      std::ostringstream os;
+      os << end_name << " " << end.value() << " is out of range for a " << ndim
+         << "-d input; valid: [" << -ndim + 1 << ", " << ndim << "]";
+      throw dmlc::Error(os.str());
+    }
+  }
+  if (b >= e) {
+    std::ostringstream os;
+    os << begin_name << " " << b << " must come before " << end_name << " " << e
+       << " (at least one axis)";
+    throw dmlc::Error(os.str());
+  }
+  return {b, e};
+}
+
+// lhs's shape with axes [lhs_begin, lhs_end) replaced by rhs's [rhs_begin, rhs_end); the
+// same element count.
+bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape &lhs = (*in)[0], &rhs = (*in)[1];
+  if (!ShapeIsKnown(lhs) || !ShapeIsKnown(rhs)) return false;
+  const ReshapeLikeParam& param = GetParam<ReshapeLikeParam>(attrs);
+  const auto [lb, le] = AxisRange(param.lhs_begin, param.lhs_end, static_cast<int>(lhs.ndim()),
+                                  "lhs_begin", "lhs_end");
+  const auto [rb, re] = AxisRange(param.rhs_begin, param.rhs_end, static_cast<int>(rhs.ndim()),
+                                  "rhs_begin", "rhs_end");
+  std::vector<index_t> dims(lhs.begin(), lhs.begin() + lb);
+  dims.insert(dims.end(), rhs.begin() + rb, rhs.begin() + re);
+  dims.insert(dims.end(), lhs.begin() + le, lhs.end());
+  const TShape shape(dims.begin(), dims.end());
+  if (lhs.ProdShape(lb, le) != rhs.ProdShape(rb, re)) {
+    std::ostringstream os;
+    os << "reshape_like: lhs " << lhs << " cannot take the shape " << shape << " ("
+       << lhs.ProdShape(lb, le) << " elements of axes [" << lb << ", " << le << ") against "
+       << rhs.ProdShape(rb, re) << " of rhs " << rhs << "'s [" << rb << ", " << re << "))";
+    throw dmlc::Error(os.str());
+  }
+  AssignOutputShape(out, 0, shape);
+  return true;
+}
+
 const bool kRegistered = [] {
   SetCopyCompute<cpu>();
   return true;
@@ -261,6 +328,7 @@ const bool kRegistered = [] {
 DMLC_REGISTER_PARAMETER(ReshapeParam);
 DMLC_REGISTER_PARAMETER(ExpandDimsParam);
 DMLC_REGISTER_PARAMETER(SqueezeParam);
+DMLC_REGISTER_PARAMETER(ReshapeLikeParam);
 
 OPS_REGISTER_OP(expand_dims)
     .describe("Inserts an axis of extent 1 at position axis.")
@@ -313,6 +381,27 @@ OPS_REGISTER_OP(Flatten)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
+
+OPS_REGISTER_OP(reshape_like)
+    .describe("lhs's elements in rhs's shape, or with lhs's axes [lhs_begin, lhs_end) replaced "
+              "by rhs's [rhs_begin, rhs_end); rhs gets a zero gradient.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("lhs", "NDArray-or-Symbol", "The array whose elements are reshaped.")
+    .add_argument("rhs", "NDArray-or-Symbol", "The array whose shape (or axes) it takes.")
+    .add_arguments(ReshapeLikeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ReshapeLikeParam>)
+    .set_attr<FInferShape>("FInferShape", ReshapeLikeShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_reshape_like", true, false});
+
+OPS_REGISTER_OP(_backward_reshape_like)
+    .describe("Gradient of reshape_like: the output gradient in lhs's shape; zeros for rhs.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<ReshapeLikeParam>);
 
 OPS_REGISTER_OP(_copy)
     .add_alias("identity")

@@ -1,4 +1,5 @@
-// Reshape, Flatten, expand_dims, squeeze, _copy.
+// Reshape, Flatten, expand_dims, squeeze, _copy, reshape_like.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,50 @@ TEST(ReshapeTest, ForwardGradientAndFlatten) {
   EXPECT_EQ(testing::InferOutputShapes(flatten)[0], (TShape{2, 12}));
   testing::CheckForward(flatten, Identity);
   testing::CheckGradient(flatten);
+}
+
+// reshape_like: shapes as MXNet 1.9.1 gives them, the elements unchanged, lhs's gradient the
+// output gradient's, rhs's zero; bad ranges and sizes named.
+TEST(ReshapeLikeTest, ShapesValuesGradientsAndErrors) {
+  const auto shape_of = [](const TShape& lhs, const TShape& rhs,
+                           const std::map<std::string, std::string>& kwargs) {
+    return testing::InferOutputShapes(
+        OpCase{"reshape_like", kwargs, {InputSpec{lhs}, InputSpec{rhs}}})[0];
+  };
+  EXPECT_EQ(shape_of(TShape{2, 3, 4}, TShape{6, 4}, {}), (TShape{6, 4}));
+  EXPECT_EQ(shape_of(TShape{30, 7}, TShape{15, 2, 4},
+                     {{"lhs_begin", "0"}, {"lhs_end", "1"}, {"rhs_begin", "0"}, {"rhs_end", "2"}}),
+            (TShape{15, 2, 7}));
+  EXPECT_EQ(shape_of(TShape{30, 7}, TShape{15, 2, 4},
+                     {{"lhs_begin", "-2"}, {"lhs_end", "-1"}, {"rhs_end", "-1"}}),
+            (TShape{15, 2, 7}));
+  const OpCase c{"reshape_like",
+                 {},
+                 {InputSpec{TShape{2, 3}}, [] {
+                    InputSpec rhs{TShape{3, 2}};
+                    rhs.differentiable = false;
+                    return rhs;
+                  }()}};
+  testing::CheckForward(c, Identity);
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+  const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
+  const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {Values(6, 2.0)});
+  EXPECT_EQ(testing::ToValues(grads[0].blob()), Values(6, 2.0));
+  EXPECT_EQ(grads[0].shape(), (TShape{2, 3}));
+  EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(6, 0.0));
+
+  const auto error_of = [&](const std::map<std::string, std::string>& kwargs) {
+    return testing::ErrorOf([&] { shape_of(TShape{30, 7}, TShape{15, 2, 4}, kwargs); });
+  };
+  EXPECT_THAT(error_of({{"lhs_begin", "1"}, {"rhs_begin", "2"}}),
+              HasSubstr("reshape_like: lhs (30,7) cannot take the shape (30,4) (7 elements of "
+                        "axes [1, 2) against 4 of rhs (15,2,4)'s [2, 3))"));
+  EXPECT_THAT(error_of({{"lhs_begin", "1"}, {"lhs_end", "1"}}),
+              HasSubstr("lhs_begin 1 must come before lhs_end 1 (at least one axis)"));
+  EXPECT_THAT(error_of({{"lhs_begin", "2"}}), HasSubstr("lhs_begin 2 is out of range"));
+  EXPECT_THAT(error_of({{"rhs_end", "4"}}),
+              HasSubstr("rhs_end 4 is out of range for a 3-d input; valid: [-2, 3]"));
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // transpose(axes): permutes the axes (reverses them when axes is empty); and its backward
 // operator, the inverse permutation. The CPU kernels are here; the GPU's are in transpose.cu.
+// swapaxes, depth_to_space and space_to_depth are registered here too: transposes with
+// permutations of their own (transpose-inl.h).
 #include <algorithm>
 #include <cstdint>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -179,6 +182,7 @@ void TransposeCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
 
 DMLC_REGISTER_PARAMETER(TransposeParam);
 DMLC_REGISTER_PARAMETER(SwapAxesParam);
+DMLC_REGISTER_PARAMETER(BlockSizeParam);
 
 OPS_REGISTER_OP(transpose)
     .describe("Permutes the axes of the input: output axis i is input axis axes[i].")
@@ -212,8 +216,47 @@ bool SwapAxesShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
   return true;
 }
 
+template <bool kToSpace>
+bool BlockShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  AssignOutputShape(out, 0,
+                    BlockOutputShape(data, GetParam<BlockSizeParam>(attrs).block_size, kToSpace));
+  return true;
+}
+
+// depth_to_space or space_to_depth (kToSpace false) and its backward operator, the other's
+// permutation.
+void DefineBlockOp(const std::string& name, const std::string& description, FInferShape shape) {
+  RegisterOp(name)
+      .describe(description)
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "The input array, (batch, channels, height, width).")
+      .add_arguments(BlockSizeParam::__FIELDS__())
+      .set_attr_parser(ParamParser<BlockSizeParam>)
+      .set_attr<FInferShape>("FInferShape", shape)
+      .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+      .set_attr<FGradient>("FGradient", FGradient{"_backward_" + name, false, false});
+  RegisterOp("_backward_" + name)
+      .describe("Gradient of " + name + ": the inverse permutation of the output gradient.")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .set_attr<bool>("TIsBackward", true)
+      .set_attr_parser(ParamParser<BlockSizeParam>);
+}
+
 const bool kSwapAxesRegistered = [] {
   SetSwapAxesCompute<cpu>();
+  DefineBlockOp("depth_to_space",
+                "Moves blocks of block_size^2 channels into block_size x block_size squares "
+                "of space: (n, c, h, w) -> (n, c / b^2, h * b, w * b).",
+                BlockShape<true>);
+  DefineBlockOp("space_to_depth",
+                "Moves block_size x block_size squares of space into channels: (n, c, h, w) "
+                "-> (n, c * b^2, h / b, w / b); depth_to_space's inverse.",
+                BlockShape<false>);
+  SetBlockCompute<cpu>();
   return true;
 }();
 

@@ -125,6 +125,7 @@ void TransposeComputeGpu(const NodeAttrs& attrs, const OpContext& ctx, const std
 
 const bool kRegistered = [] {
   SetSwapAxesCompute<gpu>();
+  SetBlockCompute<gpu>();
   RegisterOp("transpose").set_attr<FCompute>("FCompute<gpu>", TransposeComputeGpu<false>);
   RegisterOp("_backward_transpose").set_attr<FCompute>("FCompute<gpu>", TransposeComputeGpu<true>);
   return true;

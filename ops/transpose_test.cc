@@ -179,5 +179,69 @@ TEST(TransposeTest, PermutationsForwardAndGradient) {
             "transpose: axes (0,0,1) is not a permutation of the 3 axes of the input");
 }
 
+// depth_to_space and space_to_depth: MXNet 1.9.1's printed values, element formulas on random
+// data of larger blocks, each the other's inverse and gradient, the shapes they refuse.
+TEST(DepthToSpaceTest, MxnetsValuesInverseAndGradients) {
+  Values ramp(16);
+  for (int i = 0; i < 16; ++i) ramp[i] = i;
+  const OpCase to_space{"depth_to_space", {{"block_size", "2"}},
+                        {InputSpec::WithValues(TShape{1, 4, 2, 2}, ramp)}};
+  const std::vector<CpuTensor> spaced =
+      testing::Forward(to_space, testing::MakeInputs(to_space, mshadow::kFloat32));
+  EXPECT_EQ(spaced[0].shape(), (TShape{1, 1, 4, 4}));
+  EXPECT_EQ(testing::ToValues(spaced[0].blob()),
+            (Values{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  const OpCase to_depth{"space_to_depth", {{"block_size", "2"}},
+                        {InputSpec::WithValues(TShape{1, 1, 4, 4}, ramp)}};
+  const std::vector<CpuTensor> deep =
+      testing::Forward(to_depth, testing::MakeInputs(to_depth, mshadow::kFloat32));
+  EXPECT_EQ(deep[0].shape(), (TShape{1, 4, 2, 2}));
+  EXPECT_EQ(testing::ToValues(deep[0].blob()),
+            (Values{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
+
+  // (2, 18, 2, 3) with blocks of 3: output (n, k, y * 3 + i, x * 3 + j) is input
+  // (n, (i * 3 + j) * 2 + k, y, x).
+  const OpCase c{"depth_to_space", {{"block_size", "3"}}, {InputSpec{TShape{2, 18, 2, 3}}}};
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    Values out(in[0].size());
+    for (int n = 0; n < 2; ++n)
+      for (int k = 0; k < 2; ++k)
+        for (int row = 0; row < 6; ++row)
+          for (int col = 0; col < 9; ++col) {
+            const int channel = ((row % 3) * 3 + col % 3) * 2 + k;
+            out[((n * 2 + k) * 6 + row) * 9 + col] =
+                in[0][((n * 18 + channel) * 2 + row / 3) * 3 + col / 3];
+          }
+    return std::vector<Values>{out};
+  });
+  const OpCase back{"space_to_depth", {{"block_size", "3"}}, {InputSpec{TShape{2, 2, 6, 9}}}};
+  for (const OpCase& op : {c, back}) {
+    SCOPED_TRACE(op.op);
+    testing::CheckWriteModes(op);
+    testing::CheckGradient(op);
+  }
+  // space_to_depth undoes depth_to_space.
+  const std::vector<CpuTensor> x = testing::MakeInputs(c, mshadow::kFloat64);
+  const std::vector<CpuTensor> y = testing::Forward(c, x);
+  const OpCase undo{"space_to_depth", {{"block_size", "3"}},
+                    {InputSpec::WithValues(y[0].shape(), testing::ToValues(y[0].blob()))}};
+  EXPECT_EQ(testing::ToValues(testing::Forward(undo, testing::MakeInputs(undo, mshadow::kFloat64))[0]
+                                  .blob()),
+            testing::ToValues(x[0].blob()));
+
+  const auto error_of = [](const char* op, const TShape& shape, const char* block) {
+    return testing::ErrorOf(
+        [&] { testing::InferOutputShapes({op, {{"block_size", block}}, {InputSpec{shape}}}); });
+  };
+  EXPECT_EQ(error_of("depth_to_space", TShape{1, 6, 2, 2}, "2"),
+            "depth_to_space: 6 channels of (1,6,2,2) are not a multiple of "
+            "block_size^2 = 4");
+  EXPECT_THAT(error_of("space_to_depth", TShape{1, 1, 4, 5}, "2"),
+              HasSubstr("height and width of (1,1,4,5) must be multiples of block_size 2"));
+  EXPECT_THAT(error_of("depth_to_space", TShape{4, 2, 2}, "2"),
+              HasSubstr("takes 4-d data (batch, channels, height, width), got (4,2,2)"));
+  EXPECT_THAT(error_of("space_to_depth", TShape{1, 1, 4, 4}, "0"), HasSubstr("block_size"));
+}
+
 }  // namespace
 }  // namespace ops

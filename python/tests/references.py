@@ -617,6 +617,40 @@ def _broadcast_like(x, y, p):
     return np.broadcast_to(x, target)
 
 
+def _broadcast_axis(x, p):
+    target = list(x.shape)
+    for a, size in zip(_tuple(p.get("axis", "()")), _tuple(p.get("size", "()"))):
+        target[a] = size
+    return np.broadcast_to(x, target)
+
+
+def _reshape_like(lhs, rhs, p):
+    def span(key, ndim, default):
+        value = p.get(key, "None")
+        return default if value == "None" else int(value) % ndim if int(value) < 0 else int(value)
+    lb, le = span("lhs_begin", lhs.ndim, 0), span("lhs_end", lhs.ndim, lhs.ndim)
+    rb, re = span("rhs_begin", rhs.ndim, 0), span("rhs_end", rhs.ndim, rhs.ndim)
+    return lhs.reshape(lhs.shape[:lb] + rhs.shape[rb:re] + lhs.shape[le:])
+
+
+def _depth_to_space(x, p):
+    b = int(p["block_size"])
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return y.reshape(n, c // (b * b), h * b, w * b)
+
+
+def _space_to_depth(x, p):
+    b = int(p["block_size"])
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return y.reshape(n, c * b * b, h // b, w // b)
+
+
+def _all_finite(*a):
+    return np.array([float(all(np.isfinite(x).all() for x in a[:-1]))], dtype=np.float32)
+
+
 def _repeat(x, p):
     axis = p.get("axis", "None")
     return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
@@ -914,6 +948,15 @@ FORWARD = {
     "pick": _pick,
     "one_hot": _one_hot,
     "where": _where,
+    "all_finite": _all_finite,
+    "multi_all_finite": _all_finite,
+    "broadcast_axis": _broadcast_axis,
+    "reshape_like": _reshape_like,
+    "depth_to_space": _depth_to_space,
+    "space_to_depth": _space_to_depth,
+    "shape_array": lambda x, p: np.array(x.shape, dtype=np.int64),
+    "size_array": lambda x, p: np.array([x.size], dtype=np.int64),
+    "softmin": lambda x, p: _softmax(-x, p, log=False),
     "add_n": lambda *a: sum(a[:-1]),
     "argmax": _arg_reduce(np.argmax),
     "argsort": _argsort,

@@ -647,6 +647,13 @@ def _space_to_depth(x, p):
     return y.reshape(n, c * b * b, h // b, w // b)
 
 
+def _diag(x, p):
+    k = int(p.get("k", 0))
+    if x.ndim == 1:
+        return np.diag(x, k)
+    return np.diagonal(x, k, int(p.get("axis1", 0)), int(p.get("axis2", 1)))
+
+
 def _all_finite(*a):
     return np.array([float(all(np.isfinite(x).all() for x in a[:-1]))], dtype=np.float32)
 
@@ -953,6 +960,7 @@ FORWARD = {
     "broadcast_axis": _broadcast_axis,
     "reshape_like": _reshape_like,
     "depth_to_space": _depth_to_space,
+    "diag": _diag,
     "space_to_depth": _space_to_depth,
     "shape_array": lambda x, p: np.array(x.shape, dtype=np.int64),
     "size_array": lambda x, p: np.array([x.size], dtype=np.int64),

@@ -1,0 +1,113 @@
+// ops/diag-inl.h: diag, NumPy's diagonal and diag as MXNet 1.9.1 has them, written once for
+// every device. Data of two or more axes gives its k-th diagonal over axis1 and axis2 as a new
+// last axis (the other axes in order before it); a 1-d input gives the square matrix with it
+// as the k-th diagonal. Both directions are one pair of kernels over a five-axis view of the
+// larger array, (A, P, B, Q, C) with the diagonal's axes P and Q: `take` reads the diagonal
+// out, `place` writes every element of the larger array (the diagonal's or zero), so each is
+// the other's gradient and no pass zeroes first. diag.cc registers it with FCompute<cpu>;
+// diag.cu adds FCompute<gpu>.
+#ifndef OPS_DIAG_INL_H_
+#define OPS_DIAG_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace diag {
+
+struct DiagParam : public dmlc::Parameter<DiagParam> {
+  int k;
+  int axis1;
+  int axis2;
+  DMLC_DECLARE_PARAMETER(DiagParam) {
+    DMLC_DECLARE_FIELD(k).set_default(0).describe(
+        "The diagonal: 0 the main one, k > 0 above it, k < 0 below it.");
+    DMLC_DECLARE_FIELD(axis1).set_default(0).describe(
+        "The diagonal's first axis (data of 2 or more axes; negative counts from the end).");
+    DMLC_DECLARE_FIELD(axis2).set_default(1).describe(
+        "The diagonal's second axis: element i of the diagonal is at axis1 position i and "
+        "axis2 position i + k.");
+  }
+};
+
+// The larger array (the data, or a 1-d input's matrix) as (A, P, B, Q, C), P and Q the
+// diagonal's axes in the order they come, and the diagonal: element d of line (a, b, c) is at
+// (a, d + p_offset, b, d + q_offset, c); the diagonal array is (A, B, C, length).
+struct DiagView {
+  index_t A = 1, P = 1, B = 1, Q = 1, C = 1;
+  index_t length = 0, p_offset = 0, q_offset = 0;
+
+  MSHADOW_XINLINE index_t FullOffset(index_t a, index_t p, index_t b, index_t q, index_t c) const {
+    return (((a * P + p) * B + b) * Q + q) * C + c;
+  }
+};
+
+// The view for data `shape` (what diag reads), or for a 1-d input's matrix; a diagonal that
+// does not exist, a repeated axis or a bad rank is a dmlc::Error naming them.
+DiagView ViewOf(const DiagParam& param, const TShape& data);
+
+// Output d of every line: the full array's element there (diag of 2+ axes; a 1-d input's
+// gradient).
+template <int kReq>
+struct take_diagonal {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* diagonal, const DType* full, DiagView v) {
+    const index_t d = i % v.length, line = i / v.length;
+    const index_t c = line % v.C, b = line / v.C % v.B, a = line / (v.C * v.B);
+    AssignReq<kReq>(diagonal + i, full[v.FullOffset(a, d + v.p_offset, b, d + v.q_offset, c)]);
+  }
+};
+
+// Every element of the full array: the diagonal's where it lies on it, zero elsewhere (a 1-d
+// input's matrix; the gradient of diag of 2+ axes).
+template <int kReq>
+struct place_diagonal {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* full, const DType* diagonal, DiagView v) {
+    const index_t c = i % v.C, q = i / v.C % v.Q, b = i / (v.C * v.Q) % v.B;
+    const index_t p = i / (v.C * v.Q * v.B) % v.P, a = i / (v.C * v.Q * v.B * v.P);
+    const index_t d = p - v.p_offset;
+    const bool on = q - v.q_offset == d;  // then 0 <= d < length
+    AssignReq<kReq>(full + i, on ? diagonal[((a * v.B + b) * v.C + c) * v.length + d] : DType(0));
+  }
+};
+
+// diag (kBackward false) or its gradient: `take` where the output is the diagonal (diag's
+// forward of 2+ axes, the gradient of a 1-d input's), `place` where it is the full array.
+template <typename xpu, bool kBackward>
+void DiagCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TShape& data = kBackward ? out[0].shape_ : in[0].shape_;
+  const TBlob& from = in[0];  // the data, or the output gradient
+  const DiagView v = ViewOf(GetParam<DiagParam>(attrs), data);
+  const bool output_is_diagonal = (data.ndim() == 1) == kBackward;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], kReq, {
+      if (output_is_diagonal) {
+        Kernel<take_diagonal<kReq>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                 from.dptr<DType>(), v);
+      } else {
+        Kernel<place_diagonal<kReq>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                  from.dptr<DType>(), v);
+      }
+    });
+  });
+}
+
+// Adds FCompute<xpu> to diag and _backward_diag.
+template <typename xpu>
+void SetDiagCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("diag").set_attr<FCompute>(attr_name, FCompute(DiagCompute<xpu, false>));
+  RegisterOp("_backward_diag").set_attr<FCompute>(attr_name, FCompute(DiagCompute<xpu, true>));
+}
+
+}  // namespace diag
+}  // namespace ops
+
+#endif  // OPS_DIAG_INL_H_

@@ -654,6 +654,18 @@ def _diag(x, p):
     return np.diagonal(x, k, int(p.get("axis1", 0)), int(p.get("axis2", 1)))
 
 
+def _arange(p):
+    start, step = float(p["start"]), float(p.get("step", 1))
+    if "stop" not in p:
+        start, stop = 0.0, start
+    else:
+        stop = float(p["stop"])
+    dtype = np.dtype(p.get("dtype", "float32"))
+    count = int(math.ceil((stop - start) / step))
+    values = dtype.type(start) + np.arange(count).astype(dtype) * dtype.type(step)
+    return np.repeat(values, int(p.get("repeat", 1)))
+
+
 def _all_finite(*a):
     return np.array([float(all(np.isfinite(x).all() for x in a[:-1]))], dtype=np.float32)
 
@@ -956,6 +968,14 @@ FORWARD = {
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,
+    "_zeros": lambda p: np.zeros(_tuple(p["shape"]), p.get("dtype", "float32")),
+    "_ones": lambda p: np.ones(_tuple(p["shape"]), p.get("dtype", "float32")),
+    "_full": lambda p: np.full(_tuple(p["shape"]), float(p["value"]), p.get("dtype", "float32")),
+    "_arange": _arange,
+    "_eye": lambda p: np.eye(int(p["N"]), int(p.get("M", 0)) or None, int(p.get("k", 0)),
+                             dtype=p.get("dtype", "float32")),
+    "_linspace": lambda p: np.linspace(float(p["start"]), float(p["stop"]), int(p["num"]),
+                                       endpoint=_flag(p, "endpoint", True)),
     "multi_all_finite": _all_finite,
     "broadcast_axis": _broadcast_axis,
     "reshape_like": _reshape_like,

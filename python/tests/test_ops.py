@@ -63,6 +63,8 @@ def test_mxnets_other_names_for_our_operators_find_them():
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_forward_matches_numpy(case):
+    if case.op in SAMPLING:
+        pytest.skip("draws random numbers (test_sampling_like_mxnet)")
     for dtype, tol in ((np.float64, 1e-10), (np.float32, 2e-5)):
         if "float32" in case.fixed_types():  # a float32 master copy: computed in float32
             tol = max(tol, 2e-5)
@@ -133,8 +135,10 @@ def _mxnet_needs_out(op):
 
 
 # Operators that draw random numbers: compared with MXNet by what their draws do
-# (test_dropout_like_mxnet), not value by value.
-RANDOM = {"Dropout"}
+# (test_dropout_like_mxnet, test_sampling_like_mxnet), not value by value.
+SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random_randint",
+            "_random_uniform_like", "_random_normal_like", "_random_exponential_like"}
+RANDOM = {"Dropout"} | SAMPLING
 
 
 @pytest.mark.skipif(mx is None, reason="MXNet is not installed")
@@ -210,6 +214,29 @@ def test_dropout_like_mxnet():
     (dx,) = mo.grad("Dropout", [x], [head], p=p)
     np.testing.assert_allclose(dx, np.where(y != 0, 2.0 / (1 - p), 0), rtol=1e-6)
     np.testing.assert_array_equal(mo.Dropout(x, p=p), mx.nd.Dropout(mx.nd.array(x), p=p).asnumpy())
+
+
+# Each sampling operator against MXNet's on 200000 draws: mean and deviation within five
+# standard errors of the distribution's, both sides; randint's values all in range.
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+@pytest.mark.parametrize("op,params,mean,std", [
+    ("_random_uniform", {"low": -2, "high": 3}, 0.5, 5 / np.sqrt(12)),
+    ("_random_normal", {"loc": 1.5, "scale": 2}, 1.5, 2.0),
+    ("_random_exponential", {"lam": 4}, 0.25, 0.25),
+    ("_random_randint", {"low": -3, "high": 4}, 0.0, 2.0),
+])
+def test_sampling_like_mxnet(op, params, mean, std):
+    shape = (400, 500)
+    ours = mo.invoke(op, [], shape=str(shape), **params)
+    theirs = getattr(mx.nd._internal, op)(shape=shape, **params).asnumpy()
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    n = ours.size
+    for draws in (ours, theirs):
+        draws = draws.astype(np.float64)
+        assert abs(draws.mean() - mean) < 5 * std / np.sqrt(n)
+        assert abs(draws.std() - std) < 5 * std * np.sqrt(2.0 / n) * 2
+    if op == "_random_randint":
+        assert ours.min() >= -3 and ours.max() < 4 and set(np.unique(ours)) == set(range(-3, 4))
 
 
 def test_out_and_req():

@@ -1,0 +1,251 @@
+// ops/sample-inl.h: the operators that draw arrays of random numbers, with MXNet 1.9.1's names
+// and parameters: _random_uniform (low, high), _random_normal (loc, scale),
+// _random_exponential (lam), _random_randint (low, high: integers in [low, high)) with the
+// shape and dtype their parameters give, and the _like forms of the first three, which take
+// another array's shape and type. Written once for every device.
+//
+// The draws come from the random resource (ops/random_source.h): item b reads Philox block
+// counter + b and writes elements 2b and 2b + 1, each from two of its words (a normal pair
+// from all four, by Box-Muller), so the values depend only on the seed and the call order,
+// never on the thread count or the device. A float draw is the top 24 bits of the float64
+// draw's 53: the same seed gives the same values in every type, to the type's precision. They
+// are not MXNet's values (its generators differ); the tests check the distributions. sample.cc registers them with FCompute<cpu>;
+// sample.cu adds FCompute<gpu>.
+#ifndef OPS_SAMPLE_INL_H_
+#define OPS_SAMPLE_INL_H_
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/philox.h"
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace sample {
+
+// shape, ctx and dtype (real types, None: float32), the fields the sampling operators share.
+#define OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS                                                   \
+  DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe(                                \
+      "The output's shape (the _like forms take their input's).");                         \
+  DMLC_DECLARE_FIELD(ctx).set_default("").describe(                                        \
+      "Accepted for MXNet compatibility; the host places the output.");                    \
+  DMLC_DECLARE_FIELD(dtype)                                                                \
+      .add_enum("None", -1)                                                                \
+      .add_enum("float32", mshadow::kFloat32)                                              \
+      .add_enum("float64", mshadow::kFloat64)                                              \
+      .add_enum("float16", mshadow::kFloat16)                                              \
+      .set_default(-1)                                                                     \
+      .describe("The output's type; None: float32 (the _like forms: their input's).")
+
+struct UniformParam : public dmlc::Parameter<UniformParam> {
+  float low;
+  float high;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(UniformParam) {
+    DMLC_DECLARE_FIELD(low).set_default(0.0f).describe("The lower bound, included.");
+    DMLC_DECLARE_FIELD(high).set_default(1.0f).describe("The upper bound, excluded (>= low).");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct NormalParam : public dmlc::Parameter<NormalParam> {
+  float loc;
+  float scale;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(NormalParam) {
+    DMLC_DECLARE_FIELD(loc).set_default(0.0f).describe("The mean.");
+    DMLC_DECLARE_FIELD(scale).set_default(1.0f).describe("The standard deviation (> 0).");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct ExponentialParam : public dmlc::Parameter<ExponentialParam> {
+  float lam;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(ExponentialParam) {
+    DMLC_DECLARE_FIELD(lam).set_default(1.0f).describe("The rate (> 0); the mean is 1 / lam.");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+#undef OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS
+
+struct RandIntParam : public dmlc::Parameter<RandIntParam> {
+  int64_t low;
+  int64_t high;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(RandIntParam) {
+    DMLC_DECLARE_FIELD(low).describe("The lower bound, included.");
+    DMLC_DECLARE_FIELD(high).describe("The upper bound, excluded (> low).");
+    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("The output's shape.");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Accepted for MXNet compatibility; the host places the output.");
+    DMLC_DECLARE_FIELD(dtype)
+        .add_enum("None", -1)
+        .add_enum("int32", mshadow::kInt32)
+        .add_enum("int64", mshadow::kInt64)
+        .set_default(-1)
+        .describe("The output's type; None: int32.");
+  }
+};
+
+// What each distribution makes of a Philox block: the values of its two elements. The 16-
+// and 32-bit float types draw in float, float64 in double.
+template <typename DType>
+using DrawType = std::conditional_t<std::is_same_v<DType, double>, double, float>;
+
+constexpr index_t kPerBlock = 2;
+
+// Uniform k of a block's two, in [0, 1): 53 bits of words 2k and 2k + 1, or the top 24 of
+// them (word 2k's).
+template <typename Real>
+MSHADOW_XINLINE Real Unit(const mshadow::PhiloxBlock& b, int k) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return mshadow::UnitDouble(b.w[2 * k], b.w[2 * k + 1]);
+  } else {
+    return mshadow::UnitFloat(b.w[2 * k]);
+  }
+}
+
+struct uniform_draw {
+  template <typename Real>
+  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float low, float high) {
+    return Real(low) + (Real(high) - Real(low)) * Unit<Real>(b, k);
+  }
+};
+
+struct exponential_draw {
+  // 1 - u is in (0, 1]: the log is finite.
+  template <typename Real>
+  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float lam) {
+    return -std::log(Real(1) - Unit<Real>(b, k)) / Real(lam);
+  }
+};
+
+// Box-Muller: the block's two uniforms give a radius and an angle; element 0 of the pair
+// takes the cosine, element 1 the sine.
+struct normal_draw {
+  template <typename Real>
+  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float loc, float scale) {
+    const Real u1 = Unit<Real>(b, 0), u2 = Unit<Real>(b, 1);
+    const Real radius = std::sqrt(Real(-2) * std::log(Real(1) - u1));
+    const Real angle = Real(6.283185307179586) * u2;
+    return Real(loc) + Real(scale) * radius * (k == 0 ? std::cos(angle) : std::sin(angle));
+  }
+};
+
+// An integer in [low, low + range) from a block's two 64-bit halves (the modulo's bias is
+// below range / 2^64).
+struct randint_draw {
+  template <typename Real>
+  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, int64_t low,
+                                    uint64_t range) {
+    const uint64_t bits = (static_cast<uint64_t>(b.w[2 * k]) << 32) | b.w[2 * k + 1];
+    return static_cast<Real>(low + static_cast<int64_t>(bits % range));
+  }
+};
+
+// Item b: the two elements of Philox block b, written as kReq says.
+template <typename Draw, int kReq>
+struct draw_block {
+  template <typename DType, typename... Args>
+  MSHADOW_XINLINE static void Map(index_t b, DType* out, index_t n, PhiloxRange range,
+                                  Args... args) {
+    using Real = std::conditional_t<std::is_integral_v<DType>, DType, DrawType<DType>>;
+    const mshadow::PhiloxBlock block = mshadow::Philox4x32(
+        mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(b));
+    for (int k = 0; k < static_cast<int>(kPerBlock); ++k) {
+      const index_t i = b * kPerBlock + k;
+      if (i >= n) return;
+      AssignReq<kReq>(out + i, static_cast<DType>(Draw::template Value<Real>(block, k, args...)));
+    }
+  }
+};
+
+// out = draws of Draw with these arguments, from fresh blocks of the random resource.
+template <typename xpu, typename Draw, typename... Args>
+void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... args) {
+  if (req == kNullOp) return;
+  const index_t n = out.Size();
+  auto launch = [&](auto type_tag) {
+    using DType = decltype(type_tag);
+    const index_t blocks = (n + kPerBlock - 1) / kPerBlock;
+    const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(blocks));
+    OPS_REQ_SWITCH(req, kReq, {
+      Kernel<draw_block<Draw, kReq>, xpu>::LaunchItems(ctx.get_stream<xpu>(), blocks, 64,
+                                                       out.dptr<DType>(), n, range, args...);
+    });
+  };
+  if constexpr (std::is_same_v<Draw, randint_draw>) {
+    MSHADOW_IDX_TYPE_SWITCH(out.type_flag_, DType, { launch(DType()); });
+  } else {
+    MSHADOW_REAL_TYPE_SWITCH(out.type_flag_, DType, { launch(DType()); });
+  }
+}
+
+// The forward of each operator (the _like forms too: the output is what differs).
+template <typename xpu>
+void UniformCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const UniformParam& p = GetParam<UniformParam>(attrs);
+  DrawInto<xpu, uniform_draw>(ctx, req[0], out[0], p.low, p.high);
+}
+
+template <typename xpu>
+void NormalCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const NormalParam& p = GetParam<NormalParam>(attrs);
+  DrawInto<xpu, normal_draw>(ctx, req[0], out[0], p.loc, p.scale);
+}
+
+template <typename xpu>
+void ExponentialCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  DrawInto<xpu, exponential_draw>(ctx, req[0], out[0], GetParam<ExponentialParam>(attrs).lam);
+}
+
+template <typename xpu>
+void RandIntCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const RandIntParam& p = GetParam<RandIntParam>(attrs);
+  DrawInto<xpu, randint_draw>(ctx, req[0], out[0], p.low,
+                              static_cast<uint64_t>(p.high) - static_cast<uint64_t>(p.low));
+}
+
+// Adds FCompute<xpu> to every sampling operator and the _like forms' zero gradients.
+template <typename xpu>
+void SetSampleCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  for (const char* suffix : {"", "_like"}) {
+    const std::string s(suffix);
+    RegisterOp("_random_uniform" + s).set_attr<FCompute>(attr_name, FCompute(UniformCompute<xpu>));
+    RegisterOp("_random_normal" + s).set_attr<FCompute>(attr_name, FCompute(NormalCompute<xpu>));
+    RegisterOp("_random_exponential" + s)
+        .set_attr<FCompute>(attr_name, FCompute(ExponentialCompute<xpu>));
+  }
+  for (const char* like : {"_random_uniform_like", "_random_normal_like",
+                           "_random_exponential_like"}) {
+    RegisterOp(std::string("_backward_") + like)
+        .set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
+  }
+  RegisterOp("_random_randint").set_attr<FCompute>(attr_name, FCompute(RandIntCompute<xpu>));
+}
+
+}  // namespace sample
+}  // namespace ops
+
+#endif  // OPS_SAMPLE_INL_H_

@@ -117,12 +117,14 @@ void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   });
 }
 
-// Adds FCompute<xpu> to argmax and argmin.
+// Adds FCompute<xpu> to argmax, argmin and argmax_channel (argmax along axis 1).
 template <typename xpu>
 void SetArgReduceCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
   RegisterOp("argmax").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, greater>));
   RegisterOp("argmin").set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, less>));
+  RegisterOp("argmax_channel")
+      .set_attr<FCompute>(attr_name, FCompute(ArgReduceCompute<xpu, greater>));
   for (const char* backward : {"_backward_argmax", "_backward_argmin"}) {
     RegisterOp(backward).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
   }

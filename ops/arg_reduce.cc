@@ -1,5 +1,6 @@
-// argmax and argmin (arg_reduce-inl.h): shape inference and the CPU registration;
-// FCompute<gpu>: arg_reduce.cu.
+// argmax, argmin and argmax_channel (arg_reduce-inl.h): shape inference and the CPU
+// registration; FCompute<gpu>: arg_reduce.cu.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,29 @@ void DefineArgReduce(const std::string& name, const std::string& description) {
       .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
 }
 
+// argmax_channel takes no parameters: argmax along axis 1, as MXNet's.
+void ParseArgmaxChannel(NodeAttrs* attrs) {
+  if (!attrs->dict.empty()) {
+    throw dmlc::ParamError("argmax_channel takes no parameters, got " +
+                           attrs->dict.begin()->first);
+  }
+  ArgReduceParam param;
+  param.Init(std::map<std::string, std::string>{{"axis", "1"}});
+  attrs->parsed = std::move(param);
+}
+
 const bool kRegistered = [] {
   DefineArgReduce("argmax", "The index of the first maximum along axis.");
   DefineArgReduce("argmin", "The index of the first minimum along axis.");
+  // No gradient, as MXNet registers none for it.
+  RegisterOp("argmax_channel")
+      .describe("The index of the first maximum along axis 1 (the channels).")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "The input array.")
+      .set_attr_parser(ParseArgmaxChannel)
+      .set_attr<FInferShape>("FInferShape", ArgReduceShape)
+      .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>);
   SetArgReduceCompute<cpu>();
   return true;
 }();

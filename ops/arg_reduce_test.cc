@@ -1,4 +1,4 @@
-// argmax and argmin against MXNet 1.9.1's outputs on these inputs: first extreme on ties,
+// argmax, argmin and argmax_channel against MXNet 1.9.1's outputs on these inputs: first extreme on ties,
 // axes, keepdims, the flattened data.
 #include <cmath>
 #include <cstdint>
@@ -70,6 +70,21 @@ TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
       }
     }
   }
+}
+
+// argmax_channel is argmax along axis 1 (MXNet 1.9.1: [[1, 3, 2], [5, 0, 5]] -> [1, 0]; a
+// (2, 3, 4) ramp -> 2 at every position of shape (2, 4)) and takes no parameters.
+TEST(ArgReduceTest, ArgmaxChannelIsAxisOne) {
+  EXPECT_EQ(ArgOf({"argmax_channel", {}, {InputSpec::WithValues(TShape{2, 3}, {1, 3, 2, 5, 0, 5})}},
+                  mshadow::kFloat32),
+            (Values{1, 0}));
+  Values ramp(24);
+  for (int i = 0; i < 24; ++i) ramp[i] = i;
+  const OpCase cube{"argmax_channel", {}, {InputSpec::WithValues(TShape{2, 3, 4}, ramp)}};
+  EXPECT_EQ(testing::InferOutputShapes(cube)[0], (TShape{2, 4}));
+  EXPECT_EQ(ArgOf(cube, mshadow::kFloat64), Values(8, 2.0));
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("argmax_channel"), {{"axis", "0"}}); }),
+              HasSubstr("argmax_channel takes no parameters, got axis"));
 }
 
 }  // namespace

@@ -168,37 +168,105 @@ inline SliceView ViewOf(const SliceParam& param, const TShape& data) {
   return view;
 }
 
+struct SliceLikeParam : public dmlc::Parameter<SliceLikeParam> {
+  TShape axes;
+  DMLC_DECLARE_PARAMETER(SliceLikeParam) {
+    DMLC_DECLARE_FIELD(axes).set_default(TShape()).describe(
+        "The axes sliced to shape_like's extents (negative count from the end); empty: all.");
+  }
+};
+
+// slice_like's view: the first shape_like[a] elements of each axis a it names.
+inline SliceView LikeViewOf(const SliceLikeParam& param, const TShape& data, const TShape& like) {
+  SliceView view{data, 0, RowMajorStrides(data)};
+  std::vector<index_t> axes(param.axes.begin(), param.axes.end());
+  if (axes.empty()) {
+    if (like.ndim() != data.ndim()) {
+      std::ostringstream os;
+      os << "slice_like: shape_like " << like << " must have the rank of data " << data
+         << " when no axes are given";
+      throw dmlc::Error(os.str());
+    }
+    for (index_t a = 0; a < data.ndim(); ++a) axes.push_back(a);
+  }
+  for (const index_t given : axes) {
+    // As MXNet: a negative axis counts from the end of data, and names the same axis of
+    // shape_like.
+    const int a = NormalizeAxis(given, data.ndim(), "axes");
+    std::ostringstream os;
+    if (a >= like.ndim()) {
+      os << "slice_like: axis " << given << " is past shape_like " << like;
+      throw dmlc::Error(os.str());
+    }
+    if (like[a] > data[a]) {
+      os << "slice_like: axis " << given << " of shape_like " << like << " has extent " << like[a]
+         << ", beyond data " << data << "'s " << data[a];
+      throw dmlc::Error(os.str());
+    }
+    view.shape[a] = like[a];
+  }
+  return view;
+}
+
 // Forward: out = the view of data. Backward (input: out_grad; output: the data's gradient):
 // the view of the gradient = out_grad, zero elsewhere (written) or left as it is (added).
 template <typename xpu, bool kBackward>
-void SliceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
-  const TBlob& data = kBackward ? out[0] : in[0];
-  const SliceView view = ViewOf(GetParam<SliceParam>(attrs), data.shape_);
+void CopyView(const OpContext& ctx, const SliceView& view, const TBlob& in, OpReqType req,
+              const TBlob& out) {
+  if (req == kNullOp) return;
+  const TBlob& data = kBackward ? out : in;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(view.shape.begin(), view.shape.end()),
                                       {view.strides});
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     if (!kBackward) {
-      OPS_REQ_SWITCH(req[0], Req, {
-        StridedGather<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), view.base, at);
+      OPS_REQ_SWITCH(req, Req, {
+        StridedGather<Req>(s, out.dptr<DType>(), in.dptr<DType>(), view.base, at);
       });
     } else {
-      if (req[0] != kAddTo) Flat<xpu, DType>(out[0], s) = DType(0);
-      OPS_REQ_SWITCH(req[0], Req, {
-        StridedScatter<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), view.base, at);
+      if (req != kAddTo) Flat<xpu, DType>(out, s) = DType(0);
+      OPS_REQ_SWITCH(req, Req, {
+        StridedScatter<Req>(s, out.dptr<DType>(), in.dptr<DType>(), view.base, at);
       });
     }
   });
 }
 
-// Adds FCompute<xpu> to slice and _backward_slice.
+template <typename xpu, bool kBackward>
+void SliceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TShape& data = kBackward ? out[0].shape_ : in[0].shape_;
+  CopyView<xpu, kBackward>(ctx, ViewOf(GetParam<SliceParam>(attrs), data), in[0], req[0], out[0]);
+}
+
+// slice_like (inputs data, shape_like) and its gradient (inputs out_grad, data, shape_like;
+// shape_like's gradient is zero).
+template <typename xpu>
+void SliceLikeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SliceView view = LikeViewOf(GetParam<SliceLikeParam>(attrs), in[0].shape_, in[1].shape_);
+  CopyView<xpu, false>(ctx, view, in[0], req[0], out[0]);
+}
+
+template <typename xpu>
+void SliceLikeBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const SliceView view = LikeViewOf(GetParam<SliceLikeParam>(attrs), in[1].shape_, in[2].shape_);
+  CopyView<xpu, true>(ctx, view, in[0], req[0], out[0]);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[1].type_flag_, DType, {
+    WriteZeroGradient<xpu, DType>(out[1], req[1], ctx.get_stream<xpu>());
+  });
+}
+
+// Adds FCompute<xpu> to slice, slice_like and their backward operators.
 template <typename xpu>
 void SetSliceCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
   RegisterOp("slice").set_attr<FCompute>(attr_name, FCompute(SliceCompute<xpu, false>));
   RegisterOp("_backward_slice").set_attr<FCompute>(attr_name, FCompute(SliceCompute<xpu, true>));
+  RegisterOp("slice_like").set_attr<FCompute>(attr_name, FCompute(SliceLikeCompute<xpu>));
+  RegisterOp("_backward_slice_like")
+      .set_attr<FCompute>(attr_name, FCompute(SliceLikeBackward<xpu>));
 }
 
 }  // namespace slice

@@ -1,10 +1,11 @@
-// slice / crop (slice-inl.h): the CPU registration; FCompute<gpu>: slice.cu.
+// slice / crop and slice_like (slice-inl.h): the CPU registration; FCompute<gpu>: slice.cu.
 #include "ops/slice-inl.h"
 
 namespace ops {
 namespace slice {
 
 DMLC_REGISTER_PARAMETER(SliceParam);
+DMLC_REGISTER_PARAMETER(SliceLikeParam);
 
 namespace {
 
@@ -12,6 +13,12 @@ bool SliceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSh
   const TShape& data = (*in)[0];
   if (!ShapeIsKnown(data)) return false;
   AssignOutputShape(out, 0, ViewOf(GetParam<SliceParam>(attrs), data).shape);
+  return true;
+}
+
+bool SliceLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ShapeIsKnown((*in)[0]) || !ShapeIsKnown((*in)[1])) return false;
+  AssignOutputShape(out, 0, LikeViewOf(GetParam<SliceLikeParam>(attrs), (*in)[0], (*in)[1]).shape);
   return true;
 }
 
@@ -42,6 +49,27 @@ OPS_REGISTER_OP(_backward_slice)
     .set_num_outputs(1)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParamParser<SliceParam>);
+
+OPS_REGISTER_OP(slice_like)
+    .describe("The leading part of data as large as shape_like along the given axes (all "
+              "axes when none are given); shape_like gets a zero gradient.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The array to slice.")
+    .add_argument("shape_like", "NDArray-or-Symbol", "The array whose extents it takes.")
+    .add_arguments(SliceLikeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SliceLikeParam>)
+    .set_attr<FInferShape>("FInferShape", SliceLikeShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_slice_like", true, false});
+
+OPS_REGISTER_OP(_backward_slice_like)
+    .describe("Gradient of slice_like: the output gradient in the sliced elements, zero "
+              "elsewhere and for shape_like.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<SliceLikeParam>);
 
 }  // namespace slice
 }  // namespace ops

@@ -1,5 +1,5 @@
 // slice / crop: Python's slicing rules as MXNet 1.9.1 applies them (values checked against
-// MXNet), the gradient, and the errors for bad begin/end/step.
+// MXNet), the gradient, and the errors for bad begin/end/step; slice_like.
 #include <string>
 #include <vector>
 
@@ -112,6 +112,46 @@ TEST(SliceTest, ParsesTuplesOfOptionalIndices) {
   for (const std::string& bad : {std::string("(\0yp)", 5), std::string("(1\0,2)", 6)}) {
     EXPECT_FALSE(slice::ParseOptionalIndices(bad, &v));
   }
+}
+
+// slice_like: MXNet 1.9.1's shapes, the leading corner's values, gradients (shape_like's
+// zero), the extents and ranks it refuses.
+TEST(SliceLikeTest, ShapesValuesGradientsAndErrors) {
+  const auto shape_of = [](const TShape& data, const TShape& like, const std::string& axes) {
+    return testing::InferOutputShapes(
+        {"slice_like", {{"axes", axes}}, {InputSpec{data}, InputSpec{like}}})[0];
+  };
+  EXPECT_EQ(shape_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "()"), (TShape{1, 2, 3}));
+  EXPECT_EQ(shape_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "(0,2)"), (TShape{1, 3, 3}));
+  EXPECT_EQ(shape_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "(-1,)"), (TShape{2, 3, 3}));
+  EXPECT_EQ(shape_of(TShape{2, 3, 4}, TShape{1, 2}, "(1,)"), (TShape{2, 2, 4}));
+  InputSpec like{TShape{2, 3, 9}};
+  like.differentiable = false;
+  const OpCase c{"slice_like", {{"axes", "(0,1)"}}, {InputSpec{TShape{3, 4, 5}}, like}};
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    Values out;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 5; ++k) out.push_back(in[0][(i * 4 + j) * 5 + k]);
+    return std::vector<Values>{out};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+  const std::vector<CpuTensor> grads =
+      testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {Values(30, 1.0)});
+  EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(54, 0.0));
+
+  const auto error_of = [&](const TShape& data, const TShape& like, const std::string& axes) {
+    return testing::ErrorOf([&] { shape_of(data, like, axes); });
+  };
+  EXPECT_EQ(error_of(TShape{2, 3, 4}, TShape{3, 2, 3}, "()"),
+            "slice_like: axis 0 of shape_like (3,2,3) has extent 3, beyond data (2,3,4)'s 2");
+  EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2}, "()"),
+              HasSubstr("shape_like (1,2) must have the rank of data (2,3,4) when no axes are given"));
+  EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2}, "(2,)"),
+              HasSubstr("axis 2 is past shape_like (1,2)"));
+  EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "(3,)"),
+              HasSubstr("axes 3 is out of range for a 3-d input"));
 }
 
 }  // namespace

@@ -666,6 +666,14 @@ def _arange(p):
     return np.repeat(values, int(p.get("repeat", 1)))
 
 
+def _slice_like(x, like, p):
+    axes = _tuple(p.get("axes", "()")) or tuple(range(x.ndim))
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        index[a % x.ndim] = slice(0, like.shape[a % x.ndim])
+    return x[tuple(index)]
+
+
 def _all_finite(*a):
     return np.array([float(all(np.isfinite(x).all() for x in a[:-1]))], dtype=np.float32)
 
@@ -968,6 +976,8 @@ FORWARD = {
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,
+    "argmax_channel": lambda x, p: np.argmax(x, axis=1).astype(x.dtype),
+    "slice_like": _slice_like,
     "_zeros": lambda p: np.zeros(_tuple(p["shape"]), p.get("dtype", "float32")),
     "_ones": lambda p: np.ones(_tuple(p["shape"]), p.get("dtype", "float32")),
     "_full": lambda p: np.full(_tuple(p["shape"]), float(p["value"]), p.get("dtype", "float32")),

@@ -1,6 +1,7 @@
-// ops/cast-inl.h: Cast(dtype) and its backward operator (the same conversion, back to the
-// input's type), written once for every device. cast.cc registers them with FCompute<cpu>,
-// cast.cu adds FCompute<gpu>.
+// ops/cast-inl.h: Cast(dtype), and amp_cast and amp_multicast (the casts MXNet's automatic
+// mixed precision inserts, which convert only floating-point arrays), with their backward
+// operators (the same conversion, back to the inputs' types), written once for every device.
+// cast.cc registers them with FCompute<cpu>, cast.cu adds FCompute<gpu>.
 #ifndef OPS_CAST_INL_H_
 #define OPS_CAST_INL_H_
 
@@ -33,6 +34,17 @@ struct CastParam : public dmlc::Parameter<CastParam> {
         .add_enum("bool", mshadow::kBool)
         .add_enum("bfloat16", mshadow::kBfloat16)
         .describe("The type to convert to.");
+  }
+};
+
+struct AmpMultiCastParam : public dmlc::Parameter<AmpMultiCastParam> {
+  int num_outputs;
+  bool cast_narrow;
+  DMLC_DECLARE_PARAMETER(AmpMultiCastParam) {
+    DMLC_DECLARE_FIELD(num_outputs).set_lower_bound(1).describe(
+        "The number of inputs (and outputs).");
+    DMLC_DECLARE_FIELD(cast_narrow).set_default(false).describe(
+        "Cast to the narrowest floating-point type among the inputs instead of the widest.");
   }
 };
 
@@ -141,12 +153,23 @@ void CastCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
   });
 }
 
-// Adds FCompute<xpu> to Cast and _backward_Cast.
+// Every input converted to its output's type (amp_multicast and its gradient).
+template <typename xpu>
+void CastEachCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  for (size_t i = 0; i < in.size(); ++i) CastCompute<xpu>(attrs, ctx, {in[i]}, {req[i]}, {out[i]});
+}
+
+// Adds FCompute<xpu> to Cast, amp_cast, amp_multicast and their backward operators.
 template <typename xpu>
 void SetCastCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("Cast").set_attr<FCompute>(attr_name, FCompute(CastCompute<xpu>));
-  RegisterOp("_backward_Cast").set_attr<FCompute>(attr_name, FCompute(CastCompute<xpu>));
+  for (const char* name : {"Cast", "_backward_Cast", "amp_cast", "_backward_amp_cast"}) {
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(CastCompute<xpu>));
+  }
+  for (const char* name : {"amp_multicast", "_backward_amp_multicast"}) {
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(CastEachCompute<xpu>));
+  }
 }
 
 }  // namespace cast

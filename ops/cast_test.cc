@@ -1,6 +1,7 @@
-// Cast.
+// Cast, amp_cast and amp_multicast.
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,66 @@ TEST(CastTest, OtherOperatorsNameTheTypesTheyTake) {
   CpuTensor x(TShape{3}, mshadow::kBool);
   EXPECT_THAT(testing::ErrorOf([&] { RunCpu(ParseAttrs(Op::Get("relu"), {}), {x.blob()}); }),
               HasSubstr("bool"));
+}
+
+// The output types of an operator on inputs of these types.
+std::vector<int> OutTypes(const std::string& op, const std::map<std::string, std::string>& kwargs,
+                          std::vector<int> in) {
+  std::vector<int> out;
+  InferTypes(ParseAttrs(Op::Get(op), kwargs), &in, &out);
+  return out;
+}
+
+// MXNet 1.9.1's types: amp_cast converts float16, bfloat16 and float32 (float64 and integers
+// stay); amp_multicast takes every floating-point input to the widest (or narrowest) of them.
+TEST(AmpCastTest, TypesAsMxnet) {
+  using mshadow::kBfloat16;
+  using mshadow::kFloat16;
+  using mshadow::kFloat32;
+  using mshadow::kFloat64;
+  using mshadow::kInt32;
+  EXPECT_EQ(OutTypes("amp_cast", {{"dtype", "float16"}}, {kFloat32}), std::vector<int>{kFloat16});
+  EXPECT_EQ(OutTypes("amp_cast", {{"dtype", "float32"}}, {kBfloat16}), std::vector<int>{kFloat32});
+  EXPECT_EQ(OutTypes("amp_cast", {{"dtype", "float16"}}, {kFloat64}), std::vector<int>{kFloat64});
+  EXPECT_EQ(OutTypes("amp_cast", {{"dtype", "float16"}}, {kInt32}), std::vector<int>{kInt32});
+  const std::map<std::string, std::string> two{{"num_outputs", "2"}};
+  EXPECT_EQ(OutTypes("amp_multicast", two, {kFloat64, kFloat16}),
+            (std::vector<int>{kFloat64, kFloat64}));
+  EXPECT_EQ(OutTypes("amp_multicast", {{"num_outputs", "2"}, {"cast_narrow", "True"}},
+                     {kFloat64, kFloat16}),
+            (std::vector<int>{kFloat16, kFloat16}));
+  EXPECT_EQ(OutTypes("amp_multicast", two, {kFloat32, kInt32}),
+            (std::vector<int>{kFloat32, kInt32}));
+  EXPECT_EQ(OutTypes("amp_multicast", {{"num_outputs", "3"}}, {kFloat16, kInt32, kFloat32}),
+            (std::vector<int>{kFloat32, kInt32, kFloat32}));
+}
+
+TEST(AmpCastTest, ValuesAndGradientsConvertBack) {
+  const NodeAttrs cast = ParseAttrs(Op::Get("amp_cast"), {{"dtype", "float16"}});
+  const CpuTensor x = testing::TensorOf(mshadow::kFloat32, {1.5, -2.25, 1000.1});
+  const std::vector<CpuTensor> y = RunCpu(cast, {x.blob()});
+  EXPECT_EQ(y[0].type_flag(), mshadow::kFloat16);
+  EXPECT_EQ(testing::ToValues(y[0].blob()), (Values{1.5, -2.25, 1000}));  // float16's nearest
+  // Its gradient: float16 back to float32.
+  const NodeAttrs back = ParseAttrs(Op::Get("_backward_amp_cast"), {{"dtype", "float16"}});
+  const CpuTensor g = testing::TensorOf(mshadow::kFloat16, {3, 4, 0.5});
+  CpuTensor dx(TShape{3}, mshadow::kFloat32);
+  Invoke<mshadow::cpu>(back, MakeCpuContext(back), {g.blob()}, {kWriteTo}, {dx.blob()});
+  EXPECT_EQ(testing::ToValues(dx.blob()), (Values{3, 4, 0.5}));
+
+  const NodeAttrs multi = ParseAttrs(Op::Get("amp_multicast"), {{"num_outputs", "2"}});
+  const CpuTensor a = testing::TensorOf(mshadow::kFloat16, {0.25, 8});
+  const CpuTensor b = testing::TensorOf(mshadow::kFloat64, {1.0 / 3});
+  const std::vector<CpuTensor> both = RunCpu(multi, {a.blob(), b.blob()});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].type_flag(), mshadow::kFloat64);
+  EXPECT_EQ(testing::ToValues(both[0].blob()), (Values{0.25, 8}));
+  EXPECT_EQ(testing::ToValues(both[1].blob()), (Values{1.0 / 3}));
+  EXPECT_EQ(Op::Get("amp_multicast")->ListInputNames(multi),
+            (std::vector<std::string>{"data_0", "data_1"}));
+  const testing::OpCase c{"amp_cast", {{"dtype", "float64"}}, {InputSpec{TShape{3, 4}}}};
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
 }
 
 }  // namespace

@@ -978,6 +978,8 @@ FORWARD = {
     "all_finite": _all_finite,
     "amp_cast": lambda x, p: x,  # float32 and float64 inputs: a conversion of no loss
     "amp_multicast": lambda *a: list(a[:-1]),
+    "moments": lambda x, p: [x.mean(axis=_tuple(p["axes"]), keepdims=_flag(p, "keepdims")),
+                             x.var(axis=_tuple(p["axes"]), keepdims=_flag(p, "keepdims"))],
     "argmax_channel": lambda x, p: np.argmax(x, axis=1).astype(x.dtype),
     "slice_like": _slice_like,
     "_zeros": lambda p: np.zeros(_tuple(p["shape"]), p.get("dtype", "float32")),

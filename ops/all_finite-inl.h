@@ -32,8 +32,10 @@ struct MultiAllFiniteParam : public dmlc::Parameter<MultiAllFiniteParam> {
   int num_arrays;
   bool init_output;
   DMLC_DECLARE_PARAMETER(MultiAllFiniteParam) {
-    DMLC_DECLARE_FIELD(num_arrays).set_default(1).set_lower_bound(1).describe(
-        "The number of input arrays.");
+    DMLC_DECLARE_FIELD(num_arrays)
+        .set_default(1)
+        .set_lower_bound(1)
+        .describe("The number of input arrays.");
     DMLC_DECLARE_FIELD(init_output)
         .set_default(true)
         .describe("Write 1 first; False leaves the flag as it was where all are finite.");

@@ -20,8 +20,8 @@ using testing::Values;
 // The flag multi_all_finite writes over `before` for inputs of these values and type.
 float FlagOf(const std::vector<Values>& inputs, int type, bool init, float before) {
   const NodeAttrs attrs = ParseAttrs(
-      Op::Get("multi_all_finite"), {{"init_output", init ? "True" : "False"},
-                    {"num_arrays", std::to_string(inputs.size())}});
+      Op::Get("multi_all_finite"),
+      {{"init_output", init ? "True" : "False"}, {"num_arrays", std::to_string(inputs.size())}});
   std::vector<CpuTensor> tensors;
   for (const Values& v : inputs) tensors.push_back(testing::TensorOf(type, v));
   CpuTensor flag(TShape{1}, mshadow::kFloat32);
@@ -31,7 +31,8 @@ float FlagOf(const std::vector<Values>& inputs, int type, bool init, float befor
 }
 
 float AllFinite(const Values& x, int type, bool init = true, float before = 0.5f) {
-  const NodeAttrs attrs = ParseAttrs(Op::Get("all_finite"), {{"init_output", init ? "True" : "False"}});
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("all_finite"), {{"init_output", init ? "True" : "False"}});
   const CpuTensor data = testing::TensorOf(type, x);
   CpuTensor flag(TShape{1}, mshadow::kFloat32);
   *flag.data<float>() = before;
@@ -45,8 +46,8 @@ TEST(AllFiniteTest, EveryNonFiniteValueAtEveryPlace) {
                         std::numeric_limits<double>::quiet_NaN()};
   for (const int threads : {1, 2}) {
     mshadow::SetNumThreads(threads);
-    for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kFloat16,
-                           mshadow::kBfloat16}) {
+    for (const int type :
+         {mshadow::kFloat32, mshadow::kFloat64, mshadow::kFloat16, mshadow::kBfloat16}) {
       // 70000 elements: several of the check's blocks, and a tail past the packets.
       for (const size_t n : {size_t{1}, size_t{13}, size_t{70000}}) {
         Values x(n);
@@ -84,18 +85,17 @@ TEST(AllFiniteTest, InitOutputAndSeveralArrays) {
 }
 
 TEST(AllFiniteTest, ShapesTypesAndNames) {
-  const testing::OpCase c{"multi_all_finite", {{"num_arrays", "3"}},
-                          {{TShape{2, 3}}, {TShape{4}}, {TShape{1, 1, 5}}}};
+  const testing::OpCase c{
+      "multi_all_finite", {{"num_arrays", "3"}}, {{TShape{2, 3}}, {TShape{4}}, {TShape{1, 1, 5}}}};
   EXPECT_EQ(testing::InferOutputShapes(c)[0], TShape{1});
-  EXPECT_EQ(Op::Get("multi_all_finite")->ListInputNames(ParseAttrs(Op::Get("multi_all_finite"),
-                                                                   {{"num_arrays", "2"}})),
+  EXPECT_EQ(Op::Get("multi_all_finite")
+                ->ListInputNames(ParseAttrs(Op::Get("multi_all_finite"), {{"num_arrays", "2"}})),
             (std::vector<std::string>{"array_0", "array_1"}));
   const testing::OpCase ints{"all_finite", {}, {{TShape{3}}}};
-  EXPECT_THAT(testing::ErrorOf([&] {
-                testing::Forward(ints, testing::MakeInputs(ints, mshadow::kInt32));
-              }),
-              HasSubstr("data type int32 is not supported; valid: float32, float64, float16, "
-                        "bfloat16"));
+  EXPECT_THAT(
+      testing::ErrorOf([&] { testing::Forward(ints, testing::MakeInputs(ints, mshadow::kInt32)); }),
+      HasSubstr("data type int32 is not supported; valid: float32, float64, float16, "
+                "bfloat16"));
   EXPECT_THAT(testing::ErrorOf([] {
                 ParseAttrs(Op::Get("multi_all_finite"), {{"num_arrays", "0"}});
               }),

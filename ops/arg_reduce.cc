@@ -51,8 +51,7 @@ void DefineArgReduce(const std::string& name, const std::string& description) {
 // argmax_channel takes no parameters: argmax along axis 1, as MXNet's.
 void ParseArgmaxChannel(NodeAttrs* attrs) {
   if (!attrs->dict.empty()) {
-    throw dmlc::ParamError("argmax_channel takes no parameters, got " +
-                           attrs->dict.begin()->first);
+    throw dmlc::ParamError("argmax_channel takes no parameters, got " + attrs->dict.begin()->first);
   }
   ArgReduceParam param;
   param.Init(std::map<std::string, std::string>{{"axis", "1"}});

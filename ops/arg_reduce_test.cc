@@ -1,5 +1,5 @@
-// argmax, argmin and argmax_channel against MXNet 1.9.1's outputs on these inputs: first extreme on ties,
-// axes, keepdims, the flattened data.
+// argmax, argmin and argmax_channel against MXNet 1.9.1's outputs on these inputs: first extreme on
+// ties, axes, keepdims, the flattened data.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -83,7 +83,9 @@ TEST(ArgReduceTest, ArgmaxChannelIsAxisOne) {
   const OpCase cube{"argmax_channel", {}, {InputSpec::WithValues(TShape{2, 3, 4}, ramp)}};
   EXPECT_EQ(testing::InferOutputShapes(cube)[0], (TShape{2, 4}));
   EXPECT_EQ(ArgOf(cube, mshadow::kFloat64), Values(8, 2.0));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("argmax_channel"), {{"axis", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("argmax_channel"), {{"axis", "0"}});
+              }),
               HasSubstr("argmax_channel takes no parameters, got axis"));
 }
 

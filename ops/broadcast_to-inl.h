@@ -1,6 +1,6 @@
 // ops/broadcast_to-inl.h: the operators that copy their input along new or stretched axes,
-// broadcast_to, broadcast_like, broadcast_axis, tile and repeat, written once for every device. Each is a
-// broadcast between two views of equal rank (the input's, with extent 1 on the axes it is
+// broadcast_to, broadcast_like, broadcast_axis, tile and repeat, written once for every device.
+// Each is a broadcast between two views of equal rank (the input's, with extent 1 on the axes it is
 // copied along, and the output's): tile's input (a, b) by reps (r, s) is the view
 // (1, a, 1, b) broadcast to (r, a, s, b). The gradient sums over those axes, through the
 // registered sum operator of the device. broadcast_to.cc registers the CPU,

@@ -1,6 +1,6 @@
-// broadcast_to, broadcast_like, broadcast_axis, tile, repeat and their backward operators: the views each
-// broadcasts between, their shape inference, the CPU registration. The computation, for every
-// device: broadcast_to-inl.h; FCompute<gpu>: broadcast_to.cu.
+// broadcast_to, broadcast_like, broadcast_axis, tile, repeat and their backward operators: the
+// views each broadcasts between, their shape inference, the CPU registration. The computation, for
+// every device: broadcast_to-inl.h; FCompute<gpu>: broadcast_to.cu.
 #include <algorithm>
 #include <array>
 #include <sstream>
@@ -96,8 +96,7 @@ Views BroadcastLikeViews(const BroadcastLikeParam& param, const TShape& lhs, con
 Views BroadcastAxesViews(const BroadcastAxesParam& param, const TShape& data) {
   if (param.axis.ndim() != param.size.ndim()) {
     std::ostringstream os;
-    os << "broadcast_axis: axis " << param.axis << " and size " << param.size
-       << " must be as long";
+    os << "broadcast_axis: axis " << param.axis << " and size " << param.size << " must be as long";
     Fail(os.str());
   }
   Views v{Dims(data), Dims(data)};
@@ -244,9 +243,9 @@ const bool kRegistered = [] {
       "broadcast_to",
       "Broadcasts the input to shape (same rank; axes of extent 1 stretch; 0 keeps an extent).",
       SameRankShape<BroadcastToParam, BroadcastToViews>);
-  DefineUnary<BroadcastAxesParam>(
-      "broadcast_axis", "Broadcasts the input's axes of extent 1 to the given sizes.",
-      SameRankShape<BroadcastAxesParam, BroadcastAxesViews>)
+  DefineUnary<BroadcastAxesParam>("broadcast_axis",
+                                  "Broadcasts the input's axes of extent 1 to the given sizes.",
+                                  SameRankShape<BroadcastAxesParam, BroadcastAxesViews>)
       .add_alias("broadcast_axes");
   DefineUnary<TileParam>("tile", "Repeats the whole input reps[i] times along each axis i.",
                          TileShape);

@@ -1,5 +1,5 @@
-// broadcast_to, broadcast_like, broadcast_axis, tile and repeat: shapes as MXNet 1.9.1 gives them, values
-// against index arithmetic written out, write modes, gradients, bad parameters.
+// broadcast_to, broadcast_like, broadcast_axis, tile and repeat: shapes as MXNet 1.9.1 gives them,
+// values against index arithmetic written out, write modes, gradients, bad parameters.
 #include <map>
 #include <string>
 #include <vector>
@@ -30,8 +30,9 @@ TEST(BroadcastToTest, ShapesAsMxnet) {
   EXPECT_EQ(OutShape("broadcast_like", {{"lhs_axes", "(0,2)"}, {"rhs_axes", "(1,0)"}},
                      {TShape{1, 3, 1}, TShape{7, 5, 4}}),
             (TShape{5, 3, 7}));
-  EXPECT_EQ(OutShape("broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}}, {TShape{1, 2, 1, 3}}),
-            (TShape{2, 2, 4, 3}));
+  EXPECT_EQ(
+      OutShape("broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}}, {TShape{1, 2, 1, 3}}),
+      (TShape{2, 2, 4, 3}));
   EXPECT_EQ(OutShape("broadcast_axes", {{"axis", "-1"}, {"size", "5"}}, {TShape{3, 1}}),
             (TShape{3, 5}));
   EXPECT_EQ(OutShape("broadcast_axis", {}, {TShape{1, 3}}), (TShape{1, 3}));
@@ -117,8 +118,8 @@ TEST(BroadcastToTest, ValuesWriteModesAndGradients) {
   });
   // broadcast_axis (1,2,1,3) along axes 0 and 2 to (2,2,4,3): element (a, i, b, k) is input
   // (0, i, 0, k).
-  const OpCase axes{"broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}},
-                    {InputSpec(TShape{1, 2, 1, 3})}};
+  const OpCase axes{
+      "broadcast_axis", {{"axis", "(0,2)"}, {"size", "(2,4)"}}, {InputSpec(TShape{1, 2, 1, 3})}};
   testing::CheckForward(axes, [](const std::vector<Values>& in) {
     Values out;
     for (int a = 0; a < 2; ++a)
@@ -152,8 +153,9 @@ TEST(BroadcastToTest, BadShapesAndParametersAreNamed) {
               }),
               HasSubstr("lhs_axes and rhs_axes must be given together"));
   const auto axis_error = [](const std::string& axis, const std::string& size) {
-    return testing::ErrorOf(
-        [&] { OutShape("broadcast_axis", {{"axis", axis}, {"size", size}}, {TShape{1, 2, 1}}); });
+    return testing::ErrorOf([&] {
+      OutShape("broadcast_axis", {{"axis", axis}, {"size", size}}, {TShape{1, 2, 1}});
+    });
   };
   EXPECT_EQ(axis_error("(0,2)", "(2,)"),
             "broadcast_axis: axis (0,2) and size (2,) must be as long");

@@ -41,10 +41,13 @@ struct AmpMultiCastParam : public dmlc::Parameter<AmpMultiCastParam> {
   int num_outputs;
   bool cast_narrow;
   DMLC_DECLARE_PARAMETER(AmpMultiCastParam) {
-    DMLC_DECLARE_FIELD(num_outputs).set_lower_bound(1).describe(
-        "The number of inputs (and outputs).");
-    DMLC_DECLARE_FIELD(cast_narrow).set_default(false).describe(
-        "Cast to the narrowest floating-point type among the inputs instead of the widest.");
+    DMLC_DECLARE_FIELD(num_outputs)
+        .set_lower_bound(1)
+        .describe("The number of inputs (and outputs).");
+    DMLC_DECLARE_FIELD(cast_narrow)
+        .set_default(false)
+        .describe(
+            "Cast to the narrowest floating-point type among the inputs instead of the widest.");
   }
 };
 

@@ -44,7 +44,8 @@ bool AmpMultiCastType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<
   int common = -1;
   for (const int t : *in) {
     if (t == -1) return false;
-    if (IsFloat(t) && (common == -1 || (narrow ? width(t) < width(common) : width(t) > width(common)))) {
+    if (IsFloat(t) &&
+        (common == -1 || (narrow ? width(t) < width(common) : width(t) > width(common)))) {
       common = t;
     }
   }
@@ -74,8 +75,9 @@ std::vector<std::string> ArrayNames(const NodeAttrs& attrs) {
 
 const bool kRegistered = [] {
   RegisterOp("amp_cast")
-      .describe("Converts float16, bfloat16 and float32 data to dtype, as MXNet's automatic "
-                "mixed precision does; other types (float64, integers) pass unchanged.")
+      .describe(
+          "Converts float16, bfloat16 and float32 data to dtype, as MXNet's automatic "
+          "mixed precision does; other types (float64, integers) pass unchanged.")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input array.")
@@ -90,8 +92,9 @@ const bool kRegistered = [] {
       .set_num_outputs(1)
       .set_attr<bool>("TIsBackward", true);
   RegisterOp("amp_multicast")
-      .describe("Converts every floating-point input to the widest floating-point type among "
-                "them (the narrowest with cast_narrow); other inputs pass unchanged.")
+      .describe(
+          "Converts every floating-point input to the widest floating-point type among "
+          "them (the narrowest with cast_narrow); other inputs pass unchanged.")
       .set_num_inputs(NumArrays)
       .set_num_outputs(NumArrays)
       .add_argument("data", "NDArray-or-Symbol[]", "The input arrays.")
@@ -112,7 +115,6 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
-
 
 OPS_REGISTER_OP(Cast)
     .add_alias("cast")

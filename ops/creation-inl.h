@@ -23,20 +23,20 @@ namespace ops {
 namespace creation {
 
 // dtype and ctx, the fields every creation operator has.
-#define OPS_CREATION_DTYPE_AND_CTX_FIELDS                                    \
-  DMLC_DECLARE_FIELD(ctx).set_default("").describe(                          \
-      "Accepted for MXNet compatibility; the host places the output.");      \
-  DMLC_DECLARE_FIELD(dtype)                                                  \
-      .add_enum("float32", mshadow::kFloat32)                                \
-      .add_enum("float64", mshadow::kFloat64)                                \
-      .add_enum("float16", mshadow::kFloat16)                                \
-      .add_enum("bfloat16", mshadow::kBfloat16)                              \
-      .add_enum("uint8", mshadow::kUint8)                                    \
-      .add_enum("int8", mshadow::kInt8)                                      \
-      .add_enum("int32", mshadow::kInt32)                                    \
-      .add_enum("int64", mshadow::kInt64)                                    \
-      .add_enum("bool", mshadow::kBool)                                      \
-      .set_default(mshadow::kFloat32)                                        \
+#define OPS_CREATION_DTYPE_AND_CTX_FIELDS                               \
+  DMLC_DECLARE_FIELD(ctx).set_default("").describe(                     \
+      "Accepted for MXNet compatibility; the host places the output."); \
+  DMLC_DECLARE_FIELD(dtype)                                             \
+      .add_enum("float32", mshadow::kFloat32)                           \
+      .add_enum("float64", mshadow::kFloat64)                           \
+      .add_enum("float16", mshadow::kFloat16)                           \
+      .add_enum("bfloat16", mshadow::kBfloat16)                         \
+      .add_enum("uint8", mshadow::kUint8)                               \
+      .add_enum("int8", mshadow::kInt8)                                 \
+      .add_enum("int32", mshadow::kInt32)                               \
+      .add_enum("int64", mshadow::kInt64)                               \
+      .add_enum("bool", mshadow::kBool)                                 \
+      .set_default(mshadow::kFloat32)                                   \
       .describe("The output's type.")
 
 struct InitParam : public dmlc::Parameter<InitParam> {
@@ -77,8 +77,9 @@ struct ArangeParam : public dmlc::Parameter<ArangeParam> {
     DMLC_DECLARE_FIELD(step).set_default(1.0).describe("The spacing (nonzero).");
     DMLC_DECLARE_FIELD(repeat).set_default(1).set_lower_bound(1).describe(
         "How many times each value repeats.");
-    DMLC_DECLARE_FIELD(infer_range).set_default(false).describe(
-        "Accepted for MXNet compatibility; the range is always the parameters'.");
+    DMLC_DECLARE_FIELD(infer_range)
+        .set_default(false)
+        .describe("Accepted for MXNet compatibility; the range is always the parameters'.");
     OPS_CREATION_DTYPE_AND_CTX_FIELDS;
   }
 };

@@ -79,11 +79,11 @@ bool GivenType(const NodeAttrs& attrs, std::vector<int>*, std::vector<int>* out)
 template <typename Param>
 void Define(const std::string& name, const std::string& description, FInferShape shape) {
   Op& op = RegisterOp(name)
-                .describe(description)
-                .set_num_inputs(0)
-                .set_num_outputs(1)
-                .set_attr<FInferShape>("FInferShape", shape)
-                .set_attr<FInferType>("FInferType", GivenType<Param>);
+               .describe(description)
+               .set_num_inputs(0)
+               .set_num_outputs(1)
+               .set_attr<FInferShape>("FInferShape", shape)
+               .set_attr<FInferType>("FInferType", GivenType<Param>);
   op.add_arguments(Param::__FIELDS__());
   op.set_attr_parser(ParamParser<Param>);
 }

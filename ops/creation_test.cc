@@ -52,9 +52,9 @@ TEST(CreationTest, ArangeAsMxnet) {
             (Values{0, -1, -2}));
   EXPECT_EQ(ValuesOf("_arange", {{"start", "2.5"}, {"stop", "5"}, {"dtype", "int32"}}),
             (Values{2, 3, 4}));
-  EXPECT_EQ(ValuesOf("_arange", {{"start", "0.5"}, {"stop", "2"}, {"step", "0.5"},
-                                 {"dtype", "float64"}}),
-            (Values{0.5, 1.0, 1.5}));
+  EXPECT_EQ(
+      ValuesOf("_arange", {{"start", "0.5"}, {"stop", "2"}, {"step", "0.5"}, {"dtype", "float64"}}),
+      (Values{0.5, 1.0, 1.5}));
   const auto error_of = [](const std::map<std::string, std::string>& kwargs) {
     return testing::ErrorOf([&] { Make("_arange", kwargs); });
   };
@@ -77,10 +77,13 @@ TEST(CreationTest, EyeAndLinspaceAsMxnet) {
   EXPECT_EQ(ValuesOf("_eye", {{"N", "2"}, {"k", "5"}}), Values(4, 0.0));
   EXPECT_EQ(ValuesOf("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "5"}}),
             (Values{0, 0.25, 0.5, 0.75, 1}));
-  EXPECT_EQ(ValuesOf("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "4"}, {"endpoint", "False"}}),
-            (Values{0, 0.25, 0.5, 0.75}));
+  EXPECT_EQ(
+      ValuesOf("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "4"}, {"endpoint", "False"}}),
+      (Values{0, 0.25, 0.5, 0.75}));
   EXPECT_EQ(ValuesOf("_linspace", {{"start", "3"}, {"stop", "1"}, {"num", "1"}}), (Values{3}));
-  EXPECT_THAT(testing::ErrorOf([] { Make("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                Make("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "0"}});
+              }),
               HasSubstr("num"));
   EXPECT_THAT(testing::ErrorOf([] { Make("_eye", {{"N", "0"}}); }), HasSubstr("N"));
   EXPECT_THAT(testing::ErrorOf([] { Make("_zeros", {}); }),
@@ -89,11 +92,14 @@ TEST(CreationTest, EyeAndLinspaceAsMxnet) {
 
 // Write modes (in float64, whose sums the check compares exactly) and no gradient.
 TEST(CreationTest, WriteModesAndNoGradient) {
-  for (const OpCase& c : {OpCase{"_zeros", {{"shape", "(3,4)"}, {"dtype", "float64"}}, {}},
-                          OpCase{"_full", {{"shape", "(5,)"}, {"value", "7"}, {"dtype", "float64"}}, {}},
-                          OpCase{"_arange", {{"start", "3"}, {"stop", "9"}, {"dtype", "float64"}}, {}},
-                          OpCase{"_eye", {{"N", "3"}, {"dtype", "float64"}}, {}},
-                          OpCase{"_linspace", {{"start", "-1"}, {"stop", "2"}, {"num", "7"}, {"dtype", "float64"}}, {}}}) {
+  for (const OpCase& c :
+       {OpCase{"_zeros", {{"shape", "(3,4)"}, {"dtype", "float64"}}, {}},
+        OpCase{"_full", {{"shape", "(5,)"}, {"value", "7"}, {"dtype", "float64"}}, {}},
+        OpCase{"_arange", {{"start", "3"}, {"stop", "9"}, {"dtype", "float64"}}, {}},
+        OpCase{"_eye", {{"N", "3"}, {"dtype", "float64"}}, {}},
+        OpCase{"_linspace",
+               {{"start", "-1"}, {"stop", "2"}, {"num", "7"}, {"dtype", "float64"}},
+               {}}}) {
     SCOPED_TRACE(c.op);
     testing::CheckWriteModes(c);
     EXPECT_EQ(Op::Get(c.op)->GetAttr<FGradient>("FGradient"), nullptr);

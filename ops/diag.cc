@@ -79,9 +79,10 @@ bool DiagShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
 
 const bool kRegistered = [] {
   RegisterOp("diag")
-      .describe("The k-th diagonal over axis1 and axis2 as a new last axis (data of 2 or more "
-                "axes, as NumPy's diagonal), or the square matrix with a 1-d input on its k-th "
-                "diagonal (as NumPy's diag).")
+      .describe(
+          "The k-th diagonal over axis1 and axis2 as a new last axis (data of 2 or more "
+          "axes, as NumPy's diagonal), or the square matrix with a 1-d input on its k-th "
+          "diagonal (as NumPy's diag).")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input array.")
@@ -91,8 +92,9 @@ const bool kRegistered = [] {
       .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
       .set_attr<FGradient>("FGradient", FGradient{"_backward_diag", false, false});
   RegisterOp("_backward_diag")
-      .describe("Gradient of diag: the output gradient placed back on (or read off) the "
-                "diagonal.")
+      .describe(
+          "Gradient of diag: the output gradient placed back on (or read off) the "
+          "diagonal.")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .set_attr<bool>("TIsBackward", true)

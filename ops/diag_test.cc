@@ -25,7 +25,8 @@ Values Ramp(int n) {
 
 Values DiagOf(const TShape& shape, const Values& x, const std::map<std::string, std::string>& kw) {
   const OpCase c{"diag", kw, {InputSpec::WithValues(shape, x)}};
-  return testing::ToValues(testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
+  return testing::ToValues(
+      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
 }
 
 TEST(DiagTest, MxnetsValues) {

@@ -45,7 +45,9 @@ TShape KeptShape(const MomentsParam& param, const TShape& data);
 class TempSpaceAfter : public TempSpace {
  public:
   TempSpaceAfter(TempSpace* parent, size_t offset, size_t reserve)
-      : parent_(parent), offset_(offset), capacity_(reserve),
+      : parent_(parent),
+        offset_(offset),
+        capacity_(reserve),
         base_(static_cast<char*>(parent->Get(offset + reserve))) {}
   char* own() const { return base_; }
   void* Get(size_t bytes) override {
@@ -62,8 +64,8 @@ class TempSpaceAfter : public TempSpace {
 
 // Runs the device's FCompute of operator `name` with these parameters.
 template <typename xpu>
-void RunOp(const char* name, const std::map<std::string, std::string>& kwargs,
-           const OpContext& ctx, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+void RunOp(const char* name, const std::map<std::string, std::string>& kwargs, const OpContext& ctx,
+           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
            const std::vector<TBlob>& out) {
   const Op* op = Op::Get(name);
   (*op->compute<xpu>())(ParseAttrs(op, kwargs), ctx, in, req, out);
@@ -75,8 +77,7 @@ void RunOp(const char* name, const std::map<std::string, std::string>& kwargs,
 template <typename xpu, typename DType>
 class Scratch {
  public:
-  Scratch(const OpContext& ctx, const std::vector<index_t>& sizes, index_t nested)
-      : inner_(ctx) {
+  Scratch(const OpContext& ctx, const std::vector<index_t>& sizes, index_t nested) : inner_(ctx) {
     size_t total = 0;
     for (const index_t n : sizes) {
       offsets_.push_back(total);

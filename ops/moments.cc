@@ -42,7 +42,8 @@ bool MomentsShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   TShape shape = KeptShape(param, data);
   if (!param.keepdims) {
     std::vector<bool> reduced(data.ndim(), false);
-    for (const index_t given : param.axes) reduced[NormalizeAxis(given, data.ndim(), "axes")] = true;
+    for (const index_t given : param.axes)
+      reduced[NormalizeAxis(given, data.ndim(), "axes")] = true;
     std::vector<index_t> dims;
     for (index_t a = 0; a < data.ndim(); ++a) {
       if (!reduced[a]) dims.push_back(data[a]);

@@ -43,8 +43,8 @@ std::vector<Values> MomentsReference(const Values& x, const std::vector<bool>& r
 }
 
 TEST(MomentsTest, MxnetsValues) {
-  const OpCase c{"moments", {{"axes", "(1,)"}},
-                 {InputSpec::WithValues(TShape{2, 3}, {0, 1, 2, 3, 4, 5})}};
+  const OpCase c{
+      "moments", {{"axes", "(1,)"}}, {InputSpec::WithValues(TShape{2, 3}, {0, 1, 2, 3, 4, 5})}};
   const std::vector<CpuTensor> out = testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
   EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{1, 4}));
   EXPECT_NEAR(testing::ToValues(out[1].blob())[0], 0.6666667, 1e-7);
@@ -53,27 +53,29 @@ TEST(MomentsTest, MxnetsValues) {
 
 TEST(MomentsTest, EveryAxisPatternKeepdimsWriteModesAndGradient) {
   const std::vector<std::pair<std::string, std::vector<bool>>> patterns = {
-      {"(0,)", {true, false, false}}, {"(1,)", {false, true, false}},
-      {"(-1,)", {false, false, true}}, {"(0,2)", {true, false, true}},
+      {"(0,)", {true, false, false}},
+      {"(1,)", {false, true, false}},
+      {"(-1,)", {false, false, true}},
+      {"(0,2)", {true, false, true}},
       {"(2,1,0)", {true, true, true}}};
   for (const auto& [axes, reduced] : patterns) {
     for (const std::string keepdims : {"False", "True"}) {
       SCOPED_TRACE("axes " + axes + " keepdims " + keepdims);
-      const OpCase c{"moments", {{"axes", axes}, {"keepdims", keepdims}},
-                     {InputSpec{TShape{3, 4, 5}, -2, 3}}};
-      testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        return MomentsReference(in[0], reduced);
-      });
+      const OpCase c{
+          "moments", {{"axes", axes}, {"keepdims", keepdims}}, {InputSpec{TShape{3, 4, 5}, -2, 3}}};
+      testing::CheckForward(
+          c, [&](const std::vector<Values>& in) { return MomentsReference(in[0], reduced); });
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
     }
   }
-  EXPECT_EQ(testing::InferOutputShapes(
-                {"moments", {{"axes", "(0,2)"}}, {InputSpec{TShape{3, 4, 5}}}})[1],
-            (TShape{4}));
-  EXPECT_EQ(testing::InferOutputShapes(
-                {"moments", {{"axes", "(0,2)"}, {"keepdims", "True"}}, {InputSpec{TShape{3, 4, 5}}}})[0],
-            (TShape{1, 4, 1}));
+  EXPECT_EQ(
+      testing::InferOutputShapes({"moments", {{"axes", "(0,2)"}}, {InputSpec{TShape{3, 4, 5}}}})[1],
+      (TShape{4}));
+  EXPECT_EQ(
+      testing::InferOutputShapes(
+          {"moments", {{"axes", "(0,2)"}, {"keepdims", "True"}}, {InputSpec{TShape{3, 4, 5}}}})[0],
+      (TShape{1, 4, 1}));
 }
 
 TEST(MomentsTest, AxesItRefuses) {

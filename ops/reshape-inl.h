@@ -1,6 +1,7 @@
 // ops/reshape-inl.h: the computation of Reshape, Flatten, expand_dims, squeeze, _copy,
 // reshape_like and their backward operators (_backward_copy, _backward_reshape_like), written
-// once for every device: a copy of the elements (nothing when in place). reshape.cc registers them with FCompute<cpu>, reshape.cu adds FCompute<gpu>.
+// once for every device: a copy of the elements (nothing when in place). reshape.cc registers them
+// with FCompute<cpu>, reshape.cu adds FCompute<gpu>.
 #ifndef OPS_RESHAPE_INL_H_
 #define OPS_RESHAPE_INL_H_
 
@@ -28,9 +29,8 @@ void CopyCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
 // reshape_like's gradient: lhs's, the output gradient copied; rhs's (it gives only a
 // shape), zero. Inputs: out_grad, lhs, rhs.
 template <typename xpu>
-void ReshapeLikeBackward(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void ReshapeLikeBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   CopyCompute<xpu>(attrs, ctx, {in[0]}, {req[0]}, {out[0]});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[1].type_flag_, DType, {
     WriteZeroGradient<xpu, DType>(out[1], req[1], ctx.get_stream<xpu>());
@@ -41,8 +41,8 @@ void ReshapeLikeBackward(const NodeAttrs& attrs, const OpContext& ctx,
 template <typename xpu>
 void SetCopyCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  for (const char* name :
-       {"Reshape", "Flatten", "expand_dims", "squeeze", "_copy", "reshape_like", "_backward_copy"}) {
+  for (const char* name : {"Reshape", "Flatten", "expand_dims", "squeeze", "_copy", "reshape_like",
+                           "_backward_copy"}) {
     RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(CopyCompute<xpu>));
   }
   RegisterOp("_backward_reshape_like")

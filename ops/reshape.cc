@@ -383,8 +383,9 @@ OPS_REGISTER_OP(Flatten)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_copy", false, false});
 
 OPS_REGISTER_OP(reshape_like)
-    .describe("lhs's elements in rhs's shape, or with lhs's axes [lhs_begin, lhs_end) replaced "
-              "by rhs's [rhs_begin, rhs_end); rhs gets a zero gradient.")
+    .describe(
+        "lhs's elements in rhs's shape, or with lhs's axes [lhs_begin, lhs_end) replaced "
+        "by rhs's [rhs_begin, rhs_end); rhs gets a zero gradient.")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("lhs", "NDArray-or-Symbol", "The array whose elements are reshaped.")

@@ -179,13 +179,11 @@ TEST(ReshapeLikeTest, ShapesValuesGradientsAndErrors) {
   EXPECT_EQ(shape_of(TShape{30, 7}, TShape{15, 2, 4},
                      {{"lhs_begin", "-2"}, {"lhs_end", "-1"}, {"rhs_end", "-1"}}),
             (TShape{15, 2, 7}));
-  const OpCase c{"reshape_like",
-                 {},
-                 {InputSpec{TShape{2, 3}}, [] {
-                    InputSpec rhs{TShape{3, 2}};
-                    rhs.differentiable = false;
-                    return rhs;
-                  }()}};
+  const OpCase c{"reshape_like", {}, {InputSpec{TShape{2, 3}}, [] {
+                                        InputSpec rhs{TShape{3, 2}};
+                                        rhs.differentiable = false;
+                                        return rhs;
+                                      }()}};
   testing::CheckForward(c, Identity);
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);

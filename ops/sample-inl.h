@@ -9,8 +9,8 @@
 // from all four, by Box-Muller), so the values depend only on the seed and the call order,
 // never on the thread count or the device. A float draw is the top 24 bits of the float64
 // draw's 53: the same seed gives the same values in every type, to the type's precision. They
-// are not MXNet's values (its generators differ); the tests check the distributions. sample.cc registers them with FCompute<cpu>;
-// sample.cu adds FCompute<gpu>.
+// are not MXNet's values (its generators differ); the tests check the distributions. sample.cc
+// registers them with FCompute<cpu>; sample.cu adds FCompute<gpu>.
 #ifndef OPS_SAMPLE_INL_H_
 #define OPS_SAMPLE_INL_H_
 
@@ -30,17 +30,17 @@ namespace ops {
 namespace sample {
 
 // shape, ctx and dtype (real types, None: float32), the fields the sampling operators share.
-#define OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS                                                   \
-  DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe(                                \
-      "The output's shape (the _like forms take their input's).");                         \
-  DMLC_DECLARE_FIELD(ctx).set_default("").describe(                                        \
-      "Accepted for MXNet compatibility; the host places the output.");                    \
-  DMLC_DECLARE_FIELD(dtype)                                                                \
-      .add_enum("None", -1)                                                                \
-      .add_enum("float32", mshadow::kFloat32)                                              \
-      .add_enum("float64", mshadow::kFloat64)                                              \
-      .add_enum("float16", mshadow::kFloat16)                                              \
-      .set_default(-1)                                                                     \
+#define OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS                               \
+  DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe(             \
+      "The output's shape (the _like forms take their input's).");      \
+  DMLC_DECLARE_FIELD(ctx).set_default("").describe(                     \
+      "Accepted for MXNet compatibility; the host places the output."); \
+  DMLC_DECLARE_FIELD(dtype)                                             \
+      .add_enum("None", -1)                                             \
+      .add_enum("float32", mshadow::kFloat32)                           \
+      .add_enum("float64", mshadow::kFloat64)                           \
+      .add_enum("float16", mshadow::kFloat16)                           \
+      .set_default(-1)                                                  \
       .describe("The output's type; None: float32 (the _like forms: their input's).")
 
 struct UniformParam : public dmlc::Parameter<UniformParam> {
@@ -237,8 +237,8 @@ void SetSampleCompute() {
     RegisterOp("_random_exponential" + s)
         .set_attr<FCompute>(attr_name, FCompute(ExponentialCompute<xpu>));
   }
-  for (const char* like : {"_random_uniform_like", "_random_normal_like",
-                           "_random_exponential_like"}) {
+  for (const char* like :
+       {"_random_uniform_like", "_random_normal_like", "_random_exponential_like"}) {
     RegisterOp(std::string("_backward_") + like)
         .set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
   }

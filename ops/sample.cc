@@ -118,9 +118,7 @@ const bool kRegistered = [] {
   const char* uniform = "Draws uniformly from [low, high).";
   const char* normal = "Draws from the normal distribution of mean loc and deviation scale.";
   const char* exponential = "Draws from the exponential distribution of rate lam.";
-  Define<UniformParam>("_random_uniform", uniform)
-      .add_alias("uniform")
-      .add_alias("random_uniform");
+  Define<UniformParam>("_random_uniform", uniform).add_alias("uniform").add_alias("random_uniform");
   Define<NormalParam>("_random_normal", normal).add_alias("normal").add_alias("random_normal");
   Define<ExponentialParam>("_random_exponential", exponential).add_alias("random_exponential");
   Define<RandIntParam>("_random_randint", "Draws integers uniformly from [low, high).")

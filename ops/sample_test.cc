@@ -98,8 +98,8 @@ TEST(SampleTest, DistributionsMomentsAndBounds) {
   }
   EXPECT_EQ(std::count_if(r.begin(), r.end(), [](double x) { return x < -3 || x >= 4; }), 0);
   // A range past 32 bits.
-  const Values wide = Draw("_random_randint",
-                           {{"low", "0"}, {"high", "10000000000"}, {"dtype", "int64"}});
+  const Values wide =
+      Draw("_random_randint", {{"low", "0"}, {"high", "10000000000"}, {"dtype", "int64"}});
   EXPECT_GT(*std::max_element(wide.begin(), wide.end()), 5e9);
 }
 
@@ -108,7 +108,8 @@ TEST(SampleTest, TypesShapesAndLikeForms) {
   const std::vector<CpuTensor> out = RunCpu(uniform, {});
   EXPECT_EQ(out[0].shape(), (TShape{2, 3}));
   EXPECT_EQ(out[0].type_flag(), mshadow::kFloat32);
-  EXPECT_EQ(RunCpu(ParseAttrs(Op::Get("random_randint"), {{"low", "0"}, {"high", "2"}, {"shape", "(4,)"}}),
+  EXPECT_EQ(RunCpu(ParseAttrs(Op::Get("random_randint"),
+                              {{"low", "0"}, {"high", "2"}, {"shape", "(4,)"}}),
                    {})[0]
                 .type_flag(),
             mshadow::kInt32);

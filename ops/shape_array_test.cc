@@ -38,8 +38,9 @@ TEST(ShapeArrayTest, ShapeAndSizeInEveryWriteMode) {
   std::vector<index_t> dims(20, 1);
   for (int a = 0; a < 20; a += 3) dims[a] = a + 2;
   Values expected(dims.begin(), dims.end());
-  EXPECT_EQ(RunOver("shape_array", TShape(dims.begin(), dims.end()), mshadow::kFloat32, kWriteTo, 0),
-            expected);
+  EXPECT_EQ(
+      RunOver("shape_array", TShape(dims.begin(), dims.end()), mshadow::kFloat32, kWriteTo, 0),
+      expected);
 }
 
 TEST(ShapeArrayTest, TypesShapesAndZeroGradients) {

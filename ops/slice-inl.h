@@ -220,9 +220,8 @@ void CopyView(const OpContext& ctx, const SliceView& view, const TBlob& in, OpRe
                                       {view.strides});
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     if (!kBackward) {
-      OPS_REQ_SWITCH(req, Req, {
-        StridedGather<Req>(s, out.dptr<DType>(), in.dptr<DType>(), view.base, at);
-      });
+      OPS_REQ_SWITCH(
+          req, Req, { StridedGather<Req>(s, out.dptr<DType>(), in.dptr<DType>(), view.base, at); });
     } else {
       if (req != kAddTo) Flat<xpu, DType>(out, s) = DType(0);
       OPS_REQ_SWITCH(req, Req, {

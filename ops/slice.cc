@@ -51,8 +51,9 @@ OPS_REGISTER_OP(_backward_slice)
     .set_attr_parser(ParamParser<SliceParam>);
 
 OPS_REGISTER_OP(slice_like)
-    .describe("The leading part of data as large as shape_like along the given axes (all "
-              "axes when none are given); shape_like gets a zero gradient.")
+    .describe(
+        "The leading part of data as large as shape_like along the given axes (all "
+        "axes when none are given); shape_like gets a zero gradient.")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The array to slice.")
@@ -64,8 +65,9 @@ OPS_REGISTER_OP(slice_like)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_slice_like", true, false});
 
 OPS_REGISTER_OP(_backward_slice_like)
-    .describe("Gradient of slice_like: the output gradient in the sliced elements, zero "
-              "elsewhere and for shape_like.")
+    .describe(
+        "Gradient of slice_like: the output gradient in the sliced elements, zero "
+        "elsewhere and for shape_like.")
     .set_num_inputs(3)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)

@@ -146,8 +146,9 @@ TEST(SliceLikeTest, ShapesValuesGradientsAndErrors) {
   };
   EXPECT_EQ(error_of(TShape{2, 3, 4}, TShape{3, 2, 3}, "()"),
             "slice_like: axis 0 of shape_like (3,2,3) has extent 3, beyond data (2,3,4)'s 2");
-  EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2}, "()"),
-              HasSubstr("shape_like (1,2) must have the rank of data (2,3,4) when no axes are given"));
+  EXPECT_THAT(
+      error_of(TShape{2, 3, 4}, TShape{1, 2}, "()"),
+      HasSubstr("shape_like (1,2) must have the rank of data (2,3,4) when no axes are given"));
   EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2}, "(2,)"),
               HasSubstr("axis 2 is past shape_like (1,2)"));
   EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "(3,)"),

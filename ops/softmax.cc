@@ -585,8 +585,7 @@ const bool kRegistered = [] {
   DefineSoftmax("log_softmax", "Log of softmax along an axis: x / T - log(sum(exp(x / T))).",
                 true);
   DefineSoftmax("softmin",
-                "Softmin along an axis: exp(-x / T) / sum(exp(-x / T)), T the temperature.",
-                false);
+                "Softmin along an axis: exp(-x / T) / sum(exp(-x / T)), T the temperature.", false);
   return true;
 }();
 

@@ -369,10 +369,11 @@ const bool kRegistered = [] {
   RegisterOp("_backward_log_softmax").set_attr<FCompute>(
       "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<true>>);
   // softmin: softmax's kernels at the negated temperature (its parser negates it).
-  RegisterOp("softmin").set_attr<FCompute>(
-      "FCompute<gpu>", ForwardInComputeType<gpu, SoftmaxComputeGpu<false>>);
-  RegisterOp("_backward_softmin").set_attr<FCompute>(
-      "FCompute<gpu>", BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<false>>);
+  RegisterOp("softmin").set_attr<FCompute>("FCompute<gpu>",
+                                           ForwardInComputeType<gpu, SoftmaxComputeGpu<false>>);
+  RegisterOp("_backward_softmin")
+      .set_attr<FCompute>("FCompute<gpu>",
+                          BackwardInComputeType<gpu, SoftmaxBackwardComputeGpu<false>>);
   RegisterOp("softmax_cross_entropy").set_attr<FCompute>("FCompute<gpu>", CrossEntropyComputeGpu);
   RegisterOp("_backward_softmax_cross_entropy")
       .set_attr<FCompute>("FCompute<gpu>", CrossEntropyBackwardComputeGpu);

@@ -129,8 +129,8 @@ inline BlockView BlockViewOf(const TShape& data, index_t b, bool to_space) {
   }
   const index_t n = data[0], c = data[1], h = data[2], w = data[3];
   if (to_space && c % (b * b) != 0) {
-    os << op << ": " << c << " channels of " << data << " are not a multiple of block_size^2 = "
-       << b * b;
+    os << op << ": " << c << " channels of " << data
+       << " are not a multiple of block_size^2 = " << b * b;
     throw dmlc::Error(os.str());
   }
   if (!to_space && (h % b != 0 || w % b != 0)) {
@@ -153,15 +153,15 @@ inline TShape BlockOutputShape(const TShape& data, index_t b, bool to_space) {
 template <typename xpu, bool kToSpace>
 void BlockCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const BlockView v = BlockViewOf(in[0].shape_, GetParam<BlockSizeParam>(attrs).block_size, kToSpace);
+  const BlockView v =
+      BlockViewOf(in[0].shape_, GetParam<BlockSizeParam>(attrs).block_size, kToSpace);
   const Op* transpose = Op::Get("transpose");
   std::ostringstream axes;
   axes << v.axes;
-  (*transpose->compute<xpu>())(ParseAttrs(transpose, {{"axes", axes.str()}}), ctx,
-                               {TBlob(in[0].dptr_, v.view, in[0].dev_mask_, in[0].type_flag_)},
-                               req,
-                               {TBlob(out[0].dptr_, v.Permuted(), out[0].dev_mask_,
-                                      out[0].type_flag_)});
+  (*transpose->compute<xpu>())(
+      ParseAttrs(transpose, {{"axes", axes.str()}}), ctx,
+      {TBlob(in[0].dptr_, v.view, in[0].dev_mask_, in[0].type_flag_)}, req,
+      {TBlob(out[0].dptr_, v.Permuted(), out[0].dev_mask_, out[0].type_flag_)});
 }
 
 // Adds FCompute<xpu> to depth_to_space, space_to_depth and their backward operators.

@@ -232,7 +232,8 @@ void DefineBlockOp(const std::string& name, const std::string& description, FInf
       .describe(description)
       .set_num_inputs(1)
       .set_num_outputs(1)
-      .add_argument("data", "NDArray-or-Symbol", "The input array, (batch, channels, height, width).")
+      .add_argument("data", "NDArray-or-Symbol",
+                    "The input array, (batch, channels, height, width).")
       .add_arguments(BlockSizeParam::__FIELDS__())
       .set_attr_parser(ParamParser<BlockSizeParam>)
       .set_attr<FInferShape>("FInferShape", shape)

@@ -184,15 +184,15 @@ TEST(TransposeTest, PermutationsForwardAndGradient) {
 TEST(DepthToSpaceTest, MxnetsValuesInverseAndGradients) {
   Values ramp(16);
   for (int i = 0; i < 16; ++i) ramp[i] = i;
-  const OpCase to_space{"depth_to_space", {{"block_size", "2"}},
-                        {InputSpec::WithValues(TShape{1, 4, 2, 2}, ramp)}};
+  const OpCase to_space{
+      "depth_to_space", {{"block_size", "2"}}, {InputSpec::WithValues(TShape{1, 4, 2, 2}, ramp)}};
   const std::vector<CpuTensor> spaced =
       testing::Forward(to_space, testing::MakeInputs(to_space, mshadow::kFloat32));
   EXPECT_EQ(spaced[0].shape(), (TShape{1, 1, 4, 4}));
   EXPECT_EQ(testing::ToValues(spaced[0].blob()),
             (Values{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
-  const OpCase to_depth{"space_to_depth", {{"block_size", "2"}},
-                        {InputSpec::WithValues(TShape{1, 1, 4, 4}, ramp)}};
+  const OpCase to_depth{
+      "space_to_depth", {{"block_size", "2"}}, {InputSpec::WithValues(TShape{1, 1, 4, 4}, ramp)}};
   const std::vector<CpuTensor> deep =
       testing::Forward(to_depth, testing::MakeInputs(to_depth, mshadow::kFloat32));
   EXPECT_EQ(deep[0].shape(), (TShape{1, 4, 2, 2}));
@@ -223,15 +223,17 @@ TEST(DepthToSpaceTest, MxnetsValuesInverseAndGradients) {
   // space_to_depth undoes depth_to_space.
   const std::vector<CpuTensor> x = testing::MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> y = testing::Forward(c, x);
-  const OpCase undo{"space_to_depth", {{"block_size", "3"}},
+  const OpCase undo{"space_to_depth",
+                    {{"block_size", "3"}},
                     {InputSpec::WithValues(y[0].shape(), testing::ToValues(y[0].blob()))}};
-  EXPECT_EQ(testing::ToValues(testing::Forward(undo, testing::MakeInputs(undo, mshadow::kFloat64))[0]
-                                  .blob()),
+  EXPECT_EQ(testing::ToValues(
+                testing::Forward(undo, testing::MakeInputs(undo, mshadow::kFloat64))[0].blob()),
             testing::ToValues(x[0].blob()));
 
   const auto error_of = [](const char* op, const TShape& shape, const char* block) {
-    return testing::ErrorOf(
-        [&] { testing::InferOutputShapes({op, {{"block_size", block}}, {InputSpec{shape}}}); });
+    return testing::ErrorOf([&] {
+      testing::InferOutputShapes({op, {{"block_size", block}}, {InputSpec{shape}}});
+    });
   };
   EXPECT_EQ(error_of("depth_to_space", TShape{1, 6, 2, 2}, "2"),
             "depth_to_space: 6 channels of (1,6,2,2) are not a multiple of "

@@ -73,24 +73,39 @@ std::vector<std::string> ArrayNames(const NodeAttrs& attrs) {
   return names;
 }
 
-const bool kRegistered = [] {
-  RegisterOp("amp_cast")
-      .describe(
-          "Converts float16, bfloat16 and float32 data to dtype, as MXNet's automatic "
-          "mixed precision does; other types (float64, integers) pass unchanged.")
-      .set_num_inputs(1)
-      .set_num_outputs(1)
-      .add_argument("data", "NDArray-or-Symbol", "The input array.")
-      .add_arguments(CastParam::__FIELDS__())
-      .set_attr_parser(ParamParser<CastParam>)
-      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-      .set_attr<FInferType>("FInferType", AmpCastType)
-      .set_attr<FGradient>("FGradient", FGradient{"_backward_amp_cast", false, false});
-  RegisterOp("_backward_amp_cast")
-      .describe("Gradient of amp_cast: the output gradient converted to the input's type.")
+// A cast of one input to the type `infer_type` gives, and its backward operator, which
+// converts the gradient back to the input's type.
+Op& DefineCast(const std::string& name, const std::string& description, FInferType infer_type) {
+  Op& op = RegisterOp(name)
+               .describe(description)
+               .set_num_inputs(1)
+               .set_num_outputs(1)
+               .add_argument("data", "NDArray-or-Symbol", "The input array.")
+               .add_arguments(CastParam::__FIELDS__())
+               .set_attr_parser(ParamParser<CastParam>)
+               .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+               .set_attr<FInferType>("FInferType", infer_type)
+               .set_attr<FGradient>("FGradient", FGradient{"_backward_" + name, false, false});
+  RegisterOp("_backward_" + name)
+      .describe("Gradient of " + name + ": the output gradient converted to the input's type.")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .set_attr<bool>("TIsBackward", true);
+  return op;
+}
+
+const bool kRegistered = [] {
+  DefineCast("Cast",
+             "Converts the elements to dtype. Floating point to integer truncates toward zero, "
+             "saturates at the integer type's limits and maps NaN to 0; to bool is 'not zero'; "
+             "to bfloat16 drops the low 16 bits of the float32 value, as MXNet 1.9.1's CPU "
+             "build.",
+             CastType)
+      .add_alias("cast");
+  DefineCast("amp_cast",
+             "Converts float16, bfloat16 and float32 data to dtype, as MXNet's automatic mixed "
+             "precision does; other types (float64, integers) pass unchanged.",
+             AmpCastType);
   RegisterOp("amp_multicast")
       .describe(
           "Converts every floating-point input to the widest floating-point type among "
@@ -115,28 +130,5 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
-
-OPS_REGISTER_OP(Cast)
-    .add_alias("cast")
-    .describe(
-        "Converts the elements to dtype. Floating point to integer truncates toward "
-        "zero, saturates at the integer type's limits and maps NaN to 0; to bool is "
-        "'not zero'; to bfloat16 drops the low 16 bits of the float32 value, as MXNet "
-        "1.9.1's CPU build.")
-    .set_num_inputs(1)
-    .set_num_outputs(1)
-    .add_argument("data", "NDArray-or-Symbol", "The input array.")
-    .add_arguments(CastParam::__FIELDS__())
-    .set_attr_parser(ParamParser<CastParam>)
-    .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-    .set_attr<FInferType>("FInferType", CastType)
-    .set_attr<FGradient>("FGradient", FGradient{"_backward_Cast", false, false});
-
-OPS_REGISTER_OP(_backward_Cast)
-    .describe("Gradient of Cast: the output gradient converted to the input's type.")
-    .set_num_inputs(1)
-    .set_num_outputs(1)
-    .set_attr<bool>("TIsBackward", true);
-
 }  // namespace cast
 }  // namespace ops

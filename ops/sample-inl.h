@@ -176,6 +176,15 @@ struct draw_block {
   }
 };
 
+// The real draws on the CPU, Philox blocks and distributions on packets (sample.cc): the
+// same uniforms as draw_block's, so the same values to the rounding of the packet functions.
+template <typename DType>
+void UniformOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float low, float high);
+template <typename DType>
+void ExponentialOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float lam);
+template <typename DType>
+void NormalOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float loc, float scale);
+
 // out = draws of Draw with these arguments, from fresh blocks of the random resource.
 template <typename xpu, typename Draw, typename... Args>
 void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... args) {
@@ -185,6 +194,15 @@ void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... arg
     using DType = decltype(type_tag);
     const index_t blocks = (n + kPerBlock - 1) / kPerBlock;
     const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(blocks));
+    if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+      if constexpr (std::is_same_v<Draw, uniform_draw>) {
+        return UniformOnCpu(req, out.dptr<DType>(), n, range, args...);
+      } else if constexpr (std::is_same_v<Draw, exponential_draw>) {
+        return ExponentialOnCpu(req, out.dptr<DType>(), n, range, args...);
+      } else if constexpr (std::is_same_v<Draw, normal_draw>) {
+        return NormalOnCpu(req, out.dptr<DType>(), n, range, args...);
+      }
+    }
     OPS_REQ_SWITCH(req, kReq, {
       Kernel<draw_block<Draw, kReq>, xpu>::LaunchItems(ctx.get_stream<xpu>(), blocks, 64,
                                                        out.dptr<DType>(), n, range, args...);

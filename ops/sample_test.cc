@@ -62,6 +62,28 @@ TEST(SampleTest, SameSeedSameDrawsOnAnyThreadCount) {
   mshadow::SetNumThreads(1);
 }
 
+// The CPU draws whole runs of Philox blocks on packets and the rest a block at a time (as the
+// GPU does): the two paths give element i the same value, to the rounding of their log, sine
+// and cosine. Seven elements are all from the block-at-a-time path; 1000 mostly from runs.
+TEST(SampleTest, PacketRunsDrawWhatSingleBlocksDraw) {
+  for (const std::string op : {"_random_uniform", "_random_normal", "_random_exponential"}) {
+    for (const std::string dtype : {"float32", "float64"}) {
+      SCOPED_TRACE(op + " " + dtype);
+      SetRandomSeed(23);
+      const Values few = Draw(op, {{"shape", "(7,)"}, {"dtype", dtype}});
+      SetRandomSeed(23);
+      const Values many = Draw(op, {{"shape", "(1000,)"}, {"dtype", dtype}});
+      for (size_t i = 0; i < few.size(); ++i) {
+        EXPECT_NEAR(many[i], few[i], 1e-6 * (1 + std::abs(few[i]))) << i;
+      }
+      // And the tail after the last whole run against a draw that ends there.
+      SetRandomSeed(23);
+      const Values longer = Draw(op, {{"shape", "(1003,)"}, {"dtype", dtype}});
+      for (size_t i = 0; i < many.size(); ++i) ASSERT_EQ(longer[i], many[i]) << i;
+    }
+  }
+}
+
 TEST(SampleTest, DistributionsMomentsAndBounds) {
   SetRandomSeed(5);
   const size_t n = 200000;

@@ -59,10 +59,11 @@ struct PacketDraw<normal_draw> {
   }
 };
 
-// Runs of kLanes blocks: their uniforms into packets, the distribution on the packets (PacketDraw; through libm one element at a time, a normal
-// pair's log, square root, sine and cosine had been 75% of that operator's time), the pairs
-// interleaved into the output. The last partial run goes through draw_block. Runs start at
-// fixed blocks, so that the values do not depend on the thread count.
+// Runs of kLanes blocks: their uniforms into packets, the distribution on the packets (PacketDraw;
+// through libm one element at a time, a normal pair's log, square root, sine and cosine had been
+// 75% of that operator's time), the pairs interleaved into the output. The last partial run goes
+// through draw_block. Runs start at fixed blocks, so that the values do not depend on the thread
+// count.
 template <typename Draw, typename DType, typename... Args>
 void DrawOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, Args... args) {
   using Real = DrawType<DType>;
@@ -77,8 +78,8 @@ void DrawOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, Args... 
         for (index_t j = 0; j < kLanes; ++j) {
           // One block at a time: the compiler's SIMD form of the rounds (32 x 32 -> 64-bit
           // multiplies in lanes, with their shuffles) ran 1.5x slower.
-          const mshadow::PhiloxBlock block = mshadow::Philox4x32(
-              key, range.counter + static_cast<uint64_t>(r * kLanes + j));
+          const mshadow::PhiloxBlock block =
+              mshadow::Philox4x32(key, range.counter + static_cast<uint64_t>(r * kLanes + j));
           u[j] = Unit<Real>(block, 0);
           v[j] = Unit<Real>(block, 1);
         }
@@ -100,8 +101,7 @@ void DrawOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, Args... 
 }
 
 template <typename DType>
-void UniformOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float low,
-                  float high) {
+void UniformOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float low, float high) {
   DrawOnCpu<uniform_draw>(req, out, n, range, low, high);
 }
 template <typename DType>
@@ -109,14 +109,13 @@ void ExponentialOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, f
   DrawOnCpu<exponential_draw>(req, out, n, range, lam);
 }
 template <typename DType>
-void NormalOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float loc,
-                 float scale) {
+void NormalOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float loc, float scale) {
   DrawOnCpu<normal_draw>(req, out, n, range, loc, scale);
 }
 
-#define OPS_SAMPLE_CPU_TYPES(DType)                                                      \
-  template void UniformOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float);     \
-  template void ExponentialOnCpu(OpReqType, DType*, index_t, PhiloxRange, float);        \
+#define OPS_SAMPLE_CPU_TYPES(DType)                                                  \
+  template void UniformOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float); \
+  template void ExponentialOnCpu(OpReqType, DType*, index_t, PhiloxRange, float);    \
   template void NormalOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float);
 OPS_SAMPLE_CPU_TYPES(float)
 OPS_SAMPLE_CPU_TYPES(double)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mshadow/streaming_stores.h"
 #include "ops/broadcast_to-inl.h"
 #include "ops/row_pieces.h"
 
@@ -37,16 +38,23 @@ void BroadcastForwardCpu(const Views& views, const TBlob& in, OpReqType req, con
   MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag_, DType, {
     const DType* x = in.dptr<DType>();
     DType* y = out.dptr<DType>();
+    // An output too large to stay cached is written around the caches: no read of each line
+    // before its write (docs/benchmarks.md, forty-third session).
+    const bool stream = runs && req != kAddTo && StreamsCopyOf(out.Size() * sizeof(DType));
     vec::WithReq(req, [&](auto add) {
       constexpr bool kAdd = decltype(add)::value;
       ForEachPiece<DType>(axes, [&](const std::array<index_t, 2>& at, index_t j, index_t n) {
-        if (runs) {
-          CopyRun<kAdd>(y + at[0] + j, x + at[1] + j, n);
-        } else {
+        if (!runs) {
           FillRun<kAdd>(y + at[0] + j, x[at[1]], n);
+        } else if (!kAdd && stream) {
+          StreamRun(y + at[0] + j, x + at[1] + j, n);
+        } else {
+          CopyRun<kAdd>(y + at[0] + j, x + at[1] + j, n);
         }
       });
     });
+    if (stream)
+      mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
   });
 }
 

@@ -127,8 +127,8 @@ struct fill_value {
 };
 
 // MXNet computes start + (i / repeat) * step in the output's type (so float32 gives
-// 0.3 * 3 = 0.90000004), from start and step converted to it. Without repeats, no division
-// (one an element had been 5x the time of the rest).
+// 0.3 * 3 = 0.90000004), from start and step converted to it. Without repeats, no division:
+// one an element had been most of the time.
 struct arange_value {
   template <int kReq, typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, DType start, DType step) {

@@ -78,8 +78,8 @@ struct put_diagonal {
 
 // diag (kBackward false) or its gradient: `take` where the output is the diagonal (diag's
 // forward of 2+ axes, the gradient of a 1-d input's), zeros and `put` where it is the full
-// array (a kernel over the whole array had been 16x slower at (4096, 4096): five divisions
-// an element).
+// array (not a kernel over the whole array: five divisions an element; docs/benchmarks.md,
+// forty-third session).
 template <typename xpu, bool kBackward>
 void DiagCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -90,13 +90,16 @@ void DiagCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], kReq, {
+      // An item's element is a line of its own on a large array (a cache and TLB miss each):
+      // weighed as such, a (4096, 4096) diagonal goes to the threads.
+      constexpr index_t kItemWork = 64;
       if (output_is_diagonal) {
-        Kernel<take_diagonal<kReq>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
-                                                 from.dptr<DType>(), v);
+        Kernel<take_diagonal<kReq>, xpu>::LaunchItems(s, out[0].Size(), kItemWork,
+                                                      out[0].dptr<DType>(), from.dptr<DType>(), v);
       } else {
         WriteZeroGradient<xpu, DType>(out[0], req[0], s);
-        Kernel<put_diagonal<kReq>, xpu>::Launch(s, from.Size(), out[0].dptr<DType>(),
-                                                from.dptr<DType>(), v);
+        Kernel<put_diagonal<kReq>, xpu>::LaunchItems(s, from.Size(), kItemWork,
+                                                     out[0].dptr<DType>(), from.dptr<DType>(), v);
       }
     });
   });

@@ -61,7 +61,7 @@ struct PacketDraw<normal_draw> {
 
 // Runs of kLanes blocks: their uniforms into packets, the distribution on the packets (PacketDraw;
 // through libm one element at a time, a normal pair's log, square root, sine and cosine had been
-// 75% of that operator's time), the pairs interleaved into the output. The last partial run goes
+// most of that operator's time), the pairs interleaved into the output. The last partial run goes
 // through draw_block. Runs start at fixed blocks, so that the values do not depend on the thread
 // count.
 template <typename Draw, typename DType, typename... Args>
@@ -77,7 +77,7 @@ void DrawOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, Args... 
       for (index_t r = begin; r < end; ++r) {
         for (index_t j = 0; j < kLanes; ++j) {
           // One block at a time: the compiler's SIMD form of the rounds (32 x 32 -> 64-bit
-          // multiplies in lanes, with their shuffles) ran 1.5x slower.
+          // multiplies in lanes, with their shuffles) ran slower (docs/benchmarks.md).
           const mshadow::PhiloxBlock block =
               mshadow::Philox4x32(key, range.counter + static_cast<uint64_t>(r * kLanes + j));
           u[j] = Unit<Real>(block, 0);

@@ -41,8 +41,11 @@ struct DiagView {
   index_t A = 1, P = 1, B = 1, Q = 1, C = 1;
   index_t length = 0, p_offset = 0, q_offset = 0;
 
-  MSHADOW_XINLINE index_t FullOffset(index_t a, index_t p, index_t b, index_t q, index_t c) const {
-    return (((a * P + p) * B + b) * Q + q) * C + c;
+  // Where element i of the diagonal array, (a, b, c, d), lies in the full array.
+  MSHADOW_XINLINE index_t FullOffsetOf(index_t i) const {
+    const index_t d = i % length, line = i / length;
+    const index_t c = line % C, b = line / C % B, a = line / (C * B);
+    return (((a * P + d + p_offset) * B + b) * Q + d + q_offset) * C + c;
   }
 };
 
@@ -56,9 +59,7 @@ template <int kReq>
 struct take_diagonal {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* diagonal, const DType* full, DiagView v) {
-    const index_t d = i % v.length, line = i / v.length;
-    const index_t c = line % v.C, b = line / v.C % v.B, a = line / (v.C * v.B);
-    AssignReq<kReq>(diagonal + i, full[v.FullOffset(a, d + v.p_offset, b, d + v.q_offset, c)]);
+    AssignReq<kReq>(diagonal + i, full[v.FullOffsetOf(i)]);
   }
 };
 
@@ -70,9 +71,7 @@ template <int kReq>
 struct put_diagonal {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* full, const DType* diagonal, DiagView v) {
-    const index_t d = i % v.length, line = i / v.length;
-    const index_t c = line % v.C, b = line / v.C % v.B, a = line / (v.C * v.B);
-    AssignReq<kReq>(full + v.FullOffset(a, d + v.p_offset, b, d + v.q_offset, c), diagonal[i]);
+    AssignReq<kReq>(full + v.FullOffsetOf(i), diagonal[i]);
   }
 };
 

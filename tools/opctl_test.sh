@@ -67,6 +67,9 @@ grep -q '^input weight: shape (16,8)$' <<<"$run" || fail "run did not infer the 
 grep -q '^output 0: shape (4,16) sum ' <<<"$run" || fail "run output: $run"
 grep -q 'shape (2,)' <<<"$("$opctl" run sum --shape 'data=(2,3)' --param 'axis=(1,)' --dtype float64)" ||
   fail "run sum"
+# An operator without inputs (its shape from its parameters): 0 + 1 + 2 + 3 + 4.
+grep -q '^output 0: shape (5,) sum 10$' <<<"$("$opctl" run _arange --param start=0 --param stop=5)" ||
+  fail "run _arange"
 grep -q 'relu backward' <<<"$("$opctl" bench relu --shape 'data=(1000,)' --iterations 10)" ||
   fail "bench"
 # Operators with hidden integer outputs (max pooling's positions) are timed backward too.

@@ -114,7 +114,9 @@ Invocation Prepare(const Args& args, bool allow_iterations) {
   }
   ops::InferShapes(call.attrs, &in_shapes, &out_shapes);
   std::mt19937 rng(1);
-  const index_t classes = in_shapes[0].ndim() == 2 ? in_shapes[0][1] : 2;
+  // Labels' classes: the first input's columns (none for operators without inputs, such as
+  // _arange or _random_normal).
+  const index_t classes = !in_shapes.empty() && in_shapes[0].ndim() == 2 ? in_shapes[0][1] : 2;
   for (size_t i = 0; i < in_shapes.size(); ++i) {
     call.inputs.emplace_back(in_shapes[i], dtype);
     Fill(call.input_names[i], classes, call.inputs.back(), &rng);

@@ -39,14 +39,13 @@ struct MomentsParam : public dmlc::Parameter<MomentsParam> {
 TShape KeptShape(const MomentsParam& param, const TShape& data);
 
 // Temporary space past `offset` bytes of another's, for the operators a composition calls
-// while its own arrays occupy the first `offset` bytes. The parent must already hold enough
-// for both (Reserve): a request that would move its memory is a dmlc::Error, never a silent
-// move of the caller's arrays.
+// while its own arrays occupy the first `offset` bytes. The parent is asked once, for both
+// parts, so that no later request moves the caller's arrays; a nested request beyond the
+// `reserve` bytes is a dmlc::Error.
 class TempSpaceAfter : public TempSpace {
  public:
   TempSpaceAfter(TempSpace* parent, size_t offset, size_t reserve)
-      : parent_(parent),
-        offset_(offset),
+      : offset_(offset),
         capacity_(reserve),
         base_(static_cast<char*>(parent->Get(offset + reserve))) {}
   char* own() const { return base_; }
@@ -57,7 +56,6 @@ class TempSpaceAfter : public TempSpace {
   }
 
  private:
-  TempSpace* parent_;
   size_t offset_, capacity_;
   char* base_;
 };
@@ -83,7 +81,7 @@ class Scratch {
       offsets_.push_back(total);
       total += (static_cast<size_t>(n) * sizeof(DType) + 63) / 64 * 64;
     }
-    space_ = std::make_shared<TempSpaceAfter>(ctx.requested[0].space, total,
+    space_ = std::make_unique<TempSpaceAfter>(ctx.requested[0].space, total,
                                               static_cast<size_t>(nested) * sizeof(DType) + 64);
     inner_.requested[0].space = space_.get();
   }
@@ -97,7 +95,7 @@ class Scratch {
  private:
   OpContext inner_;
   std::vector<size_t> offsets_;
-  std::shared_ptr<TempSpaceAfter> space_;
+  std::unique_ptr<TempSpaceAfter> space_;
 };
 
 // The same elements as a blob of another shape (same size).

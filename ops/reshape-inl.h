@@ -32,9 +32,7 @@ template <typename xpu>
 void ReshapeLikeBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   CopyCompute<xpu>(attrs, ctx, {in[0]}, {req[0]}, {out[0]});
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[1].type_flag_, DType, {
-    WriteZeroGradient<xpu, DType>(out[1], req[1], ctx.get_stream<xpu>());
-  });
+  ZeroGradientCompute<xpu>(attrs, ctx, {}, {req[1]}, {out[1]});
 }
 
 // Adds FCompute<xpu> to the copying operators and _backward_copy.

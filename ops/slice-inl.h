@@ -252,9 +252,7 @@ void SliceLikeBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const SliceView view = LikeViewOf(GetParam<SliceLikeParam>(attrs), in[1].shape_, in[2].shape_);
   CopyView<xpu, true>(ctx, view, in[0], req[0], out[0]);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[1].type_flag_, DType, {
-    WriteZeroGradient<xpu, DType>(out[1], req[1], ctx.get_stream<xpu>());
-  });
+  ZeroGradientCompute<xpu>(attrs, ctx, {}, {req[1]}, {out[1]});
 }
 
 // Adds FCompute<xpu> to slice, slice_like and their backward operators.

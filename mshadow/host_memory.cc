@@ -7,6 +7,10 @@
 #include <cstring>
 #include <sstream>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "dmlc/logging.h"
 
 namespace mshadow {
@@ -16,6 +20,23 @@ namespace {
 constexpr size_t kCheckAvailableFrom = size_t{1} << 30;
 
 std::atomic<size_t> allocation_limit{0};
+
+// A transparent huge page on x86-64 and most aarch64 kernels.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+// Rounding a request of at least this to whole huge pages adds under half of it.
+constexpr size_t kDefaultHugePagesFrom = size_t{2} * kHugePageBytes;
+std::atomic<size_t> huge_pages_from{kDefaultHugePagesFrom};
+
+// Asks the kernel to back [ptr, ptr + bytes) with huge pages where transparent huge pages are
+// enabled for madvise'd memory only (the common default); a hint: refusal changes nothing.
+void AdviseHugePages(void* ptr, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(ptr, bytes, MADV_HUGEPAGE);
+#else
+  (void)ptr;
+  (void)bytes;
+#endif
+}
 
 // "17179869184 bytes (16.0 GiB)", "1048576 bytes (1.0 MiB)", "100 bytes".
 std::string SizeText(size_t bytes) {
@@ -81,6 +102,8 @@ void* AllocHost(size_t bytes, size_t alignment, const AllocationPurpose& what) {
   if (limit != 0 && bytes > limit) {
     AllocationError(bytes, what, "the host allocation limit is " + SizeText(limit));
   }
+  const bool huge = bytes >= huge_pages_from.load(std::memory_order_relaxed);
+  if (huge && alignment < kHugePageBytes) alignment = kHugePageBytes;
   if (bytes > SIZE_MAX - alignment) AllocationError(bytes, what, "it overflows the address space");
   // aligned_alloc needs a non-zero size that is a multiple of the alignment.
   const size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
@@ -92,9 +115,16 @@ void* AllocHost(size_t bytes, size_t alignment, const AllocationPurpose& what) {
   }
   void* ptr = std::aligned_alloc(alignment, rounded);
   if (ptr == nullptr) AllocationError(bytes, what, "the allocator refused it");
+  if (huge) AdviseHugePages(ptr, rounded);
   return ptr;
 }
 
 void FreeHost(void* ptr) { std::free(ptr); }
+
+void SetHostHugePageMinBytes(size_t bytes) {
+  huge_pages_from.store(bytes == 0 ? kDefaultHugePagesFrom : bytes, std::memory_order_relaxed);
+}
+
+size_t HostHugePageMinBytes() { return huge_pages_from.load(std::memory_order_relaxed); }
 
 }  // namespace mshadow

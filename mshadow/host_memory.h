@@ -9,10 +9,12 @@
 //   mshadow::FreeHost(p);
 //
 //   mshadow::SetHostAllocationLimit(size_t{8} << 30);  // a host's own budget: 8 GiB per call
+//   mshadow::SetHostHugePageMinBytes(mshadow::kNoHostHugePages);  // 4 KiB pages only
 #ifndef MSHADOW_HOST_MEMORY_H_
 #define MSHADOW_HOST_MEMORY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -39,6 +41,17 @@ size_t BytesFor(long long count, size_t element_size, const AllocationPurpose& w
 // the system's available memory.
 void SetHostAllocationLimit(size_t bytes);
 size_t HostAllocationLimit();
+
+// Requests of at least this many bytes (4 MiB by default; 0 restores the default) are placed
+// on 2 MiB boundaries, rounded to whole 2 MiB pages and offered to the kernel's transparent
+// huge pages (madvise; Linux): an operator reading a large table at scattered rows (take,
+// Embedding) otherwise misses the TLB on nearly every row. Where huge pages are off, or the
+// kernel has none to give, the memory is ordinary pages. With the kernel's defragmentation
+// set to act on madvise'd memory, a first touch may wait for compaction: a host that would
+// rather not sets kNoHostHugePages.
+constexpr size_t kNoHostHugePages = SIZE_MAX;
+void SetHostHugePageMinBytes(size_t bytes);
+size_t HostHugePageMinBytes();
 
 // The memory the system could give this process now, in bytes (MemAvailable plus free swap
 // from /proc/meminfo; SIZE_MAX where that cannot be read).

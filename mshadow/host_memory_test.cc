@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 #include "dmlc/logging.h"
@@ -21,6 +24,43 @@ using ::testing::MatchesRegex;
 struct LimitGuard {
   ~LimitGuard() { SetHostAllocationLimit(0); }
 };
+
+// Restores the default huge-page threshold however a test ends.
+struct HugePageGuard {
+  ~HugePageGuard() { SetHostHugePageMinBytes(0); }
+};
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// The first word of /sys/kernel/mm/transparent_hugepage/enabled in brackets ("always",
+// "madvise", "never"), or "" where the file cannot be read.
+std::string TransparentHugePageMode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  const size_t open = line.find('['), close = line.find(']');
+  return open == std::string::npos || close == std::string::npos
+             ? ""
+             : line.substr(open + 1, close - open - 1);
+}
+
+// The "THPeligible:" value of the mapping of /proc/self/smaps that holds `p` (-1: none found).
+int HugePageEligible(const void* p) {
+  std::ifstream in("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  std::string line;
+  while (std::getline(in, line)) {
+    unsigned long long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &begin, &end) == 2 && line.find(' ') != 0) {
+      inside = begin <= at && at < end;
+      continue;
+    }
+    int eligible = 0;
+    if (inside && std::sscanf(line.c_str(), "THPeligible: %d", &eligible) == 1) return eligible;
+  }
+  return -1;
+}
 
 constexpr size_t kGiB = size_t{1} << 30;
 
@@ -87,6 +127,46 @@ TEST(HostMemoryTest, PacketBuffersUseTheSameChecks) {
   void* rows = packet::AlignedMallocPitch(&pitch, 10, 3);
   EXPECT_GE(pitch, 10u);
   packet::AlignedFree(rows);
+}
+
+TEST(HostMemoryTest, LargeRequestsAreOfferedHugePages) {
+  HugePageGuard guard;
+  EXPECT_EQ(HostHugePageMinBytes(), 2 * kHugePage);
+  const size_t bytes = 3 * kHugePage + 100;  // rounded to four whole huge pages
+  void* p = AllocHost(bytes, 64, "a test table");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHugePage, 0u);
+  std::memset(p, 1, bytes);  // the whole rounded range belongs to the allocation
+  const std::string mode = TransparentHugePageMode();
+  const int eligible = HugePageEligible(p);
+  if (eligible >= 0 && (mode == "madvise" || mode == "always")) EXPECT_EQ(eligible, 1) << mode;
+  if (eligible >= 0 && mode == "never") EXPECT_EQ(eligible, 0);
+  FreeHost(p);
+}
+
+TEST(HostMemoryTest, HugePageThresholdIsSetAndRestored) {
+  HugePageGuard guard;
+  SetHostHugePageMinBytes(kHugePage);
+  EXPECT_EQ(HostHugePageMinBytes(), kHugePage);
+  void* p = AllocHost(kHugePage, 64, "a test table");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHugePage, 0u);
+  FreeHost(p);
+  SetHostHugePageMinBytes(kNoHostHugePages);
+  EXPECT_EQ(HostHugePageMinBytes(), kNoHostHugePages);
+  if (TransparentHugePageMode() == "madvise") {
+    // Without the advice the allocator's own placement stands: not a huge-page candidate.
+    void* q = AllocHost(4 * kHugePage, 64, "a test table");
+    std::memset(q, 1, 4 * kHugePage);
+    const int eligible = HugePageEligible(q);
+    if (eligible >= 0) EXPECT_EQ(eligible, 0);
+    FreeHost(q);
+  }
+  SetHostHugePageMinBytes(0);
+  EXPECT_EQ(HostHugePageMinBytes(), 2 * kHugePage);
+}
+
+TEST(HostMemoryTest, HugePageAlignmentDoesNotHideOverflow) {
+  EXPECT_THAT(ErrorMessageOf([&] { AllocHost(SIZE_MAX - 100, 64, "a test buffer"); }),
+              HasSubstr("cannot allocate "));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // ops/adaptive_optimizer-inl.h: the optimizer updates with per-element step sizes, as MXNet
 // 1.9.1 defines them: adam_update, rmsprop_update and rmspropalex_update (RMSProp as Alex
-// Graves wrote it, with a momentum), and AdamW (_adamw_update, _mp_adamw_update: the weight
-// decay outside the moments), written once for every device. adaptive_optimizer.cc
+// Graves wrote it, with a momentum), AdamW (_adamw_update, _mp_adamw_update: the weight
+// decay outside the moments), ftml_update (Follow the Moving Leader) and ftrl_update (Follow
+// the Regularized Leader, with an L1 term), written once for every device. adaptive_optimizer.cc
 // registers them with FCompute<cpu>, adaptive_optimizer.cu adds FCompute<gpu>.
 //
 // Each is one kernel over the elements: it updates its state inputs in place (always, as
@@ -102,6 +103,51 @@ struct RMSPropAlexParam : public dmlc::Parameter<RMSPropAlexParam> {
     OPS_DECLARE_GRADIENT_FIELDS();
     DMLC_DECLARE_FIELD(clip_weights).set_default(-1.0f).describe(
         "Clip the new weight to [-clip_weights, clip_weights]; negative: no clipping.");
+  }
+};
+
+struct FTMLParam : public dmlc::Parameter<FTMLParam> {
+  float lr;
+  float beta1;
+  float beta2;
+  double epsilon;
+  int t;
+  float wd;
+  float rescale_grad;
+  float clip_grad;
+  DMLC_DECLARE_PARAMETER(FTMLParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(beta1).set_default(0.6f).describe("Decay of the moving leader (z).");
+    DMLC_DECLARE_FIELD(beta2).set_default(0.999f).describe("Decay of the second moment (v).");
+    DMLC_DECLARE_FIELD(epsilon).set_default(1e-8).describe("Added to sqrt(v) for stability.");
+    DMLC_DECLARE_FIELD(t).set_lower_bound(1).describe(
+        "The update's number, from 1 (0 would divide by 1 - beta1^0 = 0).");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(
+        "The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_grad).set_default(-1.0f).describe(
+        "Clip rescale_grad * grad + wd * weight to [-clip_grad, clip_grad]; negative: no "
+        "clipping.");
+  }
+};
+
+struct FtrlParam : public dmlc::Parameter<FtrlParam> {
+  float lr;
+  float lamda1;
+  float beta;
+  float wd;
+  float rescale_grad;
+  float clip_gradient;
+  DMLC_DECLARE_PARAMETER(FtrlParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate.");
+    DMLC_DECLARE_FIELD(lamda1).set_default(0.01f).set_lower_bound(0.0f).describe(
+        "The L1 regularization strength: weights whose |z| is at most this are 0.");
+    DMLC_DECLARE_FIELD(beta).set_default(1.0f).describe("Per-coordinate learning rate beta.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(
+        "The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
   }
 };
 
@@ -246,6 +292,48 @@ struct RMSPropAlexStep {
   }
 };
 
+// FTML's step on an element or a packet (V), state = (d, v, z), t the update's number:
+//   v = beta2 v + (1 - beta2) g^2,  d_t = (1 - beta1^t) / lr * (sqrt(v / (1 - beta2^t)) + eps),
+//   z = beta1 z + (1 - beta1) g - (d_t - beta1 d) weight,  d = d_t;
+// returns -z / d_t. (MXNet's documentation writes 1 - beta1^t for z's gradient term; its
+// kernel, which this follows, 1 - beta1.)
+template <typename DType>
+struct FTMLStep {
+  DType beta1, beta2, epsilon;
+  DType bias1_over_lr;  // (1 - beta1^t) / lr
+  DType bias2;          // 1 - beta2^t
+  DecayedGradient<DType> decayed;
+  template <typename V>
+  MSHADOW_XINLINE V operator()(V weight, V grad, V* state) const {
+    const V g = decayed(grad, weight);
+    state[1] = Splat<V>(beta2) * state[1] + Splat<V>(DType(1) - beta2) * g * g;
+    const V d_t =
+        Splat<V>(bias1_over_lr) * (SqrtOf(state[1] / Splat<V>(bias2)) + Splat<V>(epsilon));
+    state[2] = Splat<V>(beta1) * state[2] + Splat<V>(DType(1) - beta1) * g -
+               (d_t - Splat<V>(beta1) * state[0]) * weight;
+    state[0] = d_t;
+    return Splat<V>(DType(0)) - state[2] / d_t;
+  }
+};
+
+// FTRL's step on an element or a packet (V), state = (z, n), g = clip(rescale_grad * grad):
+//   z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr,  n += g^2;
+// returns (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > lamda1, else 0:
+// the numerator is clip(z, lamda1) - z, which is both (lamda1 >= 0).
+template <typename DType>
+struct FtrlStep {
+  DType lr, lamda1, beta, wd, rescale, clip;
+  template <typename V>
+  MSHADOW_XINLINE V operator()(V weight, V grad, V* state) const {
+    const V g = ClipMagnitudeOf(Splat<V>(rescale) * grad, clip);
+    const V n = state[1] + g * g;
+    state[0] = state[0] + g - (SqrtOf(n) - SqrtOf(state[1])) * weight / Splat<V>(lr);
+    state[1] = n;
+    return (ClipMagnitudeOf(state[0], lamda1) - state[0]) /
+           ((Splat<V>(beta) + SqrtOf(n)) / Splat<V>(lr) + Splat<V>(wd));
+  }
+};
+
 template <typename xpu>
 void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -289,6 +377,40 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
         in[1].dptr<DType>(),
         StateArrays<DType, 3>{{in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>()}},
         step);
+  });
+}
+
+template <typename xpu>
+void FTMLUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const FTMLParam& p = GetParam<FTMLParam>(attrs);
+  const double bias1 = 1.0 - std::pow(static_cast<double>(p.beta1), p.t);
+  const double bias2 = 1.0 - std::pow(static_cast<double>(p.beta2), p.t);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const FTMLStep<DType> step{DType(p.beta1),
+                               DType(p.beta2),
+                               DType(p.epsilon),
+                               DType(bias1 / p.lr),
+                               DType(bias2),
+                               DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_grad}};
+    LaunchStepUpdate(
+        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+        in[1].dptr<DType>(),
+        StateArrays<DType, 3>{{in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>()}},
+        step);
+  });
+}
+
+template <typename xpu>
+void FtrlUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const FtrlParam& p = GetParam<FtrlParam>(attrs);
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const FtrlStep<DType> step{DType(p.lr),   DType(p.lamda1),       DType(p.beta),
+                               DType(p.wd),   DType(p.rescale_grad), DType(p.clip_gradient)};
+    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
+                     in[0].dptr<DType>(), in[1].dptr<DType>(),
+                     StateArrays<DType, 2>{{in[2].dptr<DType>(), in[3].dptr<DType>()}}, step);
   });
 }
 
@@ -338,8 +460,8 @@ void MPAdamWUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// Adds FCompute<xpu> to adam_update, rmsprop_update, rmspropalex_update, _adamw_update and
-// _mp_adamw_update.
+// Adds FCompute<xpu> to adam_update, rmsprop_update, rmspropalex_update, _adamw_update,
+// _mp_adamw_update, ftml_update and ftrl_update.
 template <typename xpu>
 void SetAdaptiveOptimizerCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -349,6 +471,8 @@ void SetAdaptiveOptimizerCompute() {
       .set_attr<FCompute>(attr_name, FCompute(RMSPropAlexUpdateCompute<xpu>));
   RegisterOp("_adamw_update").set_attr<FCompute>(attr_name, FCompute(AdamWUpdateCompute<xpu>));
   RegisterOp("_mp_adamw_update").set_attr<FCompute>(attr_name, FCompute(MPAdamWUpdateCompute<xpu>));
+  RegisterOp("ftml_update").set_attr<FCompute>(attr_name, FCompute(FTMLUpdateCompute<xpu>));
+  RegisterOp("ftrl_update").set_attr<FCompute>(attr_name, FCompute(FtrlUpdateCompute<xpu>));
 }
 
 }  // namespace optimizer

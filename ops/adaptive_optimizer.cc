@@ -1,5 +1,5 @@
 // Optimizer updates with per-element step sizes: adam_update, rmsprop_update,
-// rmspropalex_update, _adamw_update, _mp_adamw_update. Not differentiable; each writes the
+// rmspropalex_update, _adamw_update, _mp_adamw_update, ftml_update, ftrl_update. Not differentiable; each writes the
 // new weight to its output (usually the weight itself, in place) and updates its state inputs
 // in place. Kernels, for every device: adaptive_optimizer-inl.h; FCompute<gpu>:
 // adaptive_optimizer.cu.
@@ -32,6 +32,8 @@ DMLC_REGISTER_PARAMETER(AdamParam);
 DMLC_REGISTER_PARAMETER(RMSPropParam);
 DMLC_REGISTER_PARAMETER(RMSPropAlexParam);
 DMLC_REGISTER_PARAMETER(AdamWParam);
+DMLC_REGISTER_PARAMETER(FTMLParam);
+DMLC_REGISTER_PARAMETER(FtrlParam);
 
 OPS_REGISTER_OP(adam_update)
     .describe("Adam step (without bias correction, as MXNet's: fold it into lr): g = "
@@ -127,6 +129,43 @@ OPS_REGISTER_OP(_mp_adamw_update)
     .set_attr<FInferShape>("FInferShape", AdamWShape<5>)
     .set_attr<FInferType>("FInferType", MPUpdateType)
     .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(ftml_update)
+    .describe("FTML step (Zheng and Kwok, Follow the Moving Leader): g = clip(rescale_grad * "
+              "grad + wd * weight); v = beta2 * v + (1 - beta2) * g^2; d_t = (1 - beta1^t) / lr "
+              "* (sqrt(v / (1 - beta2^t)) + epsilon); z = beta1 * z + (1 - beta1) * g - (d_t - "
+              "beta1 * d) * weight; d = d_t (d, v, z in place); then -z / d_t.")
+    .set_num_inputs(5)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("d", "NDArray-or-Symbol", "Internal state d_t, updated in place.")
+    .add_argument("v", "NDArray-or-Symbol", "Internal state v_t, updated in place.")
+    .add_argument("z", "NDArray-or-Symbol", "Internal state z_t, updated in place.")
+    .add_arguments(FTMLParam::__FIELDS__())
+    .set_attr_parser(ParamParser<FTMLParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<5, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<5, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3, 4})
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
+
+OPS_REGISTER_OP(ftrl_update)
+    .describe("FTRL-Proximal step (McMahan et al., Ad Click Prediction): g = clip(rescale_grad "
+              "* grad); z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr; n += g^2 (both in "
+              "place); then (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > "
+              "lamda1, else 0. lamda1 must be >= 0 (MXNet also takes negative values).")
+    .set_num_inputs(4)
+    .set_num_outputs(1)
+    .add_argument("weight", "NDArray-or-Symbol", "Weight.")
+    .add_argument("grad", "NDArray-or-Symbol", "Gradient.")
+    .add_argument("z", "NDArray-or-Symbol", "Accumulated z, updated in place.")
+    .add_argument("n", "NDArray-or-Symbol", "Sum of squared gradients, updated in place.")
+    .add_arguments(FtrlParam::__FIELDS__())
+    .set_attr_parser(ParamParser<FtrlParam>)
+    .set_attr<FInferShape>("FInferShape", ElemwiseShape<4, 1>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<4, 1>)
+    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{2, 3})
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 }  // namespace optimizer

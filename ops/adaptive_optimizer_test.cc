@@ -1,6 +1,6 @@
-// adam_update, rmsprop_update, rmspropalex_update and AdamW against their formulas (MXNet
-// 1.9.1's, which the Python suite compares with MXNet itself), states updated in place;
-// AdamW's skipped update and its one-element rescale_grad.
+// adam_update, rmsprop_update, rmspropalex_update, AdamW, ftml_update and ftrl_update against
+// their formulas (MXNet 1.9.1's, which the Python suite compares with MXNet itself), states
+// updated in place; AdamW's skipped update and its one-element rescale_grad.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -105,12 +105,91 @@ TEST(RMSPropAlexUpdateTest, ThreeStatesInPlace) {
   }
 }
 
+// ftml_update's inputs: weight, grad, d (positive), v (positive), z.
+std::vector<InputSpec> FTMLInputs(index_t n) {
+  return {InputSpec(TShape{n}), InputSpec(TShape{n}, -3, 3), InputSpec(TShape{n}, 0.5, 2),
+          InputSpec(TShape{n}, 0.1, 1), InputSpec(TShape{n})};
+}
+
+TEST(FTMLUpdateTest, StatesInPlaceAndStep) {
+  for (const char* clip : {"-1", "0.5"}) {
+    SCOPED_TRACE(clip);
+    const OpCase c{"ftml_update",
+                   {{"lr", "0.1"}, {"beta1", "0.6"}, {"beta2", "0.99"}, {"epsilon", "1e-6"},
+                    {"t", "3"}, {"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_grad", clip}},
+                   FTMLInputs(1001)};
+    const UpdateRun run = RunUpdate(c);
+    for (size_t i = 0; i < run.weight_out.size(); ++i) {
+      const double w = run.inputs_before[0][i];
+      const double g = Clip(F("0.5") * run.inputs_before[1][i] + F("0.01") * w, F(clip));
+      const double v = F("0.99") * run.inputs_before[3][i] + (1 - F("0.99")) * g * g;
+      const double d = (1 - std::pow(F("0.6"), 3)) / F("0.1") *
+                       (std::sqrt(v / (1 - std::pow(F("0.99"), 3))) + 1e-6);
+      const double z = F("0.6") * run.inputs_before[4][i] + (1 - F("0.6")) * g -
+                       (d - F("0.6") * run.inputs_before[2][i]) * w;
+      ASSERT_NEAR(run.inputs_after[2][i], d, 1e-12 * d);
+      ASSERT_NEAR(run.inputs_after[3][i], v, 1e-12);
+      ASSERT_NEAR(run.inputs_after[4][i], z, 1e-12 * (1 + std::fabs(z)));
+      ASSERT_NEAR(run.weight_out[i], -z / d, 1e-12 * (1 + std::fabs(z / d)));
+    }
+  }
+}
+
+TEST(FtrlUpdateTest, StatesInPlaceAndTheL1Threshold) {
+  for (const char* clip : {"-1", "0.5"}) {
+    SCOPED_TRACE(clip);
+    const OpCase c{"ftrl_update",
+                   {{"lr", "0.1"}, {"lamda1", "0.5"}, {"beta", "2"}, {"wd", "0.1"},
+                    {"rescale_grad", "0.5"}, {"clip_gradient", clip}},
+                   {InputSpec(TShape{1001}), InputSpec(TShape{1001}, -3, 3),
+                    InputSpec(TShape{1001}, -1.5, 1.5), InputSpec(TShape{1001}, 0, 1)}};
+    const UpdateRun run = RunUpdate(c);
+    int zeros = 0;
+    for (size_t i = 0; i < run.weight_out.size(); ++i) {
+      const double w = run.inputs_before[0][i], n = run.inputs_before[3][i];
+      const double g = Clip(F("0.5") * run.inputs_before[1][i], F(clip));
+      const double z =
+          run.inputs_before[2][i] + g - (std::sqrt(n + g * g) - std::sqrt(n)) * w / F("0.1");
+      const double l1 = F("0.5");
+      const double expected =
+          std::fabs(z) > l1 ? ((z > 0 ? l1 : -l1) - z) / ((2 + std::sqrt(n + g * g)) / F("0.1") +
+                                                          F("0.1"))
+                            : 0.0;
+      zeros += expected == 0.0;
+      ASSERT_NEAR(run.inputs_after[2][i], z, 1e-12 * (1 + std::fabs(z)));
+      ASSERT_NEAR(run.inputs_after[3][i], n + g * g, 1e-12);
+      ASSERT_NEAR(run.weight_out[i], expected, 1e-12) << "z = " << z;
+      if (expected == 0.0) ASSERT_EQ(run.weight_out[i], 0.0) << "z = " << z;
+    }
+    EXPECT_GT(zeros, 100);  // the threshold was crossed both ways
+    EXPECT_LT(zeros, 900);
+  }
+}
+
+TEST(FtrlUpdateTest, BadParametersAreNamed) {
+  EXPECT_NE(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("ftrl_update"), {{"lr", "0.1"}, {"lamda1", "-0.5"}});
+            }).find("lamda1"),
+            std::string::npos);
+  const std::string error =
+      testing::ErrorOf([] { ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}, {"t", "0"}}); });
+  EXPECT_NE(error.find("t"), std::string::npos) << error;
+  EXPECT_NE(error.find("0"), std::string::npos) << error;
+  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}}); })
+                .find("Required parameter t"),
+            std::string::npos);
+}
+
 // The states move even when the weight is not written; kAddTo adds the new weight.
 TEST(AdaptiveOptimizerTest, WriteModesAndStatesUnderNullOp) {
-  for (const auto& [op, count] : std::map<std::string, int>{
-           {"adam_update", 4}, {"rmsprop_update", 3}, {"rmspropalex_update", 5}}) {
+  const std::map<std::string, std::string> lr = {{"lr", "0.1"}};
+  for (const OpCase& c : {OpCase{"adam_update", lr, Inputs(4, 40)},
+                          OpCase{"rmsprop_update", lr, Inputs(3, 40)},
+                          OpCase{"rmspropalex_update", lr, Inputs(5, 40)},
+                          OpCase{"ftml_update", {{"lr", "0.1"}, {"t", "2"}}, FTMLInputs(40)},
+                          OpCase{"ftrl_update", lr, Inputs(4, 40)}}) {
+    const std::string& op = c.op;
     SCOPED_TRACE(op);
-    const OpCase c{op, {{"lr", "0.1"}}, Inputs(count, 40)};
     testing::CheckWriteModes(c);
     std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
     const Values state = testing::ToValues(inputs[2].blob());

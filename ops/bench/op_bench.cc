@@ -3,13 +3,15 @@
 // direction and type, named "<case>/<forward|backward>/<type>".
 //
 //   op_bench [--suite=smoke|full|mxnet] [--cases=PATH] [--op_cases=PATH]
-//            [--min_elements=N] [--list] [Google Benchmark flags]
+//            [--min_elements=N] [--huge_pages=0|1] [--list] [Google Benchmark flags]
 //
 // The timed loop is the compute alone (ops::InvokeUnchecked on inputs and outputs allocated
 // and filled beforehand, attributes parsed once). What a host pays on top is reported beside
 // it, per call, as counters: parse_ns (ops::ParseAttrs of the case's keyword arguments) and
 // check_ns (the checks ops::Invoke makes: counts, types, shapes against inference).
-// bytes_per_second counts every input and output byte once.
+// bytes_per_second counts every input and output byte once. --huge_pages=0 allocates every
+// array in ordinary pages (mshadow::SetHostHugePageMinBytes), as a host whose allocator does
+// not ask for huge pages gives them.
 //
 // Threads: the engine's (OMP_NUM_THREADS, or all cores) and OpenBLAS's (OPENBLAS_NUM_THREADS),
 // from the environment. CPU only: the library has no CUDA backend yet.
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "mshadow/host_memory.h"
 #include "ops/bench/bench_cases.h"
 
 namespace {
@@ -97,7 +100,7 @@ int main(int argc, char** argv) {
   std::vector<char*> benchmark_args;
   try {
     for (int i = 0; i < argc; ++i) {
-      std::string min_elements;
+      std::string min_elements, huge_pages;
       if (TakeFlag(argv[i], "--suite", &flags.suite) ||
           TakeFlag(argv[i], "--cases", &flags.cases) ||
           TakeFlag(argv[i], "--op_cases", &flags.op_cases)) {
@@ -105,6 +108,12 @@ int main(int argc, char** argv) {
       }
       if (TakeFlag(argv[i], "--min_elements", &min_elements)) {
         flags.min_elements = std::stoll(min_elements);
+      } else if (TakeFlag(argv[i], "--huge_pages", &huge_pages)) {
+        if (huge_pages != "0" && huge_pages != "1") {
+          std::cerr << "op_bench: --huge_pages is 0 or 1, not '" << huge_pages << "'\n";
+          return 2;
+        }
+        if (huge_pages == "0") mshadow::SetHostHugePageMinBytes(mshadow::kNoHostHugePages);
       } else if (std::strcmp(argv[i], "--list") == 0) {
         flags.list = true;
       } else {

@@ -507,6 +507,27 @@ def _rmspropalex(weight, grad, n, g_avg, delta, p):
     return _clip(weight + delta, _f32(p.get("clip_weights", -1)))
 
 
+def _ftml(weight, grad, d, v, z, p):
+    p = dict(p, clip_gradient=p.get("clip_grad", -1))
+    g = _decayed_gradient(weight, grad, p)
+    beta1, beta2, t = _f32(p.get("beta1", 0.6)), _f32(p.get("beta2", 0.999)), int(p["t"])
+    v = beta2 * v + (1 - beta2) * g * g
+    d_t = (1 - beta1 ** t) / _f32(p["lr"]) * (
+        np.sqrt(v / (1 - beta2 ** t)) + float(p.get("epsilon", 1e-8)))
+    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight
+    return -z / d_t
+
+
+def _ftrl(weight, grad, z, n, p):
+    g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
+    lr, lamda1 = _f32(p["lr"]), _f32(p.get("lamda1", 0.01))
+    z = z + g - (np.sqrt(n + g * g) - np.sqrt(n)) * weight / lr
+    n = n + g * g
+    w = (np.sign(z) * lamda1 - z) / ((_f32(p.get("beta", 1)) + np.sqrt(n)) / lr +
+                                     _f32(p.get("wd", 0)))
+    return np.where(np.abs(z) > lamda1, w, 0)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -893,6 +914,8 @@ FORWARD = {
     - _f32(p["lr"]) * np.sign(g),
     "signum_update": _signum,
     "adam_update": _adam,
+    "ftml_update": _ftml,
+    "ftrl_update": _ftrl,
     "_adamw_update": _adamw,
     "_mp_adamw_update": _mp_adamw,
     "multi_sgd_update": _multi_sgd(False, False, False),

@@ -528,6 +528,18 @@ def _ftrl(weight, grad, z, n, p):
     return np.where(np.abs(z) > lamda1, w, 0)
 
 
+def _multi_sum_sq(*arrays_and_params):
+    arrays = arrays_and_params[:-1]
+    return np.array([np.sum(np.square(a.astype(np.float64))) for a in arrays], np.float32)
+
+
+def _multi_lars(lrs, w_sum_sq, g_sum_sq, wds, p):
+    w = np.sqrt(w_sum_sq)
+    g = np.sqrt(g_sum_sq) * _f32(p.get("rescale_grad", 1))
+    ratio = _f32(p["eta"]) * w / (g + wds * w + _f32(p["eps"]))
+    return lrs * np.where((w > 0) & (g > 0), ratio, 1)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1014,6 +1026,8 @@ FORWARD = {
     "_linspace": lambda p: np.linspace(float(p["start"]), float(p["stop"]), int(p["num"]),
                                        endpoint=_flag(p, "endpoint", True)),
     "multi_all_finite": _all_finite,
+    "multi_sum_sq": _multi_sum_sq,
+    "multi_lars": _multi_lars,
     "broadcast_axis": _broadcast_axis,
     "reshape_like": _reshape_like,
     "depth_to_space": _depth_to_space,

@@ -540,6 +540,35 @@ def _multi_lars(lrs, w_sum_sq, g_sum_sq, wds, p):
     return lrs * np.where((w > 0) & (g > 0), ratio, 1)
 
 
+def _roi_pooling(data, rois, p):
+    """MXNet's ROIPooling: rounded corners, bin edges in float32 arithmetic, empty bins 0."""
+    ph_n, pw_n = _tuple(p["pooled_size"])
+    t = np.float32
+    scale = t(p["spatial_scale"])
+    n, c, h, w = data.shape
+    out = np.zeros((len(rois), c, ph_n, pw_n), data.dtype)
+    for r, roi in enumerate(rois):
+        if not 0 <= roi[0] < n:
+            continue
+        # Rounded half away from zero (C's round), not NumPy's half to even.
+        x1, y1, x2, y2 = (int(np.copysign(np.floor(abs(t(v) * scale) + 0.5), v))
+                          for v in roi[1:])
+        bin_h = t(max(y2 - y1 + 1, 1)) / t(ph_n)
+        bin_w = t(max(x2 - x1 + 1, 1)) / t(pw_n)
+
+        def edges(k, size, start, limit):
+            return (min(max(int(np.floor(t(k) * size)) + start, 0), limit),
+                    min(max(int(np.ceil(t(k + 1) * size)) + start, 0), limit))
+
+        for ph in range(ph_n):
+            h0, h1 = edges(ph, bin_h, y1, h)
+            for pw in range(pw_n):
+                w0, w1 = edges(pw, bin_w, x1, w)
+                if h1 > h0 and w1 > w0:
+                    out[r, :, ph, pw] = data[int(roi[0]), :, h0:h1, w0:w1].max(axis=(1, 2))
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1027,6 +1056,7 @@ FORWARD = {
                                        endpoint=_flag(p, "endpoint", True)),
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
+    "ROIPooling": _roi_pooling,
     "multi_lars": _multi_lars,
     "broadcast_axis": _broadcast_axis,
     "reshape_like": _reshape_like,

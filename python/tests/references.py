@@ -569,6 +569,43 @@ def _roi_pooling(data, rois, p):
     return out
 
 
+def _unit_positions(n):
+    return -1 + np.arange(n) * (2.0 / (n - 1))
+
+
+def _grid_generator(data, p):
+    if p["transform_type"] == "warp":
+        _, _, h, w = data.shape
+        x = (data[:, 0] + np.arange(w)) / ((w - 1) / 2) - 1
+        y = (data[:, 1] + np.arange(h)[:, None]) / ((h - 1) / 2) - 1
+        return np.stack([x, y], axis=1)
+    h, w = _tuple(p["target_shape"])
+    x, y = np.meshgrid(_unit_positions(w), _unit_positions(h))
+    positions = np.stack([x.ravel(), y.ravel(), np.ones(h * w)])
+    return (data.reshape(-1, 2, 3) @ positions).reshape(-1, 2, h, w)
+
+
+def _bilinear_sampler(data, grid, p):
+    n, c, h, w = data.shape
+    x = (grid[:, 0] + 1) * (w - 1) / 2
+    y = (grid[:, 1] + 1) * (h - 1) / 2
+    x0, y0 = np.floor(x), np.floor(y)
+    out = np.zeros((n, c) + grid.shape[2:], data.dtype)
+    for dy, dx in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        yy, xx = (y0 + dy).astype(int), (x0 + dx).astype(int)
+        weight = (1 - np.abs(y - yy)) * (1 - np.abs(x - xx))
+        inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        for b in range(n):
+            values = data[b][:, np.clip(yy[b], 0, h - 1), np.clip(xx[b], 0, w - 1)]
+            out[b] += values * (weight[b] * inside[b])
+    return out
+
+
+def _spatial_transformer(data, loc, p):
+    grid = _grid_generator(loc, {"transform_type": "affine", "target_shape": p["target_shape"]})
+    return _bilinear_sampler(data, grid, p)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1057,6 +1094,9 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "GridGenerator": _grid_generator,
+    "BilinearSampler": _bilinear_sampler,
+    "SpatialTransformer": _spatial_transformer,
     "multi_lars": _multi_lars,
     "broadcast_axis": _broadcast_axis,
     "reshape_like": _reshape_like,

@@ -36,50 +36,54 @@ inline mshadow::Shape<2> RhsMatrix(const TShape& s, bool transposed) {
   return transposed ? Shape2(s.ProdShape(0, n - 1), s[n - 1]) : Shape2(s[0], s.ProdShape(1, n));
 }
 
-// dst (written as req says) = op(a) op(b): matrices (dim 2) or batches of them (dim 3), each
-// operand transposed when its flag says.
+// dst (written as req says) = scale * op(a) op(b): matrices (dim 2, strided rows allowed) or
+// batches of them (dim 3), each operand transposed when its flag says; the scale is gemm's
+// alpha.
 template <bool kTransA, bool kTransB, typename xpu, int dim, typename DType>
 void Product(Tensor<xpu, dim, DType> dst, OpReqType req, Tensor<xpu, dim, DType> a,
-             Tensor<xpu, dim, DType> b) {
+             Tensor<xpu, dim, DType> b, DType scale) {
   if constexpr (dim == 3) {
-    Assign(dst, req, mshadow::expr::batch_dot<kTransA, kTransB>(a, b));
+    Assign(dst, req, mshadow::expr::batch_dot<kTransA, kTransB>(a, b) * scale);
   } else if constexpr (!kTransA && !kTransB) {
-    Assign(dst, req, mshadow::expr::dot(a, b));
+    Assign(dst, req, mshadow::expr::dot(a, b) * scale);
   } else if constexpr (!kTransA && kTransB) {
-    Assign(dst, req, mshadow::expr::dot(a, b.T()));
+    Assign(dst, req, mshadow::expr::dot(a, b.T()) * scale);
   } else if constexpr (kTransA && !kTransB) {
-    Assign(dst, req, mshadow::expr::dot(a.T(), b));
+    Assign(dst, req, mshadow::expr::dot(a.T(), b) * scale);
   } else {
-    Assign(dst, req, mshadow::expr::dot(a.T(), b.T()));
+    Assign(dst, req, mshadow::expr::dot(a.T(), b.T()) * scale);
   }
 }
 
 template <typename xpu, int dim, typename DType>
 void Product(Tensor<xpu, dim, DType> dst, OpReqType req, Tensor<xpu, dim, DType> a, bool trans_a,
-             Tensor<xpu, dim, DType> b, bool trans_b) {
+             Tensor<xpu, dim, DType> b, bool trans_b, DType scale = DType(1)) {
   if (trans_a) {
-    trans_b ? Product<true, true>(dst, req, a, b) : Product<true, false>(dst, req, a, b);
+    trans_b ? Product<true, true>(dst, req, a, b, scale)
+            : Product<true, false>(dst, req, a, b, scale);
   } else {
-    trans_b ? Product<false, true>(dst, req, a, b) : Product<false, false>(dst, req, a, b);
+    trans_b ? Product<false, true>(dst, req, a, b, scale)
+            : Product<false, false>(dst, req, a, b, scale);
   }
 }
 
-// The gradients of C = op(A) op(B) from dC, for matrices or batches of them:
-//   dA = dC op(B)^T, or op(B) dC^T when A is transposed;
-//   dB = op(A)^T dC, or dC^T op(A) when B is transposed.
+// The gradients of C = scale * op(A) op(B) from dC, for matrices or batches of them:
+//   dA = scale * dC op(B)^T, or scale * op(B) dC^T when A is transposed;
+//   dB = scale * op(A)^T dC, or scale * dC^T op(A) when B is transposed.
 template <typename xpu, int dim, typename DType>
 void ProductGradients(Tensor<xpu, dim, DType> dc, Tensor<xpu, dim, DType> a,
                       Tensor<xpu, dim, DType> b, bool ta, bool tb, Tensor<xpu, dim, DType> da,
-                      OpReqType da_req, Tensor<xpu, dim, DType> db, OpReqType db_req) {
+                      OpReqType da_req, Tensor<xpu, dim, DType> db, OpReqType db_req,
+                      DType scale = DType(1)) {
   if (ta) {
-    Product(da, da_req, b, tb, dc, true);
+    Product(da, da_req, b, tb, dc, true, scale);
   } else {
-    Product(da, da_req, dc, false, b, !tb);
+    Product(da, da_req, dc, false, b, !tb, scale);
   }
   if (tb) {
-    Product(db, db_req, dc, true, a, ta);
+    Product(db, db_req, dc, true, a, ta, scale);
   } else {
-    Product(db, db_req, a, !ta, dc, false);
+    Product(db, db_req, a, !ta, dc, false, scale);
   }
 }
 

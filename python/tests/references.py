@@ -606,6 +606,17 @@ def _spatial_transformer(data, loc, p):
     return _bilinear_sampler(data, grid, p)
 
 
+def _gemm(a, b, c, p):
+    axis = int(p.get("axis", -2)) % a.ndim
+    a, b = np.swapaxes(a, axis, -2), np.swapaxes(b, axis, -2)
+    if str(p.get("transpose_a", False)) == "True":
+        a = np.swapaxes(a, -1, -2)
+    if str(p.get("transpose_b", False)) == "True":
+        b = np.swapaxes(b, -1, -2)
+    out = float(p.get("alpha", 1)) * np.swapaxes(a @ b, axis, -2)
+    return out if c is None else out + float(p.get("beta", 1)) * c
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1094,6 +1105,8 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "_linalg_gemm": _gemm,
+    "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "GridGenerator": _grid_generator,
     "BilinearSampler": _bilinear_sampler,
     "SpatialTransformer": _spatial_transformer,

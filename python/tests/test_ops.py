@@ -88,6 +88,8 @@ def _as_list(outputs):
 def _mxnet_function(op):
     if hasattr(mx.nd, op):
         return getattr(mx.nd, op)
+    if op.startswith("_linalg_"):  # MXNet's front end has them as mx.nd.linalg.*
+        return getattr(mx.nd.linalg, op[len("_linalg_"):])
     return getattr(mx.nd._internal, op)
 
 

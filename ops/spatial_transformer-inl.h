@@ -5,18 +5,24 @@
 //   BilinearSampler: the data (N, C, H, W) sampled bilinearly at a grid (N, 2, Ho, Wo) of such
 //     positions (x first, -1 the first column, 1 the last), zero outside;
 //   SpatialTransformer: the two composed (an affine matrix per image, bilinear sampling).
-// Gradients without atomics: the data's by plane (each (n, c) item scatters every output of
-// its plane in order), the grid's by position (summed over the channels), the affine
-// matrix's by coefficient (summed over the grid); none depends on the thread count.
+// Each grid position's cell (its top-left corner and fractions) is found once and shared by
+// the channels; an affine grid and its gradient are products with the unit grid, as MXNet
+// computes them. Gradients without atomics: the data's by plane (each (n, c) item scatters
+// every output of its plane in order), the grid's by position (summed over the channels);
+// none depends on the thread count.
 // spatial_transformer.cc registers them with FCompute<cpu>; spatial_transformer.cu adds
 // FCompute<gpu>.
 #ifndef OPS_SPATIAL_TRANSFORMER_INL_H_
 #define OPS_SPATIAL_TRANSFORMER_INL_H_
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/dot-inl.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -74,37 +80,14 @@ MSHADOW_XINLINE DType UnitPosition(index_t i, index_t n) {
   return DType(-1) + static_cast<DType>(i) * (DType(2) / static_cast<DType>(n - 1));
 }
 
-// Grid element i = (n, k, h, w) of an (N, 2, H, W) grid: theta[n] row k times (x_w, y_h, 1).
-template <int kReq>
-struct affine_grid {
+// Element i of the unit grid (3, H * W): x_w, y_h and 1 at every position (h, w); an affine
+// grid is theta (N * 2, 3) times it.
+struct unit_grid {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* grid, const DType* theta, index_t height,
-                                  index_t width) {
-    const index_t w = i % width, h = i / width % height, row = i / (width * height);
-    const DType* t = theta + row * 3;  // (n, k) is row 2n + k of the (N * 2, 3) matrices
-    AssignReq<kReq>(grid + i, t[0] * UnitPosition<DType>(w, width) +
-                                  t[1] * UnitPosition<DType>(h, height) + t[2]);
-  }
-};
-
-// Coefficient i = (n, k, j) of theta's gradient: the grid gradient's row (n, k) summed against
-// x (j = 0), y (j = 1) or 1 (j = 2), in row-major order.
-template <int kReq>
-struct affine_grid_gradient {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* theta_grad, const DType* grid_grad,
-                                  index_t height, index_t width) {
-    const index_t j = i % 3, row = i / 3;
-    const DType* g = grid_grad + row * height * width;
-    DType sum = 0;
-    for (index_t h = 0; h < height; ++h) {
-      const DType y = UnitPosition<DType>(h, height);
-      for (index_t w = 0; w < width; ++w) {
-        const DType basis = j == 0 ? UnitPosition<DType>(w, width) : (j == 1 ? y : DType(1));
-        sum += g[h * width + w] * basis;
-      }
-    }
-    AssignReq<kReq>(theta_grad + i, sum);
+  MSHADOW_XINLINE static void Map(index_t i, DType* unit, index_t height, index_t width) {
+    const index_t positions = height * width, row = i / positions, p = i % positions;
+    unit[i] = row == 0 ? UnitPosition<DType>(p % width, width)
+                       : (row == 1 ? UnitPosition<DType>(p / width, height) : DType(1));
   }
 };
 
@@ -129,84 +112,121 @@ struct warp_grid {
 // The data (N, C, H, W) and the grid (N, 2, Ho, Wo).
 struct SamplerGeometry {
   index_t batch, channels, height, width, out_height, out_width;
+  MSHADOW_XINLINE index_t Positions() const { return out_height * out_width; }
 };
 
-// Where grid position (gx, gy) samples a plane: the top-left corner (x0, y0) and the
-// fractions (fx, fy) past it; false where every corner is outside the plane (or the position
-// is not a number), so the sample and its gradients are 0.
+// Where a grid position samples a plane, found once per position and shared by the channels:
+// for each corner k of its cell ((0, 0), (0, 1), (1, 0), (1, 1) as (dy, dx)) the element's
+// offset in the plane, clamped into it, and a mask of all ones where the corner is inside the
+// plane, zeros outside; and the fractions (fx, fy) past the top-left corner. Kernels mask a
+// corner's value, or what they add at it, to +0 outside: no branch per corner (a branch had
+// cost the gradients a third of their time), and nothing read or added outside the plane
+// whatever the values (an infinite output gradient adds +0 there, not NaN). A position whose
+// corners are all outside (or that is not a number) samples 0 and gets no gradient.
 template <typename DType>
-struct SamplePoint {
-  index_t x0, y0;
+struct SampleCell {
+  using Bits = std::conditional_t<sizeof(DType) == 8, uint64_t, uint32_t>;
+  index_t offset[4];
+  Bits mask[4];
   DType fx, fy;
-  MSHADOW_XINLINE bool Locate(DType gx, DType gy, index_t height, index_t width) {
+
+  MSHADOW_XINLINE static SampleCell At(DType gx, DType gy, index_t height, index_t width) {
     const DType x = (gx + DType(1)) * static_cast<DType>(width - 1) / DType(2);
     const DType y = (gy + DType(1)) * static_cast<DType>(height - 1) / DType(2);
+    SampleCell cell{{0, 0, 0, 0}, {0, 0, 0, 0}, DType(0), DType(0)};
     if (!(x >= DType(-1) && x <= static_cast<DType>(width) && y >= DType(-1) &&
           y <= static_cast<DType>(height))) {
-      return false;
+      return cell;
     }
     const DType fx0 = ::floor(x), fy0 = ::floor(y);
-    x0 = static_cast<index_t>(fx0);
-    y0 = static_cast<index_t>(fy0);
-    fx = x - fx0;
-    fy = y - fy0;
-    return true;
+    const index_t x0 = static_cast<index_t>(fx0), y0 = static_cast<index_t>(fy0);
+    cell.fx = x - fx0;
+    cell.fy = y - fy0;
+    for (int k = 0; k < 4; ++k) {
+      const index_t yy = y0 + k / 2, xx = x0 + k % 2;
+      const bool inside = yy >= 0 && yy < height && xx >= 0 && xx < width;
+      cell.mask[k] = inside ? ~Bits(0) : Bits(0);
+      const index_t cy = yy < 0 ? 0 : (yy >= height ? height - 1 : yy);
+      const index_t cx = xx < 0 ? 0 : (xx >= width ? width - 1 : xx);
+      cell.offset[k] = cy * width + cx;
+    }
+    return cell;
   }
-  // The plane's value at corner (dy, dx) of the cell, 0 outside the plane.
-  MSHADOW_XINLINE DType Corner(const DType* plane, index_t dy, index_t dx, index_t height,
-                               index_t width) const {
-    const index_t yy = y0 + dy, xx = x0 + dx;
-    return yy >= 0 && yy < height && xx >= 0 && xx < width ? plane[yy * width + xx] : DType(0);
+  // v where corner k is inside the plane, +0 where it is outside.
+  MSHADOW_XINLINE DType Masked(DType v, int k) const {
+    Bits bits;
+    memcpy(&bits, &v, sizeof(bits));
+    bits &= mask[k];
+    memcpy(&v, &bits, sizeof(v));
+    return v;
+  }
+  // Corner k's value in the plane, 0 outside it.
+  MSHADOW_XINLINE DType Value(const DType* plane, int k) const {
+    return Masked(plane[offset[k]], k);
+  }
+  // Corner k's bilinear weight.
+  MSHADOW_XINLINE DType Weight(int k) const {
+    return (k / 2 ? fy : DType(1) - fy) * (k % 2 ? fx : DType(1) - fx);
   }
 };
 
-// Output element i = (n, c, h, w): the plane (n, c) sampled at grid (n, :, h, w).
+// Cell i = (n, h, w) of grid position (n, :, h, w).
+struct locate_cells {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, SampleCell<DType>* cells, const DType* grid,
+                                  SamplerGeometry g) {
+    const index_t positions = g.Positions(), n = i / positions, p = i % positions;
+    const DType* at = grid + n * 2 * positions + p;
+    cells[i] = SampleCell<DType>::At(at[0], at[positions], g.height, g.width);
+  }
+};
+
+// Output element i = (n, c, h, w): the plane (n, c) sampled at cell (n, h, w).
 template <int kReq>
 struct bilinear_sample {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* data, const DType* grid,
-                                  SamplerGeometry g) {
-    const index_t positions = g.out_height * g.out_width;
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* data,
+                                  const SampleCell<DType>* cells, SamplerGeometry g) {
+    const index_t positions = g.Positions();
     const index_t p = i % positions, plane = i / positions, n = plane / g.channels;
-    const DType* at = grid + n * 2 * positions + p;
-    SamplePoint<DType> s;
-    DType value = 0;
-    if (s.Locate(at[0], at[positions], g.height, g.width)) {
-      const DType* d = data + plane * g.height * g.width;
-      value = s.Corner(d, 0, 0, g.height, g.width) * (DType(1) - s.fy) * (DType(1) - s.fx) +
-              s.Corner(d, 0, 1, g.height, g.width) * (DType(1) - s.fy) * s.fx +
-              s.Corner(d, 1, 0, g.height, g.width) * s.fy * (DType(1) - s.fx) +
-              s.Corner(d, 1, 1, g.height, g.width) * s.fy * s.fx;
-    }
-    AssignReq<kReq>(out + i, value);
+    const SampleCell<DType>& s = cells[n * positions + p];
+    const DType* d = data + plane * g.height * g.width;
+    AssignReq<kReq>(out + i, s.Value(d, 0) * s.Weight(0) + s.Value(d, 1) * s.Weight(1) +
+                                 s.Value(d, 2) * s.Weight(2) + s.Value(d, 3) * s.Weight(3));
   }
 };
 
-// Plane i = (n, c) of the data's gradient: every output gradient of the plane added to its
-// four corners' weights, positions in order; the plane is zeroed first unless kAddTo.
-template <int kReq>
+// Planes (n, c) for c in [kPlanes * b, kPlanes * (b + 1)) of the data's gradient, item i =
+// (n, b): every output gradient of those planes added to its cell's four corners by their
+// weights, positions in order, the planes zeroed first unless kAddTo. Several planes an item
+// (on the CPU) interleave their additions: a smooth grid puts neighbouring positions in the
+// same cell, and one plane's additions then wait on each other through memory.
+template <int kReq, int kPlanes>
 struct bilinear_data_gradient {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* out_grad,
-                                  const DType* grid, SamplerGeometry g) {
-    const index_t positions = g.out_height * g.out_width, n = i / g.channels;
-    const index_t plane_size = g.height * g.width;
-    DType* plane = grad + i * plane_size;
+                                  const SampleCell<DType>* cells, SamplerGeometry g) {
+    const index_t blocks = (g.channels + kPlanes - 1) / kPlanes;
+    const index_t n = i / blocks, first = i % blocks * kPlanes;
+    const index_t count = g.channels - first < kPlanes ? g.channels - first : kPlanes;
+    const index_t positions = g.Positions(), plane_size = g.height * g.width;
+    DType* planes = grad + (n * g.channels + first) * plane_size;
     if (kReq != kAddTo) {
-      for (index_t k = 0; k < plane_size; ++k) plane[k] = DType(0);
+      for (index_t k = 0; k < count * plane_size; ++k) planes[k] = DType(0);
     }
-    const DType* gx = grid + n * 2 * positions;
-    const DType* og = out_grad + i * positions;
+    const SampleCell<DType>* cell = cells + n * positions;
+    const DType* og = out_grad + (n * g.channels + first) * positions;
     for (index_t p = 0; p < positions; ++p) {
-      SamplePoint<DType> s;
-      if (!s.Locate(gx[p], gx[positions + p], g.height, g.width)) continue;
-      const DType weights[4] = {(DType(1) - s.fy) * (DType(1) - s.fx), (DType(1) - s.fy) * s.fx,
-                                s.fy * (DType(1) - s.fx), s.fy * s.fx};
-      for (int corner = 0; corner < 4; ++corner) {
-        const index_t yy = s.y0 + corner / 2, xx = s.x0 + corner % 2;
-        if (yy >= 0 && yy < g.height && xx >= 0 && xx < g.width) {
-          plane[yy * g.width + xx] += og[p] * weights[corner];
-        }
+      const SampleCell<DType>& s = cell[p];
+      for (index_t c = 0; c < count; ++c) {
+        DType* plane = planes + c * plane_size;
+        const DType o = og[c * positions + p];
+        const DType top = o * (DType(1) - s.fy), bottom = o * s.fy;
+        // An outside corner adds +0 at its clamped offset: that element stays as it was.
+        plane[s.offset[0]] += s.Masked(top * (DType(1) - s.fx), 0);
+        plane[s.offset[1]] += s.Masked(top * s.fx, 1);
+        plane[s.offset[2]] += s.Masked(bottom * (DType(1) - s.fx), 2);
+        plane[s.offset[3]] += s.Masked(bottom * s.fx, 3);
       }
     }
   }
@@ -218,24 +238,19 @@ template <int kReq>
 struct bilinear_grid_gradient {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grid_grad, const DType* out_grad,
-                                  const DType* data, const DType* grid, SamplerGeometry g) {
-    const index_t positions = g.out_height * g.out_width;
-    const index_t p = i % positions, n = i / positions;
-    const DType* at = grid + n * 2 * positions + p;
+                                  const DType* data, const SampleCell<DType>* cells,
+                                  SamplerGeometry g) {
+    const index_t positions = g.Positions(), p = i % positions, n = i / positions;
+    const SampleCell<DType>& s = cells[i];
     DType dx = 0, dy = 0;
-    SamplePoint<DType> s;
-    if (s.Locate(at[0], at[positions], g.height, g.width)) {
-      for (index_t c = 0; c < g.channels; ++c) {
-        const index_t plane = n * g.channels + c;
-        const DType* d = data + plane * g.height * g.width;
-        const DType v00 = s.Corner(d, 0, 0, g.height, g.width);
-        const DType v01 = s.Corner(d, 0, 1, g.height, g.width);
-        const DType v10 = s.Corner(d, 1, 0, g.height, g.width);
-        const DType v11 = s.Corner(d, 1, 1, g.height, g.width);
-        const DType o = out_grad[plane * positions + p];
-        dx += o * ((DType(1) - s.fy) * (v01 - v00) + s.fy * (v11 - v10));
-        dy += o * ((DType(1) - s.fx) * (v10 - v00) + s.fx * (v11 - v01));
-      }
+    for (index_t c = 0; c < g.channels; ++c) {
+      const index_t plane = n * g.channels + c;
+      const DType* d = data + plane * g.height * g.width;
+      const DType v00 = s.Value(d, 0), v01 = s.Value(d, 1), v10 = s.Value(d, 2),
+                  v11 = s.Value(d, 3);
+      const DType o = out_grad[plane * positions + p];
+      dx += o * ((DType(1) - s.fy) * (v01 - v00) + s.fy * (v11 - v10));
+      dy += o * ((DType(1) - s.fx) * (v10 - v00) + s.fx * (v11 - v01));
     }
     DType* out = grid_grad + n * 2 * positions + p;
     AssignReq<kReq>(out, dx * static_cast<DType>(g.width - 1) / DType(2));
@@ -243,35 +258,118 @@ struct bilinear_grid_gradient {
   }
 };
 
+// The CPU's grid gradient, item n an image: for each run of positions, each channel in turn
+// (reading every channel at one position, as bilinear_grid_gradient does, misses the L1
+// cache at each corner: planes a power of two apart share cache sets). Each position's sums
+// run over the channels in order, the same arithmetic as bilinear_grid_gradient's.
+template <int kReq>
+struct bilinear_grid_gradient_by_image {
+  template <typename DType>
+  static void Map(index_t n, DType* grid_grad, const DType* out_grad, const DType* data,
+                  const SampleCell<DType>* cells, SamplerGeometry g) {
+    const index_t positions = g.Positions();
+    std::vector<DType> sums(2 * positions, DType(0));
+    DType *dx = sums.data(), *dy = sums.data() + positions;
+    const SampleCell<DType>* cell = cells + n * positions;
+    // Runs of positions whose cells stay in the L1 cache while every channel visits them.
+    constexpr index_t kRun = 256;
+    for (index_t begin = 0; begin < positions; begin += kRun) {
+      const index_t end = begin + kRun < positions ? begin + kRun : positions;
+      for (index_t c = 0; c < g.channels; ++c) {
+        const index_t plane = n * g.channels + c;
+        const DType* d = data + plane * g.height * g.width;
+        const DType* og = out_grad + plane * positions;
+        for (index_t p = begin; p < end; ++p) {
+          const SampleCell<DType>& s = cell[p];
+          const DType v00 = s.Value(d, 0), v01 = s.Value(d, 1), v10 = s.Value(d, 2),
+                      v11 = s.Value(d, 3);
+          dx[p] += og[p] * ((DType(1) - s.fy) * (v01 - v00) + s.fy * (v11 - v10));
+          dy[p] += og[p] * ((DType(1) - s.fx) * (v10 - v00) + s.fx * (v11 - v01));
+        }
+      }
+    }
+    DType* out = grid_grad + n * 2 * positions;
+    for (index_t p = 0; p < positions; ++p) {
+      AssignReq<kReq>(out + p, dx[p] * static_cast<DType>(g.width - 1) / DType(2));
+      AssignReq<kReq>(out + positions + p, dy[p] * static_cast<DType>(g.height - 1) / DType(2));
+    }
+  }
+};
+
 inline SamplerGeometry SamplerGeometryOf(const TShape& data, const TShape& grid) {
   return {data[0], data[1], data[2], data[3], grid[2], grid[3]};
 }
 
-// The grid's (N, 2, H, W) from an affine matrix per image (N, 6).
-template <typename xpu, typename DType>
-void AffineGrid(mshadow::Stream<xpu>* s, OpReqType req, DType* grid, const DType* theta,
-                index_t batch, index_t height, index_t width) {
-  OPS_REQ_SWITCH(req, kReq, {
-    Kernel<affine_grid<kReq>, xpu>::Launch(s, batch * 2 * height * width, grid, theta, height,
-                                           width);
-  });
+// The temporary space as arrays of the given byte sizes, each 64-byte aligned.
+inline std::vector<char*> TempArrays(const OpContext& ctx, const std::vector<size_t>& bytes) {
+  std::vector<size_t> offsets;
+  size_t total = 0;
+  for (const size_t b : bytes) {
+    offsets.push_back(total);
+    total += (b + 63) / 64 * 64;
+  }
+  CHECK(ctx.requested.at(0).space != nullptr)
+      << "the operator requested temporary space but the host gave none";
+  char* base = static_cast<char*>(ctx.requested[0].space->Get(total));
+  std::vector<char*> arrays;
+  for (const size_t offset : offsets) arrays.push_back(base + offset);
+  return arrays;
 }
 
+// The unit grid's bytes for an (H, W) grid, and the unit grid written there.
+template <typename DType>
+size_t UnitGridBytes(index_t height, index_t width) {
+  return static_cast<size_t>(3 * height * width) * sizeof(DType);
+}
+template <typename xpu, typename DType>
+Tensor<xpu, 2, DType> UnitGrid(mshadow::Stream<xpu>* s, char* space, index_t height,
+                               index_t width) {
+  DType* unit = reinterpret_cast<DType*>(space);
+  Kernel<unit_grid, xpu>::Launch(s, 3 * height * width, unit, height, width);
+  return Tensor<xpu, 2, DType>(unit, mshadow::Shape2(3, height * width), s);
+}
+
+// grid (N * 2, H * W), as req says, = theta (N * 2, 3) times the unit grid.
+template <typename xpu, typename DType>
+void AffineGrid(mshadow::Stream<xpu>* s, OpReqType req, DType* grid, const DType* theta,
+                index_t batch, Tensor<xpu, 2, DType> unit) {
+  const index_t positions = unit.size(1);
+  matmul::Product(Tensor<xpu, 2, DType>(grid, mshadow::Shape2(batch * 2, positions), s), req,
+                  Tensor<xpu, 2, DType>(const_cast<DType*>(theta), mshadow::Shape2(batch * 2, 3), s),
+                  false, unit, false);
+}
+
+// theta_grad (N * 2, 3), as req says, = grid_grad (N * 2, H * W) times the unit grid's
+// transpose.
 template <typename xpu, typename DType>
 void AffineGridGradient(mshadow::Stream<xpu>* s, OpReqType req, DType* theta_grad,
-                        const DType* grid_grad, index_t batch, index_t height, index_t width) {
-  OPS_REQ_SWITCH(req, kReq, {
-    Kernel<affine_grid_gradient<kReq>, xpu>::LaunchItems(s, batch * 6, height * width,
-                                                         theta_grad, grid_grad, height, width);
-  });
+                        const DType* grid_grad, index_t batch, Tensor<xpu, 2, DType> unit) {
+  const index_t positions = unit.size(1);
+  matmul::Product(
+      Tensor<xpu, 2, DType>(theta_grad, mshadow::Shape2(batch * 2, 3), s), req,
+      Tensor<xpu, 2, DType>(const_cast<DType*>(grid_grad), mshadow::Shape2(batch * 2, positions), s),
+      false, unit, true);
+}
+
+// The cells of every grid position, in the space at `cells`.
+template <typename DType>
+size_t CellBytes(const SamplerGeometry& g) {
+  return static_cast<size_t>(g.batch * g.Positions()) * sizeof(SampleCell<DType>);
+}
+template <typename xpu, typename DType>
+const SampleCell<DType>* LocateCells(mshadow::Stream<xpu>* s, char* space, const DType* grid,
+                                     const SamplerGeometry& g) {
+  auto* cells = reinterpret_cast<SampleCell<DType>*>(space);
+  Kernel<locate_cells, xpu>::Launch(s, g.batch * g.Positions(), cells, grid, g);
+  return cells;
 }
 
 template <typename xpu, typename DType>
 void Sample(mshadow::Stream<xpu>* s, OpReqType req, DType* out, const DType* data,
-            const DType* grid, const SamplerGeometry& g) {
+            const SampleCell<DType>* cells, const SamplerGeometry& g) {
   OPS_REQ_SWITCH(req, kReq, {
-    Kernel<bilinear_sample<kReq>, xpu>::LaunchItems(
-        s, g.batch * g.channels * g.out_height * g.out_width, 8, out, data, grid, g);
+    Kernel<bilinear_sample<kReq>, xpu>::LaunchItems(s, g.batch * g.channels * g.Positions(), 4,
+                                                    out, data, cells, g);
   });
 }
 
@@ -279,16 +377,23 @@ void Sample(mshadow::Stream<xpu>* s, OpReqType req, DType* out, const DType* dat
 template <typename xpu, typename DType>
 void SampleGradients(mshadow::Stream<xpu>* s, OpReqType data_req, OpReqType grid_req,
                      DType* data_grad, DType* grid_grad, const DType* out_grad, const DType* data,
-                     const DType* grid, const SamplerGeometry& g) {
-  const index_t positions = g.out_height * g.out_width;
+                     const SampleCell<DType>* cells, const SamplerGeometry& g) {
+  // Four planes an item on the CPU, one (the most threads) on the GPU.
+  constexpr int kPlanes = std::is_same_v<xpu, cpu> ? 4 : 1;
+  const index_t blocks = (g.channels + kPlanes - 1) / kPlanes;
   OPS_REQ_SWITCH(data_req, kReq, {
-    Kernel<bilinear_data_gradient<kReq>, xpu>::LaunchItems(
-        s, g.batch * g.channels, g.height * g.width + 8 * positions, data_grad, out_grad, grid,
-        g);
+    Kernel<bilinear_data_gradient<kReq, kPlanes>, xpu>::LaunchItems(
+        s, g.batch * blocks, kPlanes * (g.height * g.width + 4 * g.Positions()), data_grad,
+        out_grad, cells, g);
   });
   OPS_REQ_SWITCH(grid_req, kReq, {
-    Kernel<bilinear_grid_gradient<kReq>, xpu>::LaunchItems(
-        s, g.batch * positions, 8 * g.channels, grid_grad, out_grad, data, grid, g);
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      Kernel<bilinear_grid_gradient_by_image<kReq>, xpu>::LaunchItems(
+          s, g.batch, 4 * g.channels * g.Positions(), grid_grad, out_grad, data, cells, g);
+    } else {
+      Kernel<bilinear_grid_gradient<kReq>, xpu>::LaunchItems(
+          s, g.batch * g.Positions(), 4 * g.channels, grid_grad, out_grad, data, cells, g);
+    }
   });
 }
 
@@ -297,17 +402,19 @@ template <typename xpu, bool kBackward>
 void GridGeneratorCompute(const NodeAttrs& attrs, const OpContext& ctx,
                           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                           const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
   const GridGeneratorParam& p = GetParam<GridGeneratorParam>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const TShape& grid = kBackward ? in[0].shape_ : out[0].shape_;
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     if (p.transform_type == kAffine) {
+      const auto unit = UnitGrid<xpu, DType>(
+          s, TempArrays(ctx, {UnitGridBytes<DType>(grid[2], grid[3])})[0], grid[2], grid[3]);
       if constexpr (kBackward) {
         AffineGridGradient<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0],
-                                grid[2], grid[3]);
+                                unit);
       } else {
-        AffineGrid<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0], grid[2],
-                        grid[3]);
+        AffineGrid<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0], unit);
       }
     } else {
       OPS_REQ_SWITCH(req[0], kReq, {
@@ -319,13 +426,17 @@ void GridGeneratorCompute(const NodeAttrs& attrs, const OpContext& ctx,
 }
 
 // BilinearSampler: inputs data, grid; output out. Backward: inputs out_grad, data, grid;
-// outputs the data's and the grid's gradients.
+// outputs the data's and the grid's gradients. The cells live in the temporary space.
 template <typename xpu>
 void BilinearSamplerCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const SamplerGeometry g = SamplerGeometryOf(in[0].shape_, in[1].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Sample<xpu>(ctx.get_stream<xpu>(), req[0], out[0].dptr<DType>(), in[0].dptr<DType>(),
-                in[1].dptr<DType>(), SamplerGeometryOf(in[0].shape_, in[1].shape_));
+    const auto* cells =
+        LocateCells<xpu>(s, TempArrays(ctx, {CellBytes<DType>(g)})[0], in[1].dptr<DType>(), g);
+    Sample<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), cells, g);
   });
 }
 
@@ -334,14 +445,18 @@ void BilinearSamplerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
                                     const std::vector<TBlob>& in,
                                     const std::vector<OpReqType>& req,
                                     const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const SamplerGeometry g = SamplerGeometryOf(in[1].shape_, in[2].shape_);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    SampleGradients<xpu>(ctx.get_stream<xpu>(), req[0], req[1], out[0].dptr<DType>(),
-                         out[1].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(),
-                         in[2].dptr<DType>(), SamplerGeometryOf(in[1].shape_, in[2].shape_));
+    const auto* cells =
+        LocateCells<xpu>(s, TempArrays(ctx, {CellBytes<DType>(g)})[0], in[2].dptr<DType>(), g);
+    SampleGradients<xpu>(s, req[0], req[1], out[0].dptr<DType>(), out[1].dptr<DType>(),
+                         in[0].dptr<DType>(), in[1].dptr<DType>(), cells, g);
   });
 }
 
-// SpatialTransformer: inputs data, loc; output out. The grid lives in the temporary space.
+// SpatialTransformer: inputs data, loc; output out. The unit grid, the grid and its cells live
+// in the temporary space.
 template <typename xpu>
 void SpatialTransformerCompute(const NodeAttrs&, const OpContext& ctx,
                                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -349,19 +464,22 @@ void SpatialTransformerCompute(const NodeAttrs&, const OpContext& ctx,
   if (req[0] == kNullOp) return;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const TShape& y = out[0].shape_;
-  const TShape grid_shape{y[0], 2, y[2], y[3]};
+  const SamplerGeometry g = SamplerGeometryOf(in[0].shape_, TShape{y[0], 2, y[2], y[3]});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    DType* grid = ctx.requested[0]
-                      .get_space_typed<xpu, 1, DType>(mshadow::Shape1(grid_shape.Size()), s)
-                      .dptr_;
-    AffineGrid<xpu>(s, kWriteTo, grid, in[1].dptr<DType>(), y[0], y[2], y[3]);
-    Sample<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid,
-                SamplerGeometryOf(in[0].shape_, grid_shape));
+    const std::vector<char*> space =
+        TempArrays(ctx, {UnitGridBytes<DType>(y[2], y[3]),
+                         static_cast<size_t>(y[0] * 2 * g.Positions()) * sizeof(DType),
+                         CellBytes<DType>(g)});
+    DType* grid = reinterpret_cast<DType*>(space[1]);
+    AffineGrid<xpu>(s, kWriteTo, grid, in[1].dptr<DType>(), y[0],
+                    UnitGrid<xpu, DType>(s, space[0], y[2], y[3]));
+    Sample<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(),
+                LocateCells<xpu>(s, space[2], grid, g), g);
   });
 }
 
-// Backward: inputs out_grad, data, loc; outputs the data's and loc's gradients. The grid and
-// its gradient live in the temporary space.
+// Backward: inputs out_grad, data, loc; outputs the data's and loc's gradients. The unit grid,
+// the grid, its cells and its gradient live in the temporary space.
 template <typename xpu>
 void SpatialTransformerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
                                        const std::vector<TBlob>& in,
@@ -369,17 +487,21 @@ void SpatialTransformerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
                                        const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const TShape& y = in[0].shape_;
-  const TShape grid_shape{y[0], 2, y[2], y[3]};
-  const index_t grid_size = grid_shape.Size();
+  const SamplerGeometry g = SamplerGeometryOf(in[1].shape_, TShape{y[0], 2, y[2], y[3]});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    DType* grid =
-        ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(2 * grid_size), s).dptr_;
-    DType* grid_grad = grid + grid_size;
-    AffineGrid<xpu>(s, kWriteTo, grid, in[2].dptr<DType>(), y[0], y[2], y[3]);
+    const size_t grid_bytes = static_cast<size_t>(y[0] * 2 * g.Positions()) * sizeof(DType);
+    const std::vector<char*> space = TempArrays(
+        ctx, {UnitGridBytes<DType>(y[2], y[3]), grid_bytes, CellBytes<DType>(g), grid_bytes});
+    DType* grid = reinterpret_cast<DType*>(space[1]);
+    DType* grid_grad = reinterpret_cast<DType*>(space[3]);
+    const auto unit = UnitGrid<xpu, DType>(s, space[0], y[2], y[3]);
+    AffineGrid<xpu>(s, kWriteTo, grid, in[2].dptr<DType>(), y[0], unit);
     SampleGradients<xpu>(s, req[0], req[1] == kNullOp ? kNullOp : kWriteTo, out[0].dptr<DType>(),
-                         grid_grad, in[0].dptr<DType>(), in[1].dptr<DType>(), grid,
-                         SamplerGeometryOf(in[1].shape_, grid_shape));
-    AffineGridGradient<xpu>(s, req[1], out[1].dptr<DType>(), grid_grad, y[0], y[2], y[3]);
+                         grid_grad, in[0].dptr<DType>(), in[1].dptr<DType>(),
+                         LocateCells<xpu>(s, space[2], grid, g), g);
+    if (req[1] != kNullOp) {
+      AffineGridGradient<xpu>(s, req[1], out[1].dptr<DType>(), grid_grad, y[0], unit);
+    }
   });
 }
 

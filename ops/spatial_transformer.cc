@@ -111,6 +111,7 @@ OPS_REGISTER_OP(GridGenerator)
     .set_attr_parser(ParseGridGenerator)
     .set_attr<FInferShape>("FInferShape", GridGeneratorShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<1, 1>)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_GridGenerator", false, false});
 
 OPS_REGISTER_OP(_backward_GridGenerator)
@@ -118,7 +119,8 @@ OPS_REGISTER_OP(_backward_GridGenerator)
     .set_num_inputs(1)
     .set_num_outputs(1)
     .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParseGridGenerator);
+    .set_attr_parser(ParseGridGenerator)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
 
 OPS_REGISTER_OP(BilinearSampler)
     .describe("The data (N, C, H, W) sampled bilinearly at a grid (N, 2, Ho, Wo) of positions "
@@ -132,6 +134,7 @@ OPS_REGISTER_OP(BilinearSampler)
     .set_attr_parser(ParamParser<BilinearSamplerParam>)
     .set_attr<FInferShape>("FInferShape", BilinearSamplerShape)
     .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_BilinearSampler", true, false});
 
 OPS_REGISTER_OP(_backward_BilinearSampler)
@@ -139,7 +142,8 @@ OPS_REGISTER_OP(_backward_BilinearSampler)
     .set_num_inputs(3)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParamParser<BilinearSamplerParam>);
+    .set_attr_parser(ParamParser<BilinearSamplerParam>)
+    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
 
 OPS_REGISTER_OP(SpatialTransformer)
     .describe("GridGenerator (affine, target_shape) on loc, then BilinearSampler of data at "

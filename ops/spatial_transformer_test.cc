@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -88,6 +89,30 @@ TEST(BilinearSamplerTest, SamplesInsideAtTheEdgesOutsideAndNotANumber) {
   EXPECT_NE(out[4], 0.0);  // half a cell outside still blends with the edge
   EXPECT_EQ(out[6], 0.0);
   EXPECT_EQ(out[7], 0.0);
+}
+
+// An infinite output gradient at a position whose cell is half outside the plane reaches its
+// inside corners only: nothing else of the data's gradient changes (no NaN from inf * 0).
+TEST(BilinearSamplerTest, InfiniteGradientReachesOnlyInsideCorners) {
+  const CpuTensor data = testing::TensorOf(TShape{1, 1, 3, 4}, mshadow::kFloat64, Values(12, 1));
+  // x = (-1.2 + 1) * 3 / 2 = -0.3: columns -1 (outside) and 0; y = 0.5: rows 0 and 1.
+  const CpuTensor grid = testing::TensorOf(TShape{1, 2, 1, 1}, mshadow::kFloat64, {-1.2, -0.5});
+  const CpuTensor og = testing::TensorOf(TShape{1, 1, 1, 1}, mshadow::kFloat64,
+                                         {std::numeric_limits<double>::infinity()});
+  const NodeAttrs attrs = ParseAttrs(Op::Get("BilinearSampler"), {});
+  CpuTensor dx(TShape{1, 1, 3, 4}, mshadow::kFloat64), dgrid(TShape{1, 2, 1, 1}, mshadow::kFloat64);
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
+                       BackwardInputs(attrs, {og.blob()}, {data.blob(), grid.blob()}, {}),
+                       {kWriteTo, kWriteTo}, {dx.blob(), dgrid.blob()});
+  const Values g = testing::ToValues(dx.blob());
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (i == 0 || i == 4) {
+      EXPECT_EQ(g[i], std::numeric_limits<double>::infinity()) << i;
+    } else {
+      EXPECT_EQ(g[i], 0.0) << i;
+    }
+  }
 }
 
 OpCase SamplerCase() {

@@ -617,6 +617,14 @@ def _gemm(a, b, c, p):
     return out if c is None else out + float(p.get("beta", 1)) * c
 
 
+def _ravel(data, p):
+    return np.ravel_multi_index(tuple(data.astype(np.int64)), _tuple(p["shape"])).astype(data.dtype)
+
+
+def _unravel(data, p):
+    return np.array(np.unravel_index(data.astype(np.int64), _tuple(p["shape"]))).astype(data.dtype)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1105,6 +1113,8 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "_ravel_multi_index": _ravel,
+    "_unravel_index": _unravel,
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "GridGenerator": _grid_generator,

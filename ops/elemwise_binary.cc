@@ -62,7 +62,7 @@ const bool kRegistered = [] {
   });
   // MXNet's older names, which its symbol files still carry.
   const std::pair<const char*, std::vector<const char*>> legacy_names[] = {
-      {"elemwise_add", {"_add", "_plus", "_Plus"}},
+      {"elemwise_add", {"_add", "_plus", "_Plus", "_grad_add"}},
       {"elemwise_sub", {"_sub", "_minus", "_Minus"}},
       {"elemwise_mul", {"_mul", "_Mul"}},
       {"elemwise_div", {"_div", "_Div"}},

@@ -2,7 +2,8 @@
 // of the first axes, Python's slicing rules (None, negative indices, negative steps, bounds
 // clamped), written once for every device: the output reads the input through strides times
 // the steps. Its gradient writes the output gradient back through the same view and zero
-// elsewhere. slice.cc registers the CPU, slice.cu adds FCompute<gpu>.
+// elsewhere. _slice_assign and _slice_assign_scalar (NDArray's item assignment) write through
+// the same view. slice.cc registers the CPU, slice.cu adds FCompute<gpu>.
 #ifndef OPS_SLICE_INL_H_
 #define OPS_SLICE_INL_H_
 
@@ -255,6 +256,56 @@ void SliceLikeBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::
   ZeroGradientCompute<xpu>(attrs, ctx, {}, {req[1]}, {out[1]});
 }
 
+struct SliceAssignScalarParam : public dmlc::Parameter<SliceAssignScalarParam> {
+  double scalar;
+  OptionalIndices begin;
+  OptionalIndices end;
+  OptionalIndices step;
+  DMLC_DECLARE_PARAMETER(SliceAssignScalarParam) {
+    DMLC_DECLARE_FIELD(scalar).set_default(0).describe("The value the slice is set to.");
+    DMLC_DECLARE_FIELD(begin).describe("As slice's begin.");
+    DMLC_DECLARE_FIELD(end).describe("As slice's end.");
+    DMLC_DECLARE_FIELD(step).set_default(OptionalIndices()).describe("As slice's step.");
+  }
+};
+
+inline SliceParam SliceOf(const SliceAssignScalarParam& p) {
+  SliceParam slice;
+  slice.begin = p.begin;
+  slice.end = p.end;
+  slice.step = p.step;
+  return slice;
+}
+
+// _slice_assign (inputs lhs, rhs) and _slice_assign_scalar (input lhs): out = lhs with its
+// slice set to rhs or to the scalar. Written (lhs copied first) or in place; an addition is
+// refused, as MXNet refuses it.
+template <typename xpu, bool kScalar>
+void SliceAssignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  if (req[0] == kAddTo) {
+    throw dmlc::Error(attrs.op->name + " writes its output (write or in place), it cannot add "
+                      "to it (kAddTo)");
+  }
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const SliceView view =
+      kScalar ? ViewOf(SliceOf(GetParam<SliceAssignScalarParam>(attrs)), in[0].shape_)
+              : ViewOf(GetParam<SliceParam>(attrs), in[0].shape_);
+  const auto at = StridedIndex<1>::Of(std::vector<index_t>(view.shape.begin(), view.shape.end()),
+                                      {view.strides});
+  MSHADOW_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (out[0].dptr_ != in[0].dptr_) Copy(Flat<xpu, DType>(out[0], s), Flat<xpu, DType>(in[0], s), s);
+    if constexpr (kScalar) {
+      StridedFill(s, out[0].dptr<DType>(),
+                  static_cast<DType>(GetParam<SliceAssignScalarParam>(attrs).scalar), view.base,
+                  at);
+    } else {
+      StridedScatter<kWriteTo>(s, out[0].dptr<DType>(), in[1].dptr<DType>(), view.base, at);
+    }
+  });
+}
+
 // Adds FCompute<xpu> to slice, slice_like and their backward operators.
 template <typename xpu>
 void SetSliceCompute() {
@@ -264,6 +315,9 @@ void SetSliceCompute() {
   RegisterOp("slice_like").set_attr<FCompute>(attr_name, FCompute(SliceLikeCompute<xpu>));
   RegisterOp("_backward_slice_like")
       .set_attr<FCompute>(attr_name, FCompute(SliceLikeBackward<xpu>));
+  RegisterOp("_slice_assign").set_attr<FCompute>(attr_name, FCompute(SliceAssignCompute<xpu, false>));
+  RegisterOp("_slice_assign_scalar")
+      .set_attr<FCompute>(attr_name, FCompute(SliceAssignCompute<xpu, true>));
 }
 
 }  // namespace slice

@@ -6,6 +6,7 @@ namespace slice {
 
 DMLC_REGISTER_PARAMETER(SliceParam);
 DMLC_REGISTER_PARAMETER(SliceLikeParam);
+DMLC_REGISTER_PARAMETER(SliceAssignScalarParam);
 
 namespace {
 
@@ -22,7 +23,52 @@ bool SliceLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector
   return true;
 }
 
+// _slice_assign: out is lhs's shape; rhs the slice's.
+bool SliceAssignShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& lhs = (*in)[0];
+  if (!ShapeIsKnown(lhs)) return false;
+  AssignInputShape(in, 1, ViewOf(GetParam<SliceParam>(attrs), lhs).shape);
+  AssignOutputShape(out, 0, lhs);
+  return true;
+}
+
+bool SliceAssignScalarShape(const NodeAttrs& attrs, std::vector<TShape>* in,
+                            std::vector<TShape>* out) {
+  const TShape& lhs = (*in)[0];
+  if (!ShapeIsKnown(lhs)) return false;
+  ViewOf(SliceOf(GetParam<SliceAssignScalarParam>(attrs)), lhs);  // checks the slice
+  AssignOutputShape(out, 0, lhs);
+  return true;
+}
+
+std::vector<std::pair<int, int>> InplaceLhs(const NodeAttrs&) { return {{0, 0}}; }
+
 const bool kRegistered = [] {
+  RegisterOp("_slice_assign")
+      .add_alias("_crop_assign")
+      .describe("lhs with its slice (begin, end, step as slice takes them) set to rhs, of the "
+                "slice's shape; in place or written, not added. No gradient (as MXNet).")
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .add_argument("lhs", "NDArray-or-Symbol", "The array assigned into.")
+      .add_argument("rhs", "NDArray-or-Symbol", "The slice's new values.")
+      .add_arguments(SliceParam::__FIELDS__())
+      .set_attr_parser(ParamParser<SliceParam>)
+      .set_attr<FInferShape>("FInferShape", SliceAssignShape)
+      .set_attr<FInferType>("FInferType", ElemwiseType<2, 1>)
+      .set_attr<FInplaceOption>("FInplaceOption", InplaceLhs);
+  RegisterOp("_slice_assign_scalar")
+      .add_alias("_crop_assign_scalar")
+      .describe("lhs with its slice (begin, end, step as slice takes them) set to scalar; in "
+                "place or written, not added. No gradient (as MXNet).")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("lhs", "NDArray-or-Symbol", "The array assigned into.")
+      .add_arguments(SliceAssignScalarParam::__FIELDS__())
+      .set_attr_parser(ParamParser<SliceAssignScalarParam>)
+      .set_attr<FInferShape>("FInferShape", SliceAssignScalarShape)
+      .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
+      .set_attr<FInplaceOption>("FInplaceOption", InplaceLhs);
   SetSliceCompute<cpu>();
   return true;
 }();

@@ -1,5 +1,6 @@
 // slice / crop: Python's slicing rules as MXNet 1.9.1 applies them (values checked against
 // MXNet), the gradient, and the errors for bad begin/end/step; slice_like.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,56 @@ TEST(SliceLikeTest, ShapesValuesGradientsAndErrors) {
               HasSubstr("axis 2 is past shape_like (1,2)"));
   EXPECT_THAT(error_of(TShape{2, 3, 4}, TShape{1, 2, 3}, "(3,)"),
               HasSubstr("axes 3 is out of range for a 3-d input"));
+}
+
+// MXNet 1.9.1's values: (3,4) 0..11 with [1:3, 1:3] = -1, with [0:3:2, ::2] = -1, and row 1
+// set to 7 by the scalar form; in place (the operators' in-place option) as written; every
+// numeric type; the slice's shape required of rhs; an addition refused.
+TEST(SliceAssignTest, AsMXNetInPlaceAndWritten) {
+  Values lhs(12);
+  for (int i = 0; i < 12; ++i) lhs[i] = i;
+  const auto assign = [&](const std::map<std::string, std::string>& kwargs, const TShape& rhs_shape,
+                          int type, bool in_place) {
+    std::vector<CpuTensor> in = {testing::TensorOf(TShape{3, 4}, type, lhs),
+                                 testing::TensorOf(rhs_shape, type,
+                                                   Values(rhs_shape.Size(), -1.0))};
+    const NodeAttrs attrs = ParseAttrs(Op::Get("_slice_assign"), kwargs);
+    CpuTensor out(TShape{3, 4}, type);
+    const TBlob target = in_place ? in[0].blob() : out.blob();
+    Invoke<mshadow::cpu>(attrs, OpContext(), Blobs(in), {in_place ? kWriteInplace : kWriteTo},
+                         {target});
+    return testing::ToValues(target);
+  };
+  for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kInt32, mshadow::kInt8}) {
+    for (const bool in_place : {false, true}) {
+      EXPECT_EQ(assign({{"begin", "(1,1)"}, {"end", "(3,3)"}}, TShape{2, 2}, type, in_place),
+                (Values{0, 1, 2, 3, 4, -1, -1, 7, 8, -1, -1, 11}));
+      EXPECT_EQ(assign({{"begin", "(0,None)"}, {"end", "(3,None)"}, {"step", "(2,2)"}},
+                       TShape{2, 2}, type, in_place),
+                (Values{-1, 1, -1, 3, 4, 5, 6, 7, -1, 9, -1, 11}));
+    }
+  }
+  const std::vector<CpuTensor> scalar = RunCpu(
+      ParseAttrs(Op::Get("_slice_assign_scalar"), {{"scalar", "7"}, {"begin", "(1,)"}, {"end", "(2,)"}}),
+      {testing::TensorOf(TShape{3, 4}, mshadow::kFloat32, lhs).blob()});
+  EXPECT_EQ(testing::ToValues(scalar[0].blob()), (Values{0, 1, 2, 3, 7, 7, 7, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(Op::Get("_crop_assign"), Op::Get("_slice_assign"));
+
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes(OpCase{"_slice_assign",
+                                                  {{"begin", "(1,1)"}, {"end", "(3,3)"}},
+                                                  {InputSpec(TShape{3, 4}), InputSpec(TShape{3, 3})}});
+              }),
+              HasSubstr("(3,3)"));
+  const OpCase c{"_slice_assign", {{"begin", "(1,1)"}, {"end", "(3,3)"}},
+                 {InputSpec(TShape{3, 4}), InputSpec(TShape{2, 2})}};
+  std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
+  CpuTensor out(TShape{3, 4}, mshadow::kFloat32);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(ParseAttrs(Op::Get("_slice_assign"), c.kwargs), OpContext(),
+                                     Blobs(in), {kAddTo}, {out.blob()});
+              }),
+              HasSubstr("kAddTo"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 //   auto at = StridedIndex<1>::Of(out_extents, {view_strides});
 //   StridedGather<Req, xpu>(s, out, in, view_base, at);   // out = view
 //   StridedScatter<Req, xpu>(s, in, out, view_base, at);  // view = out
+//   StridedFill(s, out, value, view_base, at);             // view = value
 //
 // On the CPU they go a row of the last axis at a time (one index computation per row, a
 // contiguous row one memcpy-sized copy); the GPU an element per thread.
@@ -41,6 +42,17 @@ struct strided_scatter {
     index_t off[1];
     at.Offsets(i, off);
     AssignReq<kReq>(view + base + off[0], dense[i]);
+  }
+};
+
+// view[base + offset of i] = value.
+struct strided_fill {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* view, DType value, index_t base,
+                                  StridedIndex<1> at) {
+    index_t off[1];
+    at.Offsets(i, off);
+    view[base + off[0]] = value;
   }
 };
 
@@ -107,6 +119,13 @@ void StridedScatter(mshadow::Stream<xpu>* s, DType* view, const DType* dense, in
                     const StridedIndex<1>& at) {
   if (CopyStridedRows<kReq, true>(s, const_cast<DType*>(dense), view, base, at)) return;
   Kernel<strided_scatter<kReq>, xpu>::Launch(s, at.Size(), view, dense, base, at);
+}
+
+// The view of `view` at base through `at` = value.
+template <typename xpu, typename DType>
+void StridedFill(mshadow::Stream<xpu>* s, DType* view, DType value, index_t base,
+                 const StridedIndex<1>& at) {
+  Kernel<strided_fill, xpu>::Launch(s, at.Size(), view, value, base, at);
 }
 
 }  // namespace ops

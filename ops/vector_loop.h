@@ -194,14 +194,14 @@ void ForEachImage(index_t images, index_t threads, Fn&& fn) {
 // dst[0, n) = src or += src as the write mode says; memcpy-sized copies for writes.
 template <bool kAdd, typename DType>
 inline void CopyRun(DType* dst, const DType* src, index_t n) {
-  if (!kAdd) {
+  if constexpr (!kAdd) {  // any type; the additions need float or double packets
     if (dst != src && n > 0) std::memcpy(dst, src, n * sizeof(DType));
-    return;
+  } else {
+    vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+      using P = vec::PacketOf<decltype(tag)>;
+      vec::Store<true>(dst + i, P::LoadUnAligned(src + i));
+    });
   }
-  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
-    using P = vec::PacketOf<decltype(tag)>;
-    vec::Store<true>(dst + i, P::LoadUnAligned(src + i));
-  });
 }
 
 // dst[0, n) = src through streaming stores (around the caches) where dst is aligned to a

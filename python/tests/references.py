@@ -338,11 +338,26 @@ def _pad(x, params):
     return np.pad(x, pairs, mode=mode)  # NumPy's edge and reflect are MXNet's
 
 
-def _slice(x, params):
+def _slice_index(params):
     begin, end = _tuple(params["begin"]), _tuple(params["end"])
     step = _tuple(params.get("step", "()"))
-    index = [slice(b, e, step[d] if step else None) for d, (b, e) in enumerate(zip(begin, end))]
-    return x[tuple(index)]
+    return tuple(slice(b, e, step[d] if step else None) for d, (b, e) in enumerate(zip(begin, end)))
+
+
+def _slice(x, params):
+    return x[_slice_index(params)]
+
+
+def _slice_assign(lhs, rhs, params):
+    out = lhs.copy()
+    out[_slice_index(params)] = rhs
+    return out
+
+
+def _slice_assign_scalar(lhs, params):
+    out = lhs.copy()
+    out[_slice_index(params)] = float(params.get("scalar", 0))
+    return out
 
 
 def _sgd(weight, grad, params, mom=None):
@@ -1113,6 +1128,8 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "_slice_assign": _slice_assign,
+    "_slice_assign_scalar": _slice_assign_scalar,
     "_ravel_multi_index": _ravel,
     "_unravel_index": _unravel,
     "_linalg_gemm": _gemm,

@@ -2,6 +2,7 @@
 // multi-indices in a row-major shape and back; zero gradients, as MXNet. Kernels, for every
 // device: ravel-inl.h; FCompute<gpu>: ravel.cu.
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "ops/ravel-inl.h"
@@ -50,6 +51,18 @@ bool UnravelShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
+// One of the seven numeric types (bfloat16 and bool are storage types, not indices).
+bool IndexType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  if (!ElemwiseType<1, 1>(attrs, in, out)) return false;
+  const int type = out->at(0);
+  if (type == mshadow::kBfloat16 || type == mshadow::kBool) {
+    throw dmlc::Error("data type " + mshadow::TypeFlagName(type) +
+                      " is not supported; valid: float32, float64, float16, uint8, int8, int32, "
+                      "int64");
+  }
+  return true;
+}
+
 const bool kRegistered = [] {
   Op& ravel = RegisterOp("_ravel_multi_index");
   ravel.add_alias("ravel_multi_index")
@@ -61,7 +74,7 @@ const bool kRegistered = [] {
       .add_arguments(RavelParam::__FIELDS__())
       .set_attr_parser(ParseRavel)
       .set_attr<FInferShape>("FInferShape", RavelShape)
-      .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>);
+      .set_attr<FInferType>("FInferType", IndexType);
   SetZeroGradient(ravel, "_backward_ravel_multi_index", ParseRavel);
   Op& unravel = RegisterOp("_unravel_index");
   unravel.add_alias("unravel_index")
@@ -74,7 +87,7 @@ const bool kRegistered = [] {
       .add_arguments(RavelParam::__FIELDS__())
       .set_attr_parser(ParseRavel)
       .set_attr<FInferShape>("FInferShape", UnravelShape)
-      .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>);
+      .set_attr<FInferType>("FInferType", IndexType);
   SetZeroGradient(unravel, "_backward_unravel_index", ParseRavel);
   SetRavelCompute<cpu>();
   return true;

@@ -294,7 +294,7 @@ void SliceAssignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
               : ViewOf(GetParam<SliceParam>(attrs), in[0].shape_);
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(view.shape.begin(), view.shape.end()),
                                       {view.strides});
-  MSHADOW_TYPE_SWITCH(out[0].type_flag_, DType, {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[0].type_flag_, DType, {  // copies: any type
     if (out[0].dptr_ != in[0].dptr_) Copy(Flat<xpu, DType>(out[0], s), Flat<xpu, DType>(in[0], s), s);
     if constexpr (kScalar) {
       StridedFill(s, out[0].dptr<DType>(),

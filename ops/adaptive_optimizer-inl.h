@@ -123,8 +123,9 @@ struct FTMLParam : public dmlc::Parameter<FTMLParam> {
     DMLC_DECLARE_FIELD(t).set_lower_bound(1).describe(
         "The update's number, from 1 (0 would divide by 1 - beta1^0 = 0).");
     DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(
-        "The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(rescale_grad)
+        .set_default(1.0f)
+        .describe("The gradient is multiplied by this.");
     DMLC_DECLARE_FIELD(clip_grad).set_default(-1.0f).describe(
         "Clip rescale_grad * grad + wd * weight to [-clip_grad, clip_grad]; negative: no "
         "clipping.");
@@ -144,10 +145,14 @@ struct FtrlParam : public dmlc::Parameter<FtrlParam> {
         "The L1 regularization strength: weights whose |z| is at most this are 0.");
     DMLC_DECLARE_FIELD(beta).set_default(1.0f).describe("Per-coordinate learning rate beta.");
     DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(
-        "The gradient is multiplied by this.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no clipping.");
+    DMLC_DECLARE_FIELD(rescale_grad)
+        .set_default(1.0f)
+        .describe("The gradient is multiplied by this.");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
+            "clipping.");
   }
 };
 
@@ -387,12 +392,10 @@ void FTMLUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
   const double bias1 = 1.0 - std::pow(static_cast<double>(p.beta1), p.t);
   const double bias2 = 1.0 - std::pow(static_cast<double>(p.beta2), p.t);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const FTMLStep<DType> step{DType(p.beta1),
-                               DType(p.beta2),
-                               DType(p.epsilon),
-                               DType(bias1 / p.lr),
-                               DType(bias2),
-                               DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_grad}};
+    const FTMLStep<DType> step{
+        DType(p.beta1),   DType(p.beta2),
+        DType(p.epsilon), DType(bias1 / p.lr),
+        DType(bias2),     DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_grad}};
     LaunchStepUpdate(
         ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
         in[1].dptr<DType>(),
@@ -406,8 +409,8 @@ void FtrlUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const FtrlParam& p = GetParam<FtrlParam>(attrs);
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const FtrlStep<DType> step{DType(p.lr),   DType(p.lamda1),       DType(p.beta),
-                               DType(p.wd),   DType(p.rescale_grad), DType(p.clip_gradient)};
+    const FtrlStep<DType> step{DType(p.lr), DType(p.lamda1),       DType(p.beta),
+                               DType(p.wd), DType(p.rescale_grad), DType(p.clip_gradient)};
     LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
                      in[0].dptr<DType>(), in[1].dptr<DType>(),
                      StateArrays<DType, 2>{{in[2].dptr<DType>(), in[3].dptr<DType>()}}, step);

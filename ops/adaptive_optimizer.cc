@@ -1,8 +1,8 @@
 // Optimizer updates with per-element step sizes: adam_update, rmsprop_update,
-// rmspropalex_update, _adamw_update, _mp_adamw_update, ftml_update, ftrl_update. Not differentiable; each writes the
-// new weight to its output (usually the weight itself, in place) and updates its state inputs
-// in place. Kernels, for every device: adaptive_optimizer-inl.h; FCompute<gpu>:
-// adaptive_optimizer.cu.
+// rmspropalex_update, _adamw_update, _mp_adamw_update, ftml_update, ftrl_update. Not
+// differentiable; each writes the new weight to its output (usually the weight itself, in place)
+// and updates its state inputs in place. Kernels, for every device: adaptive_optimizer-inl.h;
+// FCompute<gpu>: adaptive_optimizer.cu.
 #include <numeric>
 #include <vector>
 
@@ -132,10 +132,11 @@ OPS_REGISTER_OP(_mp_adamw_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(ftml_update)
-    .describe("FTML step (Zheng and Kwok, Follow the Moving Leader): g = clip(rescale_grad * "
-              "grad + wd * weight); v = beta2 * v + (1 - beta2) * g^2; d_t = (1 - beta1^t) / lr "
-              "* (sqrt(v / (1 - beta2^t)) + epsilon); z = beta1 * z + (1 - beta1) * g - (d_t - "
-              "beta1 * d) * weight; d = d_t (d, v, z in place); then -z / d_t.")
+    .describe(
+        "FTML step (Zheng and Kwok, Follow the Moving Leader): g = clip(rescale_grad * "
+        "grad + wd * weight); v = beta2 * v + (1 - beta2) * g^2; d_t = (1 - beta1^t) / lr "
+        "* (sqrt(v / (1 - beta2^t)) + epsilon); z = beta1 * z + (1 - beta1) * g - (d_t - "
+        "beta1 * d) * weight; d = d_t (d, v, z in place); then -z / d_t.")
     .set_num_inputs(5)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight.")
@@ -151,10 +152,11 @@ OPS_REGISTER_OP(ftml_update)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput);
 
 OPS_REGISTER_OP(ftrl_update)
-    .describe("FTRL-Proximal step (McMahan et al., Ad Click Prediction): g = clip(rescale_grad "
-              "* grad); z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr; n += g^2 (both in "
-              "place); then (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > "
-              "lamda1, else 0. lamda1 must be >= 0 (MXNet also takes negative values).")
+    .describe(
+        "FTRL-Proximal step (McMahan et al., Ad Click Prediction): g = clip(rescale_grad "
+        "* grad); z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr; n += g^2 (both in "
+        "place); then (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > "
+        "lamda1, else 0. lamda1 must be >= 0 (MXNet also takes negative values).")
     .set_num_inputs(4)
     .set_num_outputs(1)
     .add_argument("weight", "NDArray-or-Symbol", "Weight.")

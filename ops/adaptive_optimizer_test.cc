@@ -115,8 +115,14 @@ TEST(FTMLUpdateTest, StatesInPlaceAndStep) {
   for (const char* clip : {"-1", "0.5"}) {
     SCOPED_TRACE(clip);
     const OpCase c{"ftml_update",
-                   {{"lr", "0.1"}, {"beta1", "0.6"}, {"beta2", "0.99"}, {"epsilon", "1e-6"},
-                    {"t", "3"}, {"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_grad", clip}},
+                   {{"lr", "0.1"},
+                    {"beta1", "0.6"},
+                    {"beta2", "0.99"},
+                    {"epsilon", "1e-6"},
+                    {"t", "3"},
+                    {"wd", "0.01"},
+                    {"rescale_grad", "0.5"},
+                    {"clip_grad", clip}},
                    FTMLInputs(1001)};
     const UpdateRun run = RunUpdate(c);
     for (size_t i = 0; i < run.weight_out.size(); ++i) {
@@ -139,8 +145,12 @@ TEST(FtrlUpdateTest, StatesInPlaceAndTheL1Threshold) {
   for (const char* clip : {"-1", "0.5"}) {
     SCOPED_TRACE(clip);
     const OpCase c{"ftrl_update",
-                   {{"lr", "0.1"}, {"lamda1", "0.5"}, {"beta", "2"}, {"wd", "0.1"},
-                    {"rescale_grad", "0.5"}, {"clip_gradient", clip}},
+                   {{"lr", "0.1"},
+                    {"lamda1", "0.5"},
+                    {"beta", "2"},
+                    {"wd", "0.1"},
+                    {"rescale_grad", "0.5"},
+                    {"clip_gradient", clip}},
                    {InputSpec(TShape{1001}), InputSpec(TShape{1001}, -3, 3),
                     InputSpec(TShape{1001}, -1.5, 1.5), InputSpec(TShape{1001}, 0, 1)}};
     const UpdateRun run = RunUpdate(c);
@@ -152,9 +162,9 @@ TEST(FtrlUpdateTest, StatesInPlaceAndTheL1Threshold) {
           run.inputs_before[2][i] + g - (std::sqrt(n + g * g) - std::sqrt(n)) * w / F("0.1");
       const double l1 = F("0.5");
       const double expected =
-          std::fabs(z) > l1 ? ((z > 0 ? l1 : -l1) - z) / ((2 + std::sqrt(n + g * g)) / F("0.1") +
-                                                          F("0.1"))
-                            : 0.0;
+          std::fabs(z) > l1
+              ? ((z > 0 ? l1 : -l1) - z) / ((2 + std::sqrt(n + g * g)) / F("0.1") + F("0.1"))
+              : 0.0;
       zeros += expected == 0.0;
       ASSERT_NEAR(run.inputs_after[2][i], z, 1e-12 * (1 + std::fabs(z)));
       ASSERT_NEAR(run.inputs_after[3][i], n + g * g, 1e-12);
@@ -171,23 +181,25 @@ TEST(FtrlUpdateTest, BadParametersAreNamed) {
               ParseAttrs(Op::Get("ftrl_update"), {{"lr", "0.1"}, {"lamda1", "-0.5"}});
             }).find("lamda1"),
             std::string::npos);
-  const std::string error =
-      testing::ErrorOf([] { ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}, {"t", "0"}}); });
+  const std::string error = testing::ErrorOf([] {
+    ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}, {"t", "0"}});
+  });
   EXPECT_NE(error.find("t"), std::string::npos) << error;
   EXPECT_NE(error.find("0"), std::string::npos) << error;
-  EXPECT_NE(testing::ErrorOf([] { ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}}); })
-                .find("Required parameter t"),
+  EXPECT_NE(testing::ErrorOf([] {
+              ParseAttrs(Op::Get("ftml_update"), {{"lr", "0.1"}});
+            }).find("Required parameter t"),
             std::string::npos);
 }
 
 // The states move even when the weight is not written; kAddTo adds the new weight.
 TEST(AdaptiveOptimizerTest, WriteModesAndStatesUnderNullOp) {
   const std::map<std::string, std::string> lr = {{"lr", "0.1"}};
-  for (const OpCase& c : {OpCase{"adam_update", lr, Inputs(4, 40)},
-                          OpCase{"rmsprop_update", lr, Inputs(3, 40)},
-                          OpCase{"rmspropalex_update", lr, Inputs(5, 40)},
-                          OpCase{"ftml_update", {{"lr", "0.1"}, {"t", "2"}}, FTMLInputs(40)},
-                          OpCase{"ftrl_update", lr, Inputs(4, 40)}}) {
+  for (const OpCase& c :
+       {OpCase{"adam_update", lr, Inputs(4, 40)}, OpCase{"rmsprop_update", lr, Inputs(3, 40)},
+        OpCase{"rmspropalex_update", lr, Inputs(5, 40)},
+        OpCase{"ftml_update", {{"lr", "0.1"}, {"t", "2"}}, FTMLInputs(40)},
+        OpCase{"ftrl_update", lr, Inputs(4, 40)}}) {
     const std::string& op = c.op;
     SCOPED_TRACE(op);
     testing::CheckWriteModes(c);

@@ -36,8 +36,9 @@ struct MultiLARSParam : public dmlc::Parameter<MultiLARSParam> {
   DMLC_DECLARE_PARAMETER(MultiLARSParam) {
     DMLC_DECLARE_FIELD(eta).describe("LARS's trust coefficient eta.");
     DMLC_DECLARE_FIELD(eps).describe("Added to the ratio's denominator.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(
-        "The gradients' norms are multiplied by this.");
+    DMLC_DECLARE_FIELD(rescale_grad)
+        .set_default(1.0f)
+        .describe("The gradients' norms are multiplied by this.");
   }
 };
 
@@ -69,9 +70,8 @@ void MultiSumSqCompute(const NodeAttrs&, const OpContext& ctx, const std::vector
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   index_t total_parts = 0;
   for (const TBlob& x : in) total_parts += PartsOf(x.Size());
-  double* parts = ctx.requested[0]
-                      .get_space_typed<xpu, 1, double>(mshadow::Shape1(total_parts + 1), s)
-                      .dptr_;
+  double* parts =
+      ctx.requested[0].get_space_typed<xpu, 1, double>(mshadow::Shape1(total_parts + 1), s).dptr_;
   index_t first = 0;
   for (size_t i = 0; i < in.size(); ++i) {
     const index_t count = PartsOf(in[i].Size());
@@ -107,10 +107,10 @@ void MultiLARSCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   const MultiLARSParam& p = GetParam<MultiLARSParam>(attrs);
   MSHADOW_REAL_TYPE_SWITCH_EX(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], kReq, {
-      Kernel<lars_rate<kReq>, xpu>::Launch(
-          ctx.get_stream<xpu>(), out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-          in[1].dptr<DType>(), in[2].dptr<DType>(), in[3].dptr<DType>(), p.eta, p.eps,
-          p.rescale_grad);
+      Kernel<lars_rate<kReq>, xpu>::Launch(ctx.get_stream<xpu>(), out[0].Size(),
+                                           out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                           in[1].dptr<DType>(), in[2].dptr<DType>(),
+                                           in[3].dptr<DType>(), p.eta, p.eps, p.rescale_grad);
     });
   });
 }

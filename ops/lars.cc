@@ -89,9 +89,10 @@ std::vector<std::string> ArrayNames(const NodeAttrs& attrs) {
 
 const bool kRegistered = [] {
   RegisterOp("multi_sum_sq")
-      .describe("The sum of squares of each input, as float32 of shape (num_arrays,): "
-                "accumulated in float (double for float64 inputs) in fixed parts, the same "
-                "on any thread count.")
+      .describe(
+          "The sum of squares of each input, as float32 of shape (num_arrays,): "
+          "accumulated in float (double for float64 inputs) in fixed parts, the same "
+          "on any thread count.")
       .set_num_inputs([](const NodeAttrs& attrs) -> uint32_t {
         return GetParam<MultiSumSqParam>(attrs).num_arrays;
       })
@@ -104,9 +105,10 @@ const bool kRegistered = [] {
       .set_attr<FInferType>("FInferType", SumSqType)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
   RegisterOp("multi_lars")
-      .describe("Learning rates scaled by LARS's trust ratio: lrs * eta * |w| / (|g| + wds * "
-                "|w| + eps), with |w| = sqrt(weights_sum_sq) and |g| = sqrt(grads_sum_sq) * "
-                "rescale_grad; lrs where either norm is not positive.")
+      .describe(
+          "Learning rates scaled by LARS's trust ratio: lrs * eta * |w| / (|g| + wds * "
+          "|w| + eps), with |w| = sqrt(weights_sum_sq) and |g| = sqrt(grads_sum_sq) * "
+          "rescale_grad; lrs where either norm is not positive.")
       .set_num_inputs(4)
       .set_num_outputs(1)
       .add_argument("lrs", "NDArray-or-Symbol", "Learning rates to scale.")

@@ -21,10 +21,9 @@ using testing::OpCase;
 using testing::Values;
 
 // multi_sum_sq over these tensors, as kReq says over `before`.
-Values SumSq(const std::vector<CpuTensor>& arrays, OpReqType req = kWriteTo,
-             double before = 0) {
-  const NodeAttrs attrs = ParseAttrs(Op::Get("multi_sum_sq"),
-                                     {{"num_arrays", std::to_string(arrays.size())}});
+Values SumSq(const std::vector<CpuTensor>& arrays, OpReqType req = kWriteTo, double before = 0) {
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("multi_sum_sq"), {{"num_arrays", std::to_string(arrays.size())}});
   CpuTensor out = testing::TensorOf(mshadow::kFloat32, Values(arrays.size(), before));
   Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs), Blobs(arrays), {req}, {out.blob()});
   return testing::ToValues(out.blob());
@@ -45,10 +44,9 @@ double SquaresOf(const Values& x) {
 TEST(MultiSumSqTest, EveryTypeMixedAcrossPartsAndThreads) {
   // 40000 float32 elements: three parts of 16384 and a tail; the 16-bit values are exact.
   const Values a = Wave(40000, 3), b = Wave(100003, 0.5), c = Wave(1000, 2), d = Wave(77, 1);
-  std::vector<CpuTensor> arrays = {testing::TensorOf(mshadow::kFloat32, a),
-                                   testing::TensorOf(mshadow::kFloat64, b),
-                                   testing::TensorOf(mshadow::kFloat16, c),
-                                   testing::TensorOf(mshadow::kBfloat16, d)};
+  std::vector<CpuTensor> arrays = {
+      testing::TensorOf(mshadow::kFloat32, a), testing::TensorOf(mshadow::kFloat64, b),
+      testing::TensorOf(mshadow::kFloat16, c), testing::TensorOf(mshadow::kBfloat16, d)};
   std::vector<Values> stored;
   for (const CpuTensor& t : arrays) stored.push_back(testing::ToValues(t.blob()));
   mshadow::SetNumThreads(1);
@@ -87,12 +85,14 @@ TEST(MultiSumSqTest, RefusedInputsAreNamed) {
   EXPECT_THAT(
       testing::ErrorOf([&] { testing::Forward(ints, testing::MakeInputs(ints, mshadow::kInt32)); }),
       HasSubstr("data type int32 is not supported"));
-  EXPECT_EQ(testing::InferOutputShapes(OpCase{"multi_sum_sq",
-                                              {{"num_arrays", "3"}},
-                                              {InputSpec(TShape{2, 3}), InputSpec(TShape{4}),
-                                               InputSpec(TShape{1, 1, 5})}})[0],
+  EXPECT_EQ(testing::InferOutputShapes(OpCase{
+                "multi_sum_sq",
+                {{"num_arrays", "3"}},
+                {InputSpec(TShape{2, 3}), InputSpec(TShape{4}), InputSpec(TShape{1, 1, 5})}})[0],
             TShape{3});
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("multi_sum_sq"), {{"num_arrays", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("multi_sum_sq"), {{"num_arrays", "0"}});
+              }),
               HasSubstr("num_arrays"));
   const NodeAttrs attrs = ParseAttrs(Op::Get("multi_sum_sq"), {{"num_arrays", "2"}});
   const CpuTensor x = testing::TensorOf(mshadow::kFloat32, {1, 2});
@@ -110,8 +110,8 @@ TEST(MultiSumSqTest, RefusedInputsAreNamed) {
 TEST(MultiLARSTest, TrustRatioAndPlainRateWhereANormIsNotPositive) {
   for (const int type : {mshadow::kFloat32, mshadow::kFloat64}) {
     SCOPED_TRACE(type);
-    const NodeAttrs attrs = ParseAttrs(Op::Get("multi_lars"),
-                                       {{"eta", "0.001"}, {"eps", "1e-8"}, {"rescale_grad", "0.5"}});
+    const NodeAttrs attrs = ParseAttrs(
+        Op::Get("multi_lars"), {{"eta", "0.001"}, {"eps", "1e-8"}, {"rescale_grad", "0.5"}});
     const std::vector<CpuTensor> in = {
         testing::TensorOf(type, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}),
         testing::TensorOf(type, {4, 0, 9, 4, std::numeric_limits<double>::quiet_NaN(), -1}),
@@ -135,13 +135,15 @@ TEST(MultiLARSTest, ShapesTypesAndParameters) {
                                   {InputSpec(TShape{5}), InputSpec(TShape{5}, 0.5, 2),
                                    InputSpec(TShape{5}, 0.5, 2), InputSpec(TShape{5}, 0, 0.1)}});
   const std::string shape = testing::ErrorOf([] {
-    testing::InferOutputShapes(OpCase{"multi_lars",
-                                      {{"eta", "0.01"}, {"eps", "1e-6"}},
-                                      {InputSpec(TShape{4}), InputSpec(TShape{3}),
-                                       InputSpec(TShape{4}), InputSpec(TShape{4})}});
+    testing::InferOutputShapes(OpCase{
+        "multi_lars",
+        {{"eta", "0.01"}, {"eps", "1e-6"}},
+        {InputSpec(TShape{4}), InputSpec(TShape{3}), InputSpec(TShape{4}), InputSpec(TShape{4})}});
   });
   EXPECT_THAT(shape, HasSubstr("(3,)"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("multi_lars"), {{"eta", "0.1"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("multi_lars"), {{"eta", "0.1"}});
+              }),
               HasSubstr("Required parameter eps"));
 }
 

@@ -93,8 +93,7 @@ void ForEachMatrix(mshadow::Stream<xpu>* s, int row_axis, Fn&& fn, const Blobs&.
   const auto matrix = [&](const TBlob& t, index_t o, index_t m) {
     const MatrixView v(t.shape_, row_axis);
     DType* base = t.dptr<DType>() + (o * v.rows * v.middle + m) * v.columns;
-    return Tensor<xpu, 2, DType>(base, mshadow::Shape2(v.rows, v.columns), v.middle * v.columns,
-                                 s);
+    return Tensor<xpu, 2, DType>(base, mshadow::Shape2(v.rows, v.columns), v.middle * v.columns, s);
   };
   for (index_t o = 0; o < first.outer; ++o) {
     for (index_t m = 0; m < first.middle; ++m) fn(matrix(blobs, o, m)...);
@@ -127,9 +126,8 @@ void GemmCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
 
 // Inputs out_grad, A, B[, C]; outputs dA, dB[, dC = beta out_grad].
 template <typename xpu, typename Param>
-void GemmBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void GemmBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Param& p = GetParam<Param>(attrs);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const int row_axis = RowAxis(p.axis, in[1].ndim());

@@ -52,8 +52,8 @@ bool GemmShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   const index_t kb = p.transpose_b ? mb.columns : mb.rows, n = p.transpose_b ? mb.rows : mb.columns;
   if (ma.batch != mb.batch || ka != kb) {
     os << name << ": A " << a << (p.transpose_a ? " (transposed)" : "") << " and B " << b
-       << (p.transpose_b ? " (transposed)" : "") << " do not multiply along axis " << p.axis
-       << ": " << (ma.batch != mb.batch ? "their batch axes differ" : "the reduced extents differ");
+       << (p.transpose_b ? " (transposed)" : "") << " do not multiply along axis " << p.axis << ": "
+       << (ma.batch != mb.batch ? "their batch axes differ" : "the reduced extents differ");
     throw dmlc::Error(os.str());
   }
   const TShape result = WithMatrix(a, row_axis, m, n);
@@ -81,8 +81,9 @@ DMLC_REGISTER_PARAMETER(LinalgGemm2Param);
 
 OPS_REGISTER_OP(_linalg_gemm)
     .add_alias("linalg_gemm")
-    .describe("out = alpha * op(A) op(B) + beta * C for every matrix of the batch: columns on "
-              "the last axis, rows on `axis` (default -2), op a transpose where its flag says.")
+    .describe(
+        "out = alpha * op(A) op(B) + beta * C for every matrix of the batch: columns on "
+        "the last axis, rows on `axis` (default -2), op a transpose where its flag says.")
     .set_num_inputs(3)
     .set_num_outputs(1)
     .add_argument("A", "NDArray-or-Symbol", "Left operand, rank >= 2.")
@@ -104,8 +105,9 @@ OPS_REGISTER_OP(_backward_linalg_gemm)
 
 OPS_REGISTER_OP(_linalg_gemm2)
     .add_alias("linalg_gemm2")
-    .describe("out = alpha * op(A) op(B) for every matrix of the batch: columns on the last "
-              "axis, rows on `axis` (default -2), op a transpose where its flag says.")
+    .describe(
+        "out = alpha * op(A) op(B) for every matrix of the batch: columns on the last "
+        "axis, rows on `axis` (default -2), op a transpose where its flag says.")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("A", "NDArray-or-Symbol", "Left operand, rank >= 2.")

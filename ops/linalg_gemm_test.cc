@@ -96,13 +96,13 @@ TEST(LinalgGemmTest, EveryTransposeAndAxisAgainstTheSum) {
                          "gemm2");
     std::map<std::string, std::string> with_beta = common;
     with_beta["beta"] = "-1.5";
-    const OpCase gemm{"_linalg_gemm", with_beta,
-                      {InputSpec(shapes.a), InputSpec(shapes.b), InputSpec(shapes.c)}};
+    const OpCase gemm{
+        "_linalg_gemm", with_beta, {InputSpec(shapes.a), InputSpec(shapes.b), InputSpec(shapes.c)}};
     in = testing::MakeInputs(gemm, mshadow::kFloat64);
     const Values c = testing::ToValues(in[2].blob());
-    const Values expected = Gemm(testing::ToValues(in[0].blob()), shapes.a,
-                                 testing::ToValues(in[1].blob()), shapes.b, &c, shapes.c, axis,
-                                 ta, tb, 0.75, -1.5);
+    const Values expected =
+        Gemm(testing::ToValues(in[0].blob()), shapes.a, testing::ToValues(in[1].blob()), shapes.b,
+             &c, shapes.c, axis, ta, tb, 0.75, -1.5);
     testing::ExpectClose(expected, testing::ToValues(testing::Forward(gemm, in)[0].blob()), 1e-14,
                          1e-14, "gemm");
     // C overwritten in place (the operators' in-place option).
@@ -119,8 +119,8 @@ TEST(LinalgGemmTest, WriteModesAndGradients) {
                                                        {"alpha", "1.5"},
                                                        {"beta", "0.5"},
                                                        {"axis", std::to_string(shapes.axis)}};
-    const OpCase gemm{"_linalg_gemm", kwargs,
-                      {InputSpec(shapes.a), InputSpec(shapes.b), InputSpec(shapes.c)}};
+    const OpCase gemm{
+        "_linalg_gemm", kwargs, {InputSpec(shapes.a), InputSpec(shapes.b), InputSpec(shapes.c)}};
     std::map<std::string, std::string> no_beta = kwargs;
     no_beta.erase("beta");
     const OpCase gemm2{"_linalg_gemm2", no_beta, {InputSpec(shapes.a), InputSpec(shapes.b)}};
@@ -152,8 +152,10 @@ TEST(LinalgGemmTest, BadShapesAndAxesAreNamed) {
   EXPECT_THAT(shape_error(TShape{3, 4}, TShape{4, 2}, {{"axis", "-1"}}), HasSubstr("axis -1"));
   EXPECT_THAT(shape_error(TShape{3, 4}, TShape{4, 2}, {{"axis", "2"}}), HasSubstr("2"));
   const std::string c_error = testing::ErrorOf([] {
-    testing::InferOutputShapes(OpCase{
-        "_linalg_gemm", {}, {InputSpec(TShape{3, 4}), InputSpec(TShape{4, 2}), InputSpec(TShape{3, 3})}});
+    testing::InferOutputShapes(
+        OpCase{"_linalg_gemm",
+               {},
+               {InputSpec(TShape{3, 4}), InputSpec(TShape{4, 2}), InputSpec(TShape{3, 3})}});
   });
   EXPECT_THAT(c_error, HasSubstr("(3,3)"));
 }

@@ -64,10 +64,11 @@ DMLC_REGISTER_PARAMETER(MakeLossParam);
 
 OPS_REGISTER_OP(MakeLoss)
     .add_alias("make_loss")
-    .describe("Makes a loss of any expression: the output is the data; its gradient is "
-              "grad_scale for every element, divided as normalization says. The output "
-              "gradient is not used. (make_loss, MXNet's parameterless form, is this with its "
-              "defaults: a gradient of ones.)")
+    .describe(
+        "Makes a loss of any expression: the output is the data; its gradient is "
+        "grad_scale for every element, divided as normalization says. The output "
+        "gradient is not used. (make_loss, MXNet's parameterless form, is this with its "
+        "defaults: a gradient of ones.)")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The loss, elementwise.")

@@ -104,7 +104,8 @@ void RavelCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
 template <typename xpu>
 void SetRavelCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("_ravel_multi_index").set_attr<FCompute>(attr_name, FCompute(RavelCompute<xpu, false>));
+  RegisterOp("_ravel_multi_index")
+      .set_attr<FCompute>(attr_name, FCompute(RavelCompute<xpu, false>));
   RegisterOp("_unravel_index").set_attr<FCompute>(attr_name, FCompute(RavelCompute<xpu, true>));
   for (const char* backward : {"_backward_ravel_multi_index", "_backward_unravel_index"}) {
     RegisterOp(backward).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));

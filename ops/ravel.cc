@@ -66,8 +66,9 @@ bool IndexType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* o
 const bool kRegistered = [] {
   Op& ravel = RegisterOp("_ravel_multi_index");
   ravel.add_alias("ravel_multi_index")
-      .describe("Flat indices of multi-indices in a row-major `shape`: data (ndim, N), one "
-                "multi-index a column, gives (N,); no range check (as MXNet).")
+      .describe(
+          "Flat indices of multi-indices in a row-major `shape`: data (ndim, N), one "
+          "multi-index a column, gives (N,); no range check (as MXNet).")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "Multi-indices, (ndim, N).")
@@ -78,9 +79,10 @@ const bool kRegistered = [] {
   SetZeroGradient(ravel, "_backward_ravel_multi_index", ParseRavel);
   Op& unravel = RegisterOp("_unravel_index");
   unravel.add_alias("unravel_index")
-      .describe("Multi-indices in a row-major `shape` of flat indices of any shape S: (ndim, "
-                "*S), as NumPy (MXNet 1.9.1 gives (ndim, S[0]) and drops the rest of a 2+-d "
-                "input); no range check (as MXNet: the first axis takes what is left over).")
+      .describe(
+          "Multi-indices in a row-major `shape` of flat indices of any shape S: (ndim, "
+          "*S), as NumPy (MXNet 1.9.1 gives (ndim, S[0]) and drops the rest of a 2+-d "
+          "input); no range check (as MXNet: the first axis takes what is left over).")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "Flat indices.")

@@ -19,10 +19,9 @@ using testing::OpCase;
 using testing::Values;
 
 Values Convert(const std::string& op, const TShape& shape, const Values& values, int type,
-           const std::string& target = "(7,6)") {
-  const std::vector<CpuTensor> out =
-      RunCpu(ParseAttrs(Op::Get(op), {{"shape", target}}),
-             {testing::TensorOf(shape, type, values).blob()});
+               const std::string& target = "(7,6)") {
+  const std::vector<CpuTensor> out = RunCpu(ParseAttrs(Op::Get(op), {{"shape", target}}),
+                                            {testing::TensorOf(shape, type, values).blob()});
   EXPECT_EQ(out[0].type_flag(), type);
   return testing::ToValues(out[0].blob());
 }
@@ -38,12 +37,13 @@ TEST(RavelTest, MXNetValuesInEveryType) {
   // Out of range, as MXNet: 8 * 6 + 1 = 49, -1 * 6 + 1 = -5; 50 -> (8, 2), -1 -> (0, -1).
   EXPECT_EQ(Convert("ravel_multi_index", TShape{2, 2}, {8, -1, 1, 1}, mshadow::kFloat32),
             (Values{49, -5}));
-  EXPECT_EQ(Convert("unravel_index", TShape{2}, {50, -1}, mshadow::kFloat32), (Values{8, 0, 2, -1}));
+  EXPECT_EQ(Convert("unravel_index", TShape{2}, {50, -1}, mshadow::kFloat32),
+            (Values{8, 0, 2, -1}));
   // Fractions truncate: (1.7, 2.9) -> (1, 2) -> 8.
   EXPECT_EQ(Convert("ravel_multi_index", TShape{2, 1}, {1.7, 2.9}, mshadow::kFloat64), (Values{8}));
   // Not a number counts as 0.
   EXPECT_EQ(Convert("ravel_multi_index", TShape{2, 1},
-                {std::numeric_limits<double>::quiet_NaN(), 2}, mshadow::kFloat64),
+                    {std::numeric_limits<double>::quiet_NaN(), 2}, mshadow::kFloat64),
             (Values{2}));
 }
 
@@ -67,10 +67,10 @@ TEST(RavelTest, ZeroGradientsAndWriteModes) {
     const std::vector<CpuTensor> out = testing::Forward(c, in);
     const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
     const NodeAttrs backward = BackwardAttrs(attrs);
-    const CpuTensor og = testing::TensorOf(out[0].shape(), mshadow::kFloat64,
-                                           Values(out[0].shape().Size(), 1.0));
-    CpuTensor grad = testing::TensorOf(in[0].shape(), mshadow::kFloat64,
-                                       Values(in[0].shape().Size(), 5.0));
+    const CpuTensor og =
+        testing::TensorOf(out[0].shape(), mshadow::kFloat64, Values(out[0].shape().Size(), 1.0));
+    CpuTensor grad =
+        testing::TensorOf(in[0].shape(), mshadow::kFloat64, Values(in[0].shape().Size(), 5.0));
     Invoke<mshadow::cpu>(backward, OpContext(),
                          BackwardInputs(attrs, {og.blob()}, Blobs(in), Blobs(out)), {kWriteTo},
                          {grad.blob()});
@@ -83,11 +83,12 @@ TEST(RavelTest, BadShapesAreNamed) {
     EXPECT_THAT(testing::ErrorOf([&] {
                   ParseAttrs(Op::Get("ravel_multi_index"), {{"shape", shape}});
                 }),
-                HasSubstr("shape")) << shape;
+                HasSubstr("shape"))
+        << shape;
   }
   EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes(OpCase{
-                    "ravel_multi_index", {{"shape", "(7,6)"}}, {InputSpec(TShape{3, 2})}});
+                testing::InferOutputShapes(
+                    OpCase{"ravel_multi_index", {{"shape", "(7,6)"}}, {InputSpec(TShape{3, 2})}});
               }),
               HasSubstr("(3,2)"));
   EXPECT_THAT(testing::ErrorOf([] {

@@ -29,12 +29,13 @@ struct ROIPoolingParam : public dmlc::Parameter<ROIPoolingParam> {
   TShape pooled_size;
   float spatial_scale;
   DMLC_DECLARE_PARAMETER(ROIPoolingParam) {
-    DMLC_DECLARE_FIELD(pooled_size).describe(
-        "The output's (height, width): bins per region, both positive.");
+    DMLC_DECLARE_FIELD(pooled_size)
+        .describe("The output's (height, width): bins per region, both positive.");
     DMLC_DECLARE_FIELD(spatial_scale)
         .set_range(0.0f, 1.0f)
-        .describe("The feature map's size over the image's (the reciprocal of the network's "
-                  "total stride); the regions' corners are multiplied by it.");
+        .describe(
+            "The feature map's size over the image's (the reciprocal of the network's "
+            "total stride); the regions' corners are multiplied by it.");
   }
 };
 
@@ -63,8 +64,8 @@ MSHADOW_XINLINE index_t ScaledCorner(DType value, float scale) {
 // [0, limit): [floor(p * size), ceil((p + 1) * size)) + start, size = extent / bins, in float
 // whatever the data's type (MXNet's float32 arithmetic: p * size may round onto a whole
 // number, and the bins must not depend on the data's precision).
-MSHADOW_XINLINE void BinEdges(index_t p, index_t bins, index_t start, index_t extent,
-                              index_t limit, index_t* begin, index_t* end) {
+MSHADOW_XINLINE void BinEdges(index_t p, index_t bins, index_t start, index_t extent, index_t limit,
+                              index_t* begin, index_t* end) {
   const float size = static_cast<float>(extent) / static_cast<float>(bins);
   const index_t b = static_cast<index_t>(floorf(static_cast<float>(p) * size)) + start;
   const index_t e = static_cast<index_t>(ceilf(static_cast<float>(p + 1) * size)) + start;
@@ -155,8 +156,8 @@ struct scatter_region_gradient {
 };
 
 inline RoiGeometry GeometryOf(const ROIPoolingParam& p, const TShape& data, const TShape& rois) {
-  return {data[0], data[1], data[2], data[3], rois[0], p.pooled_size[0], p.pooled_size[1],
-          p.spatial_scale};
+  return {data[0], data[1],          data[2],          data[3],
+          rois[0], p.pooled_size[0], p.pooled_size[1], p.spatial_scale};
 }
 
 // Inputs data, rois; outputs out, argmax (hidden).
@@ -188,8 +189,8 @@ void ROIPoolingBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       OPS_REQ_SWITCH(req[0], kReq, {
         Kernel<scatter_region_gradient<kReq>, xpu>::LaunchItems(
             s, g.batch * g.channels, g.height * g.width + g.regions * g.pooled_h * g.pooled_w,
-            out[0].dptr<DType>(), in[0].dptr<DType>(), in[5].dptr<int64_t>(),
-            in[3].dptr<DType>(), g);
+            out[0].dptr<DType>(), in[0].dptr<DType>(), in[5].dptr<int64_t>(), in[3].dptr<DType>(),
+            g);
       });
     }
     WriteZeroGradient<xpu, DType>(out[1], req[1], s);

@@ -86,8 +86,9 @@ OPS_REGISTER_OP(ROIPooling)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_ROIPooling", true, true});
 
 OPS_REGISTER_OP(_backward_ROIPooling)
-    .describe("Gradient of ROIPooling: each bin's output gradient added at its maximum; the "
-              "regions' gradient is zero.")
+    .describe(
+        "Gradient of ROIPooling: each bin's output gradient added at its maximum; the "
+        "regions' gradient is zero.")
     .set_num_inputs(6)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)

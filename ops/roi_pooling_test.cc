@@ -37,10 +37,9 @@ TEST(ROIPoolingTest, MXNetDocumentationExample) {
     const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, type, Iota(48));
     const CpuTensor rois = testing::TensorOf(TShape{1, 5}, type, {0, 0, 0, 4, 4});
     const auto run = [&](const std::string& scale) {
-      return testing::ToValues(
-          RunCpu(ParseAttrs(Op::Get("ROIPooling"), Params("(2,2)", scale)),
-                 {x.blob(), rois.blob()})[0]
-              .blob());
+      return testing::ToValues(RunCpu(ParseAttrs(Op::Get("ROIPooling"), Params("(2,2)", scale)),
+                                      {x.blob(), rois.blob()})[0]
+                                   .blob());
     };
     EXPECT_EQ(run("1.0"), (Values{14, 16, 26, 28}));
     EXPECT_EQ(run("0.7"), (Values{7, 9, 19, 21}));
@@ -52,8 +51,8 @@ TEST(ROIPoolingTest, MXNetDocumentationExample) {
 // gradient of ones.
 TEST(ROIPoolingTest, UnevenBinsAndTheGradientAsMXNet) {
   const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, mshadow::kFloat32, Iota(48));
-  const CpuTensor rois = testing::TensorOf(
-      TShape{3, 5}, mshadow::kFloat32, {0, 0, 0, 4, 4, 0, 1.6, 2.5, 3.5, 7.4, 0, 5, 5, 2, 2});
+  const CpuTensor rois = testing::TensorOf(TShape{3, 5}, mshadow::kFloat32,
+                                           {0, 0, 0, 4, 4, 0, 1.6, 2.5, 3.5, 7.4, 0, 5, 5, 2, 2});
   const NodeAttrs attrs = ParseAttrs(Op::Get("ROIPooling"), Params("(2,3)", "1"));
   const std::vector<CpuTensor> out = RunCpu(attrs, {x.blob(), rois.blob()});
   EXPECT_EQ(testing::ToValues(out[0].blob()),
@@ -63,8 +62,8 @@ TEST(ROIPoolingTest, UnevenBinsAndTheGradientAsMXNet) {
   CpuTensor dx(TShape{1, 1, 8, 6}, mshadow::kFloat32), drois(TShape{3, 5}, mshadow::kFloat32);
   const NodeAttrs backward = BackwardAttrs(attrs);
   Invoke<mshadow::cpu>(backward, OpContext(),
-                       BackwardInputs(attrs, {ones.blob(), no_grad.blob()},
-                                      {x.blob(), rois.blob()}, {out[0].blob(), out[1].blob()}),
+                       BackwardInputs(attrs, {ones.blob(), no_grad.blob()}, {x.blob(), rois.blob()},
+                                      {out[0].blob(), out[1].blob()}),
                        {kWriteTo, kWriteTo}, {dx.blob(), drois.blob()});
   Values expected(48, 0);
   for (const int at : {13, 15, 16, 25, 27, 28, 32, 33, 34, 44, 45, 46}) expected[at] = 1;
@@ -79,10 +78,9 @@ TEST(ROIPoolingTest, RegionsOutsideTheBatchPoolNothing) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   const CpuTensor x = testing::TensorOf(TShape{2, 1, 8, 6}, mshadow::kFloat64, Iota(96));
-  const CpuTensor rois = testing::TensorOf(
-      TShape{6, 5}, mshadow::kFloat64,
-      {-1, 0, 0, 4, 4, 2, 0, 0, 4, 4, nan, 0, 0, 4, 4, 1, inf, 0, 4, 4, 1, 0, 0, 4, 4, 1, -9, -9,
-       99, 99});
+  const CpuTensor rois = testing::TensorOf(TShape{6, 5}, mshadow::kFloat64,
+                                           {-1, 0,   0, 4, 4, 2, 0, 0, 4, 4, nan, 0,  0,  4,  4,
+                                            1,  inf, 0, 4, 4, 1, 0, 0, 4, 4, 1,   -9, -9, 99, 99});
   const NodeAttrs attrs = ParseAttrs(Op::Get("ROIPooling"), Params("(2,2)", "1"));
   const std::vector<CpuTensor> out = RunCpu(attrs, {x.blob(), rois.blob()});
   const Values y = testing::ToValues(out[0].blob()), at = testing::ToValues(out[1].blob());
@@ -107,8 +105,7 @@ OpCase RandomCase() {
   InputSpec rois(TShape{7, 5}, 0, 8);
   rois.integer = true;
   rois.differentiable = false;
-  return OpCase{"ROIPooling", Params("(3,2)", "0.7"),
-                {InputSpec(TShape{8, 3, 9, 7}, -2, 2), rois}};
+  return OpCase{"ROIPooling", Params("(3,2)", "0.7"), {InputSpec(TShape{8, 3, 9, 7}, -2, 2), rois}};
 }
 
 TEST(ROIPoolingTest, WriteModesGradientsAndThreads) {
@@ -134,16 +131,14 @@ TEST(ROIPoolingTest, BadShapesAndParametersAreNamed) {
   };
   EXPECT_THAT(shape_error(TShape{1, 1, 8, 6}, TShape{3, 4}), HasSubstr("(3,4)"));
   EXPECT_THAT(shape_error(TShape{1, 8, 6}, TShape{3, 5}), HasSubstr("(1,8,6)"));
-  EXPECT_EQ(testing::InferOutputShapes(OpCase{"ROIPooling",
-                                              Params("(3,2)", "0.5"),
-                                              {InputSpec(TShape{2, 4, 8, 6}),
-                                               InputSpec(TShape{7, 5})}})[0],
+  EXPECT_EQ(testing::InferOutputShapes(
+                OpCase{"ROIPooling",
+                       Params("(3,2)", "0.5"),
+                       {InputSpec(TShape{2, 4, 8, 6}), InputSpec(TShape{7, 5})}})[0],
             (TShape{7, 4, 3, 2}));
   for (const auto& [pooled, scale] : std::vector<std::pair<std::string, std::string>>{
            {"(0,3)", "1"}, {"(2,)", "1"}, {"(2,2)", "2"}, {"(2,2)", "-0.5"}}) {
-    EXPECT_THAT(testing::ErrorOf([&] {
-                  ParseAttrs(Op::Get("ROIPooling"), Params(pooled, scale));
-                }),
+    EXPECT_THAT(testing::ErrorOf([&] { ParseAttrs(Op::Get("ROIPooling"), Params(pooled, scale)); }),
                 ::testing::AnyOf(HasSubstr(pooled), HasSubstr(scale)))
         << pooled << " " << scale;
   }

@@ -285,7 +285,8 @@ void SliceAssignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   if (req[0] == kAddTo) {
-    throw dmlc::Error(attrs.op->name + " writes its output (write or in place), it cannot add "
+    throw dmlc::Error(attrs.op->name +
+                      " writes its output (write or in place), it cannot add "
                       "to it (kAddTo)");
   }
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
@@ -295,7 +296,8 @@ void SliceAssignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const auto at = StridedIndex<1>::Of(std::vector<index_t>(view.shape.begin(), view.shape.end()),
                                       {view.strides});
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(out[0].type_flag_, DType, {  // copies: any type
-    if (out[0].dptr_ != in[0].dptr_) Copy(Flat<xpu, DType>(out[0], s), Flat<xpu, DType>(in[0], s), s);
+    if (out[0].dptr_ != in[0].dptr_)
+      Copy(Flat<xpu, DType>(out[0], s), Flat<xpu, DType>(in[0], s), s);
     if constexpr (kScalar) {
       StridedFill(s, out[0].dptr<DType>(),
                   static_cast<DType>(GetParam<SliceAssignScalarParam>(attrs).scalar), view.base,
@@ -315,7 +317,8 @@ void SetSliceCompute() {
   RegisterOp("slice_like").set_attr<FCompute>(attr_name, FCompute(SliceLikeCompute<xpu>));
   RegisterOp("_backward_slice_like")
       .set_attr<FCompute>(attr_name, FCompute(SliceLikeBackward<xpu>));
-  RegisterOp("_slice_assign").set_attr<FCompute>(attr_name, FCompute(SliceAssignCompute<xpu, false>));
+  RegisterOp("_slice_assign")
+      .set_attr<FCompute>(attr_name, FCompute(SliceAssignCompute<xpu, false>));
   RegisterOp("_slice_assign_scalar")
       .set_attr<FCompute>(attr_name, FCompute(SliceAssignCompute<xpu, true>));
 }

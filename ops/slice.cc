@@ -46,8 +46,9 @@ std::vector<std::pair<int, int>> InplaceLhs(const NodeAttrs&) { return {{0, 0}};
 const bool kRegistered = [] {
   RegisterOp("_slice_assign")
       .add_alias("_crop_assign")
-      .describe("lhs with its slice (begin, end, step as slice takes them) set to rhs, of the "
-                "slice's shape; in place or written, not added. No gradient (as MXNet).")
+      .describe(
+          "lhs with its slice (begin, end, step as slice takes them) set to rhs, of the "
+          "slice's shape; in place or written, not added. No gradient (as MXNet).")
       .set_num_inputs(2)
       .set_num_outputs(1)
       .add_argument("lhs", "NDArray-or-Symbol", "The array assigned into.")
@@ -59,8 +60,9 @@ const bool kRegistered = [] {
       .set_attr<FInplaceOption>("FInplaceOption", InplaceLhs);
   RegisterOp("_slice_assign_scalar")
       .add_alias("_crop_assign_scalar")
-      .describe("lhs with its slice (begin, end, step as slice takes them) set to scalar; in "
-                "place or written, not added. No gradient (as MXNet).")
+      .describe(
+          "lhs with its slice (begin, end, step as slice takes them) set to scalar; in "
+          "place or written, not added. No gradient (as MXNet).")
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("lhs", "NDArray-or-Symbol", "The array assigned into.")

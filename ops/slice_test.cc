@@ -164,9 +164,9 @@ TEST(SliceAssignTest, AsMXNetInPlaceAndWritten) {
   for (int i = 0; i < 12; ++i) lhs[i] = i;
   const auto assign = [&](const std::map<std::string, std::string>& kwargs, const TShape& rhs_shape,
                           int type, bool in_place) {
-    std::vector<CpuTensor> in = {testing::TensorOf(TShape{3, 4}, type, lhs),
-                                 testing::TensorOf(rhs_shape, type,
-                                                   Values(rhs_shape.Size(), -1.0))};
+    std::vector<CpuTensor> in = {
+        testing::TensorOf(TShape{3, 4}, type, lhs),
+        testing::TensorOf(rhs_shape, type, Values(rhs_shape.Size(), -1.0))};
     const NodeAttrs attrs = ParseAttrs(Op::Get("_slice_assign"), kwargs);
     CpuTensor out(TShape{3, 4}, type);
     const TBlob target = in_place ? in[0].blob() : out.blob();
@@ -183,19 +183,22 @@ TEST(SliceAssignTest, AsMXNetInPlaceAndWritten) {
                 (Values{-1, 1, -1, 3, 4, 5, 6, 7, -1, 9, -1, 11}));
     }
   }
-  const std::vector<CpuTensor> scalar = RunCpu(
-      ParseAttrs(Op::Get("_slice_assign_scalar"), {{"scalar", "7"}, {"begin", "(1,)"}, {"end", "(2,)"}}),
-      {testing::TensorOf(TShape{3, 4}, mshadow::kFloat32, lhs).blob()});
+  const std::vector<CpuTensor> scalar =
+      RunCpu(ParseAttrs(Op::Get("_slice_assign_scalar"),
+                        {{"scalar", "7"}, {"begin", "(1,)"}, {"end", "(2,)"}}),
+             {testing::TensorOf(TShape{3, 4}, mshadow::kFloat32, lhs).blob()});
   EXPECT_EQ(testing::ToValues(scalar[0].blob()), (Values{0, 1, 2, 3, 7, 7, 7, 7, 8, 9, 10, 11}));
   EXPECT_EQ(Op::Get("_crop_assign"), Op::Get("_slice_assign"));
 
-  EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes(OpCase{"_slice_assign",
-                                                  {{"begin", "(1,1)"}, {"end", "(3,3)"}},
-                                                  {InputSpec(TShape{3, 4}), InputSpec(TShape{3, 3})}});
-              }),
-              HasSubstr("(3,3)"));
-  const OpCase c{"_slice_assign", {{"begin", "(1,1)"}, {"end", "(3,3)"}},
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        testing::InferOutputShapes(OpCase{"_slice_assign",
+                                          {{"begin", "(1,1)"}, {"end", "(3,3)"}},
+                                          {InputSpec(TShape{3, 4}), InputSpec(TShape{3, 3})}});
+      }),
+      HasSubstr("(3,3)"));
+  const OpCase c{"_slice_assign",
+                 {{"begin", "(1,1)"}, {"end", "(3,3)"}},
                  {InputSpec(TShape{3, 4}), InputSpec(TShape{2, 2})}};
   std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
   CpuTensor out(TShape{3, 4}, mshadow::kFloat32);

@@ -39,8 +39,9 @@ struct GridGeneratorParam : public dmlc::Parameter<GridGeneratorParam> {
     DMLC_DECLARE_FIELD(transform_type)
         .add_enum("affine", kAffine)
         .add_enum("warp", kWarp)
-        .describe("affine: data is (N, 6), a 2x3 matrix per image; warp: data is an optical "
-                  "flow (N, 2, H, W) in positions.");
+        .describe(
+            "affine: data is (N, 6), a 2x3 matrix per image; warp: data is an optical "
+            "flow (N, 2, H, W) in positions.");
     DMLC_DECLARE_FIELD(target_shape)
         .set_default(TShape{0, 0})
         .describe("The grid's (H, W) for affine, each at least 2; ignored for warp.");
@@ -65,8 +66,9 @@ struct SpatialTransformerParam : public dmlc::Parameter<SpatialTransformerParam>
     DMLC_DECLARE_FIELD(target_shape)
         .set_default(TShape{0, 0})
         .describe("The output's (H, W), each at least 2.");
-    DMLC_DECLARE_FIELD(transform_type).add_enum("affine", kAffine).describe(
-        "The transformation: an affine matrix per image (N, 6).");
+    DMLC_DECLARE_FIELD(transform_type)
+        .add_enum("affine", kAffine)
+        .describe("The transformation: an affine matrix per image (N, 6).");
     DMLC_DECLARE_FIELD(sampler_type).add_enum("bilinear", 0).describe("The sampling: bilinear.");
     DMLC_DECLARE_FIELD(cudnn_off)
         .set_default(dmlc::optional<bool>())
@@ -334,9 +336,10 @@ template <typename xpu, typename DType>
 void AffineGrid(mshadow::Stream<xpu>* s, OpReqType req, DType* grid, const DType* theta,
                 index_t batch, Tensor<xpu, 2, DType> unit) {
   const index_t positions = unit.size(1);
-  matmul::Product(Tensor<xpu, 2, DType>(grid, mshadow::Shape2(batch * 2, positions), s), req,
-                  Tensor<xpu, 2, DType>(const_cast<DType*>(theta), mshadow::Shape2(batch * 2, 3), s),
-                  false, unit, false);
+  matmul::Product(
+      Tensor<xpu, 2, DType>(grid, mshadow::Shape2(batch * 2, positions), s), req,
+      Tensor<xpu, 2, DType>(const_cast<DType*>(theta), mshadow::Shape2(batch * 2, 3), s), false,
+      unit, false);
 }
 
 // theta_grad (N * 2, 3), as req says, = grid_grad (N * 2, H * W) times the unit grid's
@@ -345,10 +348,10 @@ template <typename xpu, typename DType>
 void AffineGridGradient(mshadow::Stream<xpu>* s, OpReqType req, DType* theta_grad,
                         const DType* grid_grad, index_t batch, Tensor<xpu, 2, DType> unit) {
   const index_t positions = unit.size(1);
-  matmul::Product(
-      Tensor<xpu, 2, DType>(theta_grad, mshadow::Shape2(batch * 2, 3), s), req,
-      Tensor<xpu, 2, DType>(const_cast<DType*>(grid_grad), mshadow::Shape2(batch * 2, positions), s),
-      false, unit, true);
+  matmul::Product(Tensor<xpu, 2, DType>(theta_grad, mshadow::Shape2(batch * 2, 3), s), req,
+                  Tensor<xpu, 2, DType>(const_cast<DType*>(grid_grad),
+                                        mshadow::Shape2(batch * 2, positions), s),
+                  false, unit, true);
 }
 
 // The cells of every grid position, in the space at `cells`.
@@ -368,8 +371,8 @@ template <typename xpu, typename DType>
 void Sample(mshadow::Stream<xpu>* s, OpReqType req, DType* out, const DType* data,
             const SampleCell<DType>* cells, const SamplerGeometry& g) {
   OPS_REQ_SWITCH(req, kReq, {
-    Kernel<bilinear_sample<kReq>, xpu>::LaunchItems(s, g.batch * g.channels * g.Positions(), 4,
-                                                    out, data, cells, g);
+    Kernel<bilinear_sample<kReq>, xpu>::LaunchItems(s, g.batch * g.channels * g.Positions(), 4, out,
+                                                    data, cells, g);
   });
 }
 
@@ -418,8 +421,8 @@ void GridGeneratorCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
     } else {
       OPS_REQ_SWITCH(req[0], kReq, {
-        Kernel<warp_grid<kReq, kBackward>, xpu>::Launch(
-            s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), grid[2], grid[3]);
+        Kernel<warp_grid<kReq, kBackward>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                        in[0].dptr<DType>(), grid[2], grid[3]);
       });
     }
   });
@@ -442,8 +445,7 @@ void BilinearSamplerCompute(const NodeAttrs&, const OpContext& ctx, const std::v
 
 template <typename xpu>
 void BilinearSamplerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
-                                    const std::vector<TBlob>& in,
-                                    const std::vector<OpReqType>& req,
+                                    const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                     const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const SamplerGeometry g = SamplerGeometryOf(in[1].shape_, in[2].shape_);
@@ -458,18 +460,16 @@ void BilinearSamplerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
 // SpatialTransformer: inputs data, loc; output out. The unit grid, the grid and its cells live
 // in the temporary space.
 template <typename xpu>
-void SpatialTransformerCompute(const NodeAttrs&, const OpContext& ctx,
-                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                               const std::vector<TBlob>& out) {
+void SpatialTransformerCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const TShape& y = out[0].shape_;
   const SamplerGeometry g = SamplerGeometryOf(in[0].shape_, TShape{y[0], 2, y[2], y[3]});
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const std::vector<char*> space =
-        TempArrays(ctx, {UnitGridBytes<DType>(y[2], y[3]),
-                         static_cast<size_t>(y[0] * 2 * g.Positions()) * sizeof(DType),
-                         CellBytes<DType>(g)});
+    const std::vector<char*> space = TempArrays(
+        ctx, {UnitGridBytes<DType>(y[2], y[3]),
+              static_cast<size_t>(y[0] * 2 * g.Positions()) * sizeof(DType), CellBytes<DType>(g)});
     DType* grid = reinterpret_cast<DType*>(space[1]);
     AffineGrid<xpu>(s, kWriteTo, grid, in[1].dptr<DType>(), y[0],
                     UnitGrid<xpu, DType>(s, space[0], y[2], y[3]));

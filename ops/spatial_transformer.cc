@@ -40,8 +40,7 @@ void ParseSpatialTransformer(NodeAttrs* attrs) {
   throw dmlc::Error(os.str());
 }
 
-bool GridGeneratorShape(const NodeAttrs& attrs, std::vector<TShape>* in,
-                        std::vector<TShape>* out) {
+bool GridGeneratorShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const GridGeneratorParam& p = GetParam<GridGeneratorParam>(attrs);
   const TShape& data = (*in)[0];
   if (!ShapeIsKnown(data)) return false;
@@ -100,9 +99,10 @@ DMLC_REGISTER_PARAMETER(BilinearSamplerParam);
 DMLC_REGISTER_PARAMETER(SpatialTransformerParam);
 
 OPS_REGISTER_OP(GridGenerator)
-    .describe("A sampling grid (N, 2, H, W) of positions on [-1, 1] (x first): affine, each "
-              "image's 2x3 matrix times (x, y, 1) over the target_shape grid (x = -1 + 2w / (W "
-              "- 1)); warp, each position (w, h) plus the flow, scaled to [-1, 1].")
+    .describe(
+        "A sampling grid (N, 2, H, W) of positions on [-1, 1] (x first): affine, each "
+        "image's 2x3 matrix times (x, y, 1) over the target_shape grid (x = -1 + 2w / (W "
+        "- 1)); warp, each position (w, h) plus the flow, scaled to [-1, 1].")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol",
@@ -123,9 +123,10 @@ OPS_REGISTER_OP(_backward_GridGenerator)
     .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
 
 OPS_REGISTER_OP(BilinearSampler)
-    .describe("The data (N, C, H, W) sampled bilinearly at a grid (N, 2, Ho, Wo) of positions "
-              "on [-1, 1] (x first; -1 the first row or column, 1 the last), 0 outside the "
-              "data: output (N, C, Ho, Wo).")
+    .describe(
+        "The data (N, C, H, W) sampled bilinearly at a grid (N, 2, Ho, Wo) of positions "
+        "on [-1, 1] (x first; -1 the first row or column, 1 the last), 0 outside the "
+        "data: output (N, C, Ho, Wo).")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The data to sample (N, C, H, W).")
@@ -146,8 +147,9 @@ OPS_REGISTER_OP(_backward_BilinearSampler)
     .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
 
 OPS_REGISTER_OP(SpatialTransformer)
-    .describe("GridGenerator (affine, target_shape) on loc, then BilinearSampler of data at "
-              "that grid: output (N, C, H, W) of target_shape.")
+    .describe(
+        "GridGenerator (affine, target_shape) on loc, then BilinearSampler of data at "
+        "that grid: output (N, C, H, W) of target_shape.")
     .set_num_inputs(2)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "The data to transform (N, C, H, W).")

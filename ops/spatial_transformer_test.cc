@@ -23,7 +23,7 @@ using testing::OpCase;
 using testing::Values;
 
 Values RunOp(const std::string& op, const std::map<std::string, std::string>& kwargs,
-           const std::vector<CpuTensor>& in) {
+             const std::vector<CpuTensor>& in) {
   return testing::ToValues(RunCpu(ParseAttrs(Op::Get(op), kwargs), Blobs(in))[0].blob());
 }
 
@@ -31,8 +31,9 @@ double Unit(int i, int n) { return -1.0 + 2.0 * i / (n - 1); }
 
 TEST(GridGeneratorTest, AffineAndWarpGrids) {
   const Values theta = {0.5, -0.2, 0.1, 0.3, 0.9, -0.4, 1, 0, 0, 0, 1, 0};
-  const Values grid = RunOp("GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
-                          {testing::TensorOf(TShape{2, 6}, mshadow::kFloat64, theta)});
+  const Values grid =
+      RunOp("GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
+            {testing::TensorOf(TShape{2, 6}, mshadow::kFloat64, theta)});
   ASSERT_EQ(grid.size(), 2u * 2 * 3 * 4);
   for (int n = 0; n < 2; ++n) {
     for (int k = 0; k < 2; ++k) {
@@ -50,9 +51,9 @@ TEST(GridGeneratorTest, AffineAndWarpGrids) {
   EXPECT_DOUBLE_EQ(grid[24 + 11], 1.0);  // -1 + 3 * (2 / 3), as MXNet computes it
   const CpuTensor flow = testing::TensorOf(TShape{1, 2, 3, 5}, mshadow::kFloat64,
                                            Values{0.5, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0});
+                                                  0,   0, 0, 0, 0,  0, 2, 0, 0, 0, 0, 0, 0, 0, 0});
   const Values warped = RunOp("GridGenerator", {{"transform_type", "warp"}}, {flow});
-  EXPECT_EQ(warped[0], 0.5 / 2 - 1);       // (0.5 + 0) / ((5 - 1) / 2) - 1
+  EXPECT_EQ(warped[0], 0.5 / 2 - 1);  // (0.5 + 0) / ((5 - 1) / 2) - 1
   EXPECT_EQ(warped[4], (-1.0 + 4) / 2 - 1);
   EXPECT_EQ(warped[15 + 6], (2.0 + 1) / 1 - 1);  // y of (1, 1): (2 + 1) / ((3 - 1) / 2) - 1
 }
@@ -76,10 +77,9 @@ TEST(BilinearSamplerTest, SamplesInsideAtTheEdgesOutsideAndNotANumber) {
   const Values xs = {-1, 1, -1, 0.3, -1.2, 1.1, 7, nan}, ys = {-1, 1, 1, -0.45, 0.2, 1.2, 0, 0};
   Values grid = xs;
   grid.insert(grid.end(), ys.begin(), ys.end());
-  const Values out =
-      RunOp("BilinearSampler", {},
-          {testing::TensorOf(TShape{1, 1, 4, 5}, mshadow::kFloat64, plane),
-           testing::TensorOf(TShape{1, 2, 1, 8}, mshadow::kFloat64, grid)});
+  const Values out = RunOp("BilinearSampler", {},
+                           {testing::TensorOf(TShape{1, 1, 4, 5}, mshadow::kFloat64, plane),
+                            testing::TensorOf(TShape{1, 2, 1, 8}, mshadow::kFloat64, grid)});
   EXPECT_EQ(out[0], plane[0]);
   EXPECT_EQ(out[1], plane[19]);
   EXPECT_EQ(out[2], plane[15]);
@@ -116,22 +116,25 @@ TEST(BilinearSamplerTest, InfiniteGradientReachesOnlyInsideCorners) {
 }
 
 OpCase SamplerCase() {
-  return OpCase{"BilinearSampler", {},
+  return OpCase{"BilinearSampler",
+                {},
                 {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{2, 2, 4, 5}, -1.2, 1.2)}};
 }
 
 OpCase TransformerCase() {
-  return OpCase{"SpatialTransformer",
-                {{"target_shape", "(4,5)"}, {"transform_type", "affine"}, {"sampler_type", "bilinear"}},
-                {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{2, 6}, -0.8, 0.8)}};
+  return OpCase{
+      "SpatialTransformer",
+      {{"target_shape", "(4,5)"}, {"transform_type", "affine"}, {"sampler_type", "bilinear"}},
+      {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{2, 6}, -0.8, 0.8)}};
 }
 
 TEST(SpatialTransformerTest, IsTheSamplerAtTheAffineGrid) {
   const OpCase c = TransformerCase();
   const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
-  const std::vector<CpuTensor> grid = RunCpu(
-      ParseAttrs(Op::Get("GridGenerator"), {{"transform_type", "affine"}, {"target_shape", "(4,5)"}}),
-      {in[1].blob()});
+  const std::vector<CpuTensor> grid =
+      RunCpu(ParseAttrs(Op::Get("GridGenerator"),
+                        {{"transform_type", "affine"}, {"target_shape", "(4,5)"}}),
+             {in[1].blob()});
   EXPECT_EQ(RunOp("SpatialTransformer", c.kwargs, in),
             RunOp("BilinearSampler", {}, {in[0], grid[0]}));
 }
@@ -139,7 +142,8 @@ TEST(SpatialTransformerTest, IsTheSamplerAtTheAffineGrid) {
 TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
   for (const OpCase& c :
        {SamplerCase(), TransformerCase(),
-        OpCase{"GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
+        OpCase{"GridGenerator",
+               {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
                {InputSpec(TShape{2, 6})}},
         OpCase{"GridGenerator", {{"transform_type", "warp"}}, {InputSpec(TShape{2, 2, 3, 4})}}}) {
     SCOPED_TRACE(c.op);
@@ -160,17 +164,19 @@ TEST(SpatialTransformerTest, BadShapesAndParametersAreNamed) {
   const auto shape_error = [](const OpCase& c) {
     return testing::ErrorOf([&] { testing::InferOutputShapes(c); });
   };
-  EXPECT_THAT(shape_error(OpCase{"BilinearSampler", {},
-                                 {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{3, 2, 4, 5})}}),
-              HasSubstr("(3,2,4,5)"));
+  EXPECT_THAT(
+      shape_error(OpCase{
+          "BilinearSampler", {}, {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{3, 2, 4, 5})}}),
+      HasSubstr("(3,2,4,5)"));
   EXPECT_THAT(shape_error(OpCase{"GridGenerator",
                                  {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
                                  {InputSpec(TShape{2, 4})}}),
               HasSubstr("(2,4)"));
-  EXPECT_THAT(shape_error(OpCase{"GridGenerator", {{"transform_type", "warp"}},
-                                 {InputSpec(TShape{2, 2, 1, 4})}}),
+  EXPECT_THAT(shape_error(OpCase{
+                  "GridGenerator", {{"transform_type", "warp"}}, {InputSpec(TShape{2, 2, 1, 4})}}),
               HasSubstr("(2,2,1,4)"));
-  EXPECT_THAT(shape_error(OpCase{"SpatialTransformer", TransformerCase().kwargs,
+  EXPECT_THAT(shape_error(OpCase{"SpatialTransformer",
+                                 TransformerCase().kwargs,
                                  {InputSpec(TShape{2, 3, 6, 7}), InputSpec(TShape{1, 6})}}),
               HasSubstr("(1,6)"));
   EXPECT_THAT(testing::ErrorOf([] {
@@ -179,8 +185,8 @@ TEST(SpatialTransformerTest, BadShapesAndParametersAreNamed) {
               }),
               HasSubstr("(1,5)"));
   EXPECT_THAT(testing::ErrorOf([] {
-                ParseAttrs(Op::Get("SpatialTransformer"), {{"transform_type", "affine"},
-                                                            {"sampler_type", "bilinear"}});
+                ParseAttrs(Op::Get("SpatialTransformer"),
+                           {{"transform_type", "affine"}, {"sampler_type", "bilinear"}});
               }),
               HasSubstr("target_shape"));
   EXPECT_THAT(testing::ErrorOf([] {

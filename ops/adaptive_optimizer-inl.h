@@ -174,6 +174,14 @@ struct StateArrays {
   DType* array[kStates];
 };
 
+// Inputs first, first + 1, ... of an update as its kStates state arrays.
+template <typename DType, int kStates>
+StateArrays<DType, kStates> StatesFrom(const std::vector<TBlob>& in, size_t first = 2) {
+  StateArrays<DType, kStates> states;
+  for (int k = 0; k < kStates; ++k) states.array[k] = in[first + k].dptr<DType>();
+  return states;
+}
+
 // weight_out[i] = step(weight[i], grad[i], state), the state elements read and written back.
 template <int kReq>
 struct step_update_kernel {
@@ -348,7 +356,7 @@ void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                                DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
     LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
                      in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StateArrays<DType, 2>{{in[2].dptr<DType>(), in[3].dptr<DType>()}}, step);
+                     StatesFrom<DType, 2>(in), step);
   });
 }
 
@@ -363,7 +371,7 @@ void RMSPropUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                   DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
     LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
                      in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StateArrays<DType, 1>{{in[2].dptr<DType>()}}, step);
+                     StatesFrom<DType, 1>(in), step);
   });
 }
 
@@ -380,7 +388,7 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
     LaunchStepUpdate(
         ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
         in[1].dptr<DType>(),
-        StateArrays<DType, 3>{{in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>()}},
+        StatesFrom<DType, 3>(in),
         step);
   });
 }
@@ -399,7 +407,7 @@ void FTMLUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
     LaunchStepUpdate(
         ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
         in[1].dptr<DType>(),
-        StateArrays<DType, 3>{{in[2].dptr<DType>(), in[3].dptr<DType>(), in[4].dptr<DType>()}},
+        StatesFrom<DType, 3>(in),
         step);
   });
 }
@@ -413,7 +421,7 @@ void FtrlUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
                                DType(p.wd), DType(p.rescale_grad), DType(p.clip_gradient)};
     LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
                      in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StateArrays<DType, 2>{{in[2].dptr<DType>(), in[3].dptr<DType>()}}, step);
+                     StatesFrom<DType, 2>(in), step);
   });
 }
 

@@ -9,7 +9,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mshadow/parallel.h"
 #include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
@@ -112,14 +111,7 @@ TEST(ROIPoolingTest, WriteModesGradientsAndThreads) {
   const OpCase c = RandomCase();
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);
-  std::vector<Values> results;
-  for (const int threads : {1, 2}) {
-    mshadow::SetNumThreads(threads);
-    const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
-    results.push_back(testing::ToValues(testing::Forward(c, in)[0].blob()));
-  }
-  mshadow::SetNumThreads(1);
-  EXPECT_EQ(results[0], results[1]);
+  testing::CheckSameOnThreadCounts(c);
 }
 
 TEST(ROIPoolingTest, BadShapesAndParametersAreNamed) {

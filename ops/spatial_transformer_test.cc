@@ -10,7 +10,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mshadow/parallel.h"
 #include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
 
@@ -149,14 +148,7 @@ TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
     SCOPED_TRACE(c.op);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
-    std::vector<Values> results;
-    for (const int threads : {1, 2}) {
-      mshadow::SetNumThreads(threads);
-      const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat32);
-      results.push_back(testing::ToValues(testing::Forward(c, in)[0].blob()));
-    }
-    mshadow::SetNumThreads(1);
-    EXPECT_EQ(results[0], results[1]);
+    testing::CheckSameOnThreadCounts(c);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "ops/testing/op_test_util.h"
 
+#include "mshadow/parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -153,6 +155,18 @@ void CheckStreamedForward(const OpCase& c) {
           << c.op << " " << mshadow::TypeFlagName(type_flag) << " output " << i;
     }
   }
+}
+
+void CheckSameOnThreadCounts(const OpCase& c) {
+  std::vector<std::vector<Values>> results;
+  for (const int threads : {1, 2}) {
+    mshadow::SetNumThreads(threads);
+    const std::vector<CpuTensor> outputs = Forward(c, MakeInputs(c, mshadow::kFloat32));
+    results.emplace_back();
+    for (const CpuTensor& out : outputs) results.back().push_back(ToValues(out.blob()));
+  }
+  mshadow::SetNumThreads(1);
+  EXPECT_EQ(results[0], results[1]) << c.op << ": outputs differ between 1 and 2 threads";
 }
 
 void CheckWriteModes(const OpCase& c) {

@@ -57,6 +57,10 @@ void CheckStreamedForward(const OpCase& c);
 // kWriteTo overwrites whatever the visible outputs held, kAddTo adds to it, kNullOp leaves it.
 void CheckWriteModes(const OpCase& c);
 
+// The float32 forward on 1 and on 2 of the library's threads: the same outputs, bit for bit
+// (the thread count is left at 1).
+void CheckSameOnThreadCounts(const OpCase& c);
+
 // The backward operator's gradients against central differences of a random projection of
 // the visible outputs, in float64; plus the backward operator's kAddTo and kNullOp.
 void CheckGradient(const OpCase& c, double rtol = 1e-5, double atol = 1e-8);

@@ -138,8 +138,12 @@ TEST(HostMemoryTest, LargeRequestsAreOfferedHugePages) {
   std::memset(p, 1, bytes);  // the whole rounded range belongs to the allocation
   const std::string mode = TransparentHugePageMode();
   const int eligible = HugePageEligible(p);
-  if (eligible >= 0 && (mode == "madvise" || mode == "always")) EXPECT_EQ(eligible, 1) << mode;
-  if (eligible >= 0 && mode == "never") EXPECT_EQ(eligible, 0);
+  if (eligible >= 0 && (mode == "madvise" || mode == "always")) {
+    EXPECT_EQ(eligible, 1) << mode;
+  }
+  if (eligible >= 0 && mode == "never") {
+    EXPECT_EQ(eligible, 0);
+  }
   FreeHost(p);
 }
 
@@ -157,7 +161,9 @@ TEST(HostMemoryTest, HugePageThresholdIsSetAndRestored) {
     void* q = AllocHost(4 * kHugePage, 64, "a test table");
     std::memset(q, 1, 4 * kHugePage);
     const int eligible = HugePageEligible(q);
-    if (eligible >= 0) EXPECT_EQ(eligible, 0);
+    if (eligible >= 0) {
+      EXPECT_EQ(eligible, 0);
+    }
     FreeHost(q);
   }
   SetHostHugePageMinBytes(0);

@@ -169,7 +169,9 @@ TEST(FtrlUpdateTest, StatesInPlaceAndTheL1Threshold) {
       ASSERT_NEAR(run.inputs_after[2][i], z, 1e-12 * (1 + std::fabs(z)));
       ASSERT_NEAR(run.inputs_after[3][i], n + g * g, 1e-12);
       ASSERT_NEAR(run.weight_out[i], expected, 1e-12) << "z = " << z;
-      if (expected == 0.0) ASSERT_EQ(run.weight_out[i], 0.0) << "z = " << z;
+      if (expected == 0.0) {
+        ASSERT_EQ(run.weight_out[i], 0.0) << "z = " << z;
+      }
     }
     EXPECT_GT(zeros, 100);  // the threshold was crossed both ways
     EXPECT_LT(zeros, 900);

@@ -144,15 +144,7 @@ struct FtrlParam : public dmlc::Parameter<FtrlParam> {
     DMLC_DECLARE_FIELD(lamda1).set_default(0.01f).set_lower_bound(0.0f).describe(
         "The L1 regularization strength: weights whose |z| is at most this are 0.");
     DMLC_DECLARE_FIELD(beta).set_default(1.0f).describe("Per-coordinate learning rate beta.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe("Weight decay (L2 penalty).");
-    DMLC_DECLARE_FIELD(rescale_grad)
-        .set_default(1.0f)
-        .describe("The gradient is multiplied by this.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip the rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
-            "clipping.");
+    OPS_DECLARE_GRADIENT_FIELDS();
   }
 };
 

@@ -62,11 +62,6 @@ bool GemmShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   return true;
 }
 
-template <int kInputs>
-bool GemmType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-  return ElemwiseRealType<kInputs, 1>(attrs, in, out);
-}
-
 std::vector<std::pair<int, int>> InplaceC(const NodeAttrs&) { return {{2, 0}}; }
 
 const bool kRegistered = [] {
@@ -92,7 +87,7 @@ OPS_REGISTER_OP(_linalg_gemm)
     .add_arguments(LinalgGemmParam::__FIELDS__())
     .set_attr_parser(ParamParser<LinalgGemmParam>)
     .set_attr<FInferShape>("FInferShape", GemmShape<LinalgGemmParam>)
-    .set_attr<FInferType>("FInferType", GemmType<3>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<3, 1>)
     .set_attr<FInplaceOption>("FInplaceOption", InplaceC)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_linalg_gemm", true, false});
 
@@ -115,7 +110,7 @@ OPS_REGISTER_OP(_linalg_gemm2)
     .add_arguments(LinalgGemm2Param::__FIELDS__())
     .set_attr_parser(ParamParser<LinalgGemm2Param>)
     .set_attr<FInferShape>("FInferShape", GemmShape<LinalgGemm2Param>)
-    .set_attr<FInferType>("FInferType", GemmType<2>)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
     .set_attr<FGradient>("FGradient", FGradient{"_backward_linalg_gemm2", true, false});
 
 OPS_REGISTER_OP(_backward_linalg_gemm2)

@@ -640,6 +640,37 @@ def _unravel(data, p):
     return np.array(np.unravel_index(data.astype(np.int64), _tuple(p["shape"]))).astype(data.dtype)
 
 
+def _triangle(n, p):
+    """The rows and columns of the triangle `p` names, in packing order, and whether it is a lower
+    one: an upper triangle is packed as the lower one of the transpose (column by column)."""
+    offset = int(p.get("offset", 0))
+    lower = offset < 0 or (offset == 0 and _flag(p, "lower", True))
+    return np.tril_indices(n, k=offset if lower else -offset), lower
+
+
+def _extracttrian(a, p):
+    (rows, cols), lower = _triangle(a.shape[-1], p)
+    return (a if lower else np.swapaxes(a, -1, -2))[..., rows, cols]
+
+
+def _maketrian(a, p):
+    offset = abs(int(p.get("offset", 0)))
+    side = int(round((np.sqrt(8 * a.shape[-1] + 1) - 1) / 2))
+    (rows, cols), lower = _triangle(side + offset, p)
+    out = np.zeros(a.shape[:-1] + (side + offset, side + offset), a.dtype)
+    out[..., rows, cols] = a
+    return out if lower else np.swapaxes(out, -1, -2)
+
+
+def _makediag(a, p):
+    offset = int(p.get("offset", 0))
+    n = a.shape[-1] + abs(offset)
+    out = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    rows = np.arange(a.shape[-1]) + max(-offset, 0)
+    out[..., rows, rows + offset] = a
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1134,6 +1165,12 @@ FORWARD = {
     "_unravel_index": _unravel,
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
+    "_linalg_extractdiag": lambda a, p: np.diagonal(a, int(p.get("offset", 0)), -2, -1),
+    "_linalg_makediag": _makediag,
+    "_linalg_extracttrian": _extracttrian,
+    "_linalg_maketrian": _maketrian,
+    "_linalg_sumlogdiag": lambda a, p: np.log(np.diagonal(a, 0, -2, -1)).sum(-1).reshape(
+        a.shape[:-2] or (1,)),
     "GridGenerator": _grid_generator,
     "BilinearSampler": _bilinear_sampler,
     "SpatialTransformer": _spatial_transformer,

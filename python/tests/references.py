@@ -671,6 +671,46 @@ def _makediag(a, p):
     return out
 
 
+def _window(p, spatial):
+    """Per spatial axis: kernel, stride, dilate, pad (Convolution's defaults) and the number of
+    window positions over extents `spatial`."""
+    kernel = _tuple(p["kernel"])
+    stride = _tuple(p.get("stride", "()")) or (1,) * len(kernel)
+    dilate = _tuple(p.get("dilate", "()")) or (1,) * len(kernel)
+    pad = _tuple(p.get("pad", "()")) or (0,) * len(kernel)
+    out = tuple((x + 2 * q - d * (k - 1) - 1) // s + 1
+                for x, k, s, d, q in zip(spatial, kernel, stride, dilate, pad))
+    return kernel, stride, dilate, pad, out
+
+
+def _tap_slices(p, spatial):
+    """(tap index, slices of the padded image that tap reads at every window position)."""
+    kernel, stride, dilate, pad, out = _window(p, spatial)
+    for tap in np.ndindex(*kernel):
+        yield tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                    for t, d, o, s in zip(tap, dilate, out, stride))
+
+
+def _im2col(x, p):
+    pad = _window(p, x.shape[2:])[3]
+    padded = np.pad(x, [(0, 0), (0, 0)] + [(q, q) for q in pad])
+    taps = [padded[(Ellipsis,) + s] for s in _tap_slices(p, x.shape[2:])]
+    blocks = np.stack(taps, axis=2)  # (N, C, K, out...)
+    return blocks.reshape(x.shape[0], -1, int(np.prod(blocks.shape[3:])))
+
+
+def _col2im(cols, p):
+    spatial = _tuple(p["output_size"])
+    kernel, _, _, pad, out = _window(p, spatial)
+    n, taps = cols.shape[0], int(np.prod(kernel))
+    blocks = cols.reshape((n, -1, taps) + out)
+    padded = np.zeros((n, blocks.shape[1]) + tuple(x + 2 * q for x, q in zip(spatial, pad)),
+                      cols.dtype)
+    for k, s in enumerate(_tap_slices(p, spatial)):
+        padded[(Ellipsis,) + s] += blocks[:, :, k]
+    return padded[(Ellipsis,) + tuple(slice(q, q + x) for q, x in zip(pad, spatial))]
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1165,6 +1205,8 @@ FORWARD = {
     "_unravel_index": _unravel,
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
+    "im2col": _im2col,
+    "col2im": _col2im,
     "_linalg_extractdiag": lambda a, p: np.diagonal(a, int(p.get("offset", 0)), -2, -1),
     "_linalg_makediag": _makediag,
     "_linalg_extracttrian": _extracttrian,

@@ -115,6 +115,12 @@ MXNET_CANNOT_RUN = {
     # mp_lamb_update_phase1 infers its weight as float16 whatever it is given ("Type
     # inconsistent, Provided = float32, inferred type = float16"); the suite runs float32.
     "mp_lamb_update_phase1 (10,) (10,) (10,) (10,) (10,) t=2 wd=0.01 clip_gradient=0.5",
+    # im2col and col2im of 1-d and 3-d windows: MXNet's CPU kernels take 2-d ones alone (1-d:
+    # "index = 3 must be in range [0, 3)"; 3-d: "new and old shape do not match").
+    "im2col (2, 2, 9) kernel=(3,) stride=(2,) dilate=(2,) pad=(1,)",
+    "im2col (1, 2, 4, 5, 6) kernel=(2,2,3) stride=(1,2,1) pad=(0,1,1)",
+    "col2im (2, 6, 4) output_size=(9,) kernel=(3,) stride=(2,) dilate=(2,) pad=(1,)",
+    "col2im (1, 24, 54) output_size=(4,5,6) kernel=(2,2,3) stride=(1,2,1) pad=(0,1,1)",
 }
 
 # Cases where ours keeps MXNet 1.9.1's single-weight semantics and its batched form does not:

@@ -711,6 +711,16 @@ def _col2im(cols, p):
     return padded[(Ellipsis,) + tuple(slice(q, q + x) for q, x in zip(pad, spatial))]
 
 
+def _crop(x, *like_and_params):
+    *like, p = like_and_params
+    h, w = like[0].shape[2:4] if like else _tuple(p["h_w"])
+    if _flag(p, "center_crop"):
+        y0, x0 = (x.shape[2] - h) // 2, (x.shape[3] - w) // 2
+    else:
+        y0, x0 = _tuple(p.get("offset", "(0,0)"))
+    return x[:, :, y0:y0 + h, x0:x0 + w]
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1206,6 +1216,7 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "Crop": _crop,
     "col2im": _col2im,
     "_linalg_extractdiag": lambda a, p: np.diagonal(a, int(p.get("offset", 0)), -2, -1),
     "_linalg_makediag": _makediag,

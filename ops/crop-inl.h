@@ -1,0 +1,94 @@
+// ops/crop-inl.h: MXNet 1.9.1's Crop (deprecated there for slice, kept for the networks that
+// use it, FCN's crop_like first), written once for every device. Images (N, C, H, W) are cut
+// to a window of (h, w) at an offset: h_w, or the height and width of a second input
+// (crop_like), at `offset` or centred. The window is a strided view of the images: the
+// forward gathers it, the gradient scatters the output gradient back into zeros (crop_like
+// gets zeros). crop.cc registers it with FCompute<cpu>; crop.cu adds FCompute<gpu>.
+#ifndef OPS_CROP_INL_H_
+#define OPS_CROP_INL_H_
+
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_util.h"
+#include "ops/strided_copy.h"
+
+namespace ops {
+namespace crop {
+
+struct CropParam : public dmlc::Parameter<CropParam> {
+  int num_args;
+  TShape offset;
+  TShape h_w;
+  bool center_crop;
+  DMLC_DECLARE_PARAMETER(CropParam) {
+    DMLC_DECLARE_FIELD(num_args).set_range(1, 2).describe(
+        "Inputs: 1, the window's size is h_w; 2, it is the height and width of the second "
+        "input, crop_like.");
+    DMLC_DECLARE_FIELD(offset).set_default(TShape{0, 0}).describe(
+        "The window's top-left corner, (y, x), unless center_crop.");
+    DMLC_DECLARE_FIELD(h_w).set_default(TShape{0, 0}).describe(
+        "The window's height and width, (h, w), with one input.");
+    DMLC_DECLARE_FIELD(center_crop).set_default(false).describe(
+        "Centre the window (corner ((H - h) / 2, (W - w) / 2)) instead of `offset`.");
+  }
+};
+
+// The window of images `data` (N, C, H, W): its shape (N, C, h, w) and where it starts in the
+// images; a dmlc::Error for data of another rank, or a window that does not fit.
+struct Window {
+  TShape shape;
+  index_t y = 0, x = 0;
+};
+Window WindowOf(const CropParam& param, const TShape& data, const TShape& crop_like);
+
+// The window as a view of the images: (N, C, h, w) read with the images' strides.
+inline StridedIndex<1> WindowView(const Window& window, const TShape& data) {
+  const index_t width = data[3], plane = data[2] * width;
+  return StridedIndex<1>::Of({window.shape[0], window.shape[1], window.shape[2], window.shape[3]},
+                             {{{data[1] * plane, plane, width, 1}}});
+}
+
+// Forward: the window of in[0] into out[0]. Backward (inputs: the output gradient; outputs:
+// the images' gradient and, with two inputs, crop_like's zeros): the output gradient written
+// into the window, zeros around it.
+template <typename xpu, bool kBackward>
+void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const CropParam& param = GetParam<CropParam>(attrs);
+  const TBlob& images = kBackward ? out[0] : in[0];
+  const TShape crop_like =
+      param.num_args == 2 ? (kBackward ? out[1] : in[1]).shape_ : TShape();
+  const Window window = WindowOf(param, images.shape_, crop_like);
+  const index_t base = window.y * images.shape_[3] + window.x;
+  const auto view = WindowView(window, images.shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if constexpr (kBackward) {
+      if (param.num_args == 2) WriteZeroGradient<xpu, DType>(out[1], req[1], s);
+      if (req[0] == kNullOp) return;
+      WriteZeroGradient<xpu, DType>(out[0], req[0], s);
+      OPS_REQ_SWITCH(req[0], Req, {
+        StridedScatter<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
+      });
+    } else {
+      OPS_REQ_SWITCH(req[0], Req, {
+        StridedGather<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
+      });
+    }
+  });
+}
+
+// Adds FCompute<xpu> to Crop and _backward_Crop.
+template <typename xpu>
+void SetCropCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("Crop").set_attr<FCompute>(attr_name, FCompute(CropCompute<xpu, false>));
+  RegisterOp("_backward_Crop").set_attr<FCompute>(attr_name, FCompute(CropCompute<xpu, true>));
+}
+
+}  // namespace crop
+}  // namespace ops
+
+#endif  // OPS_CROP_INL_H_

@@ -1,0 +1,111 @@
+// Crop: MXNet 1.9.1's printed values (h_w at an offset, centred, crop_like's size), a loop over
+// the window as the reference, write modes, gradients (zeros for crop_like), and the windows
+// and shapes it refuses.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/testing/op_test_util.h"
+
+namespace ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::InputSpec;
+using testing::OpCase;
+using testing::Values;
+
+Values Ramp(int n) {
+  Values v(n);
+  for (int i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+Values ForwardOf(const OpCase& c) {
+  return testing::ToValues(
+      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
+}
+
+TEST(CropTest, MxnetsValues) {
+  const InputSpec images = InputSpec::WithValues(TShape{2, 1, 5, 6}, Ramp(60));
+  const auto first_image = [](const Values& v, int h, int w) {
+    return Values(v.begin(), v.begin() + h * w);
+  };
+  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "1"}, {"h_w", "(2,3)"}, {"offset", "(1,2)"}},
+                                   {images}}),
+                        2, 3),
+            (Values{8, 9, 10, 14, 15, 16}));
+  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "1"}, {"h_w", "(2,3)"},
+                                            {"center_crop", "true"}}, {images}}),
+                        2, 3),
+            (Values{7, 8, 9, 13, 14, 15}));
+  const InputSpec like{TShape{7, 7, 3, 2}};
+  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "2"}, {"center_crop", "1"}},
+                                   {images, like}}),
+                        3, 2),
+            (Values{8, 9, 14, 15, 20, 21}));
+  // With crop_like, h_w is ignored.
+  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "2"}, {"h_w", "(1,1)"},
+                                            {"offset", "(2,4)"}}, {images, like}}),
+                        3, 2),
+            (Values{16, 17, 22, 23, 28, 29}));
+}
+
+TEST(CropTest, WindowsAgainstLoopsWithGradients) {
+  const int n = 2, c = 3, h = 6, w = 7;
+  struct Cut {
+    std::map<std::string, std::string> params;
+    bool crop_like;
+    int y, x, height, width;
+  };
+  const std::vector<Cut> cuts = {
+      {{{"num_args", "1"}, {"h_w", "(4,3)"}, {"offset", "(2,4)"}}, false, 2, 4, 4, 3},
+      {{{"num_args", "1"}, {"h_w", "(3,4)"}, {"center_crop", "1"}}, false, 1, 1, 3, 4},
+      {{{"num_args", "2"}, {"offset", "(1,0)"}}, true, 1, 0, 5, 7},
+      {{{"num_args", "2"}, {"center_crop", "1"}}, true, 0, 1, 6, 5},
+  };
+  for (const Cut& cut : cuts) {
+    OpCase op{"Crop", cut.params, {InputSpec{TShape{n, c, h, w}}}};
+    if (cut.crop_like) op.inputs.push_back(InputSpec{TShape{1, 1, cut.height, cut.width}});
+    SCOPED_TRACE(cut.params.count("h_w") ? cut.params.at("h_w") : "crop_like");
+    testing::CheckForward(op, [&](const std::vector<Values>& in) {
+      Values out;
+      for (int plane = 0; plane < n * c; ++plane) {
+        for (int r = 0; r < cut.height; ++r) {
+          for (int q = 0; q < cut.width; ++q) {
+            out.push_back(in[0][(plane * h + cut.y + r) * w + cut.x + q]);
+          }
+        }
+      }
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(op);
+    testing::CheckGradient(op);
+  }
+}
+
+TEST(CropTest, BadWindowsAreNamed) {
+  const auto error_of = [](const std::map<std::string, std::string>& kw,
+                           std::vector<InputSpec> inputs) {
+    return testing::ErrorOf([&] { testing::InferOutputShapes({"Crop", kw, inputs}); });
+  };
+  const InputSpec images{TShape{2, 1, 5, 6}};
+  EXPECT_THAT(error_of({{"num_args", "1"}, {"h_w", "(2,3)"}, {"offset", "(4,2)"}}, {images}),
+              HasSubstr("offset (4,2) puts the window (2,3) outside the images' height and "
+                        "width (5,6); valid: (0...3, 0...3)"));
+  EXPECT_THAT(error_of({{"num_args", "1"}}, {images}),
+              HasSubstr("h_w (0,0) must be a height and a width of at least 1 (one input)"));
+  EXPECT_THAT(error_of({{"num_args", "1"}, {"h_w", "(6,1)"}}, {images}),
+              HasSubstr("the window (6,1) is larger than the images' height and width (5,6)"));
+  EXPECT_THAT(error_of({{"num_args", "1"}, {"h_w", "(1,1)"}}, {InputSpec{TShape{2, 3, 4}}}),
+              HasSubstr("data must be images (batch, channels, height, width), got (2,3,4)"));
+  EXPECT_THAT(error_of({{"num_args", "2"}}, {images, InputSpec{TShape{3, 2}}}),
+              HasSubstr("crop_like must have 4 axes"));
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Crop"), {{"num_args", "3"}}); }),
+              HasSubstr("num_args"));
+}
+
+}  // namespace
+}  // namespace ops

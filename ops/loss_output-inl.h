@@ -4,6 +4,7 @@
 //   LogisticRegressionOutput  y = sigmoid(x), dx = grad_scale / m * (y - label)
 //   MAERegressionOutput       y = x,          dx = grad_scale / m * sign(y - label)
 //   MakeLoss                  y = x,          dx = grad_scale / normalization
+//   SVMOutput                 y = x,          dx the hinge loss's (squared, or linear)
 // where m is the number of outputs per example (size / batch), as in MXNet 1.9.1. The labels
 // get a zero gradient. loss_output.cc registers the CPU, loss_output.cu adds FCompute<gpu>.
 #ifndef OPS_LOSS_OUTPUT_INL_H_
@@ -24,6 +25,21 @@ struct RegressionOutputParam : public dmlc::Parameter<RegressionOutputParam> {
   float grad_scale;
   DMLC_DECLARE_PARAMETER(RegressionOutputParam) {
     DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Scales the gradient.");
+  }
+};
+
+struct SVMOutputParam : public dmlc::Parameter<SVMOutputParam> {
+  float margin;
+  float regularization_coefficient;
+  bool use_linear;
+  DMLC_DECLARE_PARAMETER(SVMOutputParam) {
+    DMLC_DECLARE_FIELD(margin).set_default(1.0f).describe(
+        "The margin: a score closer than this to the wrong side has a loss.");
+    DMLC_DECLARE_FIELD(regularization_coefficient)
+        .set_default(1.0f)
+        .describe("Scales the gradient.");
+    DMLC_DECLARE_FIELD(use_linear).set_default(false).describe(
+        "The L1-SVM loss (the hinge) instead of the L2-SVM loss (the squared hinge).");
   }
 };
 
@@ -124,6 +140,50 @@ void RegressionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// SVMOutput's gradient at score i of (examples, classes) scores, as MXNet: with the label's
+// class, -c (margin > x) (2 (margin - x) for the squared hinge); with another class,
+// c (margin > -x) (2 (margin + x)). A label names class k when its whole part is k; one that
+// names no class (out of range, fractional below 0) makes every score another class's.
+template <bool kLinear, int kReq>
+struct svm_grad {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* x, const DType* label,
+                                  index_t classes, DType margin, DType coefficient) {
+    const index_t k = i % classes;
+    const DType y = label[i / classes];
+    const bool is_label = y >= DType(k) && y < DType(k + 1);
+    const DType distance = is_label ? margin - x[i] : margin + x[i];
+    const DType hinge = distance > DType(0) ? (kLinear ? DType(1) : DType(2) * distance) : DType(0);
+    AssignReq<kReq>(grad + i, (is_label ? -coefficient : coefficient) * hinge);
+  }
+};
+
+// Inputs: out_grad (unused), data, label. Outputs: data_grad, label_grad.
+template <typename xpu>
+void SVMOutputBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                              const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) {
+  const SVMOutputParam& param = GetParam<SVMOutputParam>(attrs);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const index_t classes = in[1].shape_[in[1].ndim() - 1];
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      const auto launch = [&](auto linear) {
+        Kernel<svm_grad<decltype(linear)::value, Req>, xpu>::Launch(
+            s, out[0].Size(), out[0].dptr<DType>(), in[1].dptr<DType>(), in[2].dptr<DType>(),
+            classes, static_cast<DType>(param.margin),
+            static_cast<DType>(param.regularization_coefficient));
+      };
+      if (param.use_linear) {
+        launch(std::true_type());
+      } else {
+        launch(std::false_type());
+      }
+    });
+    ZeroLabelGradient<xpu, DType>(out[1], req[1], s);
+  });
+}
+
 // scale[0] = grad_scale / the number of elements above the threshold (at least 1).
 struct valid_scale {
   template <typename DType>
@@ -186,6 +246,10 @@ void SetLossOutputCompute() {
       .set_attr<FCompute>(attr_name, FCompute(RegressionCompute<xpu, identity_output>));
   RegisterOp("_backward_MakeLoss")
       .set_attr<FCompute>(attr_name, FCompute(MakeLossBackwardCompute<xpu>));
+  RegisterOp("SVMOutput")
+      .set_attr<FCompute>(attr_name, FCompute(RegressionCompute<xpu, identity_output>));
+  RegisterOp("_backward_SVMOutput")
+      .set_attr<FCompute>(attr_name, FCompute(SVMOutputBackwardCompute<xpu>));
 }
 
 }  // namespace loss_output

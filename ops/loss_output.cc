@@ -1,5 +1,5 @@
 // The loss layers of loss_output-inl.h (LinearRegressionOutput, LogisticRegressionOutput,
-// MAERegressionOutput, MakeLoss) and their backward operators; FCompute<gpu>: loss_output.cu.
+// MAERegressionOutput, MakeLoss, SVMOutput) and their backward operators; FCompute<gpu>: loss_output.cu.
 #include <sstream>
 #include <string>
 
@@ -23,6 +23,20 @@ bool RegressionShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TSha
        << "data is " << data;
     throw dmlc::Error(os.str());
   }
+  AssignOutputShape(out, 0, data);
+  return true;
+}
+
+// SVMOutput: scores (..., classes) and a label per row of scores (...).
+bool SVMOutputShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& data = (*in)[0];
+  if (!ShapeIsKnown(data)) return false;
+  if (data.ndim() < 2) {
+    std::ostringstream os;
+    os << "data must be scores (examples..., classes) of 2 or more axes, got " << data;
+    throw dmlc::Error(os.str());
+  }
+  AssignInputShape(in, 1, TShape(data.begin(), data.end() - 1));
   AssignOutputShape(out, 0, data);
   return true;
 }
@@ -61,6 +75,31 @@ const bool kRegistered = [] {
 
 DMLC_REGISTER_PARAMETER(RegressionOutputParam);
 DMLC_REGISTER_PARAMETER(MakeLossParam);
+DMLC_REGISTER_PARAMETER(SVMOutputParam);
+
+OPS_REGISTER_OP(SVMOutput)
+    .describe(
+        "A support vector machine's output layer: the output is the data, scores (examples..., "
+        "classes); the gradient is the multi-class hinge loss's (squared: L2-SVM; linear with "
+        "use_linear: L1-SVM) for the labels, one per row of scores, times "
+        "regularization_coefficient. The output gradient is not used.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "Scores (examples..., classes).")
+    .add_argument("label", "NDArray-or-Symbol", "The class of each row of scores (examples...).")
+    .add_arguments(SVMOutputParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SVMOutputParam>)
+    .set_attr<FInferShape>("FInferShape", SVMOutputShape)
+    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+    .set_attr<FInplaceOption>("FInplaceOption", InplaceFirstInput)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_SVMOutput", true, false});
+
+OPS_REGISTER_OP(_backward_SVMOutput)
+    .describe("Gradient of SVMOutput.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParamParser<SVMOutputParam>);
 
 OPS_REGISTER_OP(MakeLoss)
     .add_alias("make_loss")

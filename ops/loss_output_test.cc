@@ -1,6 +1,7 @@
 // The loss layers against MXNet 1.9.1's formulas (which the Python suite also checks against
 // MXNet itself): outputs, the gradients that ignore the output gradient, label shapes.
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,59 @@ TEST(MakeLossTest, GradientIsTheScaleDividedAsNormalizationSays) {
   }
   EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("MakeLoss"), {{"normalization", "all"}}); }),
               HasSubstr("all"));
+}
+
+// mx.nd.SVMOutput's gradients (autograd, the output gradient ignored) on MXNet's own printout,
+// then the hinge formulas on random scores of a 3-d batch.
+TEST(SVMOutputTest, GradientsAreTheHingeLossesAsMxnet) {
+  const InputSpec scores = InputSpec::WithValues(TShape{2, 3}, {0.5, -0.3, 2.0, 1.5, 0.2, -1.0});
+  const auto grad_of = [&](const std::map<std::string, std::string>& kw, const Values& labels) {
+    const OpCase c{"SVMOutput", kw, {scores, InputSpec::WithValues(TShape{2}, labels)}};
+    return testing::ToValues(
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {Values(6, 5.0)})[0]
+            .blob());
+  };
+  const auto expect_near = [](const Values& actual, const Values& expected) {
+    testing::ExpectClose(expected, actual, 1e-12, 1e-12, "");
+  };
+  expect_near(grad_of({}, {0, 2}), {-1.0, 1.4, 6.0, 5.0, 2.4, -4.0});
+  expect_near(grad_of({{"use_linear", "true"}}, {0, 2}), {-1, 1, 1, 1, 1, -1});
+  expect_near(grad_of({{"margin", "0.5"}, {"regularization_coefficient", "2"}}, {0, 2}),
+              {0.0, 0.8, 10.0, 8.0, 2.8, -6.0});
+  expect_near(grad_of({}, {0, 7}), {-1.0, 1.4, 6.0, 5.0, 2.4, 0.0});  // 7 names no class
+
+  InputSpec labels(TShape{2, 3}, 0, 4);
+  labels.integer = true;
+  const OpCase c{"SVMOutput",
+                 {{"margin", "0.75"}, {"regularization_coefficient", "1.5"}},
+                 {InputSpec(TShape{2, 3, 4}), labels}};
+  testing::CheckForward(c, [](const std::vector<Values>& in) { return std::vector<Values>{in[0]}; });
+  testing::CheckWriteModes(c);
+  const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values x = testing::ToValues(inputs[0].blob()), label = testing::ToValues(inputs[1].blob());
+  const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {Values(24, 3.0)});
+  const Values dx = testing::ToValues(grads[0].blob());
+  for (int i = 0; i < 24; ++i) {
+    const bool is_label = label[i / 4] == i % 4;
+    const double distance = is_label ? 0.75 - x[i] : 0.75 + x[i];
+    const double hinge = distance > 0 ? 2 * distance : 0;
+    EXPECT_NEAR(dx[i], (is_label ? -1.5 : 1.5) * hinge, 1e-12) << i;
+  }
+  EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(6, 0.0));
+}
+
+TEST(SVMOutputTest, LabelShapeIsTheRowsOfScores) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get("SVMOutput"), {});
+  std::vector<TShape> in = {TShape{4, 3, 5}, TShape()}, out;
+  InferShapes(attrs, &in, &out);
+  EXPECT_EQ(in[1], (TShape{4, 3}));
+  in = {TShape{4, 3}, TShape{3}};
+  out.clear();
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }), HasSubstr("(3,)"));
+  in = {TShape{4}, TShape()};
+  out.clear();
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+              HasSubstr("data must be scores (examples..., classes) of 2 or more axes, got (4,)"));
 }
 
 }  // namespace

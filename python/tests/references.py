@@ -1178,6 +1178,7 @@ FORWARD = {
     "LogisticRegressionOutput": lambda x, label, p: 1 / (1 + np.exp(-x)),
     "MAERegressionOutput": lambda x, label, p: x,
     "MakeLoss": lambda x, p: x,
+    "SVMOutput": lambda x, label, p: x,
     "SoftmaxActivation": _softmax_activation,
     "expand_dims": lambda x, p: np.expand_dims(x, int(p["axis"])),
     "squeeze": _squeeze,

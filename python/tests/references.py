@@ -721,6 +721,34 @@ def _crop(x, *like_and_params):
     return x[:, :, y0:y0 + h, x0:x0 + w]
 
 
+def _heads(x, p, parts):
+    """Interleaved projections (length, batch, heads * parts * head_dim) as (batch * heads,
+    length, head_dim) matrices of each part."""
+    heads = int(p["heads"])
+    length, batch = x.shape[:2]
+    x = x.reshape(length, batch, heads, parts, -1)
+    return [x[:, :, :, part].transpose(1, 2, 0, 3).reshape(batch * heads, length, -1)
+            for part in range(parts)]
+
+
+def _attended(attention, v, p):
+    """attention V per head, back in (queries, batch, heads * head_dim)."""
+    heads = int(p["heads"])
+    out = attention @ v
+    return out.reshape(-1, heads, *out.shape[1:]).transpose(2, 0, 1, 3).reshape(
+        out.shape[1], -1, heads * out.shape[2])
+
+
+def _selfatt_qk(qkv, p):
+    q, k, _ = _heads(qkv, p, 3)
+    return q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+
+
+def _encdec_qk(queries, kv, p):
+    (q,), (k, _) = _heads(queries, p, 1), _heads(kv, p, 2)
+    return q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1217,6 +1245,13 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "_contrib_interleaved_matmul_selfatt_qk": _selfatt_qk,
+    "_contrib_interleaved_matmul_selfatt_valatt":
+        lambda qkv, a, p: _attended(a, _heads(qkv, p, 3)[2], p),
+    "_contrib_interleaved_matmul_encdec_qk": _encdec_qk,
+    "_contrib_interleaved_matmul_encdec_valatt":
+        lambda kv, a, p: _attended(a, _heads(kv, p, 2)[1], p),
+    "_contrib_div_sqrt_dim": lambda x, p: x / np.sqrt(x.shape[-1]),
     "Crop": _crop,
     "col2im": _col2im,
     "_linalg_extractdiag": lambda a, p: np.diagonal(a, int(p.get("offset", 0)), -2, -1),

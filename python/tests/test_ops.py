@@ -90,6 +90,8 @@ def _mxnet_function(op):
         return getattr(mx.nd, op)
     if op.startswith("_linalg_"):  # MXNet's front end has them as mx.nd.linalg.*
         return getattr(mx.nd.linalg, op[len("_linalg_"):])
+    if op.startswith("_contrib_"):  # and these as mx.nd.contrib.*
+        return getattr(mx.nd.contrib, op[len("_contrib_"):])
     return getattr(mx.nd._internal, op)
 
 

@@ -75,6 +75,8 @@ DMLC_REGISTER_PARAMETER(CTCLossParam);
 
 OPS_REGISTER_OP(CTCLoss)
     .add_alias("ctc_loss")
+    .add_alias("_contrib_CTCLoss")
+    .add_alias("_contrib_ctc_loss")
     .describe(
         "Connectionist temporal classification loss of each sample: -log p(label | "
         "data), data (sequence length, batch, classes) the unnormalized activations "

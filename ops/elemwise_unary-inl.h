@@ -103,6 +103,13 @@ void ForEachUnary(Fn&& fn) {
      GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::trunc>(), TypeTag<fn::zero>(), "fix", "Rounds towards zero (as trunc).",
      GradFrom::kOutputGradOnly);
+  // Straight-through estimators (quantized training): rounded forward, the gradient passed
+  // through unchanged.
+  fn(TypeTag<fn::round>(), TypeTag<op::identity>(), "_contrib_round_ste",
+     "round's value (halves away from zero) with the identity's gradient.",
+     GradFrom::kOutputGradOnly);
+  fn(TypeTag<fn::sign>(), TypeTag<op::identity>(), "_contrib_sign_ste",
+     "sign's value with the identity's gradient.", GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::zero>(), TypeTag<fn::zero>(), "zeros_like", "Zeros of the input's shape and type.",
      GradFrom::kOutputGradOnly);
   fn(TypeTag<fn::one>(), TypeTag<fn::zero>(), "ones_like", "Ones of the input's shape and type.",

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -148,6 +149,24 @@ TEST(UnaryOpsTest, PiecewiseConstantGradientsOfNonFiniteOutputGradients) {
     } else {
       EXPECT_EQ(g, Values(4, 0.0));
     }
+  }
+}
+
+// The straight-through estimators: MXNet 1.9.1's documented values, and the output gradient
+// passed through unchanged (NaN and infinities included) where round's and sign's is zero.
+TEST(UnaryOpsTest, StraightThroughEstimatorsPassTheGradient) {
+  const Values out_grad{NAN, 1, INFINITY, -2.5, 0.25};
+  for (const auto& [op, x, y] : std::vector<std::tuple<std::string, Values, Values>>{
+           {"_contrib_round_ste", {-1.5, 1.5, -1.9, 1.9, 2.7}, {-2, 2, -2, 2, 3}},
+           {"_contrib_sign_ste", {-2, 0, 3, -0.5, 7}, {-1, 0, 1, -1, 1}}}) {
+    SCOPED_TRACE(op);
+    const OpCase c{op, {}, {InputSpec::WithValues(TShape{5}, x)}};
+    const auto inputs = testing::MakeInputs(c, mshadow::kFloat32);
+    EXPECT_EQ(testing::ToValues(testing::Forward(c, inputs)[0].blob()), y);
+    const Values g = testing::ToValues(testing::Backward(c, inputs, {out_grad})[0].blob());
+    EXPECT_TRUE(std::isnan(g[0]));
+    EXPECT_EQ(Values(g.begin() + 1, g.end()), Values(out_grad.begin() + 1, out_grad.end()));
+    testing::CheckWriteModes(c);
   }
 }
 

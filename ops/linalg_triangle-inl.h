@@ -6,14 +6,16 @@
 // the two. The k-th diagonal (k > 0 above the main one) is packed in order. A lower triangle
 // (offset < 0, or 0 with lower) is packed row by row, its rows growing from one element: the
 // triangle of offset -j starts at row j. An upper one is packed column by column, as MXNet:
-// the lower triangle of the transpose. Extraction packs (a gather over the packed elements);
-// making unpacks (a pass over the whole matrix that writes the zeros too); each is the other's
-// gradient. linalg_triangle.cc registers them with FCompute<cpu>, linalg_triangle.cu adds
+// the lower triangle of the transpose. Extraction packs; making unpacks, writing the zeros
+// too; each is the other's gradient. The CPU goes a row of the full matrices at a time, the
+// GPU an element (of the packed vectors, or of the full matrices) a thread. linalg_triangle.cc registers them with FCompute<cpu>, linalg_triangle.cu adds
 // FCompute<gpu>.
 #ifndef OPS_LINALG_TRIANGLE_INL_H_
 #define OPS_LINALG_TRIANGLE_INL_H_
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -88,7 +90,7 @@ struct PackedLayout {
 PackedLayout LayoutOf(const LinalgDiagParam& param, index_t n);
 PackedLayout LayoutOf(const LinalgTrianParam& param, index_t n);
 
-// Packed element i (of matrix i / packed) read off the full matrices.
+// GPU item: packed element i (of matrix i / packed) read off the full matrices.
 template <int kReq>
 struct pack_matrices {
   template <typename DType>
@@ -98,7 +100,8 @@ struct pack_matrices {
   }
 };
 
-// Element i of the full matrices: its packed element, or zero outside the diagonal/triangle.
+// GPU item: element i of the full matrices, its packed element or zero outside the
+// diagonal/triangle.
 template <int kReq>
 struct unpack_matrices {
   template <typename DType>
@@ -106,6 +109,39 @@ struct unpack_matrices {
     const index_t matrix = i / (l.n * l.n), at = i % (l.n * l.n);
     const index_t p = l.PackedIndexOf(at / l.n, at % l.n);
     AssignReq<kReq>(full + i, p < 0 ? DType(0) : packed[matrix * l.packed + p]);
+  }
+};
+
+// CPU items: a row of the full matrices each (matrix `row / n`), its packed elements packed or
+// put back (and the rest zeroed), with no division per element: the elements' own divisions
+// had made makediag of (256, 256) matrices 4.6x slower than MXNet (docs/benchmarks.md).
+template <int kReq, bool kPack>
+struct pack_rows {
+  template <typename DType>
+  static void Map(index_t row, DType* to, const DType* from, PackedLayout l) {
+    const index_t matrix = row / l.n, r = row % l.n;
+    DType* full_row = (kPack ? const_cast<DType*>(from) : to) + row * l.n;
+    DType* packed = (kPack ? to : const_cast<DType*>(from)) + matrix * l.packed;
+    const auto move = [](DType* packed_element, DType* full_element) {
+      if constexpr (kPack) {
+        AssignReq<kReq>(packed_element, *full_element);
+      } else {
+        AssignReq<kReq>(full_element, *packed_element);
+      }
+    };
+    if (!kPack && kReq != kAddTo) std::fill(full_row, full_row + l.n, DType(0));
+    if (l.kind == PackedLayout::kDiagonal) {
+      const index_t c = r - l.row_shift + l.column_shift;
+      if (r >= l.row_shift && c < l.n) move(packed + r - l.row_shift, full_row + c);
+    } else if (l.kind == PackedLayout::kLower) {
+      const index_t t = r - (l.n - l.side);  // the triangle's row: t + 1 elements
+      for (index_t c = 0; c <= t; ++c) move(packed + t * (t + 1) / 2 + c, full_row + c);
+    } else {  // row r of an upper triangle: element r of each packed column from r + shift on
+      for (index_t c = r + l.n - l.side; c < l.n; ++c) {
+        const index_t t = c - (l.n - l.side);
+        move(packed + t * (t + 1) / 2 + r, full_row + c);
+      }
+    }
   }
 };
 
@@ -122,7 +158,7 @@ struct sum_log_diagonal {
 };
 
 // sumlogdiag's gradient at element i of the matrices: the output gradient over the diagonal
-// element there, zero off the diagonal.
+// element there, zero off the diagonal (the GPU's items; the CPU's are rows).
 template <int kReq>
 struct sum_log_diagonal_grad {
   template <typename DType>
@@ -131,6 +167,17 @@ struct sum_log_diagonal_grad {
     const index_t at = i % (n * n);
     const bool diagonal = at / n == at % n;
     AssignReq<kReq>(grad + i, diagonal ? out_grad[i / (n * n)] / matrices[i] : DType(0));
+  }
+};
+template <int kReq>
+struct sum_log_diagonal_grad_row {
+  template <typename DType>
+  static void Map(index_t row, DType* grad, const DType* out_grad, const DType* matrices,
+                  index_t n) {
+    DType* grad_row = grad + row * n;
+    const index_t d = row % n;  // the diagonal's column
+    if (kReq != kAddTo) std::fill(grad_row, grad_row + n, DType(0));
+    AssignReq<kReq>(grad_row + d, out_grad[row / n] / matrices[row * n + d]);
   }
 };
 
@@ -144,14 +191,14 @@ void PackCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], kReq, {
-      // An element of a long diagonal is a line of its own (a cache miss each).
-      constexpr index_t kItemWork = 16;
-      if (kPack) {
-        Kernel<pack_matrices<kReq>, xpu>::LaunchItems(s, out[0].Size(), kItemWork,
-                                                      out[0].dptr<DType>(), in[0].dptr<DType>(), l);
+      DType* to = out[0].dptr<DType>();
+      const DType* from = in[0].dptr<DType>();
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<pack_rows<kReq, kPack>, cpu>::LaunchItems(s, full.Size() / l.n, l.n, to, from, l);
+      } else if constexpr (kPack) {
+        Kernel<pack_matrices<kReq>, xpu>::Launch(s, out[0].Size(), to, from, l);
       } else {
-        Kernel<unpack_matrices<kReq>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
-                                                   in[0].dptr<DType>(), l);
+        Kernel<unpack_matrices<kReq>, xpu>::Launch(s, out[0].Size(), to, from, l);
       }
     });
   });
@@ -178,8 +225,14 @@ void SumLogDiagGradCompute(const NodeAttrs&, const OpContext& ctx, const std::ve
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], kReq, {
-      Kernel<sum_log_diagonal_grad<kReq>, xpu>::Launch(
-          s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(), n);
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<sum_log_diagonal_grad_row<kReq>, cpu>::LaunchItems(
+            s, out[0].Size() / n, n, out[0].dptr<DType>(), in[0].dptr<DType>(),
+            in[1].dptr<DType>(), n);
+      } else {
+        Kernel<sum_log_diagonal_grad<kReq>, xpu>::Launch(
+            s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(), n);
+      }
     });
   });
 }

@@ -17,6 +17,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace loss_output {
@@ -140,21 +141,55 @@ void RegressionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// SVMOutput's gradient at score i of (examples, classes) scores, as MXNet: with the label's
-// class, -c (margin > x) (2 (margin - x) for the squared hinge); with another class,
-// c (margin > -x) (2 (margin + x)). A label names class k when its whole part is k; one that
-// names no class (out of range, fractional below 0) makes every score another class's.
+// The class a label names, its whole part, or -1 where it names none (out of range, below 0,
+// NaN), whose scores are then all another class's.
+template <typename DType>
+MSHADOW_XINLINE index_t LabelClass(DType y, index_t classes) {
+  return y >= DType(0) && y < DType(classes) ? static_cast<index_t>(y) : -1;
+}
+
+// SVMOutput's gradient of a score x, as MXNet: for the label's class, -c (margin > x) (2
+// (margin - x) for the squared hinge); for another class, c (margin > -x) (2 (margin + x)).
+template <bool kLinear, typename DType>
+MSHADOW_XINLINE DType SvmGrad(DType x, bool is_label, DType margin, DType coefficient) {
+  const DType distance = is_label ? margin - x : margin + x;
+  const DType hinge = distance > DType(0) ? (kLinear ? DType(1) : DType(2) * distance) : DType(0);
+  return (is_label ? -coefficient : coefficient) * hinge;
+}
+
+// GPU item: score i of (examples, classes) scores.
 template <bool kLinear, int kReq>
 struct svm_grad {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* x, const DType* label,
                                   index_t classes, DType margin, DType coefficient) {
-    const index_t k = i % classes;
-    const DType y = label[i / classes];
-    const bool is_label = y >= DType(k) && y < DType(k + 1);
-    const DType distance = is_label ? margin - x[i] : margin + x[i];
-    const DType hinge = distance > DType(0) ? (kLinear ? DType(1) : DType(2) * distance) : DType(0);
-    AssignReq<kReq>(grad + i, (is_label ? -coefficient : coefficient) * hinge);
+    const bool is_label = i % classes == LabelClass(label[i / classes], classes);
+    AssignReq<kReq>(grad + i, SvmGrad<kLinear>(x[i], is_label, margin, coefficient));
+  }
+};
+
+// CPU item: a row of scores, the other classes' runs a vectorized loop each and the label's
+// score on its own: per element, the class compared with the label had cost a division and an
+// int64 to float conversion, which AVX2 does not vectorize (0.34x MXNet; docs/benchmarks.md).
+template <bool kLinear, int kReq>
+struct svm_grad_row {
+  template <typename DType>
+  static void Map(index_t row, DType* grad, const DType* x, const DType* label, index_t classes,
+                  DType margin, DType coefficient) {
+    const index_t label_class = LabelClass(label[row], classes);
+    DType* g = grad + row * classes;
+    const DType* scores = x + row * classes;
+    const auto others = [&](index_t begin, index_t end) {
+      OPS_SIMD_LOOP
+      for (index_t k = begin; k < end; ++k) {
+        AssignReq<kReq>(g + k, SvmGrad<kLinear>(scores[k], false, margin, coefficient));
+      }
+    };
+    if (label_class < 0) return others(0, classes);
+    others(0, label_class);
+    AssignReq<kReq>(g + label_class,
+                    SvmGrad<kLinear>(scores[label_class], true, margin, coefficient));
+    others(label_class + 1, classes);
   }
 };
 
@@ -169,10 +204,20 @@ void SVMOutputBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       const auto launch = [&](auto linear) {
-        Kernel<svm_grad<decltype(linear)::value, Req>, xpu>::Launch(
-            s, out[0].Size(), out[0].dptr<DType>(), in[1].dptr<DType>(), in[2].dptr<DType>(),
-            classes, static_cast<DType>(param.margin),
-            static_cast<DType>(param.regularization_coefficient));
+        constexpr bool kLinear = decltype(linear)::value;
+        DType* grad = out[0].dptr<DType>();
+        const DType* x = in[1].dptr<DType>();
+        const DType* label = in[2].dptr<DType>();
+        const auto margin = static_cast<DType>(param.margin);
+        const auto coefficient = static_cast<DType>(param.regularization_coefficient);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<svm_grad_row<kLinear, Req>, cpu>::LaunchItems(
+              s, classes == 0 ? 0 : out[0].Size() / classes, classes, grad, x, label, classes,
+              margin, coefficient);
+        } else {
+          Kernel<svm_grad<kLinear, Req>, xpu>::Launch(s, out[0].Size(), grad, x, label, classes,
+                                                      margin, coefficient);
+        }
       };
       if (param.use_linear) {
         launch(std::true_type());

@@ -1195,6 +1195,8 @@ FORWARD = {
     "floor": _unary(np.floor),
     "ceil": _unary(np.ceil),
     "round": _unary(_round_half_away),
+    "_contrib_round_ste": _unary(_round_half_away),
+    "_contrib_sign_ste": _unary(np.sign),
     "rint": _unary(_rint_half_down),
     "trunc": _unary(np.trunc),
     "fix": _unary(np.trunc),

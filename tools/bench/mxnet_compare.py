@@ -122,8 +122,9 @@ def mxnet_worker(args):
 
     for case in cases:
         # Operators whose names start with an underscore (_plus_scalar, _maximum, ...) live
-        # in mx.nd._internal.
-        fn = getattr(mx.nd, case["op"], None) or getattr(mx.nd._internal, case["op"])
+        # in mx.nd._internal, those of _contrib_ in mx.nd.contrib without the prefix.
+        fn = (getattr(mx.nd, case["op"], None) or getattr(mx.nd._internal, case["op"], None)
+              or getattr(mx.nd.contrib, case["op"][len("_contrib_"):]))
         params = dict(case["params"])
         if case["op"] == "Concat":
             params.pop("num_args", None)  # MXNet counts the inputs itself

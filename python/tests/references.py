@@ -749,6 +749,52 @@ def _encdec_qk(queries, kv, p):
     return q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
 
 
+def _bilinear_taps(n_in, n_out, align, dtype):
+    """Per output position along an axis: the two inputs it reads and the second's weight."""
+    if align:
+        scale = dtype((n_in - 1) / (n_out - 1)) if n_out > 1 else dtype(0)
+        real = scale * np.arange(n_out, dtype=dtype)
+    else:
+        real = np.maximum(dtype(n_in / n_out) * (np.arange(n_out, dtype=dtype) + dtype(0.5))
+                          - dtype(0.5), 0)
+    first = real.astype(np.int64)
+    return first, first + (first < n_in - 1), (real - first).astype(dtype)
+
+
+def _bilinear_resize(x, *like_and_params):
+    *like, p = like_and_params
+    mode = p.get("mode", "size")
+    h, w = x.shape[2:]
+    if mode == "like":
+        oh, ow = like[0].shape[2:]
+    elif mode == "size":
+        oh = int(float(p["scale_height"]) * h) if "scale_height" in p else int(p.get("height", 1))
+        ow = int(float(p["scale_width"]) * w) if "scale_width" in p else int(p.get("width", 1))
+    else:
+        step = {"to_even_down": lambda e: e - e % 2, "to_even_up": lambda e: e + e % 2,
+                "to_odd_down": lambda e: e - 1 + e % 2, "to_odd_up": lambda e: e + 1 - e % 2}
+        oh, ow = step[mode](h), step[mode](w)
+    align = _flag(p, "align_corners", True)
+    y0, y1, ly = _bilinear_taps(h, oh, align, x.dtype.type)
+    x0, x1, lx = _bilinear_taps(w, ow, align, x.dtype.type)
+    ly = ly[:, None]
+    top, bottom = x[:, :, y0], x[:, :, y1]
+    return ((1 - ly) * ((1 - lx) * top[..., x0] + lx * top[..., x1])
+            + ly * ((1 - lx) * bottom[..., x0] + lx * bottom[..., x1]))
+
+
+def _adaptive_avg_pooling(x, p):
+    size = _tuple(p.get("output_size", "()")) or (1,)
+    oh, ow = size[0], size[-1]
+    h, w = x.shape[2:]
+    out = np.zeros(x.shape[:2] + (oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = x[:, :, i * h // oh:-(-(i + 1) * h // oh),
+                                j * w // ow:-(-(j + 1) * w // ow)].mean(axis=(2, 3))
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1247,6 +1293,8 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "_contrib_BilinearResize2D": _bilinear_resize,
+    "_contrib_AdaptiveAvgPooling2D": _adaptive_avg_pooling,
     "_contrib_interleaved_matmul_selfatt_qk": _selfatt_qk,
     "_contrib_interleaved_matmul_selfatt_valatt":
         lambda qkv, a, p: _attended(a, _heads(qkv, p, 3)[2], p),

@@ -1,0 +1,299 @@
+// ops/resize-inl.h: MXNet 1.9.1's image resizing operators of segmentation and detection
+// networks, written once for every device: _contrib_BilinearResize2D (bilinear interpolation
+// to a size, a scale, another array's size or the nearest even/odd size) and
+// _contrib_AdaptiveAvgPooling2D (the mean of adaptive bins: output row i averages input rows
+// [floor(i H / h), ceil((i + 1) H / h))). Images are NCHW.
+//
+// The CPU takes a plane (one image's channel) per item: the gradients add each output element
+// back onto the input elements it read, serially within the plane, so no two threads write one
+// element. The GPU takes an output element per thread and adds atomically.
+// resize.cc registers them with FCompute<cpu>, resize.cu adds FCompute<gpu>.
+#ifndef OPS_RESIZE_INL_H_
+#define OPS_RESIZE_INL_H_
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "dmlc/optional.h"
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace resize {
+
+enum ResizeMode { kSize, kOddScale, kLike, kToEvenDown, kToEvenUp, kToOddDown, kToOddUp };
+
+struct BilinearResizeParam : public dmlc::Parameter<BilinearResizeParam> {
+  int height;
+  int width;
+  dmlc::optional<float> scale_height;
+  dmlc::optional<float> scale_width;
+  int mode;
+  bool align_corners;
+  DMLC_DECLARE_PARAMETER(BilinearResizeParam) {
+    DMLC_DECLARE_FIELD(height).set_default(1).set_lower_bound(1).describe(
+        "The output height (mode size, unless scale_height is given).");
+    DMLC_DECLARE_FIELD(width).set_default(1).set_lower_bound(1).describe(
+        "The output width (mode size, unless scale_width is given).");
+    DMLC_DECLARE_FIELD(scale_height)
+        .set_default(dmlc::optional<float>())
+        .describe("The height's scale (modes size and odd_scale).");
+    DMLC_DECLARE_FIELD(scale_width)
+        .set_default(dmlc::optional<float>())
+        .describe("The width's scale (modes size and odd_scale).");
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("size", kSize)
+        .add_enum("odd_scale", kOddScale)
+        .add_enum("like", kLike)
+        .add_enum("to_even_down", kToEvenDown)
+        .add_enum("to_even_up", kToEvenUp)
+        .add_enum("to_odd_down", kToOddDown)
+        .add_enum("to_odd_up", kToOddUp)
+        .set_default(kSize)
+        .describe(
+            "The output's height and width: size, height and width (or the input's times "
+            "the scales); odd_scale, (x - 1) * scale + 1 for an odd extent x, x * scale for "
+            "an even one; like, the second input's; to_even_down/up, to_odd_down/up, the "
+            "nearest even or odd extent below or above an extent that is not.");
+    DMLC_DECLARE_FIELD(align_corners).set_default(true).describe(
+        "Map the corners' centres onto each other (scale (in - 1) / (out - 1)), instead of "
+        "the corners themselves (scale in / out, positions at pixel centres).");
+  }
+};
+
+struct AdaptiveAvgPoolingParam : public dmlc::Parameter<AdaptiveAvgPoolingParam> {
+  TShape output_size;
+  DMLC_DECLARE_PARAMETER(AdaptiveAvgPoolingParam) {
+    DMLC_DECLARE_FIELD(output_size).set_default(TShape()).describe(
+        "The output's (height, width), or one extent for both; () is (1, 1).");
+  }
+};
+
+// Along one axis of `in` input positions sampled at `out` output positions: output position o
+// reads inputs `first` and `first + step` (step 0 at the last input), the second with weight
+// `lambda`.
+template <typename DType>
+struct BilinearAxis {
+  index_t in, out;
+  DType scale;
+  bool align_corners;
+
+  MSHADOW_XINLINE void Taps(index_t o, index_t* first, index_t* step, DType* lambda) const {
+    DType real = scale * DType(o);
+    if (!align_corners) {
+      real = scale * (DType(o) + DType(0.5)) - DType(0.5);
+      if (real < DType(0)) real = DType(0);
+    }
+    *first = static_cast<index_t>(real);
+    *step = *first < in - 1 ? 1 : 0;
+    *lambda = real - DType(*first);
+  }
+};
+
+template <typename DType>
+BilinearAxis<DType> AxisOf(index_t in, index_t out, bool align_corners) {
+  DType scale = DType(in) / DType(out);
+  if (align_corners) scale = out > 1 ? DType(in - 1) / DType(out - 1) : DType(0);
+  return {in, out, scale, align_corners};
+}
+
+// The plane's output element (oy, ox) calls fn(input offset, weight) for the four inputs it
+// interpolates.
+template <typename DType, typename Fn>
+MSHADOW_XINLINE void ForEachTap(const BilinearAxis<DType>& ay, const BilinearAxis<DType>& ax,
+                                index_t oy, index_t ox, Fn&& fn) {
+  index_t y, dy, x, dx;
+  DType ly, lx;
+  ay.Taps(oy, &y, &dy, &ly);
+  ax.Taps(ox, &x, &dx, &lx);
+  const index_t row0 = y * ax.in, row1 = (y + dy) * ax.in;
+  fn(row0 + x, (DType(1) - ly) * (DType(1) - lx));
+  fn(row0 + x + dx, (DType(1) - ly) * lx);
+  fn(row1 + x, ly * (DType(1) - lx));
+  fn(row1 + x + dx, ly * lx);
+}
+
+// Forward item (both devices): output element i.
+template <int kReq>
+struct bilinear_resize {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* in, BilinearAxis<DType> ay,
+                                  BilinearAxis<DType> ax) {
+    const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
+    const DType* image = in + plane * ay.in * ax.in;
+    DType sum = 0;
+    ForEachTap(ay, ax, at / ax.out, at % ax.out, [&](index_t k, DType w) { sum += w * image[k]; });
+    AssignReq<kReq>(out + i, sum);
+  }
+};
+
+// GPU gradient item: output gradient element i added onto the four inputs it read.
+struct bilinear_resize_grad_atomic {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, BilinearAxis<DType> ay,
+                                  BilinearAxis<DType> ax) {
+    const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
+    DType* image = grad + plane * ay.in * ax.in;
+    const DType g = og[i];
+    ForEachTap(ay, ax, at / ax.out, at % ax.out, [&](index_t k, DType w) {
+#ifdef __CUDA_ARCH__
+      atomicAdd(image + k, w * g);
+#else
+      image[k] += w * g;
+#endif
+    });
+  }
+};
+
+// CPU gradient item: plane p, every output gradient element of it added onto its inputs.
+struct bilinear_resize_grad_plane {
+  template <typename DType>
+  static void Map(index_t p, DType* grad, const DType* og, BilinearAxis<DType> ay,
+                  BilinearAxis<DType> ax) {
+    DType* image = grad + p * ay.in * ax.in;
+    const DType* g = og + p * ay.out * ax.out;
+    for (index_t oy = 0; oy < ay.out; ++oy) {
+      for (index_t ox = 0; ox < ax.out; ++ox) {
+        const DType v = g[oy * ax.out + ox];
+        ForEachTap(ay, ax, oy, ox, [&](index_t k, DType w) { image[k] += w * v; });
+      }
+    }
+  }
+};
+
+// An adaptive bin along one axis: output position o averages inputs [Begin(o), End(o)).
+struct AdaptiveAxis {
+  index_t in, out;
+  MSHADOW_XINLINE index_t Begin(index_t o) const { return o * in / out; }
+  MSHADOW_XINLINE index_t End(index_t o) const { return ((o + 1) * in + out - 1) / out; }
+};
+
+// Forward item (both devices): output element i, the mean of its bin.
+template <int kReq>
+struct adaptive_avg_pool {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* in, AdaptiveAxis ay,
+                                  AdaptiveAxis ax) {
+    const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
+    const index_t oy = at / ax.out, ox = at % ax.out;
+    const DType* image = in + plane * ay.in * ax.in;
+    DType sum = 0;
+    for (index_t y = ay.Begin(oy); y < ay.End(oy); ++y) {
+      for (index_t x = ax.Begin(ox); x < ax.End(ox); ++x) sum += image[y * ax.in + x];
+    }
+    const index_t area = (ay.End(oy) - ay.Begin(oy)) * (ax.End(ox) - ax.Begin(ox));
+    AssignReq<kReq>(out + i, sum / DType(area));
+  }
+};
+
+// Gradient item: output gradient element i spread evenly over its bin; atomically on the GPU
+// (neighbouring bins overlap when the extents do not divide), in plane order on the CPU.
+struct adaptive_avg_pool_grad {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, AdaptiveAxis ay,
+                                  AdaptiveAxis ax) {
+    const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
+    const index_t oy = at / ax.out, ox = at % ax.out;
+    DType* image = grad + plane * ay.in * ax.in;
+    const index_t area = (ay.End(oy) - ay.Begin(oy)) * (ax.End(ox) - ax.Begin(ox));
+    const DType share = og[i] / DType(area);
+    for (index_t y = ay.Begin(oy); y < ay.End(oy); ++y) {
+      for (index_t x = ax.Begin(ox); x < ax.End(ox); ++x) {
+#ifdef __CUDA_ARCH__
+        atomicAdd(image + y * ax.in + x, share);
+#else
+        image[y * ax.in + x] += share;
+#endif
+      }
+    }
+  }
+};
+
+// CPU gradient item: plane p's output gradient elements in turn.
+struct adaptive_avg_pool_grad_plane {
+  template <typename DType>
+  static void Map(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax) {
+    const index_t per_plane = ay.out * ax.out;
+    for (index_t j = 0; j < per_plane; ++j) {
+      adaptive_avg_pool_grad::Map(p * per_plane + j, grad, og, ay, ax);
+    }
+  }
+};
+
+// The forward operators: out[0] (N, C, h, w) from in[0] (N, C, H, W).
+template <typename xpu, bool kBilinear>
+void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TShape &x = in[0].shape_, &y = out[0].shape_;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      if constexpr (kBilinear) {
+        const bool align = GetParam<BilinearResizeParam>(attrs).align_corners;
+        Kernel<bilinear_resize<Req>, xpu>::Launch(
+            s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+            AxisOf<DType>(x[2], y[2], align), AxisOf<DType>(x[3], y[3], align));
+      } else {
+        Kernel<adaptive_avg_pool<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                    in[0].dptr<DType>(), AdaptiveAxis{x[2], y[2]},
+                                                    AdaptiveAxis{x[3], y[3]});
+      }
+    });
+  });
+}
+
+// The gradients. Inputs: the output gradient; outputs: the data's gradient (and like's zeros).
+template <typename xpu, bool kBilinear>
+void ResizeGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TShape &x = out[0].shape_, &y = in[0].shape_;
+  const index_t planes = x[0] * x[1];
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    for (size_t i = 1; i < out.size(); ++i) WriteZeroGradient<xpu, DType>(out[i], req[i], s);
+    if (req[0] == kNullOp) return;
+    WriteZeroGradient<xpu, DType>(out[0], req[0], s);  // the scatters add
+    DType* grad = out[0].dptr<DType>();
+    const DType* og = in[0].dptr<DType>();
+    const index_t per_plane = y[2] * y[3];
+    if constexpr (kBilinear) {
+      const bool align = GetParam<BilinearResizeParam>(attrs).align_corners;
+      const auto ay = AxisOf<DType>(x[2], y[2], align), ax = AxisOf<DType>(x[3], y[3], align);
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<bilinear_resize_grad_plane, cpu>::LaunchItems(s, planes, 4 * per_plane, grad, og,
+                                                             ay, ax);
+      } else {
+        Kernel<bilinear_resize_grad_atomic, xpu>::Launch(s, in[0].Size(), grad, og, ay, ax);
+      }
+    } else {
+      const AdaptiveAxis ay{x[2], y[2]}, ax{x[3], y[3]};
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<adaptive_avg_pool_grad_plane, cpu>::LaunchItems(s, planes, x[2] * x[3] + per_plane,
+                                                               grad, og, ay, ax);
+      } else {
+        Kernel<adaptive_avg_pool_grad, xpu>::Launch(s, in[0].Size(), grad, og, ay, ax);
+      }
+    }
+  });
+}
+
+// Adds FCompute<xpu> to the two operators and their backward operators.
+template <typename xpu>
+void SetResizeCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  const auto set = [attr_name](const char* name, FCompute compute) {
+    RegisterOp(name).set_attr<FCompute>(attr_name, compute);
+  };
+  set("_contrib_BilinearResize2D", ResizeCompute<xpu, true>);
+  set("_backward_contrib_BilinearResize2D", ResizeGradCompute<xpu, true>);
+  set("_contrib_AdaptiveAvgPooling2D", ResizeCompute<xpu, false>);
+  set("_backward_contrib_AdaptiveAvgPooling2D", ResizeGradCompute<xpu, false>);
+}
+
+}  // namespace resize
+}  // namespace ops
+
+#endif  // OPS_RESIZE_INL_H_

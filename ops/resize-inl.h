@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "dmlc/optional.h"
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace resize {
@@ -171,7 +173,7 @@ struct AdaptiveAxis {
   MSHADOW_XINLINE index_t End(index_t o) const { return ((o + 1) * in + out - 1) / out; }
 };
 
-// Forward item (both devices): output element i, the mean of its bin.
+// GPU forward item: output element i, the mean of its bin.
 template <int kReq>
 struct adaptive_avg_pool {
   template <typename DType>
@@ -180,17 +182,17 @@ struct adaptive_avg_pool {
     const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
     const index_t oy = at / ax.out, ox = at % ax.out;
     const DType* image = in + plane * ay.in * ax.in;
+    const index_t y0 = ay.Begin(oy), y1 = ay.End(oy), x0 = ax.Begin(ox), x1 = ax.End(ox);
     DType sum = 0;
-    for (index_t y = ay.Begin(oy); y < ay.End(oy); ++y) {
-      for (index_t x = ax.Begin(ox); x < ax.End(ox); ++x) sum += image[y * ax.in + x];
+    for (index_t y = y0; y < y1; ++y) {
+      for (index_t x = x0; x < x1; ++x) sum += image[y * ax.in + x];
     }
-    const index_t area = (ay.End(oy) - ay.Begin(oy)) * (ax.End(ox) - ax.Begin(ox));
-    AssignReq<kReq>(out + i, sum / DType(area));
+    AssignReq<kReq>(out + i, sum / DType((y1 - y0) * (x1 - x0)));
   }
 };
 
-// Gradient item: output gradient element i spread evenly over its bin; atomically on the GPU
-// (neighbouring bins overlap when the extents do not divide), in plane order on the CPU.
+// GPU gradient item: output gradient element i spread evenly over its bin, atomically
+// (neighbouring bins overlap when the extents do not divide).
 struct adaptive_avg_pool_grad {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, AdaptiveAxis ay,
@@ -198,10 +200,10 @@ struct adaptive_avg_pool_grad {
     const index_t plane = i / (ay.out * ax.out), at = i % (ay.out * ax.out);
     const index_t oy = at / ax.out, ox = at % ax.out;
     DType* image = grad + plane * ay.in * ax.in;
-    const index_t area = (ay.End(oy) - ay.Begin(oy)) * (ax.End(ox) - ax.Begin(ox));
-    const DType share = og[i] / DType(area);
-    for (index_t y = ay.Begin(oy); y < ay.End(oy); ++y) {
-      for (index_t x = ax.Begin(ox); x < ax.End(ox); ++x) {
+    const index_t y0 = ay.Begin(oy), y1 = ay.End(oy), x0 = ax.Begin(ox), x1 = ax.End(ox);
+    const DType share = og[i] / DType((y1 - y0) * (x1 - x0));
+    for (index_t y = y0; y < y1; ++y) {
+      for (index_t x = x0; x < x1; ++x) {
 #ifdef __CUDA_ARCH__
         atomicAdd(image + y * ax.in + x, share);
 #else
@@ -212,14 +214,57 @@ struct adaptive_avg_pool_grad {
   }
 };
 
-// CPU gradient item: plane p's output gradient elements in turn.
+// CPU items: plane p, every bin in turn. The GPU's element items divide five times for their
+// coordinates: per element, that had made the forward 0.87x MXNet (docs/benchmarks.md).
+template <typename Fn>
+void ForEachBin(const AdaptiveAxis& ay, const AdaptiveAxis& ax, Fn&& fn) {
+  for (index_t oy = 0; oy < ay.out; ++oy) {
+    const index_t y0 = ay.Begin(oy), y1 = ay.End(oy);
+    for (index_t ox = 0; ox < ax.out; ++ox) {
+      fn(oy * ax.out + ox, y0, y1, ax.Begin(ox), ax.End(ox));
+    }
+  }
+}
+
+// The forward sums each output row's bin of input rows first (whole rows, packets), then each
+// bin of that sum's columns: a sum per bin element had been a chain of dependent scalar
+// additions (1.1x MXNet; docs/benchmarks.md).
+template <int kReq>
+struct adaptive_avg_pool_plane {
+  template <typename DType>
+  static void Map(index_t p, DType* out, const DType* in, AdaptiveAxis ay, AdaptiveAxis ax) {
+    const DType* image = in + p * ay.in * ax.in;
+    DType* o = out + p * ay.out * ax.out;
+    auto* rows = static_cast<DType*>(mshadow::ThreadScratch(ax.in * sizeof(DType)));
+    for (index_t oy = 0; oy < ay.out; ++oy) {
+      const index_t y0 = ay.Begin(oy), y1 = ay.End(oy);
+      std::copy(image + y0 * ax.in, image + (y0 + 1) * ax.in, rows);
+      for (index_t y = y0 + 1; y < y1; ++y) {
+        const DType* row = image + y * ax.in;
+        OPS_SIMD_LOOP
+        for (index_t x = 0; x < ax.in; ++x) rows[x] += row[x];
+      }
+      for (index_t ox = 0; ox < ax.out; ++ox) {
+        const index_t x0 = ax.Begin(ox), x1 = ax.End(ox);
+        DType sum = 0;
+        for (index_t x = x0; x < x1; ++x) sum += rows[x];
+        AssignReq<kReq>(o + oy * ax.out + ox, sum / DType((y1 - y0) * (x1 - x0)));
+      }
+    }
+  }
+};
+
 struct adaptive_avg_pool_grad_plane {
   template <typename DType>
   static void Map(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax) {
-    const index_t per_plane = ay.out * ax.out;
-    for (index_t j = 0; j < per_plane; ++j) {
-      adaptive_avg_pool_grad::Map(p * per_plane + j, grad, og, ay, ax);
-    }
+    DType* image = grad + p * ay.in * ax.in;
+    const DType* g = og + p * ay.out * ax.out;
+    ForEachBin(ay, ax, [&](index_t j, index_t y0, index_t y1, index_t x0, index_t x1) {
+      const DType share = g[j] / DType((y1 - y0) * (x1 - x0));
+      for (index_t y = y0; y < y1; ++y) {
+        for (index_t x = x0; x < x1; ++x) image[y * ax.in + x] += share;
+      }
+    });
   }
 };
 
@@ -236,6 +281,10 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
         Kernel<bilinear_resize<Req>, xpu>::Launch(
             s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
             AxisOf<DType>(x[2], y[2], align), AxisOf<DType>(x[3], y[3], align));
+      } else if constexpr (std::is_same_v<xpu, cpu>) {
+        Kernel<adaptive_avg_pool_plane<Req>, cpu>::LaunchItems(
+            s, x[0] * x[1], x[2] * x[3], out[0].dptr<DType>(), in[0].dptr<DType>(),
+            AdaptiveAxis{x[2], y[2]}, AdaptiveAxis{x[3], y[3]});
       } else {
         Kernel<adaptive_avg_pool<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
                                                     in[0].dptr<DType>(), AdaptiveAxis{x[2], y[2]},

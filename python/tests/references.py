@@ -584,6 +584,51 @@ def _roi_pooling(data, rois, p):
     return out
 
 
+def _bilinear_at(plane, y, x):
+    """A bilinear sample of a plane as ROIAlign takes it: 0 more than a position outside."""
+    h, w = plane.shape
+    if y < -1 or y > h or x < -1 or x > w:
+        return 0.0
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = min(int(y), h - 1), min(int(x), w - 1)
+    y = y0 if y0 == h - 1 else y
+    x = x0 if x0 == w - 1 else x
+    y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * ((1 - lx) * plane[y0, x0] + lx * plane[y0, x1])
+            + ly * ((1 - lx) * plane[y1, x0] + lx * plane[y1, x1]))
+
+
+def _roi_align(data, rois, p):
+    """MXNet's ROIAlign: each bin the mean of a grid of bilinear samples, no rounding."""
+    ph_n, pw_n = _tuple(p["pooled_size"])
+    scale, ratio = float(np.float32(p["spatial_scale"])), int(p.get("sample_ratio", -1))
+    aligned, sensitive = _flag(p, "aligned"), _flag(p, "position_sensitive")
+    n, c, h, w = data.shape
+    c_out = c // (ph_n * pw_n) if sensitive else c
+    out = np.zeros((len(rois), c_out, ph_n, pw_n))
+    for r, roi in enumerate(rois.astype(np.float64)):
+        if not 0 <= roi[0] < n:
+            continue
+        offset = 0.5 if aligned else 0.0
+        x1, y1, x2, y2 = (v * scale - offset for v in roi[1:])
+        rh, rw = y2 - y1, x2 - x1
+        if not aligned:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / ph_n, rw / pw_n
+        gh = ratio if ratio > 0 else int(np.ceil(bh))
+        gw = ratio if ratio > 0 else int(np.ceil(bw))
+        for ch in range(c_out):
+            for ph in range(ph_n):
+                for pw in range(pw_n):
+                    plane = data[int(roi[0]), (ch * ph_n + ph) * pw_n + pw if sensitive else ch]
+                    total = sum(_bilinear_at(plane, y1 + ph * bh + (iy + 0.5) * bh / gh,
+                                             x1 + pw * bw + (ix + 0.5) * bw / gw)
+                                for iy in range(gh) for ix in range(gw))
+                    out[r, ch, ph, pw] = total / max(gh * gw, 1)
+    return out.astype(data.dtype)
+
+
 def _unit_positions(n):
     return -1 + np.arange(n) * (2.0 / (n - 1))
 
@@ -1286,6 +1331,7 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "_contrib_ROIAlign": _roi_align,
     "_slice_assign": _slice_assign,
     "_slice_assign_scalar": _slice_assign_scalar,
     "_ravel_multi_index": _ravel,

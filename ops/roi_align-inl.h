@@ -1,0 +1,288 @@
+// ops/roi_align-inl.h: _contrib_ROIAlign, Mask R-CNN's region features as MXNet 1.9.1 has
+// them, written once for every device. Region r, [batch_index, x1, y1, x2, y2] in image
+// coordinates, is scaled by spatial_scale (and shifted half a position with `aligned`) and cut
+// into pooled_size bins without rounding; each bin's output is the mean of a grid of bilinear
+// samples (sample_ratio a side, or ceil(the bin's extent) with -1). position_sensitive (R-FCN)
+// reads bin (ph, pw) of output channel c from input channel (c * PH + ph) * PW + pw.
+//
+// A region whose batch index is not an image of the batch (negative, as detection code pads
+// with, or too large) or whose corners are not finite is ignored: its outputs are 0 and it
+// gets no gradient (MXNet ignores negative indices; past the batch it reads outside the data).
+// The adaptive grid is capped at kMaxGrid samples a side, which only a region over 128 bins'
+// extent (896 positions for 7 bins) reaches: MXNet's loop there is unbounded.
+//
+// The gradient adds each sample's share of its bin's output gradient onto its four positions:
+// on the CPU an input channel an item (every region's bins that read it, in order: no two
+// threads write one element), on the GPU an output element a thread, atomically.
+// roi_align.cc registers it with FCompute<cpu>; roi_align.cu adds FCompute<gpu>.
+#ifndef OPS_ROI_ALIGN_INL_H_
+#define OPS_ROI_ALIGN_INL_H_
+
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace roi_align {
+
+struct ROIAlignParam : public dmlc::Parameter<ROIAlignParam> {
+  TShape pooled_size;
+  float spatial_scale;
+  int sample_ratio;
+  bool position_sensitive;
+  bool aligned;
+  DMLC_DECLARE_PARAMETER(ROIAlignParam) {
+    DMLC_DECLARE_FIELD(pooled_size).describe("The output's (height, width): bins per region.");
+    DMLC_DECLARE_FIELD(spatial_scale).describe(
+        "The feature map's size over the image's (the reciprocal of the network's total "
+        "stride); the regions' corners are multiplied by it.");
+    DMLC_DECLARE_FIELD(sample_ratio).set_default(-1).describe(
+        "Bilinear samples per bin and axis; -1 (or 0): ceil(the bin's extent).");
+    DMLC_DECLARE_FIELD(position_sensitive).set_default(false).describe(
+        "R-FCN's position-sensitive pooling: bin (ph, pw) of output channel c reads input "
+        "channel (c * PH + ph) * PW + pw; the output has C / (PH * PW) channels.");
+    DMLC_DECLARE_FIELD(aligned).set_default(false).describe(
+        "Detectron2's alignment: corners shifted by half a position, no minimum region size.");
+  }
+};
+
+constexpr int kMaxGrid = 128;
+
+// The data (N, C, H, W), the output (R, out_channels, PH, PW) of R regions.
+struct Geometry {
+  index_t batch, channels, height, width, regions, out_channels, pooled_h, pooled_w;
+  float spatial_scale;
+  int sample_ratio;
+  bool position_sensitive, aligned;
+
+  // The input channel bin (ph, pw) of output channel c reads.
+  MSHADOW_XINLINE index_t InputChannel(index_t c, index_t ph, index_t pw) const {
+    return position_sensitive ? (c * pooled_h + ph) * pooled_w + pw : c;
+  }
+};
+
+// Region r scaled: its image, its corner, its bins' size and sample grid.
+template <typename DType>
+struct Region {
+  index_t image;
+  DType start_h, start_w, bin_h, bin_w;
+  int grid_h, grid_w;
+};
+
+template <typename DType>
+MSHADOW_XINLINE bool RegionOf(const DType* roi, const Geometry& g, Region<DType>* r) {
+  const DType image = roi[0];
+  if (!(image >= DType(0) && image < DType(g.batch))) return false;
+  r->image = static_cast<index_t>(image);
+  const DType offset = g.aligned ? DType(0.5) : DType(0);
+  const DType scale = static_cast<DType>(g.spatial_scale);
+  r->start_w = roi[1] * scale - offset;
+  r->start_h = roi[2] * scale - offset;
+  DType width = roi[3] * scale - offset - r->start_w;
+  DType height = roi[4] * scale - offset - r->start_h;
+  // A corner that is (or scales to) an infinity or NaN leaves a difference that is not 0.
+  if (!(width - width == DType(0) && height - height == DType(0))) return false;
+  if (!g.aligned) {  // at least one position a side
+    width = width > DType(1) ? width : DType(1);
+    height = height > DType(1) ? height : DType(1);
+  }
+  r->bin_h = height / DType(g.pooled_h);
+  r->bin_w = width / DType(g.pooled_w);
+  const auto grid = [&](DType bin) {
+    if (g.sample_ratio > 0) return g.sample_ratio;
+    // An inverted region's bins (aligned) have no samples, as MXNet's empty loops.
+    const double n = ceil(static_cast<double>(bin));
+    return !(n >= 1) ? 0 : (n > kMaxGrid ? kMaxGrid : static_cast<int>(n));
+  };
+  r->grid_h = grid(r->bin_h);
+  r->grid_w = grid(r->bin_w);
+  return true;
+}
+
+// A sample's four positions in its plane and their weights; false outside the plane (more
+// than a position beyond its edge), where the sample is zero.
+template <typename DType>
+struct Sample {
+  index_t offset[4];
+  DType weight[4];
+};
+
+template <typename DType>
+MSHADOW_XINLINE bool SampleAt(DType y, DType x, index_t height, index_t width, Sample<DType>* s) {
+  if (!(y >= DType(-1) && y <= DType(height) && x >= DType(-1) && x <= DType(width))) return false;
+  if (y <= DType(0)) y = 0;
+  if (x <= DType(0)) x = 0;
+  index_t y0 = static_cast<index_t>(y), x0 = static_cast<index_t>(x), y1, x1;
+  if (y0 >= height - 1) {
+    y0 = y1 = height - 1;
+    y = DType(y0);
+  } else {
+    y1 = y0 + 1;
+  }
+  if (x0 >= width - 1) {
+    x0 = x1 = width - 1;
+    x = DType(x0);
+  } else {
+    x1 = x0 + 1;
+  }
+  const DType ly = y - DType(y0), lx = x - DType(x0), hy = DType(1) - ly, hx = DType(1) - lx;
+  s->offset[0] = y0 * width + x0, s->weight[0] = hy * hx;
+  s->offset[1] = y0 * width + x1, s->weight[1] = hy * lx;
+  s->offset[2] = y1 * width + x0, s->weight[2] = ly * hx;
+  s->offset[3] = y1 * width + x1, s->weight[3] = ly * lx;
+  return true;
+}
+
+// Calls fn(sample, 1 / samples) for every sample of bin (ph, pw) of region `r` that lies in the
+// plane.
+template <typename DType, typename Fn>
+MSHADOW_XINLINE void ForEachSample(const Region<DType>& r, const Geometry& g, index_t ph,
+                                   index_t pw, Fn&& fn) {
+  const DType share = DType(1) / DType(r.grid_h * r.grid_w > 1 ? r.grid_h * r.grid_w : 1);
+  for (int iy = 0; iy < r.grid_h; ++iy) {
+    const DType y =
+        r.start_h + DType(ph) * r.bin_h + (DType(iy) + DType(0.5)) * r.bin_h / DType(r.grid_h);
+    for (int ix = 0; ix < r.grid_w; ++ix) {
+      const DType x =
+          r.start_w + DType(pw) * r.bin_w + (DType(ix) + DType(0.5)) * r.bin_w / DType(r.grid_w);
+      Sample<DType> s;
+      if (SampleAt(y, x, g.height, g.width, &s)) fn(s, share);
+    }
+  }
+}
+
+// Forward item (both devices): output element i = (r, c, ph, pw).
+template <int kReq>
+struct roi_align_forward {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* data, const DType* rois,
+                                  Geometry g) {
+    const index_t pw = i % g.pooled_w, ph = i / g.pooled_w % g.pooled_h;
+    const index_t c = i / (g.pooled_w * g.pooled_h) % g.out_channels;
+    const index_t r = i / (g.pooled_w * g.pooled_h * g.out_channels);
+    Region<DType> region;
+    DType sum = 0;
+    if (RegionOf(rois + r * 5, g, &region)) {
+      const DType* plane =
+          data + (region.image * g.channels + g.InputChannel(c, ph, pw)) * g.height * g.width;
+      ForEachSample(region, g, ph, pw, [&](const Sample<DType>& s, DType share) {
+        DType v = 0;
+        for (int k = 0; k < 4; ++k) v += s.weight[k] * plane[s.offset[k]];
+        sum += v * share;
+      });
+    }
+    AssignReq<kReq>(out + i, sum);
+  }
+};
+
+// Adds bin (ph, pw) of region r's output gradient `g_out` onto its image's plane of input
+// channel `plane` (atomically on the GPU).
+template <typename DType>
+MSHADOW_XINLINE void AddBinGradient(DType* plane, DType g_out, const Region<DType>& region,
+                                    const Geometry& g, index_t ph, index_t pw) {
+  ForEachSample(region, g, ph, pw, [&](const Sample<DType>& s, DType share) {
+    for (int k = 0; k < 4; ++k) {
+#ifdef __CUDA_ARCH__
+      atomicAdd(plane + s.offset[k], g_out * share * s.weight[k]);
+#else
+      plane[s.offset[k]] += g_out * share * s.weight[k];
+#endif
+    }
+  });
+}
+
+// GPU gradient item: output gradient element i.
+struct roi_align_backward_atomic {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const DType* rois,
+                                  Geometry g) {
+    const index_t pw = i % g.pooled_w, ph = i / g.pooled_w % g.pooled_h;
+    const index_t c = i / (g.pooled_w * g.pooled_h) % g.out_channels;
+    const index_t r = i / (g.pooled_w * g.pooled_h * g.out_channels);
+    Region<DType> region;
+    if (!RegionOf(rois + r * 5, g, &region)) return;
+    DType* plane =
+        grad + (region.image * g.channels + g.InputChannel(c, ph, pw)) * g.height * g.width;
+    AddBinGradient(plane, og[i], region, g, ph, pw);
+  }
+};
+
+// CPU gradient item: input channel `channel`, every region's bins that read it.
+struct roi_align_backward_channel {
+  template <typename DType>
+  static void Map(index_t channel, DType* grad, const DType* og, const DType* rois, Geometry g) {
+    const index_t bins = g.pooled_h * g.pooled_w;
+    // The output channel and the one bin that read this input channel (position-sensitive),
+    // or the same channel and every bin.
+    const index_t c = g.position_sensitive ? channel / bins : channel;
+    const index_t first = g.position_sensitive ? channel % bins : 0;
+    const index_t last = g.position_sensitive ? first + 1 : bins;
+    for (index_t r = 0; r < g.regions; ++r) {
+      Region<DType> region;
+      if (!RegionOf(rois + r * 5, g, &region)) continue;
+      DType* plane = grad + (region.image * g.channels + channel) * g.height * g.width;
+      const DType* og_bins = og + (r * g.out_channels + c) * bins;
+      for (index_t b = first; b < last; ++b) {
+        AddBinGradient(plane, og_bins[b], region, g, b / g.pooled_w, b % g.pooled_w);
+      }
+    }
+  }
+};
+
+Geometry GeometryOf(const ROIAlignParam& param, const TShape& data, const TShape& rois);
+
+template <typename xpu>
+void ROIAlignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const Geometry g = GeometryOf(GetParam<ROIAlignParam>(attrs), in[0].shape_, in[1].shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<roi_align_forward<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                  in[0].dptr<DType>(), in[1].dptr<DType>(), g);
+    });
+  });
+}
+
+// Inputs: the output gradient, data, rois; outputs: the data's and the regions' gradients
+// (zeros, as MXNet's).
+template <typename xpu>
+void ROIAlignGradCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                         const std::vector<TBlob>& out) {
+  const Geometry g = GeometryOf(GetParam<ROIAlignParam>(attrs), in[1].shape_, in[2].shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WriteZeroGradient<xpu, DType>(out[1], req[1], s);
+    if (req[0] == kNullOp) return;
+    WriteZeroGradient<xpu, DType>(out[0], req[0], s);  // the samples add
+    DType* grad = out[0].dptr<DType>();
+    const DType* og = in[0].dptr<DType>();
+    const DType* rois = in[2].dptr<DType>();
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      const index_t work = g.regions * g.pooled_h * g.pooled_w * 16;
+      Kernel<roi_align_backward_channel, cpu>::LaunchItems(s, g.channels, work, grad, og, rois, g);
+    } else {
+      Kernel<roi_align_backward_atomic, xpu>::Launch(s, in[0].Size(), grad, og, rois, g);
+    }
+  });
+}
+
+// Adds FCompute<xpu> to _contrib_ROIAlign and its backward operator.
+template <typename xpu>
+void SetROIAlignCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("_contrib_ROIAlign").set_attr<FCompute>(attr_name, FCompute(ROIAlignCompute<xpu>));
+  RegisterOp("_backward_contrib_ROIAlign")
+      .set_attr<FCompute>(attr_name, FCompute(ROIAlignGradCompute<xpu>));
+}
+
+}  // namespace roi_align
+}  // namespace ops
+
+#endif  // OPS_ROI_ALIGN_INL_H_

@@ -840,6 +840,14 @@ def _adaptive_avg_pooling(x, p):
     return out
 
 
+def _khatri_rao(*matrices_and_params):
+    *matrices, _ = matrices_and_params
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = (out[:, None, :] * m[None, :, :]).reshape(-1, m.shape[1])
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1339,6 +1347,7 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,
     "_contrib_AdaptiveAvgPooling2D": _adaptive_avg_pooling,
     "_contrib_interleaved_matmul_selfatt_qk": _selfatt_qk,

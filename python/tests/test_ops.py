@@ -98,6 +98,10 @@ def _mxnet_function(op):
 # Cases where MXNet 1.9.1's gradient is not the gradient of its own forward output, or fails;
 # ours is checked (the C++ tests check it against central differences).
 MXNET_GRADIENT_BUGS = {
+    # khatri_rao: MXNet registers no gradient ("non-differentiable").
+    "khatri_rao (2, 3) (4, 3) num_args=2",
+    "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",
+    "khatri_rao (4, 5) num_args=1",
     # Its forward normalizes the last axis; its backward normalizes axis 1.
     "SoftmaxActivation (2, 3, 4)",
     # sort without an axis: its backward fails to parse the default axis it passes on

@@ -53,12 +53,22 @@ struct ROIAlignParam : public dmlc::Parameter<ROIAlignParam> {
 
 constexpr int kMaxGrid = 128;
 
+// An output element's region, channel and bin.
+struct OutputElement {
+  index_t r, c, ph, pw;
+};
+
 // The data (N, C, H, W), the output (R, out_channels, PH, PW) of R regions.
 struct Geometry {
   index_t batch, channels, height, width, regions, out_channels, pooled_h, pooled_w;
   float spatial_scale;
   int sample_ratio;
   bool position_sensitive, aligned;
+
+  MSHADOW_XINLINE OutputElement ElementOf(index_t i) const {
+    return {i / (pooled_w * pooled_h * out_channels), i / (pooled_w * pooled_h) % out_channels,
+            i / pooled_w % pooled_h, i % pooled_w};
+  }
 
   // The input channel bin (ph, pw) of output channel c reads.
   MSHADOW_XINLINE index_t InputChannel(index_t c, index_t ph, index_t pw) const {
@@ -162,15 +172,13 @@ struct roi_align_forward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* data, const DType* rois,
                                   Geometry g) {
-    const index_t pw = i % g.pooled_w, ph = i / g.pooled_w % g.pooled_h;
-    const index_t c = i / (g.pooled_w * g.pooled_h) % g.out_channels;
-    const index_t r = i / (g.pooled_w * g.pooled_h * g.out_channels);
+    const OutputElement e = g.ElementOf(i);
     Region<DType> region;
     DType sum = 0;
-    if (RegionOf(rois + r * 5, g, &region)) {
-      const DType* plane =
-          data + (region.image * g.channels + g.InputChannel(c, ph, pw)) * g.height * g.width;
-      ForEachSample(region, g, ph, pw, [&](const Sample<DType>& s, DType share) {
+    if (RegionOf(rois + e.r * 5, g, &region)) {
+      const DType* plane = data + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) *
+                                      g.height * g.width;
+      ForEachSample(region, g, e.ph, e.pw, [&](const Sample<DType>& s, DType share) {
         DType v = 0;
         for (int k = 0; k < 4; ++k) v += s.weight[k] * plane[s.offset[k]];
         sum += v * share;
@@ -201,14 +209,12 @@ struct roi_align_backward_atomic {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const DType* rois,
                                   Geometry g) {
-    const index_t pw = i % g.pooled_w, ph = i / g.pooled_w % g.pooled_h;
-    const index_t c = i / (g.pooled_w * g.pooled_h) % g.out_channels;
-    const index_t r = i / (g.pooled_w * g.pooled_h * g.out_channels);
+    const OutputElement e = g.ElementOf(i);
     Region<DType> region;
-    if (!RegionOf(rois + r * 5, g, &region)) return;
-    DType* plane =
-        grad + (region.image * g.channels + g.InputChannel(c, ph, pw)) * g.height * g.width;
-    AddBinGradient(plane, og[i], region, g, ph, pw);
+    if (!RegionOf(rois + e.r * 5, g, &region)) return;
+    DType* plane = grad + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) *
+                              g.height * g.width;
+    AddBinGradient(plane, og[i], region, g, e.ph, e.pw);
   }
 };
 

@@ -848,6 +848,30 @@ def _khatri_rao(*matrices_and_params):
     return out
 
 
+def _correlation(a, b, p):
+    """FlowNet's correlation as MXNet defines it: windows of the zero-padded maps starting at
+    (i, j) * stride1 + max_displacement, data2's displaced by (dy, dx) * stride2."""
+    k, md = int(p.get("kernel_size", 1)), int(p.get("max_displacement", 1))
+    s1, s2, pad = int(p.get("stride1", 1)), int(p.get("stride2", 1)), int(p.get("pad_size", 0))
+    multiply = _flag(p, "is_multiply", True)
+    n, c, h, w = a.shape
+    pa, pb = (np.pad(x, [(0, 0), (0, 0), (pad, pad), (pad, pad)]) for x in (a, b))
+    border = md + (k - 1) // 2
+    oh = -(-(h + 2 * pad - 2 * border) // s1)
+    ow = -(-(w + 2 * pad - 2 * border) // s1)
+    r = md // s2
+    out = np.zeros((n, (2 * r + 1) ** 2, oh, ow), a.dtype)
+    for t in range((2 * r + 1) ** 2):
+        dy, dx = (t // (2 * r + 1) - r) * s2, (t % (2 * r + 1) - r) * s2
+        for i in range(oh):
+            for j in range(ow):
+                y, x = i * s1 + md, j * s1 + md
+                u = pa[:, :, y:y + k, x:x + k]
+                v = pb[:, :, y + dy:y + dy + k, x + dx:x + dx + k]
+                out[:, t, i, j] = (u * v if multiply else np.abs(u - v)).sum(axis=(1, 2, 3))
+    return out / (k * k * c)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1347,6 +1371,7 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "Correlation": _correlation,
     "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,
     "_contrib_AdaptiveAvgPooling2D": _adaptive_avg_pooling,

@@ -214,6 +214,67 @@ struct correlate_grad {
   }
 };
 
+// CPU gradient item: row (n, c, y) of data1's gradient (kFirst) or data2's, each output row
+// that reads it added along the row as one loop over the output columns (its elements in the
+// window of several outputs are summed there in turn; contiguous for stride1 1): per element,
+// the outputs' positions had cost two divisions each of grid^2 k^2 times (0.88x MXNet on
+// FlowNet's shape, docs/benchmarks.md).
+template <int kReq, bool kMultiply, bool kFirst>
+struct correlate_grad_row {
+  template <typename DType>
+  static void Map(index_t row, DType* grad, const DType* og, const DType* data1,
+                  const DType* data2, Geometry g) {
+    const index_t y = row % g.height, nc = row / g.height, n = nc / g.channels;
+    auto* sums = static_cast<DType*>(mshadow::ThreadScratch(g.width * sizeof(DType)));
+    std::fill(sums, sums + g.width, DType(0));
+    const index_t grid2 = g.Grid() * g.Grid(), s1 = g.stride1;
+    for (index_t t = 0; t < grid2; ++t) {
+      const index_t dy = g.DisplacementY(t), dx = g.DisplacementX(t);
+      // This row is data1's row y1 (kFirst) or data2's row y1 + dy; the other input's row is
+      // the other one, zeros in the padding (which products skip, and differences do not).
+      const index_t y1 = kFirst ? y : y - dy, other_y = kFirst ? y + dy : y - dy;
+      const bool other_inside = other_y >= 0 && other_y < g.height;
+      if (kMultiply && !other_inside) continue;
+      const DType* own = (kFirst ? data1 : data2) + row * g.width;
+      const DType* other =
+          (kFirst ? data2 : data1) + (nc * g.height + (other_inside ? other_y : 0)) * g.width;
+      const index_t shift = kFirst ? dx : -dx;  // other's column = own column + shift
+      for (index_t h = 0; h < g.kernel; ++h) {
+        const index_t sy = y1 - h - g.Origin(0);  // oi * stride1
+        if (sy < 0 || sy % s1 != 0 || sy / s1 >= g.out_h) continue;
+        const DType* og_row = og + ((n * grid2 + t) * g.out_h + sy / s1) * g.out_w;
+        for (index_t w = 0; w < g.kernel; ++w) {
+          // Output column j reads own column x = first + j * s1 and other's x + shift.
+          const index_t first = g.Origin(0) + w + (kFirst ? 0 : dx);
+          const index_t x_lo = kMultiply ? std::max<index_t>(0, -shift) : 0;
+          const index_t x_hi = kMultiply ? std::min(g.width, g.width - shift) : g.width;
+          const index_t j0 = std::min(std::max<index_t>(0, CeilDiv(x_lo - first, s1)), g.out_w);
+          const index_t j1 = std::min(std::max(j0, CeilDiv(x_hi - first, s1)), g.out_w);
+          if constexpr (kMultiply) {
+            DType* to = sums + first;
+            const DType* theirs = other + first + shift;
+            if (s1 == 1) {
+              OPS_SIMD_LOOP
+              for (index_t j = j0; j < j1; ++j) to[j] += og_row[j] * theirs[j];
+            } else {
+              for (index_t j = j0; j < j1; ++j) to[j * s1] += og_row[j] * theirs[j * s1];
+            }
+          } else {
+            for (index_t j = j0; j < j1; ++j) {
+              const index_t x = first + j * s1, ox = x + shift;
+              const DType b = other_inside && ox >= 0 && ox < g.width ? other[ox] : DType(0);
+              sums[x] += og_row[j] * Compare<false>::GradA(own[x], b);
+            }
+          }
+        }
+      }
+    }
+    const DType scale = g.Scale<DType>();
+    DType* out = grad + row * g.width;
+    for (index_t x = 0; x < g.width; ++x) AssignReq<kReq>(out + x, sums[x] * scale);
+  }
+};
+
 Geometry GeometryOf(const CorrelationParam& param, const TShape& data1, const TShape& data2);
 
 template <typename xpu>
@@ -255,10 +316,17 @@ void CorrelationGradCompute(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     const auto launch = [&](auto multiply, auto first, int k) {
+      constexpr bool kMultiply = decltype(multiply)::value, kFirst = decltype(first)::value;
+      DType* grad = out[k].dptr<DType>();
+      const DType *og = in[0].dptr<DType>(), *a = in[1].dptr<DType>(), *b = in[2].dptr<DType>();
       OPS_REQ_SWITCH(req[k], Req, {
-        Kernel<correlate_grad<Req, decltype(multiply)::value, decltype(first)::value>,
-               xpu>::LaunchItems(s, out[k].Size(), work, out[k].dptr<DType>(), in[0].dptr<DType>(),
-                                 in[1].dptr<DType>(), in[2].dptr<DType>(), g);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          Kernel<correlate_grad_row<Req, kMultiply, kFirst>, cpu>::LaunchItems(
+              s, out[k].Size() / g.width, work * g.out_w, grad, og, a, b, g);
+        } else {
+          Kernel<correlate_grad<Req, kMultiply, kFirst>, xpu>::LaunchItems(s, out[k].Size(), work,
+                                                                          grad, og, a, b, g);
+        }
       });
     };
     if (param.is_multiply) {

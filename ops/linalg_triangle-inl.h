@@ -8,8 +8,8 @@
 // triangle of offset -j starts at row j. An upper one is packed column by column, as MXNet:
 // the lower triangle of the transpose. Extraction packs; making unpacks, writing the zeros
 // too; each is the other's gradient. The CPU goes a row of the full matrices at a time, the
-// GPU an element (of the packed vectors, or of the full matrices) a thread. linalg_triangle.cc registers them with FCompute<cpu>, linalg_triangle.cu adds
-// FCompute<gpu>.
+// GPU an element (of the packed vectors, or of the full matrices) a thread.
+// linalg_triangle.cc registers them with FCompute<cpu>, linalg_triangle.cu adds FCompute<gpu>.
 #ifndef OPS_LINALG_TRIANGLE_INL_H_
 #define OPS_LINALG_TRIANGLE_INL_H_
 
@@ -47,9 +47,9 @@ struct LinalgTrianParam : public dmlc::Parameter<LinalgTrianParam> {
   }
 };
 
-// Where the packed elements of an n x n matrix lie: `packed` of them a matrix, the first
-// `side` rows (a diagonal), or a triangle of `side` rows that starts `shift` rows below (or,
-// transposed, columns right of) the main diagonal.
+// Where the packed elements of an n x n matrix lie: `packed` of them a matrix, a diagonal of
+// `side` elements from (row_shift, column_shift), or a triangle of `side` rows whose first
+// row is row n - side (for an upper one, of the transpose: column n - side).
 struct PackedLayout {
   enum Kind { kDiagonal, kLower, kUpper };
   Kind kind = kDiagonal;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/infer_util.h"
+#include "ops/registration_util.h"
 #include "ops/roi_align-inl.h"
 
 namespace ops {
@@ -75,12 +76,14 @@ const bool kRegistered = [] {
       .set_attr_parser(ParamParser<ROIAlignParam>)
       .set_attr<FInferShape>("FInferShape", ROIAlignShape)
       .set_attr<FInferType>("FInferType", SameRealType)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // the sample table
       .set_attr<FGradient>("FGradient", FGradient{"_backward_contrib_ROIAlign", true, false});
   RegisterOp("_backward_contrib_ROIAlign")
       .describe("Gradient of _contrib_ROIAlign (zeros for the regions).")
       .set_num_inputs(3)
       .set_num_outputs(2)
       .set_attr<bool>("TIsBackward", true)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
       .set_attr_parser(ParamParser<ROIAlignParam>);
   SetROIAlignCompute<cpu>();
   return true;

@@ -192,12 +192,15 @@ struct roi_align_forward {
 };
 
 // The CPU's sample table: every region's samples, bin by bin, their share of the bin folded
-// into their weights; bin b of region r has samples [begin[r * bins + b], begin[... + 1]).
+// into their weights; bin i = r * bins + b of region r has samples [begin[i], end[i]) (a
+// region's part of the table holds its whole grid; the samples outside the plane are left
+// out).
 // Found once per call and read by every channel: found again for every output element, they
 // had cost the forward 3.6x MXNet's time (docs/benchmarks.md).
 template <typename DType>
 struct SampleTable {
-  index_t* begin;  // regions * bins + 1 entries; a region MXNet ignores has no samples
+  index_t* begin;  // regions * bins entries each; a region MXNet ignores has no samples
+  index_t* end;
   Sample<DType>* samples;
   index_t* image;  // each region's image, -1 where it is ignored
 };
@@ -210,16 +213,18 @@ struct fill_sample_table {
     Region<DType> region;
     const bool used = RegionOf(rois + r * 5, g, &region);
     t.image[r] = used ? region.image : -1;
-    index_t count = t.begin[r * bins];
+    index_t count = t.begin[r * bins];  // the region's part of the table
     for (index_t b = 0; b < bins; ++b) {
       t.begin[r * bins + b] = count;
-      if (!used) continue;
-      ForEachSample(region, g, b / g.pooled_w, b % g.pooled_w,
-                    [&](const Sample<DType>& s, DType share) {
-                      t.samples[count] = s;
-                      for (int k = 0; k < 4; ++k) t.samples[count].weight[k] *= share;
-                      ++count;
-                    });
+      if (used) {
+        ForEachSample(region, g, b / g.pooled_w, b % g.pooled_w,
+                      [&](const Sample<DType>& s, DType share) {
+                        t.samples[count] = s;
+                        for (int k = 0; k < 4; ++k) t.samples[count].weight[k] *= share;
+                        ++count;
+                      });
+      }
+      t.end[r * bins + b] = count;
     }
   }
 };
@@ -236,14 +241,14 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
     const index_t n = RegionOf(rois + r * 5, g, &region) ? region.grid_h * region.grid_w : 0;
     starts[r + 1] = starts[r] + n * bins;  // at most this many: samples outside are skipped
   }
-  const size_t index_bytes = (g.regions * bins + 1 + g.regions) * sizeof(index_t);
+  const size_t index_bytes = (2 * g.regions * bins + g.regions) * sizeof(index_t);
   const size_t bytes = index_bytes + starts[g.regions] * sizeof(Sample<DType>);
-  char* space = CpuWorkspace<char>(ctx, static_cast<index_t>(bytes), s);
-  SampleTable<DType> t{reinterpret_cast<index_t*>(space),
-                       reinterpret_cast<Sample<DType>*>(space + index_bytes),
-                       reinterpret_cast<index_t*>(space) + g.regions * bins + 1};
+  auto* indices = reinterpret_cast<index_t*>(CpuWorkspace<char>(ctx, static_cast<index_t>(bytes), s));
+  const SampleTable<DType> t{indices, indices + g.regions * bins,
+                             reinterpret_cast<Sample<DType>*>(indices + 2 * g.regions * bins +
+                                                              g.regions),
+                             indices + 2 * g.regions * bins};
   for (index_t r = 0; r < g.regions; ++r) t.begin[r * bins] = starts[r];
-  t.begin[g.regions * bins] = starts[g.regions];
   Kernel<fill_sample_table, cpu>::LaunchItems(s, g.regions, bins * 16, t, rois, g);
   return t;
 }
@@ -261,7 +266,7 @@ struct roi_align_table_forward {
         const DType* plane =
             data + (t.image[r] * g.channels + g.InputChannel(c, b / g.pooled_w, b % g.pooled_w)) *
                        g.height * g.width;
-        for (index_t k = t.begin[r * bins + b]; k < t.begin[r * bins + b + 1]; ++k) {
+        for (index_t k = t.begin[r * bins + b]; k < t.end[r * bins + b]; ++k) {
           const Sample<DType>& s = t.samples[k];
           sum += s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]] +
                  s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]];
@@ -290,7 +295,7 @@ struct roi_align_table_backward {
       const DType* og_bins = og + (r * g.out_channels + c) * bins;
       for (index_t b = first; b < last; ++b) {
         const DType d = og_bins[b];
-        for (index_t k = t.begin[r * bins + b]; k < t.begin[r * bins + b + 1]; ++k) {
+        for (index_t k = t.begin[r * bins + b]; k < t.end[r * bins + b]; ++k) {
           const Sample<DType>& s = t.samples[k];
           for (int q = 0; q < 4; ++q) plane[s.offset[q]] += d * s.weight[q];
         }

@@ -58,6 +58,9 @@ TEST(ROIAlignTest, MxnetsValues) {
                61.625, 61.825, 67.175, 67.375,  91.625,  91.825,  97.175,  97.375});
   expect_near(AlignOf({{"position_sensitive", "true"}, {"pooled_size", "(1,2)"}}),
               {15.3125, 46.9375, 70.375, 101.125, 0, 0, 68.05, 98.55});
+  // Regions partly outside the maps: their samples there are zeros.
+  expect_near(AlignOf({}, {0, 8, 6, 16, 14, 1, -6, -4, 3, 2}),
+              {27.25, 0, 0, 0, 57.25, 0, 0, 0, 0, 30.25, 0, 62.375, 0, 45.25, 0, 92.375});
 }
 
 TEST(ROIAlignTest, WriteModesAndGradients) {

@@ -43,8 +43,8 @@ struct MatrixBatch {
 
 // Part `part` of `parts` of every head's projections in an array (length, batch, heads * parts
 // * head_dim): a matrix (length, head_dim) per (example, head).
-inline MatrixBatch Projection(index_t length, index_t batch_heads, index_t parts,
-                              index_t head_dim, index_t part) {
+inline MatrixBatch Projection(index_t length, index_t batch_heads, index_t parts, index_t head_dim,
+                              index_t part) {
   return {part * head_dim, length, head_dim, batch_heads * parts * head_dim, parts * head_dim};
 }
 
@@ -158,8 +158,8 @@ void InterleavedGradCompute(const NodeAttrs& attrs, const OpContext& ctx,
       const MatrixBatch result = Projection(g.queries, g.batch_heads, 1, g.head_dim, 0);
       BatchedProduct<xpu, DType>(s, g.batch_heads, grad(1), scores, added(1), dy, result, false,
                                  data(o.v_input), o.v, true, DType(1));
-      BatchedProduct<xpu, DType>(s, g.batch_heads, grad(o.v_input), o.v, added(o.v_input),
-                                 data(1), scores, true, dy, result, false, DType(1));
+      BatchedProduct<xpu, DType>(s, g.batch_heads, grad(o.v_input), o.v, added(o.v_input), data(1),
+                                 scores, true, dy, result, false, DType(1));
     }
   });
 }
@@ -184,8 +184,8 @@ void SetAttentionCompute() {
     RegisterOp(name).set_attr<FCompute>(attr_name, forward);
     RegisterOp("_backward" + name).set_attr<FCompute>(attr_name, backward);
   };
-  for (const char* name : {"_contrib_interleaved_matmul_selfatt_qk",
-                           "_contrib_interleaved_matmul_encdec_qk"}) {
+  for (const char* name :
+       {"_contrib_interleaved_matmul_selfatt_qk", "_contrib_interleaved_matmul_encdec_qk"}) {
     set(name, InterleavedCompute<xpu, Product::kQueryKey>,
         InterleavedGradCompute<xpu, Product::kQueryKey>);
   }

@@ -50,9 +50,9 @@ Geometry GeometryOf(const std::string& op, int heads, const std::vector<TShape>&
   Geometry g;
   const TShape& first = in[0];
   const int parts = IsSelfAttention(op) ? 3 : (IsQueryKey(op) ? 1 : 2);
-  g.head_dim = HeadDim(first, heads, parts,
-                       IsSelfAttention(op) ? "queries_keys_values"
-                                           : (IsQueryKey(op) ? "queries" : "keys_values"));
+  g.head_dim = HeadDim(
+      first, heads, parts,
+      IsSelfAttention(op) ? "queries_keys_values" : (IsQueryKey(op) ? "queries" : "keys_values"));
   g.batch_heads = first[1] * heads;
   if (IsSelfAttention(op)) {
     g.queries = g.keys = first[0];

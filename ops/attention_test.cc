@@ -80,17 +80,18 @@ TEST(AttentionTest, ProductsAgainstLoopsWithGradients) {
        [](const std::vector<Values>& in) {
          return std::vector<Values>{Scores(in[0], 3, in[0], 3, 1, kLength, kLength)};
        }},
-      {{"_contrib_interleaved_matmul_selfatt_valatt", kHeadsParam,
+      {{"_contrib_interleaved_matmul_selfatt_valatt",
+        kHeadsParam,
         {InputSpec{qkv}, InputSpec{self_scores}}},
        [](const std::vector<Values>& in) {
          return std::vector<Values>{Attended(in[0], 3, 2, in[1], kLength, kLength)};
        }},
-      {{"_contrib_interleaved_matmul_encdec_qk", kHeadsParam,
-        {InputSpec{queries}, InputSpec{kv}}},
+      {{"_contrib_interleaved_matmul_encdec_qk", kHeadsParam, {InputSpec{queries}, InputSpec{kv}}},
        [](const std::vector<Values>& in) {
          return std::vector<Values>{Scores(in[0], 1, in[1], 2, 0, kQueries, kLength)};
        }},
-      {{"_contrib_interleaved_matmul_encdec_valatt", kHeadsParam,
+      {{"_contrib_interleaved_matmul_encdec_valatt",
+        kHeadsParam,
         {InputSpec{kv}, InputSpec{cross_scores}}},
        [](const std::vector<Values>& in) {
          return std::vector<Values>{Attended(in[0], 2, 1, in[1], kQueries, kLength)};
@@ -113,8 +114,9 @@ TEST(AttentionTest, DivSqrtDim) {
 
 TEST(AttentionTest, BadShapesAreNamed) {
   const auto error_of = [](const std::string& op, std::vector<InputSpec> inputs) {
-    return testing::ErrorOf(
-        [&] { testing::InferOutputShapes({op, kHeadsParam, std::move(inputs)}); });
+    return testing::ErrorOf([&] {
+      testing::InferOutputShapes({op, kHeadsParam, std::move(inputs)});
+    });
   };
   EXPECT_THAT(error_of("_contrib_interleaved_matmul_selfatt_qk", {InputSpec{TShape{5, 2, 37}}}),
               HasSubstr("queries_keys_values's last axis, 37, must be heads (3) * 3 * head_dim"));

@@ -38,18 +38,23 @@ struct CorrelationParam : public dmlc::Parameter<CorrelationParam> {
   int pad_size;
   bool is_multiply;
   DMLC_DECLARE_PARAMETER(CorrelationParam) {
-    DMLC_DECLARE_FIELD(kernel_size).set_default(1).set_lower_bound(1).describe(
-        "The compared window's side (odd).");
-    DMLC_DECLARE_FIELD(max_displacement).set_default(1).set_lower_bound(0).describe(
-        "The largest displacement of data2, in positions.");
+    DMLC_DECLARE_FIELD(kernel_size)
+        .set_default(1)
+        .set_lower_bound(1)
+        .describe("The compared window's side (odd).");
+    DMLC_DECLARE_FIELD(max_displacement)
+        .set_default(1)
+        .set_lower_bound(0)
+        .describe("The largest displacement of data2, in positions.");
     DMLC_DECLARE_FIELD(stride1).set_default(1).set_lower_bound(1).describe(
         "The step between output positions on data1.");
     DMLC_DECLARE_FIELD(stride2).set_default(1).set_lower_bound(1).describe(
         "The step between displacements of data2.");
     DMLC_DECLARE_FIELD(pad_size).set_default(0).set_lower_bound(0).describe(
         "Zero padding on each side of both inputs.");
-    DMLC_DECLARE_FIELD(is_multiply).set_default(true).describe(
-        "Products (true) or absolute differences (false).");
+    DMLC_DECLARE_FIELD(is_multiply)
+        .set_default(true)
+        .describe("Products (true) or absolute differences (false).");
   }
 };
 
@@ -61,16 +66,10 @@ struct Geometry {
   MSHADOW_XINLINE index_t Grid() const { return 2 * radius + 1; }
   MSHADOW_XINLINE index_t Plane() const { return height * width; }
   // Output channel t's displacement of data2, in positions.
-  MSHADOW_XINLINE index_t DisplacementY(index_t t) const {
-    return (t / Grid() - radius) * stride2;
-  }
-  MSHADOW_XINLINE index_t DisplacementX(index_t t) const {
-    return (t % Grid() - radius) * stride2;
-  }
+  MSHADOW_XINLINE index_t DisplacementY(index_t t) const { return (t / Grid() - radius) * stride2; }
+  MSHADOW_XINLINE index_t DisplacementX(index_t t) const { return (t % Grid() - radius) * stride2; }
   // The window's first row (column) on data1 of output row i (column j), unpadded.
-  MSHADOW_XINLINE index_t Origin(index_t i) const {
-    return i * stride1 + max_displacement - pad;
-  }
+  MSHADOW_XINLINE index_t Origin(index_t i) const { return i * stride1 + max_displacement - pad; }
   // 1 / (kernel^2 C): every output is a mean.
   template <typename DType>
   MSHADOW_XINLINE DType Scale() const {
@@ -222,8 +221,8 @@ struct correlate_grad {
 template <int kReq, bool kMultiply, bool kFirst>
 struct correlate_grad_row {
   template <typename DType>
-  static void Map(index_t row, DType* grad, const DType* og, const DType* data1,
-                  const DType* data2, Geometry g) {
+  static void Map(index_t row, DType* grad, const DType* og, const DType* data1, const DType* data2,
+                  Geometry g) {
     const index_t y = row % g.height, nc = row / g.height, n = nc / g.channels;
     auto* sums = static_cast<DType*>(mshadow::ThreadScratch(g.width * sizeof(DType)));
     std::fill(sums, sums + g.width, DType(0));
@@ -325,7 +324,7 @@ void CorrelationGradCompute(const NodeAttrs& attrs, const OpContext& ctx,
               s, out[k].Size() / g.width, work * g.out_w, grad, og, a, b, g);
         } else {
           Kernel<correlate_grad<Req, kMultiply, kFirst>, xpu>::LaunchItems(s, out[k].Size(), work,
-                                                                          grad, og, a, b, g);
+                                                                           grad, og, a, b, g);
         }
       });
     };

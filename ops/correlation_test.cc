@@ -76,10 +76,10 @@ TEST(CorrelationTest, SettingsAgainstLoopsWithGradients) {
         {"stride2", std::to_string(s.stride2)},
         {"pad_size", std::to_string(s.pad)},
         {"is_multiply", s.multiply ? "true" : "false"}};
-    SCOPED_TRACE(kw.at("kernel_size") + " " + kw.at("max_displacement") + " " +
-                 kw.at("stride1") + " " + kw.at("stride2") + " " + kw.at("pad_size") + " " +
-                 kw.at("is_multiply"));
-    const OpCase op{"Correlation", kw, {InputSpec{TShape{n, c, h, w}}, InputSpec{TShape{n, c, h, w}}}};
+    SCOPED_TRACE(kw.at("kernel_size") + " " + kw.at("max_displacement") + " " + kw.at("stride1") +
+                 " " + kw.at("stride2") + " " + kw.at("pad_size") + " " + kw.at("is_multiply"));
+    const OpCase op{
+        "Correlation", kw, {InputSpec{TShape{n, c, h, w}}, InputSpec{TShape{n, c, h, w}}}};
     testing::CheckForward(op, [&](const std::vector<Values>& in) {
       return std::vector<Values>{Reference(in[0], in[1], n, c, h, w, s)};
     });
@@ -91,8 +91,9 @@ TEST(CorrelationTest, SettingsAgainstLoopsWithGradients) {
 TEST(CorrelationTest, BadShapesAndParametersAreNamed) {
   const auto error_of = [](const std::map<std::string, std::string>& kw, const TShape& a,
                            const TShape& b) {
-    return testing::ErrorOf(
-        [&] { testing::InferOutputShapes({"Correlation", kw, {InputSpec{a}, InputSpec{b}}}); });
+    return testing::ErrorOf([&] {
+      testing::InferOutputShapes({"Correlation", kw, {InputSpec{a}, InputSpec{b}}});
+    });
   };
   const TShape maps{2, 3, 7, 8};
   EXPECT_THAT(error_of({}, maps, TShape{2, 3, 7, 9}),
@@ -101,7 +102,9 @@ TEST(CorrelationTest, BadShapesAndParametersAreNamed) {
   EXPECT_THAT(error_of({{"max_displacement", "5"}}, maps, maps),
               HasSubstr("the displacements (max_displacement 5) and the window (kernel_size 1) "
                         "do not fit in the padded feature maps (7,8)"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Correlation"), {{"stride1", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("Correlation"), {{"stride1", "0"}});
+              }),
               HasSubstr("stride1"));
 }
 

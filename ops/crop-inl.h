@@ -26,12 +26,15 @@ struct CropParam : public dmlc::Parameter<CropParam> {
     DMLC_DECLARE_FIELD(num_args).set_range(1, 2).describe(
         "Inputs: 1, the window's size is h_w; 2, it is the height and width of the second "
         "input, crop_like.");
-    DMLC_DECLARE_FIELD(offset).set_default(TShape{0, 0}).describe(
-        "The window's top-left corner, (y, x), unless center_crop.");
-    DMLC_DECLARE_FIELD(h_w).set_default(TShape{0, 0}).describe(
-        "The window's height and width, (h, w), with one input.");
-    DMLC_DECLARE_FIELD(center_crop).set_default(false).describe(
-        "Centre the window (corner ((H - h) / 2, (W - w) / 2)) instead of `offset`.");
+    DMLC_DECLARE_FIELD(offset)
+        .set_default(TShape{0, 0})
+        .describe("The window's top-left corner, (y, x), unless center_crop.");
+    DMLC_DECLARE_FIELD(h_w)
+        .set_default(TShape{0, 0})
+        .describe("The window's height and width, (h, w), with one input.");
+    DMLC_DECLARE_FIELD(center_crop)
+        .set_default(false)
+        .describe("Centre the window (corner ((H - h) / 2, (W - w) / 2)) instead of `offset`.");
   }
 };
 
@@ -58,8 +61,7 @@ void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const CropParam& param = GetParam<CropParam>(attrs);
   const TBlob& images = kBackward ? out[0] : in[0];
-  const TShape crop_like =
-      param.num_args == 2 ? (kBackward ? out[1] : in[1]).shape_ : TShape();
+  const TShape crop_like = param.num_args == 2 ? (kBackward ? out[1] : in[1]).shape_ : TShape();
   const Window window = WindowOf(param, images.shape_, crop_like);
   const index_t base = window.y * images.shape_[3] + window.x;
   const auto view = WindowView(window, images.shape_);

@@ -1,7 +1,7 @@
 // FCompute<gpu> of Crop and its gradient (crop-inl.h).
 #include "mshadow/tensor.h"
-#include "ops/kernel_launch_gpu.cuh"
 #include "ops/crop-inl.h"
+#include "ops/kernel_launch_gpu.cuh"
 
 namespace ops {
 namespace crop {

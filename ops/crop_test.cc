@@ -33,22 +33,25 @@ TEST(CropTest, MxnetsValues) {
   const auto first_image = [](const Values& v, int h, int w) {
     return Values(v.begin(), v.begin() + h * w);
   };
-  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "1"}, {"h_w", "(2,3)"}, {"offset", "(1,2)"}},
+  EXPECT_EQ(
+      first_image(
+          ForwardOf({"Crop", {{"num_args", "1"}, {"h_w", "(2,3)"}, {"offset", "(1,2)"}}, {images}}),
+          2, 3),
+      (Values{8, 9, 10, 14, 15, 16}));
+  EXPECT_EQ(first_image(ForwardOf({"Crop",
+                                   {{"num_args", "1"}, {"h_w", "(2,3)"}, {"center_crop", "true"}},
                                    {images}}),
-                        2, 3),
-            (Values{8, 9, 10, 14, 15, 16}));
-  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "1"}, {"h_w", "(2,3)"},
-                                            {"center_crop", "true"}}, {images}}),
                         2, 3),
             (Values{7, 8, 9, 13, 14, 15}));
   const InputSpec like{TShape{7, 7, 3, 2}};
-  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "2"}, {"center_crop", "1"}},
-                                   {images, like}}),
-                        3, 2),
-            (Values{8, 9, 14, 15, 20, 21}));
+  EXPECT_EQ(
+      first_image(ForwardOf({"Crop", {{"num_args", "2"}, {"center_crop", "1"}}, {images, like}}), 3,
+                  2),
+      (Values{8, 9, 14, 15, 20, 21}));
   // With crop_like, h_w is ignored.
-  EXPECT_EQ(first_image(ForwardOf({"Crop", {{"num_args", "2"}, {"h_w", "(1,1)"},
-                                            {"offset", "(2,4)"}}, {images, like}}),
+  EXPECT_EQ(first_image(ForwardOf({"Crop",
+                                   {{"num_args", "2"}, {"h_w", "(1,1)"}, {"offset", "(2,4)"}},
+                                   {images, like}}),
                         3, 2),
             (Values{16, 17, 22, 23, 28, 29}));
 }
@@ -103,7 +106,9 @@ TEST(CropTest, BadWindowsAreNamed) {
               HasSubstr("data must be images (batch, channels, height, width), got (2,3,4)"));
   EXPECT_THAT(error_of({{"num_args", "2"}}, {images, InputSpec{TShape{3, 2}}}),
               HasSubstr("crop_like must have 4 axes"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("Crop"), {{"num_args", "3"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("Crop"), {{"num_args", "3"}});
+              }),
               HasSubstr("num_args"));
 }
 

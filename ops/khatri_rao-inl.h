@@ -156,8 +156,8 @@ void KhatriRaoGradCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
       const index_t outer = f.rows[k] * inner == 0 ? 0 : total / (f.rows[k] * inner);
       OPS_REQ_SWITCH(req[k], Req, {
         Kernel<factor_grad_element<Req>, xpu>::LaunchItems(
-            s, out[k].Size(), outer * inner * f.count, out[k].dptr<DType>(), in[0].dptr<DType>(),
-            f, columns, k, outer, inner);
+            s, out[k].Size(), outer * inner * f.count, out[k].dptr<DType>(), in[0].dptr<DType>(), f,
+            columns, k, outer, inner);
       });
       inner *= f.rows[k];
     }

@@ -22,9 +22,9 @@ TEST(KhatriRaoTest, MxnetsValues) {
                  {{"num_args", "2"}},
                  {InputSpec::WithValues(TShape{2, 2}, {1, -1, 2, -3}),
                   InputSpec::WithValues(TShape{3, 2}, {1, 4, 2, 5, 3, 6})}};
-  EXPECT_EQ(testing::ToValues(
-                testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob()),
-            (Values{1, -4, 2, -5, 3, -6, 2, -12, 4, -15, 6, -18}));
+  EXPECT_EQ(
+      testing::ToValues(testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob()),
+      (Values{1, -4, 2, -5, 3, -6, 2, -12, 4, -15, 6, -18}));
 }
 
 TEST(KhatriRaoTest, ProductsAgainstLoopsWithGradients) {
@@ -70,7 +70,9 @@ TEST(KhatriRaoTest, BadShapesAreNamed) {
                     {"khatri_rao", {{"num_args", "1"}}, {InputSpec{TShape{2, 3, 4}}}});
               }),
               HasSubstr("input arg0 has shape (2,3,4)"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("khatri_rao"), {{"num_args", "17"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("khatri_rao"), {{"num_args", "17"}});
+              }),
               HasSubstr("num_args"));
 }
 

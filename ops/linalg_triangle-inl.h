@@ -227,8 +227,8 @@ void SumLogDiagGradCompute(const NodeAttrs&, const OpContext& ctx, const std::ve
     OPS_REQ_SWITCH(req[0], kReq, {
       if constexpr (std::is_same_v<xpu, cpu>) {
         Kernel<sum_log_diagonal_grad_row<kReq>, cpu>::LaunchItems(
-            s, out[0].Size() / n, n, out[0].dptr<DType>(), in[0].dptr<DType>(),
-            in[1].dptr<DType>(), n);
+            s, out[0].Size() / n, n, out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(),
+            n);
       } else {
         Kernel<sum_log_diagonal_grad<kReq>, xpu>::Launch(
             s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(), n);

@@ -23,10 +23,9 @@ namespace {
 index_t SideOf(index_t n, int offset) {
   const index_t side = n - std::abs(static_cast<index_t>(offset));
   if (side <= 0) {
-    throw dmlc::Error("offset " + std::to_string(offset) +
-                      " leaves nothing of " + std::to_string(n) + " x " + std::to_string(n) +
-                      " matrices; valid: [" + std::to_string(1 - n) + ", " +
-                      std::to_string(n - 1) + "]");
+    throw dmlc::Error("offset " + std::to_string(offset) + " leaves nothing of " +
+                      std::to_string(n) + " x " + std::to_string(n) + " matrices; valid: [" +
+                      std::to_string(1 - n) + ", " + std::to_string(n - 1) + "]");
   }
   return side;
 }

@@ -88,7 +88,8 @@ TEST(LinalgTriangleTest, EveryOffsetAgainstLoopsWithGradients) {
         if (!diagonal) kw["lower"] = lower ? "1" : "0";
         const auto order = PackingOrder(n, offset, diagonal, lower);
         const int packed = static_cast<int>(order.size());
-        const OpCase extract{diagonal ? "_linalg_extractdiag" : "_linalg_extracttrian", kw,
+        const OpCase extract{diagonal ? "_linalg_extractdiag" : "_linalg_extracttrian",
+                             kw,
                              {InputSpec{TShape{batch, n, n}}}};
         testing::CheckForward(extract, [&](const std::vector<Values>& in) {
           Values out;
@@ -97,7 +98,8 @@ TEST(LinalgTriangleTest, EveryOffsetAgainstLoopsWithGradients) {
           }
           return std::vector<Values>{out};
         });
-        const OpCase make{diagonal ? "_linalg_makediag" : "_linalg_maketrian", kw,
+        const OpCase make{diagonal ? "_linalg_makediag" : "_linalg_maketrian",
+                          kw,
                           {InputSpec{TShape{batch, 1, packed}}}};
         testing::CheckForward(make, [&](const std::vector<Values>& in) {
           Values out(batch * n * n, 0.0);

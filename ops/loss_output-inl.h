@@ -39,8 +39,9 @@ struct SVMOutputParam : public dmlc::Parameter<SVMOutputParam> {
     DMLC_DECLARE_FIELD(regularization_coefficient)
         .set_default(1.0f)
         .describe("Scales the gradient.");
-    DMLC_DECLARE_FIELD(use_linear).set_default(false).describe(
-        "The L1-SVM loss (the hinge) instead of the L2-SVM loss (the squared hinge).");
+    DMLC_DECLARE_FIELD(use_linear)
+        .set_default(false)
+        .describe("The L1-SVM loss (the hinge) instead of the L2-SVM loss (the squared hinge).");
   }
 };
 

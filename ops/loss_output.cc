@@ -1,5 +1,6 @@
 // The loss layers of loss_output-inl.h (LinearRegressionOutput, LogisticRegressionOutput,
-// MAERegressionOutput, MakeLoss, SVMOutput) and their backward operators; FCompute<gpu>: loss_output.cu.
+// MAERegressionOutput, MakeLoss, SVMOutput) and their backward operators; FCompute<gpu>:
+// loss_output.cu.
 #include <sstream>
 #include <string>
 

@@ -115,7 +115,8 @@ TEST(SVMOutputTest, GradientsAreTheHingeLossesAsMxnet) {
   const OpCase c{"SVMOutput",
                  {{"margin", "0.75"}, {"regularization_coefficient", "1.5"}},
                  {InputSpec(TShape{2, 3, 4}), labels}};
-  testing::CheckForward(c, [](const std::vector<Values>& in) { return std::vector<Values>{in[0]}; });
+  testing::CheckForward(c,
+                        [](const std::vector<Values>& in) { return std::vector<Values>{in[0]}; });
   testing::CheckWriteModes(c);
   const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
   const Values x = testing::ToValues(inputs[0].blob()), label = testing::ToValues(inputs[1].blob());

@@ -60,17 +60,20 @@ struct BilinearResizeParam : public dmlc::Parameter<BilinearResizeParam> {
             "the scales); odd_scale, (x - 1) * scale + 1 for an odd extent x, x * scale for "
             "an even one; like, the second input's; to_even_down/up, to_odd_down/up, the "
             "nearest even or odd extent below or above an extent that is not.");
-    DMLC_DECLARE_FIELD(align_corners).set_default(true).describe(
-        "Map the corners' centres onto each other (scale (in - 1) / (out - 1)), instead of "
-        "the corners themselves (scale in / out, positions at pixel centres).");
+    DMLC_DECLARE_FIELD(align_corners)
+        .set_default(true)
+        .describe(
+            "Map the corners' centres onto each other (scale (in - 1) / (out - 1)), instead of "
+            "the corners themselves (scale in / out, positions at pixel centres).");
   }
 };
 
 struct AdaptiveAvgPoolingParam : public dmlc::Parameter<AdaptiveAvgPoolingParam> {
   TShape output_size;
   DMLC_DECLARE_PARAMETER(AdaptiveAvgPoolingParam) {
-    DMLC_DECLARE_FIELD(output_size).set_default(TShape()).describe(
-        "The output's (height, width), or one extent for both; () is (1, 1).");
+    DMLC_DECLARE_FIELD(output_size)
+        .set_default(TShape())
+        .describe("The output's (height, width), or one extent for both; () is (1, 1).");
   }
 };
 
@@ -312,8 +315,8 @@ void ResizeGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
       const bool align = GetParam<BilinearResizeParam>(attrs).align_corners;
       const auto ay = AxisOf<DType>(x[2], y[2], align), ax = AxisOf<DType>(x[3], y[3], align);
       if constexpr (std::is_same_v<xpu, cpu>) {
-        Kernel<bilinear_resize_grad_plane, cpu>::LaunchItems(s, planes, 4 * per_plane, grad, og,
-                                                             ay, ax);
+        Kernel<bilinear_resize_grad_plane, cpu>::LaunchItems(s, planes, 4 * per_plane, grad, og, ay,
+                                                             ax);
       } else {
         Kernel<bilinear_resize_grad_atomic, xpu>::Launch(s, in[0].Size(), grad, og, ay, ax);
       }

@@ -40,11 +40,20 @@ index_t ResizedExtent(const BilinearResizeParam& p, index_t extent, index_t size
       result = odd ? static_cast<index_t>((extent - 1) * scale.value()) + 1
                    : static_cast<index_t>(extent * scale.value());
       break;
-    case kToEvenDown: result = odd ? extent - 1 : extent; break;
-    case kToEvenUp: result = odd ? extent + 1 : extent; break;
-    case kToOddDown: result = odd ? extent : extent - 1; break;
-    case kToOddUp: result = odd ? extent : extent + 1; break;
-    default: break;
+    case kToEvenDown:
+      result = odd ? extent - 1 : extent;
+      break;
+    case kToEvenUp:
+      result = odd ? extent + 1 : extent;
+      break;
+    case kToOddDown:
+      result = odd ? extent : extent - 1;
+      break;
+    case kToOddUp:
+      result = odd ? extent : extent + 1;
+      break;
+    default:
+      break;
   }
   if (result < 1) {
     std::ostringstream os;

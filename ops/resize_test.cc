@@ -77,9 +77,9 @@ TEST(ResizeTest, BilinearAgainstLoopsWithGradients) {
 // scale_width=0.5, each mode's output shape.
 TEST(ResizeTest, ModesShapeAsMxnet) {
   const std::map<std::string, TShape> expected = {
-      {"size", TShape{1, 1, 10, 4}},         {"odd_scale", TShape{1, 1, 10, 4}},
-      {"to_even_down", TShape{1, 1, 6, 8}},  {"to_even_up", TShape{1, 1, 8, 8}},
-      {"to_odd_down", TShape{1, 1, 7, 7}},   {"to_odd_up", TShape{1, 1, 7, 9}}};
+      {"size", TShape{1, 1, 10, 4}},        {"odd_scale", TShape{1, 1, 10, 4}},
+      {"to_even_down", TShape{1, 1, 6, 8}}, {"to_even_up", TShape{1, 1, 8, 8}},
+      {"to_odd_down", TShape{1, 1, 7, 7}},  {"to_odd_up", TShape{1, 1, 7, 9}}};
   for (const auto& [mode, shape] : expected) {
     const OpCase c{"_contrib_BilinearResize2D",
                    {{"mode", mode}, {"scale_height", "1.5"}, {"scale_width", "0.5"}},
@@ -115,9 +115,8 @@ TEST(ResizeTest, AdaptiveAveragesAgainstLoopsWithGradients) {
   for (const auto& [size, oh, ow] : std::vector<std::tuple<std::string, int, int>>{
            {"()", 1, 1}, {"(3,)", 3, 3}, {"(4,5)", 4, 5}, {"(7,9)", 7, 9}, {"(10,12)", 10, 12}}) {
     SCOPED_TRACE(size);
-    const OpCase op{"_contrib_AdaptiveAvgPooling2D",
-                    {{"output_size", size}},
-                    {InputSpec{TShape{n, c, h, w}}}};
+    const OpCase op{
+        "_contrib_AdaptiveAvgPooling2D", {{"output_size", size}}, {InputSpec{TShape{n, c, h, w}}}};
     testing::CheckForward(op, [&, oh = oh, ow = ow](const std::vector<Values>& in) {
       return std::vector<Values>{AdaptiveReference(in[0], n * c, h, w, oh, ow)};
     });

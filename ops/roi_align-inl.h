@@ -41,14 +41,19 @@ struct ROIAlignParam : public dmlc::Parameter<ROIAlignParam> {
   bool aligned;
   DMLC_DECLARE_PARAMETER(ROIAlignParam) {
     DMLC_DECLARE_FIELD(pooled_size).describe("The output's (height, width): bins per region.");
-    DMLC_DECLARE_FIELD(spatial_scale).set_range(0.0f, 1.0f).describe(
-        "The feature map's size over the image's (the reciprocal of the network's total "
-        "stride); the regions' corners are multiplied by it.");
-    DMLC_DECLARE_FIELD(sample_ratio).set_default(-1).describe(
-        "Bilinear samples per bin and axis; -1 (or 0): ceil(the bin's extent).");
-    DMLC_DECLARE_FIELD(position_sensitive).set_default(false).describe(
-        "R-FCN's position-sensitive pooling: bin (ph, pw) of output channel c reads input "
-        "channel (c * PH + ph) * PW + pw; the output has C / (PH * PW) channels.");
+    DMLC_DECLARE_FIELD(spatial_scale)
+        .set_range(0.0f, 1.0f)
+        .describe(
+            "The feature map's size over the image's (the reciprocal of the network's total "
+            "stride); the regions' corners are multiplied by it.");
+    DMLC_DECLARE_FIELD(sample_ratio)
+        .set_default(-1)
+        .describe("Bilinear samples per bin and axis; -1 (or 0): ceil(the bin's extent).");
+    DMLC_DECLARE_FIELD(position_sensitive)
+        .set_default(false)
+        .describe(
+            "R-FCN's position-sensitive pooling: bin (ph, pw) of output channel c reads input "
+            "channel (c * PH + ph) * PW + pw; the output has C / (PH * PW) channels.");
     DMLC_DECLARE_FIELD(aligned).set_default(false).describe(
         "Detectron2's alignment: corners shifted by half a position, no minimum region size.");
   }
@@ -179,8 +184,8 @@ struct roi_align_forward {
     Region<DType> region;
     DType sum = 0;
     if (RegionOf(rois + e.r * 5, g, &region)) {
-      const DType* plane = data + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) *
-                                      g.height * g.width;
+      const DType* plane =
+          data + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) * g.height * g.width;
       ForEachSample(region, g, e.ph, e.pw, [&](const Sample<DType>& s, DType share) {
         DType v = 0;
         for (int k = 0; k < 4; ++k) v += s.weight[k] * plane[s.offset[k]];
@@ -243,11 +248,12 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
   }
   const size_t index_bytes = (2 * g.regions * bins + g.regions) * sizeof(index_t);
   const size_t bytes = index_bytes + starts[g.regions] * sizeof(Sample<DType>);
-  auto* indices = reinterpret_cast<index_t*>(CpuWorkspace<char>(ctx, static_cast<index_t>(bytes), s));
-  const SampleTable<DType> t{indices, indices + g.regions * bins,
-                             reinterpret_cast<Sample<DType>*>(indices + 2 * g.regions * bins +
-                                                              g.regions),
-                             indices + 2 * g.regions * bins};
+  auto* indices =
+      reinterpret_cast<index_t*>(CpuWorkspace<char>(ctx, static_cast<index_t>(bytes), s));
+  const SampleTable<DType> t{
+      indices, indices + g.regions * bins,
+      reinterpret_cast<Sample<DType>*>(indices + 2 * g.regions * bins + g.regions),
+      indices + 2 * g.regions * bins};
   for (index_t r = 0; r < g.regions; ++r) t.begin[r * bins] = starts[r];
   Kernel<fill_sample_table, cpu>::LaunchItems(s, g.regions, bins * 16, t, rois, g);
   return t;
@@ -281,8 +287,7 @@ struct roi_align_table_forward {
 // (in region order: no two threads write one element).
 struct roi_align_table_backward {
   template <typename DType>
-  static void Map(index_t channel, DType* grad, const DType* og, SampleTable<DType> t,
-                  Geometry g) {
+  static void Map(index_t channel, DType* grad, const DType* og, SampleTable<DType> t, Geometry g) {
     const index_t bins = g.pooled_h * g.pooled_w;
     // The output channel and the one bin that read this input channel (position-sensitive),
     // or the same channel and every bin.
@@ -328,8 +333,8 @@ struct roi_align_backward_atomic {
     const OutputElement e = g.ElementOf(i);
     Region<DType> region;
     if (!RegionOf(rois + e.r * 5, g, &region)) return;
-    DType* plane = grad + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) *
-                              g.height * g.width;
+    DType* plane =
+        grad + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) * g.height * g.width;
     AddBinGradient(plane, og[i], region, g, e.ph, e.pw);
   }
 };
@@ -359,9 +364,8 @@ void ROIAlignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
 // Inputs: the output gradient, data, rois; outputs: the data's and the regions' gradients
 // (zeros, as MXNet's).
 template <typename xpu>
-void ROIAlignGradCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                         const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                         const std::vector<TBlob>& out) {
+void ROIAlignGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Geometry g = GeometryOf(GetParam<ROIAlignParam>(attrs), in[1].shape_, in[2].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {

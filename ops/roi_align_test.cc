@@ -31,7 +31,8 @@ Values AlignOf(const std::map<std::string, std::string>& extra, const Values& ro
   std::map<std::string, std::string> kw{{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}};
   for (const auto& [k, v] : extra) kw[k] = v;
   const int regions = static_cast<int>(rois.size() / 5);
-  const OpCase c{"_contrib_ROIAlign", kw,
+  const OpCase c{"_contrib_ROIAlign",
+                 kw,
                  {InputSpec::WithValues(TShape{2, 2, 5, 6}, Ramp(120)),
                   InputSpec::WithValues(TShape{regions, 5}, rois)}};
   return testing::ToValues(
@@ -46,16 +47,15 @@ TEST(ROIAlignTest, MxnetsValues) {
   const auto expect_near = [](const Values& actual, const Values& expected) {
     testing::ExpectClose(expected, actual, 1e-6, 1e-6, "");
   };
-  expect_near(AlignOf({}), {9.6875,  11.3125, 20.9375, 22.5625, 39.6875, 41.3125, 50.9375,
-                            52.5625, 68.875,  69.625,  71.875,  72.625,  98.875,  99.625,
-                            101.875, 102.625, 0,       0,       0,       0,       0,
-                            0,       0,       0,       65.275,  65.775,  70.825,  71.325,
-                            95.275,  95.775,  100.825, 101.325});
-  expect_near(AlignOf({{"aligned", "true"}}),
-              {6.1875, 7.8125, 17.4375, 19.0625, 36.1875, 37.8125, 47.4375, 49.0625,
-               65.375, 66.125, 68.375, 69.125,  95.375,  96.125,  98.375,  99.125,
-               0,      0,      0,      0,       0,       0,       0,       0,
-               61.625, 61.825, 67.175, 67.375,  91.625,  91.825,  97.175,  97.375});
+  expect_near(AlignOf({}), {9.6875, 11.3125, 20.9375, 22.5625, 39.6875, 41.3125, 50.9375, 52.5625,
+                            68.875, 69.625,  71.875,  72.625,  98.875,  99.625,  101.875, 102.625,
+                            0,      0,       0,       0,       0,       0,       0,       0,
+                            65.275, 65.775,  70.825,  71.325,  95.275,  95.775,  100.825, 101.325});
+  expect_near(
+      AlignOf({{"aligned", "true"}}),
+      {6.1875, 7.8125, 17.4375, 19.0625, 36.1875, 37.8125, 47.4375, 49.0625, 65.375, 66.125, 68.375,
+       69.125, 95.375, 96.125,  98.375,  99.125,  0,       0,       0,       0,      0,      0,
+       0,      0,      61.625,  61.825,  67.175,  67.375,  91.625,  91.825,  97.175, 97.375});
   expect_near(AlignOf({{"position_sensitive", "true"}, {"pooled_size", "(1,2)"}}),
               {15.3125, 46.9375, 70.375, 101.125, 0, 0, 68.05, 98.55});
   // Regions partly outside the maps: their samples there are zeros.
@@ -100,18 +100,19 @@ TEST(ROIAlignTest, BadShapesAndParametersAreNamed) {
   const std::map<std::string, std::string> ok{{"pooled_size", "(2,2)"}, {"spatial_scale", "1"}};
   EXPECT_THAT(error_of(ok, TShape{2, 3, 4}, TShape{1, 5}),
               HasSubstr("data must be feature maps (batch, channels, height, width), got (2,3,4)"));
-  EXPECT_THAT(error_of(ok, TShape{1, 2, 3, 4}, TShape{3, 4}),
-              HasSubstr("rois must be (regions, 5), each [batch_index, x1, y1, x2, y2], got (3,4)"));
+  EXPECT_THAT(
+      error_of(ok, TShape{1, 2, 3, 4}, TShape{3, 4}),
+      HasSubstr("rois must be (regions, 5), each [batch_index, x1, y1, x2, y2], got (3,4)"));
   EXPECT_THAT(error_of({{"pooled_size", "(2,0)"}, {"spatial_scale", "1"}}, TShape{1, 2, 3, 4},
                        TShape{1, 5}),
               HasSubstr("pooled_size (2,0) must be (height, width), both at least 1"));
   EXPECT_THAT(error_of({{"pooled_size", "(2,2)"}, {"spatial_scale", "0"}}, TShape{1, 2, 3, 4},
                        TShape{1, 5}),
               HasSubstr("spatial_scale 0 must be positive and finite"));
-  EXPECT_THAT(error_of({{"pooled_size", "(2,2)"}, {"spatial_scale", "1"},
-                        {"position_sensitive", "1"}},
-                       TShape{1, 6, 3, 4}, TShape{1, 5}),
-              HasSubstr("position_sensitive: the channels, 6, must be a multiple of the bins, 2 x 2"));
+  EXPECT_THAT(
+      error_of({{"pooled_size", "(2,2)"}, {"spatial_scale", "1"}, {"position_sensitive", "1"}},
+               TShape{1, 6, 3, 4}, TShape{1, 5}),
+      HasSubstr("position_sensitive: the channels, 6, must be a multiple of the bins, 2 x 2"));
 }
 
 }  // namespace

@@ -19,13 +19,13 @@ namespace ops {
 namespace sliding_blocks {
 
 // The window's fields (TShape kernel, stride, dilate, pad), declared alike by both operators.
-#define OPS_DECLARE_WINDOW_FIELDS()                                                       \
-  DMLC_DECLARE_FIELD(kernel).describe("Kernel size: (w,), (h, w) or (d, h, w).");         \
-  DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(                              \
-      "The step between neighbouring blocks per spatial axis; () is 1 on every axis.");   \
-  DMLC_DECLARE_FIELD(dilate).set_default(TShape()).describe(                              \
-      "The spacing of the kernel's taps per spatial axis; () is 1 on every axis.");       \
-  DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(                                 \
+#define OPS_DECLARE_WINDOW_FIELDS()                                                     \
+  DMLC_DECLARE_FIELD(kernel).describe("Kernel size: (w,), (h, w) or (d, h, w).");       \
+  DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(                            \
+      "The step between neighbouring blocks per spatial axis; () is 1 on every axis."); \
+  DMLC_DECLARE_FIELD(dilate).set_default(TShape()).describe(                            \
+      "The spacing of the kernel's taps per spatial axis; () is 1 on every axis.");     \
+  DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(                               \
       "Zero padding on both sides of each spatial axis; () is 0 on every axis.")
 
 struct Im2colParam : public dmlc::Parameter<Im2colParam> {
@@ -43,8 +43,8 @@ struct Col2imParam : public dmlc::Parameter<Col2imParam> {
   TShape dilate;
   TShape pad;
   DMLC_DECLARE_PARAMETER(Col2imParam) {
-    DMLC_DECLARE_FIELD(output_size).describe(
-        "The images' spatial extents: (w,), (h, w) or (d, h, w).");
+    DMLC_DECLARE_FIELD(output_size)
+        .describe("The images' spatial extents: (w,), (h, w) or (d, h, w).");
     OPS_DECLARE_WINDOW_FIELDS();
   }
 };

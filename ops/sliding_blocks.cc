@@ -114,8 +114,7 @@ const bool kRegistered = [] {
       "(N, C, spatial...) as columns: (N, C * K, W), row c * K + k the kernel tap k of channel "
       "c, column w the window's position w (row-major over the output's spatial axes); zeros "
       "in the padding.",
-      "Images (N, C, width), (N, C, height, width) or (N, C, depth, height, width).",
-      Im2colShape);
+      "Images (N, C, width), (N, C, height, width) or (N, C, depth, height, width).", Im2colShape);
   RegisterDirection<Col2imParam>(
       "col2im", "_backward_col2im",
       "Columns (N, C * K, W) as im2col lays them out added back onto images (N, C, "

@@ -34,8 +34,8 @@ TEST(SlidingBlocksTest, MxnetsValues) {
             (Values{0, 0, 0, 2, 4, 6, 8, 10, 0, 0, 1, 3, 5, 7, 9, 11, 0, 2, 4, 6, 8, 10, 0, 0}));
   std::map<std::string, std::string> to_image = window;
   to_image["output_size"] = "(3,4)";
-  const OpCase col2im{"col2im", to_image,
-                      {InputSpec::WithValues(TShape{1, 4, 8}, Values(32, 1.0))}};
+  const OpCase col2im{
+      "col2im", to_image, {InputSpec::WithValues(TShape{1, 4, 8}, Values(32, 1.0))}};
   EXPECT_EQ(ForwardOf(col2im), Values(12, 2.0));
 }
 
@@ -104,8 +104,8 @@ TEST(SlidingBlocksTest, EveryWindowAgainstLoopsWithGradients) {
     const int image_size = w.channels * Window::Product(w.in);
     std::vector<index_t> image_dims{batch, w.channels};
     image_dims.insert(image_dims.end(), w.in.begin(), w.in.end());
-    const OpCase im2col{"im2col", im2col_params,
-                        {InputSpec{TShape(image_dims.begin(), image_dims.end())}}};
+    const OpCase im2col{
+        "im2col", im2col_params, {InputSpec{TShape(image_dims.begin(), image_dims.end())}}};
     SCOPED_TRACE(im2col_params["kernel"] + " stride " + im2col_params["stride"]);
     testing::CheckForward(im2col, [&](const std::vector<Values>& in) {
       Values out;
@@ -158,9 +158,8 @@ TEST(SlidingBlocksTest, BadShapesAreNamed) {
   EXPECT_THAT(
       error_of("col2im", TShape{1, 6, 6}, {{"kernel", "(2,2)"}, {"output_size", "(3,4)"}}),
       HasSubstr("data's axis 1, 6, must be the channels times the kernel's taps ((2,2): 4)"));
-  EXPECT_THAT(
-      error_of("col2im", TShape{1, 4, 6}, {{"kernel", "(2,2)"}, {"output_size", "(3,)"}}),
-      HasSubstr("output_size (3,) must have an entry per axis of the kernel (2,2)"));
+  EXPECT_THAT(error_of("col2im", TShape{1, 4, 6}, {{"kernel", "(2,2)"}, {"output_size", "(3,)"}}),
+              HasSubstr("output_size (3,) must have an entry per axis of the kernel (2,2)"));
   EXPECT_THAT(error_of("col2im", TShape{4, 6}, {{"kernel", "(2,2)"}, {"output_size", "(3,4)"}}),
               HasSubstr("data must be columns (batch, channels * kernel taps, blocks), got (4,6)"));
 }

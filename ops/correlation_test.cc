@@ -4,10 +4,12 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/correlation-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -85,6 +87,48 @@ TEST(CorrelationTest, SettingsAgainstLoopsWithGradients) {
     });
     testing::CheckWriteModes(op);
     testing::CheckGradient(op);
+  }
+}
+
+// The GPU's items (an output element a thread; each input element gathering its gradient)
+// run here on the CPU through Kernel<OP, cpu>, against the CPU's row kernels.
+TEST(CorrelationTest, TheGpuItemsAgreeWithTheCpuPath) {
+  const int n = 2, c = 3, h = 7, w = 8;
+  for (const std::map<std::string, std::string>& kw :
+       std::vector<std::map<std::string, std::string>>{
+           {{"kernel_size", "3"}, {"max_displacement", "2"}, {"pad_size", "2"}},
+           {{"max_displacement", "4"}, {"stride1", "2"}, {"stride2", "2"}, {"pad_size", "3"}},
+           {{"kernel_size", "3"}, {"max_displacement", "1"}, {"is_multiply", "false"}}}) {
+    const OpCase op{
+        "Correlation", kw, {InputSpec{TShape{n, c, h, w}}, InputSpec{TShape{n, c, h, w}}}};
+    const std::vector<CpuTensor> in = testing::MakeInputs(op, mshadow::kFloat64);
+    const Values y = testing::ToValues(testing::Forward(op, in)[0].blob());
+    Values og(y.size());
+    for (size_t i = 0; i < og.size(); ++i) og[i] = std::cos(0.3 * static_cast<double>(i));
+    const std::vector<CpuTensor> grads = testing::Backward(op, in, {og});
+    const NodeAttrs attrs = ParseAttrs(Op::Get("Correlation"), kw);
+    const correlation::CorrelationParam& param = GetParam<correlation::CorrelationParam>(attrs);
+    const correlation::Geometry g = correlation::GeometryOf(param, in[0].shape(), in[1].shape());
+    const double *a = in[0].data<double>(), *b = in[1].data<double>();
+    Values gpu_y(y.size()), gpu_da(n * c * h * w), gpu_db(n * c * h * w);
+    const auto run = [&](auto multiply) {
+      constexpr bool kMultiply = decltype(multiply)::value;
+      using correlation::correlate_grad;
+      Kernel<correlation::correlate_element<kWriteTo, kMultiply>, cpu>::Launch(
+          nullptr, static_cast<index_t>(y.size()), gpu_y.data(), a, b, g);
+      Kernel<correlate_grad<kWriteTo, kMultiply, true>, cpu>::Launch(
+          nullptr, static_cast<index_t>(gpu_da.size()), gpu_da.data(), og.data(), a, b, g);
+      Kernel<correlate_grad<kWriteTo, kMultiply, false>, cpu>::Launch(
+          nullptr, static_cast<index_t>(gpu_db.size()), gpu_db.data(), og.data(), a, b, g);
+    };
+    if (param.is_multiply) {
+      run(std::true_type());
+    } else {
+      run(std::false_type());
+    }
+    testing::ExpectClose(y, gpu_y, 1e-12, 1e-12, "forward");
+    testing::ExpectClose(testing::ToValues(grads[0].blob()), gpu_da, 1e-12, 1e-12, "data1");
+    testing::ExpectClose(testing::ToValues(grads[1].blob()), gpu_db, 1e-12, 1e-12, "data2");
   }
 }
 

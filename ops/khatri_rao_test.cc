@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/khatri_rao-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -55,6 +56,23 @@ TEST(KhatriRaoTest, ProductsAgainstLoopsWithGradients) {
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
+}
+
+// The GPU's forward item (an output element a thread) runs here on the CPU through
+// Kernel<OP, cpu>, against the CPU's row items.
+TEST(KhatriRaoTest, TheGpuItemAgreesWithTheCpuPath) {
+  const OpCase c{"khatri_rao",
+                 {{"num_args", "3"}},
+                 {InputSpec{TShape{3, 4}}, InputSpec{TShape{2, 4}}, InputSpec{TShape{5, 4}}}};
+  const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values y = testing::ToValues(testing::Forward(c, in)[0].blob());
+  std::vector<TBlob> blobs;
+  for (const CpuTensor& t : in) blobs.push_back(t.blob());
+  Values gpu_y(y.size());
+  Kernel<khatri_rao::product_element<kWriteTo>, cpu>::Launch(
+      nullptr, static_cast<index_t>(y.size()), gpu_y.data(), khatri_rao::FactorsOf<double>(blobs),
+      index_t{4});
+  testing::ExpectClose(y, gpu_y, 1e-14, 1e-14, "forward");
 }
 
 TEST(KhatriRaoTest, BadShapesAreNamed) {

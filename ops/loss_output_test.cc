@@ -3,10 +3,12 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/loss_output-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -129,6 +131,32 @@ TEST(SVMOutputTest, GradientsAreTheHingeLossesAsMxnet) {
     EXPECT_NEAR(dx[i], (is_label ? -1.5 : 1.5) * hinge, 1e-12) << i;
   }
   EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(6, 0.0));
+}
+
+// The GPU's gradient item (a score a thread) runs here on the CPU through Kernel<OP, cpu>,
+// against the CPU's row items; labels in and out of range.
+TEST(SVMOutputTest, TheGpuItemAgreesWithTheCpuPath) {
+  const Values labels = {0, 3, 7, -1, 2.5, 1};
+  for (const bool linear : {false, true}) {
+    const OpCase c{"SVMOutput",
+                   {{"use_linear", linear ? "1" : "0"}, {"margin", "0.75"}},
+                   {InputSpec(TShape{6, 4}), InputSpec::WithValues(TShape{6}, labels)}};
+    const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+    const Values dx =
+        testing::ToValues(testing::Backward(c, in, {Values(24, 1.0)})[0].blob());
+    Values gpu_dx(24);
+    const auto run = [&](auto kind) {
+      Kernel<loss_output::svm_grad<decltype(kind)::value, kWriteTo>, cpu>::Launch(
+          nullptr, 24, gpu_dx.data(), in[0].data<double>(), in[1].data<double>(), index_t{4},
+          0.75, 1.0);
+    };
+    if (linear) {
+      run(std::true_type());
+    } else {
+      run(std::false_type());
+    }
+    testing::ExpectClose(dx, gpu_dx, 1e-14, 1e-14, linear ? "L1" : "L2");
+  }
 }
 
 TEST(SVMOutputTest, LabelShapeIsTheRowsOfScores) {

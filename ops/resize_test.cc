@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/resize-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -123,6 +124,40 @@ TEST(ResizeTest, AdaptiveAveragesAgainstLoopsWithGradients) {
     testing::CheckWriteModes(op);
     testing::CheckGradient(op);
   }
+}
+
+// The GPU's gradient items (an output gradient element a thread, added atomically) run here on
+// the CPU through Kernel<OP, cpu>, against the CPU's plane items.
+TEST(ResizeTest, TheGpuGradientItemsAgreeWithTheCpuPath) {
+  const TShape x{2, 3, 5, 7}, y{2, 3, 9, 4};
+  Values og(y.Size());
+  for (size_t i = 0; i < og.size(); ++i) og[i] = std::sin(0.9 * static_cast<double>(i));
+  for (const bool align : {true, false}) {
+    const OpCase op{"_contrib_BilinearResize2D",
+                    {{"height", "9"}, {"width", "4"}, {"align_corners", align ? "1" : "0"}},
+                    {InputSpec{x}}};
+    const Values dx = testing::ToValues(
+        testing::Backward(op, testing::MakeInputs(op, mshadow::kFloat64), {og})[0].blob());
+    Values gpu_dx(x.Size(), 0.0);
+    Kernel<resize::bilinear_resize_grad_atomic, cpu>::Launch(
+        nullptr, static_cast<index_t>(og.size()), gpu_dx.data(), og.data(),
+        resize::AxisOf<double>(x[2], y[2], align), resize::AxisOf<double>(x[3], y[3], align));
+    testing::ExpectClose(dx, gpu_dx, 1e-12, 1e-12, align ? "aligned" : "not aligned");
+  }
+  const OpCase pool{"_contrib_AdaptiveAvgPooling2D", {{"output_size", "(4,3)"}}, {InputSpec{x}}};
+  Values pool_og(2 * 3 * 4 * 3);
+  for (size_t i = 0; i < pool_og.size(); ++i) pool_og[i] = std::cos(0.4 * static_cast<double>(i));
+  const std::vector<CpuTensor> in = testing::MakeInputs(pool, mshadow::kFloat64);
+  const Values y_cpu = testing::ToValues(testing::Forward(pool, in)[0].blob());
+  const Values dx = testing::ToValues(testing::Backward(pool, in, {pool_og})[0].blob());
+  Values gpu_y(pool_og.size()), gpu_dx(x.Size(), 0.0);
+  const resize::AdaptiveAxis ay{x[2], 4}, ax{x[3], 3};
+  Kernel<resize::adaptive_avg_pool<kWriteTo>, cpu>::Launch(
+      nullptr, static_cast<index_t>(gpu_y.size()), gpu_y.data(), in[0].data<double>(), ay, ax);
+  Kernel<resize::adaptive_avg_pool_grad, cpu>::Launch(nullptr, static_cast<index_t>(pool_og.size()),
+                                                      gpu_dx.data(), pool_og.data(), ay, ax);
+  testing::ExpectClose(y_cpu, gpu_y, 1e-12, 1e-12, "adaptive forward");
+  testing::ExpectClose(dx, gpu_dx, 1e-12, 1e-12, "adaptive gradient");
 }
 
 TEST(ResizeTest, BadShapesAndParametersAreNamed) {

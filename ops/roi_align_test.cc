@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/roi_align-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -88,6 +89,38 @@ TEST(ROIAlignTest, RegionsOutsideTheBatchOrNotFiniteAreIgnored) {
   const Values out = AlignOf({}, rois);
   EXPECT_EQ(Values(out.begin(), out.begin() + 24), Values(24, 0.0));
   for (size_t i = 24; i < out.size(); ++i) EXPECT_TRUE(std::isfinite(out[i])) << i;
+}
+
+// The GPU's items (an output element a thread, the gradient added atomically) run here on the
+// CPU through Kernel<OP, cpu>, against the CPU's own path (the sample table): what can be
+// checked of the GPU code without a GPU.
+TEST(ROIAlignTest, TheGpuItemsAgreeWithTheCpuPath) {
+  for (const std::map<std::string, std::string>& kw :
+       std::vector<std::map<std::string, std::string>>{
+           {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
+           {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}},
+           {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"aligned", "1"}}}) {
+    InputSpec rois = InputSpec::WithValues(TShape{4, 5}, kRois);
+    rois.differentiable = false;
+    const OpCase c{"_contrib_ROIAlign", kw, {InputSpec{TShape{2, 4, 5, 6}}, rois}};
+    const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+    const Values y = testing::ToValues(testing::Forward(c, in)[0].blob());
+    Values og(y.size());
+    for (size_t i = 0; i < og.size(); ++i) og[i] = std::sin(0.7 * static_cast<double>(i));
+    const Values dx = testing::ToValues(testing::Backward(c, in, {og})[0].blob());
+    const NodeAttrs attrs = ParseAttrs(Op::Get("_contrib_ROIAlign"), kw);
+    const roi_align::Geometry g = roi_align::GeometryOf(GetParam<roi_align::ROIAlignParam>(attrs),
+                                                        in[0].shape(), in[1].shape());
+    Values gpu_y(y.size()), gpu_dx(dx.size(), 0.0);
+    Kernel<roi_align::roi_align_forward<kWriteTo>, cpu>::Launch(
+        nullptr, static_cast<index_t>(y.size()), gpu_y.data(), in[0].data<double>(),
+        in[1].data<double>(), g);
+    Kernel<roi_align::roi_align_backward_atomic, cpu>::Launch(
+        nullptr, static_cast<index_t>(og.size()), gpu_dx.data(), og.data(), in[1].data<double>(),
+        g);
+    testing::ExpectClose(y, gpu_y, 1e-12, 1e-12, "forward");
+    testing::ExpectClose(dx, gpu_dx, 1e-12, 1e-12, "gradient");
+  }
 }
 
 TEST(ROIAlignTest, BadShapesAndParametersAreNamed) {

@@ -872,6 +872,44 @@ def _correlation(a, b, p):
     return out / (k * k * c)
 
 
+def _multibox_prior(data, p):
+    """SSD's anchors in float32, as MXNet computes them: every size with the first ratio, then
+    the first size with the others, per position."""
+    f = np.float32
+    sizes, ratios = _tuple(p.get("sizes", "(1,)")), _tuple(p.get("ratios", "(1,)"))
+    steps, offsets = _tuple(p.get("steps", "(-1,-1)")), _tuple(p.get("offsets", "(0.5,0.5)"))
+    h, w = data.shape[2:]
+    sy = f(steps[0]) if steps[0] > 0 else f(1) / f(h)
+    sx = f(steps[1]) if steps[1] > 0 else f(1) / f(w)
+    shapes = [(f(s), f(ratios[0])) for s in sizes] + [(f(sizes[0]), f(r)) for r in ratios[1:]]
+    boxes = []
+    for r in range(h):
+        cy = (f(r) + f(offsets[0])) * sy
+        for c in range(w):
+            cx = (f(c) + f(offsets[1])) * sx
+            for size, ratio in shapes:
+                hw = size * f(h) / f(w) * np.sqrt(ratio) / f(2)
+                hh = size / np.sqrt(ratio) / f(2)
+                boxes.append([cx - hw, cy - hh, cx + hw, cy + hh])
+    out = np.array(boxes, np.float32)[None]
+    return (np.clip(out, 0, 1) if _flag(p, "clip") else out).astype(data.dtype)
+
+
+def _box_iou(lhs, rhs, p):
+    def corners(b):
+        if p.get("format", "corner") == "center":
+            return np.concatenate([b[..., :2] - b[..., 2:] / 2, b[..., :2] + b[..., 2:] / 2], -1)
+        return b
+    a, b = corners(lhs.reshape(-1, 4))[:, None], corners(rhs.reshape(-1, 4))[None]
+    w = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
+    h = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
+    overlap = w * h
+    union = ((a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+             + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - overlap)
+    iou = np.where((w > 0) & (h > 0), overlap / np.where(union == 0, 1, union), 0)
+    return iou.reshape(lhs.shape[:-1] + rhs.shape[:-1]).astype(lhs.dtype)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1371,6 +1409,8 @@ FORWARD = {
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
     "im2col": _im2col,
+    "_contrib_MultiBoxPrior": _multibox_prior,
+    "_contrib_box_iou": _box_iou,
     "Correlation": _correlation,
     "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,

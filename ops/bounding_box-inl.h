@@ -1,0 +1,160 @@
+// ops/bounding_box-inl.h: MXNet 1.9.1's bounding-box operators of single-shot detectors,
+// written once for every device: _contrib_MultiBoxPrior (SSD's anchor boxes over a feature
+// map) and _contrib_box_iou (the intersection over union of every pair of two sets of boxes).
+// Both have MXNet's zero gradient. bounding_box.cc registers them with FCompute<cpu>;
+// bounding_box.cu adds FCompute<gpu>.
+#ifndef OPS_BOUNDING_BOX_INL_H_
+#define OPS_BOUNDING_BOX_INL_H_
+
+#include <cmath>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "ops/float_tuple.h"
+#include "ops/invoke.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+
+namespace ops {
+namespace bounding_box {
+
+struct MultiBoxPriorParam : public dmlc::Parameter<MultiBoxPriorParam> {
+  FloatTuple sizes;
+  FloatTuple ratios;
+  bool clip;
+  FloatTuple steps;
+  FloatTuple offsets;
+  DMLC_DECLARE_PARAMETER(MultiBoxPriorParam) {
+    DMLC_DECLARE_FIELD(sizes)
+        .set_default(FloatTuple{{1.0f}})
+        .describe("The anchors' sizes, as fractions of the map's height.");
+    DMLC_DECLARE_FIELD(ratios)
+        .set_default(FloatTuple{{1.0f}})
+        .describe("The anchors' aspect ratios (width over height).");
+    DMLC_DECLARE_FIELD(clip).set_default(false).describe("Clip the boxes to [0, 1].");
+    DMLC_DECLARE_FIELD(steps)
+        .set_default(FloatTuple{{-1.0f, -1.0f}})
+        .describe("The step between anchor centres, (y, x); -1: 1 / the map's extent.");
+    DMLC_DECLARE_FIELD(offsets)
+        .set_default(FloatTuple{{0.5f, 0.5f}})
+        .describe("The anchor centres' offset within a cell, (y, x), in steps.");
+  }
+};
+
+enum BoxFormat { kCorner = 0, kCenter = 1 };
+
+struct BoxIouParam : public dmlc::Parameter<BoxIouParam> {
+  int format;
+  DMLC_DECLARE_PARAMETER(BoxIouParam) {
+    DMLC_DECLARE_FIELD(format)
+        .add_enum("corner", kCorner)
+        .add_enum("center", kCenter)
+        .set_default(kCorner)
+        .describe("Boxes as [xmin, ymin, xmax, ymax] (corner) or [x, y, width, height] (center).");
+  }
+};
+
+// The anchors' geometry: a map of height x width positions, each with `per_position` anchors
+// whose half extents (as fractions of the map) are in half_w / half_h.
+constexpr int kMaxAnchors = 64;
+struct AnchorGeometry {
+  index_t height, width;
+  int per_position;
+  float step_y, step_x, offset_y, offset_x;
+  float half_w[kMaxAnchors], half_h[kMaxAnchors];
+  bool clip;
+};
+
+// Item (both devices): anchor i = (row, column, k), its four corners, computed in float as
+// MXNet's.
+template <int kReq>
+struct multibox_prior {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, AnchorGeometry g) {
+    const index_t k = i % g.per_position, cell = i / g.per_position;
+    const float cy = (static_cast<float>(cell / g.width) + g.offset_y) * g.step_y;
+    const float cx = (static_cast<float>(cell % g.width) + g.offset_x) * g.step_x;
+    float box[4] = {cx - g.half_w[k], cy - g.half_h[k], cx + g.half_w[k], cy + g.half_h[k]};
+    for (int j = 0; j < 4; ++j) {
+      if (g.clip) box[j] = box[j] < 0.0f ? 0.0f : (box[j] > 1.0f ? 1.0f : box[j]);
+      AssignReq<kReq>(out + i * 4 + j, static_cast<DType>(box[j]));
+    }
+  }
+};
+
+// A box's corners from either format.
+template <typename DType>
+MSHADOW_XINLINE void Corners(const DType* b, int format, DType* c) {
+  if (format == kCorner) {
+    c[0] = b[0], c[1] = b[1], c[2] = b[2], c[3] = b[3];
+  } else {
+    c[0] = b[0] - b[2] / DType(2), c[1] = b[1] - b[3] / DType(2);
+    c[2] = b[0] + b[2] / DType(2), c[3] = b[1] + b[3] / DType(2);
+  }
+}
+
+// Item (both devices): pair i = (a, b) of lhs box a and rhs box b.
+template <int kReq>
+struct box_iou {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* lhs, const DType* rhs,
+                                  index_t rhs_count, int format) {
+    DType a[4], b[4];
+    Corners(lhs + i / rhs_count * 4, format, a);
+    Corners(rhs + i % rhs_count * 4, format, b);
+    const DType w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+    const DType h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+    DType iou = 0;
+    if (w > DType(0) && h > DType(0)) {  // no overlap (or a box of no area): 0, as MXNet
+      const DType overlap = w * h;
+      iou = overlap / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - overlap);
+    }
+    AssignReq<kReq>(out + i, iou);
+  }
+};
+
+AnchorGeometry AnchorGeometryOf(const MultiBoxPriorParam& param, const TShape& data);
+
+template <typename xpu>
+void MultiBoxPriorCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  const AnchorGeometry g = AnchorGeometryOf(GetParam<MultiBoxPriorParam>(attrs), in[0].shape_);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<multibox_prior<Req>, xpu>::Launch(s, out[0].Size() / 4, out[0].dptr<DType>(), g);
+    });
+  });
+}
+
+template <typename xpu>
+void BoxIouCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const int format = GetParam<BoxIouParam>(attrs).format;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    OPS_REQ_SWITCH(req[0], Req, {
+      Kernel<box_iou<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                        in[1].dptr<DType>(), static_cast<index_t>(in[1].Size() / 4),
+                                        format);
+    });
+  });
+}
+
+// Adds FCompute<xpu> to both operators and their zero gradients.
+template <typename xpu>
+void SetBoundingBoxCompute() {
+  const char* attr_name = ComputeAttrName<xpu>();
+  RegisterOp("_contrib_MultiBoxPrior")
+      .set_attr<FCompute>(attr_name, FCompute(MultiBoxPriorCompute<xpu>));
+  RegisterOp("_contrib_box_iou").set_attr<FCompute>(attr_name, FCompute(BoxIouCompute<xpu>));
+  for (const char* backward : {"_backward_contrib_MultiBoxPrior", "_backward_contrib_box_iou"}) {
+    RegisterOp(backward).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
+  }
+}
+
+}  // namespace bounding_box
+}  // namespace ops
+
+#endif  // OPS_BOUNDING_BOX_INL_H_

@@ -108,7 +108,7 @@ bool UnpackShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 }
 
 // sumlogdiag: (..., n, n) -> (...), or (1,) for one matrix.
-bool SumLogDiagShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+bool SumLogDiagShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& a = (*in)[0];
   if (!ShapeIsKnown(a)) return false;
   if (SquareSide(a) == 0) {

@@ -181,7 +181,7 @@ struct roi_align_forward {
   MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* data, const DType* rois,
                                   Geometry g) {
     const OutputElement e = g.ElementOf(i);
-    Region<DType> region;
+    Region<DType> region{};
     DType sum = 0;
     if (RegionOf(rois + e.r * 5, g, &region)) {
       const DType* plane =
@@ -215,7 +215,7 @@ struct fill_sample_table {
   template <typename DType>
   static void Map(index_t r, SampleTable<DType> t, const DType* rois, Geometry g) {
     const index_t bins = g.pooled_h * g.pooled_w;
-    Region<DType> region;
+    Region<DType> region{};
     const bool used = RegionOf(rois + r * 5, g, &region);
     t.image[r] = used ? region.image : -1;
     index_t count = t.begin[r * bins];  // the region's part of the table
@@ -242,7 +242,7 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
   const index_t bins = g.pooled_h * g.pooled_w;
   std::vector<index_t> starts(g.regions + 1, 0);
   for (index_t r = 0; r < g.regions; ++r) {
-    Region<DType> region;
+    Region<DType> region{};
     const index_t n = RegionOf(rois + r * 5, g, &region) ? region.grid_h * region.grid_w : 0;
     starts[r + 1] = starts[r] + n * bins;  // at most this many: samples outside are skipped
   }
@@ -331,7 +331,7 @@ struct roi_align_backward_atomic {
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const DType* rois,
                                   Geometry g) {
     const OutputElement e = g.ElementOf(i);
-    Region<DType> region;
+    Region<DType> region{};
     if (!RegionOf(rois + e.r * 5, g, &region)) return;
     DType* plane =
         grad + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) * g.height * g.width;

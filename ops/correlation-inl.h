@@ -133,6 +133,13 @@ struct correlate_element {
 // ceil(a / s) for s > 0 and any a.
 inline index_t CeilDiv(index_t a, index_t s) { return a >= 0 ? (a + s - 1) / s : -(-a / s); }
 
+// The output columns j in [*j0, *j1) whose position first + j * stride1 lies in [x_lo, x_hi).
+inline void ColumnRange(const Geometry& g, index_t first, index_t x_lo, index_t x_hi, index_t* j0,
+                        index_t* j1) {
+  *j0 = std::min(std::max<index_t>(0, CeilDiv(x_lo - first, g.stride1)), g.out_w);
+  *j1 = std::min(std::max(*j0, CeilDiv(x_hi - first, g.stride1)), g.out_w);
+}
+
 // CPU item for products: output row (n, t, oi), each (window element, channel) added along the
 // row as one loop over the output columns whose two positions lie inside the inputs (a product
 // with the padding is 0); contiguous for stride1 1.
@@ -152,8 +159,8 @@ struct correlate_row {
       if (y1 < 0 || y1 >= g.height || y2 < 0 || y2 >= g.height) continue;
       for (index_t w = 0; w < g.kernel; ++w) {
         const index_t first = g.Origin(0) + w;
-        const index_t j0 = std::min(std::max<index_t>(0, CeilDiv(x_lo - first, s1)), g.out_w);
-        const index_t j1 = std::min(std::max(j0, CeilDiv(x_hi - first, s1)), g.out_w);
+        index_t j0, j1;
+        ColumnRange(g, first, x_lo, x_hi, &j0, &j1);
         for (index_t c = 0; c < g.channels; ++c) {
           const DType* a = data1 + ((n * g.channels + c) * g.height + y1) * g.width + first;
           const DType* b = data2 + ((n * g.channels + c) * g.height + y2) * g.width + first + dx;
@@ -247,8 +254,8 @@ struct correlate_grad_row {
           const index_t first = g.Origin(0) + w + (kFirst ? 0 : dx);
           const index_t x_lo = kMultiply ? std::max<index_t>(0, -shift) : 0;
           const index_t x_hi = kMultiply ? std::min(g.width, g.width - shift) : g.width;
-          const index_t j0 = std::min(std::max<index_t>(0, CeilDiv(x_lo - first, s1)), g.out_w);
-          const index_t j1 = std::min(std::max(j0, CeilDiv(x_hi - first, s1)), g.out_w);
+          index_t j0, j1;
+          ColumnRange(g, first, x_lo, x_hi, &j0, &j1);
           if constexpr (kMultiply) {
             DType* to = sums + first;
             const DType* theirs = other + first + shift;

@@ -78,6 +78,11 @@ struct Geometry {
             i / pooled_w % pooled_h, i % pooled_w};
   }
 
+  // Where image n's plane of input channel `channel` starts.
+  MSHADOW_XINLINE index_t PlaneOffset(index_t n, index_t channel) const {
+    return (n * channels + channel) * height * width;
+  }
+
   // The input channel bin (ph, pw) of output channel c reads.
   MSHADOW_XINLINE index_t InputChannel(index_t c, index_t ph, index_t pw) const {
     return position_sensitive ? (c * pooled_h + ph) * pooled_w + pw : c;
@@ -184,8 +189,7 @@ struct roi_align_forward {
     Region<DType> region{};
     DType sum = 0;
     if (RegionOf(rois + e.r * 5, g, &region)) {
-      const DType* plane =
-          data + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) * g.height * g.width;
+      const DType* plane = data + g.PlaneOffset(region.image, g.InputChannel(e.c, e.ph, e.pw));
       ForEachSample(region, g, e.ph, e.pw, [&](const Sample<DType>& s, DType share) {
         DType v = 0;
         for (int k = 0; k < 4; ++k) v += s.weight[k] * plane[s.offset[k]];
@@ -270,8 +274,7 @@ struct roi_align_table_forward {
       DType sum = 0;
       if (t.image[r] >= 0) {
         const DType* plane =
-            data + (t.image[r] * g.channels + g.InputChannel(c, b / g.pooled_w, b % g.pooled_w)) *
-                       g.height * g.width;
+            data + g.PlaneOffset(t.image[r], g.InputChannel(c, b / g.pooled_w, b % g.pooled_w));
         for (index_t k = t.begin[r * bins + b]; k < t.end[r * bins + b]; ++k) {
           const Sample<DType>& s = t.samples[k];
           sum += s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]] +
@@ -296,7 +299,7 @@ struct roi_align_table_backward {
     const index_t last = g.position_sensitive ? first + 1 : bins;
     for (index_t r = 0; r < g.regions; ++r) {
       if (t.image[r] < 0) continue;
-      DType* plane = grad + (t.image[r] * g.channels + channel) * g.height * g.width;
+      DType* plane = grad + g.PlaneOffset(t.image[r], channel);
       const DType* og_bins = og + (r * g.out_channels + c) * bins;
       for (index_t b = first; b < last; ++b) {
         const DType d = og_bins[b];
@@ -333,8 +336,7 @@ struct roi_align_backward_atomic {
     const OutputElement e = g.ElementOf(i);
     Region<DType> region{};
     if (!RegionOf(rois + e.r * 5, g, &region)) return;
-    DType* plane =
-        grad + (region.image * g.channels + g.InputChannel(e.c, e.ph, e.pw)) * g.height * g.width;
+    DType* plane = grad + g.PlaneOffset(region.image, g.InputChannel(e.c, e.ph, e.pw));
     AddBinGradient(plane, og[i], region, g, e.ph, e.pw);
   }
 };

@@ -124,7 +124,32 @@ InputSpec ParseInputSpec(const std::string& spec_text) {
   return spec;
 }
 
-InputSpec ParseValueSpec(const std::string& text) {
+// "...+kI": the matrices of the last two axes with k added to their diagonals, drawn now (a
+// fixed seed) as the spec's values.
+InputSpec WithDiagonalShift(InputSpec spec, const std::string& shift_text) {
+  const TShape& shape = spec.shape;
+  const int ndim = static_cast<int>(shape.ndim());
+  if (ndim < 2 || shape[ndim - 1] != shape[ndim - 2] || spec.integer) {
+    Fail("'+" + shift_text + "' needs real square matrices (the last two axes), got " +
+         ShapeText(shape));
+  }
+  const double shift = ParseBound(shift_text.substr(0, shift_text.size() - 1), "+" + shift_text);
+  std::mt19937_64 rng(1234);
+  spec.values = RandomValues(static_cast<size_t>(shape.Size()), spec.lo, spec.hi, &rng);
+  const size_t n = shape[ndim - 1];
+  for (size_t start = 0; start < spec.values.size(); start += n * n) {
+    for (size_t d = 0; d < n; ++d) spec.values[start + d * (n + 1)] += shift;
+  }
+  return spec;
+}
+
+InputSpec ParseValueSpec(const std::string& spec_text) {
+  // "+kI" last: k added to every matrix's diagonal.
+  const size_t plus = spec_text.rfind('+');
+  if (plus != std::string::npos && spec_text.back() == 'I' && plus > spec_text.find(')')) {
+    return WithDiagonalShift(ParseValueSpec(spec_text.substr(0, plus)), spec_text.substr(plus + 1));
+  }
+  const std::string& text = spec_text;
   const size_t close = text.find(')');
   if (text.empty() || text.front() != '(' || close == std::string::npos) {
     Fail("bad input shape '" + text + "'");

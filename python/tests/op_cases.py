@@ -10,8 +10,10 @@ TABLE = os.path.join(ROOT, "ops", "testing", "op_cases.txt")
 
 
 class Case:
-    def __init__(self, op, inputs, params):
+    def __init__(self, op, inputs, params, shifts=None):
         self.op, self.inputs, self.params = op, inputs, params
+        # What "+kI" adds to the diagonal of each input's matrices (0: nothing).
+        self.shifts = shifts or [0.0] * len(inputs)
 
     @property
     def name(self):
@@ -24,11 +26,13 @@ class Case:
         inputs hold whole numbers."""
         rng = np.random.default_rng(seed)
         arrays = []
-        for shape, lo, hi, integer, _, own_type in self.inputs:
+        for (shape, lo, hi, integer, _, own_type), shift in zip(self.inputs, self.shifts):
             if integer:
                 values = rng.integers(lo, hi, size=shape)
             else:
                 values = rng.uniform(lo, hi, size=shape)
+            if shift:
+                values = values + shift * np.eye(shape[-1])
             arrays.append(values.astype(own_type or dtype))
         return arrays
 
@@ -38,6 +42,13 @@ class Case:
 
     def differentiable(self):
         return [not (integer or state) for _, _, _, integer, state, _ in self.inputs]
+
+
+def _diagonal_shift(text):
+    """(text without a trailing "+kI", k or 0.0): k is added to the diagonal of every matrix
+    of the last two axes, as in ops/testing/op_cases.cc."""
+    match = re.fullmatch(r"(.*\))\+([\d.e]+)I", text)
+    return (match.group(1), float(match.group(2))) if match else (text, 0.0)
 
 
 def _parse_input(text):
@@ -63,7 +74,8 @@ def load():
             if not line or line.startswith("#"):
                 continue
             fields = [f.strip() for f in line.split("|")]
-            op, inputs = fields[0], [_parse_input(t) for t in fields[1].split()]
+            op, shifted = fields[0], [_diagonal_shift(t) for t in fields[1].split()]
+            inputs = [_parse_input(t) for t, _ in shifted]
             params = dict(p.split("=", 1) for p in (fields[2].split() if len(fields) > 2 else []))
-            cases.append(Case(op, inputs, params))
+            cases.append(Case(op, inputs, params, [k for _, k in shifted]))
     return cases

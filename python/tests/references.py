@@ -716,6 +716,39 @@ def _makediag(a, p):
     return out
 
 
+def _triangular_operand(a, p):
+    """op(A) of trmm and trsm: A's lower (or upper) triangle, transposed with `transpose`."""
+    t = np.tril(a) if _flag(p, "lower", True) else np.triu(a)
+    return np.swapaxes(t, -1, -2) if _flag(p, "transpose") else t
+
+
+def _trmm(a, b, p):
+    t, alpha = _triangular_operand(a, p), float(p.get("alpha", 1))
+    return alpha * (b @ t if _flag(p, "rightside") else t @ b)
+
+
+def _trsm(a, b, p):
+    t, alpha = _triangular_operand(a, p), float(p.get("alpha", 1))
+    if _flag(p, "rightside"):  # X t = alpha B, as t^T X^T = alpha B^T
+        return np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), alpha * np.swapaxes(b, -1, -2)),
+                           -1, -2)
+    return np.linalg.solve(t, alpha * b)
+
+
+def _syrk(a, p):
+    at = np.swapaxes(a, -1, -2)
+    return float(p.get("alpha", 1)) * (at @ a if _flag(p, "transpose") else a @ at)
+
+
+def _symmetric_from_lower(a):
+    return np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+
+
+def _potri(a, p):
+    lower = np.tril(a)
+    return np.linalg.inv(lower @ np.swapaxes(lower, -1, -2))
+
+
 def _window(p, spatial):
     """Per spatial axis: kernel, stride, dilate, pad (Convolution's defaults) and the number of
     window positions over extents `spatial`."""
@@ -1408,6 +1441,11 @@ FORWARD = {
     "_unravel_index": _unravel,
     "_linalg_gemm": _gemm,
     "_linalg_gemm2": lambda a, b, p: _gemm(a, b, None, p),
+    "_linalg_trmm": _trmm,
+    "_linalg_trsm": _trsm,
+    "_linalg_syrk": _syrk,
+    "_linalg_potrf": lambda a, p: np.linalg.cholesky(_symmetric_from_lower(a)),
+    "_linalg_potri": _potri,
     "im2col": _im2col,
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,

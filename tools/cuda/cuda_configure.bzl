@@ -1,6 +1,6 @@
 """Repository rule that finds the CUDA toolkit without downloading anything.
 
-Creates @local_cuda with `cudart`, `cublas` (with cuBLASLt), `cudnn` and `cuda_headers` targets wrapping the toolkit
+Creates @local_cuda with `cudart`, `cublas` (with cuBLASLt), `cusolver`, `cudnn` and `cuda_headers` targets wrapping the toolkit
 at $CUDA_PATH (default /usr/local/cuda), and `defs.bzl` telling whether it was found. On a
 machine without the toolkit the targets exist but are empty, so `bazel build //...` still
 works; GPU targets are only built with --config=cuda.
@@ -35,6 +35,12 @@ cc_library(
 )
 
 cc_library(
+    name = "cusolver",
+    linkopts = ["-L{path}/lib64", "-Wl,-rpath,{path}/lib64", "-lcusolver"],
+    deps = [":cublas"],
+)
+
+cc_library(
     name = "cudnn",
     linkopts = ["-L{path}/lib64", "-Wl,-rpath,{path}/lib64", "-lcudnn"],
     deps = [":cudart"],
@@ -54,6 +60,8 @@ cc_library(name = "cuda_headers")
 cc_library(name = "cudart")
 
 cc_library(name = "cublas")
+
+cc_library(name = "cusolver")
 
 cc_library(name = "cudnn")
 

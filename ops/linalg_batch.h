@@ -1,0 +1,135 @@
+// ops/linalg_batch.h: what the linear-algebra families (linalg_triangular, linalg_lu,
+// linalg_orthogonal) share: blobs of shape (..., rows, columns) as batches of row-major
+// matrices, results written as OpReqType says, the operator's scratch in typed pieces, and the
+// element kernels that mirror or mask triangles, for every device.
+#ifndef OPS_LINALG_BATCH_H_
+#define OPS_LINALG_BATCH_H_
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "mshadow/tensor.h"
+#include "mshadow/tensor_container.h"
+#include "ops/kernel_launch.h"
+#include "ops/kernel_util.h"
+#include "ops/linalg_lapack.h"
+
+namespace ops {
+namespace linalg {
+
+// A blob of n >= 2 axes as (the product of all but the last two, rows, columns).
+template <typename xpu, typename DType>
+Tensor<xpu, 3, DType> MatrixBatch(const TBlob& blob, mshadow::Stream<xpu>* s) {
+  const TShape& shape = blob.shape_;
+  const int ndim = static_cast<int>(shape.ndim());
+  return blob.get_with_shape<xpu, 3, DType>(
+      mshadow::Shape3(shape.ProdShape(0, ndim - 2), shape[ndim - 2], shape[ndim - 1]), s);
+}
+
+// Where an output's result is computed: the output itself when `req` overwrites it, else (kAddTo,
+// or kNullOp for an output computed beside another) a buffer of its own; Commit() then adds
+// the buffer for kAddTo.
+template <typename xpu, typename DType>
+class Result {
+ public:
+  Result(const TBlob& out, OpReqType req, mshadow::Stream<xpu>* s) : out_(out), req_(req), s_(s) {
+    if (req == kAddTo || req == kNullOp) {
+      buffer_.set_stream(s);
+      buffer_.Resize(mshadow::Shape1(out.shape_.Size()));
+      data_ = TBlob(buffer_.dptr_, out.shape_, out.dev_mask_, out.type_flag_);
+    } else {
+      data_ = out;
+    }
+  }
+  Tensor<xpu, 3, DType> matrices() const { return MatrixBatch<xpu, DType>(data_, s_); }
+  Tensor<xpu, 1, DType> flat() const { return Flat<xpu, DType>(data_, s_); }
+  void Commit() {
+    if (req_ == kAddTo) Assign(Flat<xpu, DType>(out_, s_), kAddTo, flat());
+  }
+
+ private:
+  TBlob out_, data_;
+  OpReqType req_;
+  mshadow::Stream<xpu>* s_;
+  mshadow::TensorContainer<xpu, 1, DType> buffer_;
+};
+
+// Pieces of the operator's temporary space (its first requested resource), taken in one
+// request: piece i holds sizes[i] DTypes, each 64-byte aligned.
+template <typename xpu, typename DType>
+std::vector<DType*> TempPieces(const OpContext& ctx, mshadow::Stream<xpu>* s,
+                               std::initializer_list<index_t> sizes) {
+  constexpr index_t kAlign = 64 / sizeof(DType);
+  std::vector<index_t> offsets;
+  index_t total = 0;
+  for (const index_t size : sizes) {
+    offsets.push_back(total);
+    total += (size + kAlign - 1) / kAlign * kAlign;
+  }
+  DType* base = static_cast<DType*>(TempBytes(ctx, total * sizeof(DType), s));
+  std::vector<DType*> pieces;
+  for (const index_t offset : offsets) pieces.push_back(base + offset);
+  return pieces;
+}
+
+// The DTypes that hold `count` ints (LU pivots in a piece of TempPieces).
+template <typename DType>
+constexpr index_t IntSlots(index_t count) {
+  return (count * static_cast<index_t>(sizeof(int)) + sizeof(DType) - 1) / sizeof(DType);
+}
+
+// A batch of `count` matrices of rows x columns at `data`.
+template <typename xpu, typename DType>
+Tensor<xpu, 3, DType> BatchAt(DType* data, index_t count, index_t rows, index_t columns,
+                              mshadow::Stream<xpu>* s) {
+  return Tensor<xpu, 3, DType>(data, mshadow::Shape3(count, rows, columns), s);
+}
+
+// Element kernels over every element of a batch of n x n matrices.
+//
+// The upper triangle becomes the lower one's mirror image: a symmetric matrix from the lower
+// triangle that LAPACK wrote.
+struct mirror_lower {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a) {
+    const index_t within = i % (n * n), row = within / n, column = within % n;
+    if (column > row) a[i] = a[i - within + column * n + row];
+  }
+};
+
+// The triangle not kept (the upper one with `lower`, else the lower one) becomes zero: a
+// factor's unused half, or a gradient with respect to a triangular matrix.
+struct keep_triangle {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, index_t n, bool lower, DType* a) {
+    const index_t within = i % (n * n), row = within / n, column = within % n;
+    if (lower ? column > row : column < row) a[i] = DType(0);
+  }
+};
+
+// a = (a + a^T) / 2 over a batch of n x n matrices (each pair read and written by the thread
+// of its lower element).
+struct symmetrize {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a) {
+    const index_t within = i % (n * n), row = within / n, column = within % n;
+    if (column < row) {
+      DType* upper = a + (i - within + column * n + row);
+      const DType mean = (a[i] + *upper) / DType(2);
+      a[i] = mean;
+      *upper = mean;
+    }
+  }
+};
+
+template <typename Functor, typename xpu, typename DType, typename... Args>
+void ForEachMatrixElement(mshadow::Stream<xpu>* s, const Tensor<xpu, 3, DType>& a, Args... args) {
+  const index_t n = a.size(1);
+  Kernel<Functor, xpu>::Launch(s, a.shape_.Size(), n, args..., a.dptr_);
+}
+
+}  // namespace linalg
+}  // namespace ops
+
+#endif  // OPS_LINALG_BATCH_H_

@@ -27,6 +27,33 @@ Tensor<xpu, 3, DType> MatrixBatch(const TBlob& blob, mshadow::Stream<xpu>* s) {
       mshadow::Shape3(shape.ProdShape(0, ndim - 2), shape[ndim - 2], shape[ndim - 1]), s);
 }
 
+// A shape of matrices: at least two axes, the last two a matrix's rows and columns.
+inline void CheckMatrices(const TShape& shape, const char* name) {
+  if (shape.ndim() < 2) {
+    throw dmlc::Error(std::string(name) + " must have at least two axes (matrices), got " +
+                      ShapeText(shape));
+  }
+}
+
+// Square matrices: the last two axes equal.
+inline void CheckSquare(const TShape& shape, const char* name) {
+  CheckMatrices(shape, name);
+  const int ndim = static_cast<int>(shape.ndim());
+  if (shape[ndim - 2] != shape[ndim - 1]) {
+    throw dmlc::Error(std::string(name) + " must be square matrices (the last two axes), got " +
+                      ShapeText(shape));
+  }
+}
+
+// Square A (..., n, n) -> an output of A's shape (potrf, potri, inverse).
+inline bool SquareShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& a = (*in)[0];
+  if (!ShapeIsKnown(a)) return false;
+  CheckSquare(a, "A");
+  AssignOutputShape(out, 0, a);
+  return true;
+}
+
 // Where an output's result is computed: the output itself when `req` overwrites it, else (kAddTo,
 // or kNullOp for an output computed beside another) a buffer of its own; Commit() then adds
 // the buffer for kAddTo.

@@ -61,6 +61,9 @@ class StreamBuffer {
   ~StreamBuffer() {
     if (data_ != nullptr) cudaFreeAsync(data_, stream_);
   }
+  StreamBuffer(StreamBuffer&& other) noexcept : data_(other.data_), stream_(other.stream_) {
+    other.data_ = nullptr;
+  }
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;
   T* get() const { return data_; }

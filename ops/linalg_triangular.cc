@@ -18,33 +18,6 @@ DMLC_REGISTER_PARAMETER(LinalgSyrkParam);
 
 namespace {
 
-// A shape of matrices: at least two axes, the last two a matrix's rows and columns.
-void CheckMatrices(const TShape& shape, const char* name) {
-  if (shape.ndim() < 2) {
-    throw dmlc::Error(std::string(name) + " must have at least two axes (matrices), got " +
-                      ShapeText(shape));
-  }
-}
-
-// Square matrices: the last two axes equal.
-void CheckSquare(const TShape& shape, const char* name) {
-  CheckMatrices(shape, name);
-  const int ndim = static_cast<int>(shape.ndim());
-  if (shape[ndim - 2] != shape[ndim - 1]) {
-    throw dmlc::Error(std::string(name) + " must be square matrices (the last two axes), got " +
-                      ShapeText(shape));
-  }
-}
-
-// Square A (..., n, n) -> out of A's shape: potrf, potri.
-bool SquareShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
-  const TShape& a = (*in)[0];
-  if (!ShapeIsKnown(a)) return false;
-  CheckSquare(a, "A");
-  AssignOutputShape(out, 0, a);
-  return true;
-}
-
 // A (..., k, k) triangular and B (..., m, n) with k = m (k = n with rightside): out is B's shape.
 bool TriangularShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape &a = (*in)[0], &b = (*in)[1];

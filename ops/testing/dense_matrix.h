@@ -100,8 +100,8 @@ inline Dense Solve(Dense a, Dense b) {
 // The matrices (the last two axes, rows x columns each) of a tensor's values.
 inline std::vector<Dense> Matrices(const Values& values, int rows, int columns) {
   std::vector<Dense> out;
-  for (size_t at = 0; at + static_cast<size_t>(rows) * columns <= values.size() && rows * columns;
-       at += static_cast<size_t>(rows) * columns) {
+  const size_t size = static_cast<size_t>(rows) * columns;
+  for (size_t at = 0; size > 0 && at + size <= values.size(); at += size) {
     out.emplace_back(rows, columns, values.data() + at);
   }
   return out;

@@ -749,6 +749,20 @@ def _potri(a, p):
     return np.linalg.inv(lower @ np.swapaxes(lower, -1, -2))
 
 
+def _syevd(a, p):
+    """U (rows the eigenvectors, each with its largest-magnitude element positive) and L."""
+    values, vectors = np.linalg.eigh(a, UPLO="L")
+    u = np.swapaxes(vectors, -1, -2)
+    largest = np.take_along_axis(u, np.abs(u).argmax(-1)[..., None], -1)
+    return [u * np.where(largest < 0, -1, 1), values]
+
+
+def _gelqf(a, p):
+    """Q and L of A = L Q, from the QR factorization of A^T (both Householder's, LAPACK's)."""
+    q, r = np.linalg.qr(np.swapaxes(a, -1, -2))
+    return [np.swapaxes(q, -1, -2), np.swapaxes(r, -1, -2)]
+
+
 def _window(p, spatial):
     """Per spatial axis: kernel, stride, dilate, pad (Convolution's defaults) and the number of
     window positions over extents `spatial`."""
@@ -1447,6 +1461,8 @@ FORWARD = {
     "_linalg_potrf": lambda a, p: np.linalg.cholesky(_symmetric_from_lower(a)),
     "_linalg_potri": _potri,
     "_linalg_inverse": lambda a, p: np.linalg.inv(a),
+    "_linalg_syevd": _syevd,
+    "_linalg_gelqf": _gelqf,
     "_linalg_det": lambda a, p: np.linalg.det(a).reshape(a.shape[:-2] or (1,)),
     "_linalg_slogdet": lambda a, p: [v.reshape(a.shape[:-2] or (1,)) for v in np.linalg.slogdet(a)],
     "im2col": _im2col,

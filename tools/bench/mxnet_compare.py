@@ -36,15 +36,21 @@ BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
 def parse_input(text):
-    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer); a trailing "~"
-    (a state input) changes nothing here."""
-    shape_text, _, rest = text.rstrip("~").partition(")")
+    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer, shift); a trailing "~"
+    (a state input) changes nothing here; a last "+kI" adds k to the diagonal of every matrix
+    of the last two axes (shift k, else 0)."""
+    text = text.rstrip("~")
+    shift = 0.0
+    if text.endswith("I") and "+" in text:
+        text, _, k = text[:-1].rpartition("+")
+        shift = float(k)
+    shape_text, _, rest = text.partition(")")
     shape = tuple(int(d) for d in shape_text.strip("(").split(",") if d)
     lo, hi, integer = -1.0, 1.0, False
     if rest:
         integer = rest[0] == "{"
         lo, hi = (float(x) for x in rest[1:-1].split(","))
-    return shape, lo, hi, integer
+    return shape, lo, hi, integer, shift
 
 
 def read_cases(path, suite="mxnet"):
@@ -130,7 +136,9 @@ def mxnet_worker(args):
             params.pop("num_args", None)  # MXNet counts the inputs itself
         inputs = [mx.nd.random.randint(int(lo), int(hi), shape=shape).astype("float32")
                   if integer else mx.nd.random.uniform(lo, hi, shape=shape)
-                  for shape, lo, hi, integer in case["inputs"]]
+                  for shape, lo, hi, integer, _ in case["inputs"]]
+        inputs = [mx.nd.broadcast_add(x, shift * mx.nd.eye(x.shape[-1])) if shift else x
+                  for x, (*_, shift) in zip(inputs, case["inputs"])]
         if case["direction"] == "forward":
             # The project's harness runs forward calls in training mode unless the case says
             # `inference`; MXNet gets the same mode.
@@ -143,7 +151,7 @@ def mxnet_worker(args):
                     fn(*inputs, out=out, **params)
             overhead = forward_overhead
         else:
-            for x, (_, _, _, integer) in zip(inputs, case["inputs"]):
+            for x, (_, _, _, integer, _) in zip(inputs, case["inputs"]):
                 if not integer:  # indices and labels take no gradient (MXNet's Embedding
                     x.attach_grad()  # refuses to compute one)
             with mx.autograd.record():

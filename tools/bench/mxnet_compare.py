@@ -128,9 +128,12 @@ def mxnet_worker(args):
 
     for case in cases:
         # Operators whose names start with an underscore (_plus_scalar, _maximum, ...) live
-        # in mx.nd._internal, those of _contrib_ in mx.nd.contrib without the prefix.
-        fn = (getattr(mx.nd, case["op"], None) or getattr(mx.nd._internal, case["op"], None)
-              or getattr(mx.nd.contrib, case["op"][len("_contrib_"):]))
+        # in mx.nd._internal, those of _contrib_ in mx.nd.contrib and some of linalg_ in
+        # mx.nd.linalg, without the prefix.
+        op = case["op"]
+        fn = (getattr(mx.nd, op, None) or getattr(mx.nd._internal, op, None)
+              or (op.startswith("linalg_") and getattr(mx.nd.linalg, op[len("linalg_"):], None))
+              or getattr(mx.nd.contrib, op[len("_contrib_"):]))
         params = dict(case["params"])
         if case["op"] == "Concat":
             params.pop("num_args", None)  # MXNet counts the inputs itself

@@ -114,6 +114,17 @@ MSHADOW_XINLINE void Corners(const DType* b, int format, DType* c) {
   }
 }
 
+// The intersection over union of two boxes given by their corners: 0 where they do not
+// overlap (or one has no area), as MXNet.
+template <typename DType>
+MSHADOW_XINLINE DType IntersectionOverUnion(const DType* a, const DType* b) {
+  const DType w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+  const DType h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+  if (!(w > DType(0) && h > DType(0))) return DType(0);
+  const DType overlap = w * h;
+  return overlap / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - overlap);
+}
+
 // Item (both devices): pair i = (a, b) of lhs box a and rhs box b.
 template <int kReq>
 struct box_iou {
@@ -123,14 +134,7 @@ struct box_iou {
     DType a[4], b[4];
     Corners(lhs + i / rhs_count * 4, format, a);
     Corners(rhs + i % rhs_count * 4, format, b);
-    const DType w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
-    const DType h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
-    DType iou = 0;
-    if (w > DType(0) && h > DType(0)) {  // no overlap (or a box of no area): 0, as MXNet
-      const DType overlap = w * h;
-      iou = overlap / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - overlap);
-    }
-    AssignReq<kReq>(out + i, iou);
+    AssignReq<kReq>(out + i, IntersectionOverUnion(a, b));
   }
 };
 

@@ -957,6 +957,40 @@ def _box_iou(lhs, rhs, p):
     return iou.reshape(lhs.shape[:-1] + rhs.shape[:-1]).astype(lhs.dtype)
 
 
+def _box_nms(data, p):
+    """Greedy non-maximum suppression item by item, as the loops MXNet's documentation states."""
+    thresh, valid = float(p.get("overlap_thresh", 0.5)), float(p.get("valid_thresh", 0))
+    topk, start = int(p.get("topk", -1)), int(p.get("coord_start", 2))
+    score, id_index = int(p.get("score_index", 1)), int(p.get("id_index", -1))
+    background, force = int(p.get("background_id", -1)), _flag(p, "force_suppress")
+    in_format, out_format = p.get("in_format", "corner"), p.get("out_format", "corner")
+    coords = {"format": in_format}
+    items = data.reshape((-1,) + data.shape[-2:])
+    out = -np.ones_like(items)
+    for b, boxes in enumerate(items):
+        keep = [i for i in range(len(boxes)) if boxes[i, score] > valid and not (
+            id_index >= 0 and background >= 0 and boxes[i, id_index] == background)]
+        keep.sort(key=lambda i: -boxes[i, score])  # stable: ties in input order
+        keep = keep[:topk] if topk > 0 else keep
+        iou = _box_iou(boxes[:, start:start + 4], boxes[:, start:start + 4], coords)
+        kept = []
+        for i in keep:
+            if all(iou[i, j] <= thresh or (not force and id_index >= 0
+                                           and boxes[i, id_index] != boxes[j, id_index])
+                   for j in kept):
+                kept.append(i)
+        for row, i in enumerate(kept):
+            out[b, row] = boxes[i]
+            c = boxes[i, start:start + 4]
+            if in_format != out_format and out_format == "center":
+                out[b, row, start:start + 4] = [(c[0] + c[2]) / 2, (c[1] + c[3]) / 2,
+                                                c[2] - c[0], c[3] - c[1]]
+            elif in_format != out_format:
+                out[b, row, start:start + 4] = [c[0] - c[2] / 2, c[1] - c[3] / 2,
+                                                c[0] + c[2] / 2, c[1] + c[3] / 2]
+    return out.reshape(data.shape)
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1468,6 +1502,7 @@ FORWARD = {
     "im2col": _im2col,
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
+    "_contrib_box_nms": _box_nms,
     "Correlation": _correlation,
     "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,

@@ -98,6 +98,10 @@ def _mxnet_function(op):
 # Cases where MXNet 1.9.1's gradient is not the gradient of its own forward output, or fails;
 # ours is checked (the C++ tests check it against central differences).
 MXNET_GRADIENT_BUGS = {
+    # box_nms with in_format != out_format: MXNet copies the gradient of the converted
+    # coordinates to the input's unconverted (ours goes through the conversion).
+    "_contrib_box_nms (2, 3, 7, 7) coord_start=3 score_index=0 in_format=center overlap_thresh=0.05",
+    "_contrib_box_nms (12, 6) out_format=center overlap_thresh=0.05 force_suppress=True id_index=0",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").
     "khatri_rao (2, 3) (4, 3) num_args=2",
     "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",

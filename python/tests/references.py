@@ -1503,6 +1503,9 @@ FORWARD = {
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
     "_contrib_box_nms": _box_nms,
+    "_contrib_quadratic": lambda x, p: (_f32(p.get("a", 0)) * x + _f32(p.get("b", 0))) * x
+    + _f32(p.get("c", 0)),
+    "_contrib_gradientmultiplier": lambda x, p: x,
     "Correlation": _correlation,
     "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,

@@ -991,6 +991,13 @@ def _box_nms(data, p):
     return out.reshape(data.shape)
 
 
+def _arange_like(x, p):
+    start, step, repeat = float(p.get("start", 0)), float(p.get("step", 1)), int(p.get("repeat", 1))
+    count = x.size if "axis" not in p else x.shape[int(p["axis"])]
+    values = (start + step * (np.arange(count) // repeat)).astype(x.dtype)
+    return values.reshape(x.shape) if "axis" not in p else values
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1506,6 +1513,9 @@ FORWARD = {
     "_contrib_quadratic": lambda x, p: (_f32(p.get("a", 0)) * x + _f32(p.get("b", 0))) * x
     + _f32(p.get("c", 0)),
     "_contrib_gradientmultiplier": lambda x, p: x,
+    "_contrib_arange_like": _arange_like,
+    "_contrib_index_array": lambda x, p: np.stack(np.indices(x.shape), -1)[
+        ..., list(_tuple(p["axes"])) if "axes" in p else slice(None)].astype(np.int64),
     "Correlation": _correlation,
     "khatri_rao": _khatri_rao,
     "_contrib_BilinearResize2D": _bilinear_resize,

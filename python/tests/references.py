@@ -998,6 +998,12 @@ def _arange_like(x, p):
     return values.reshape(x.shape) if "axis" not in p else values
 
 
+def _index_copy(old, index, new, p):
+    out = old.copy()
+    out[index.astype(np.int64)] = new
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1514,6 +1520,7 @@ FORWARD = {
     + _f32(p.get("c", 0)),
     "_contrib_gradientmultiplier": lambda x, p: x,
     "_contrib_arange_like": _arange_like,
+    "_contrib_index_copy": _index_copy,
     "_contrib_index_array": lambda x, p: np.stack(np.indices(x.shape), -1)[
         ..., list(_tuple(p["axes"])) if "axes" in p else slice(None)].astype(np.int64),
     "Correlation": _correlation,

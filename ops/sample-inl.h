@@ -1,8 +1,11 @@
 // ops/sample-inl.h: the operators that draw arrays of random numbers, with MXNet 1.9.1's names
 // and parameters: _random_uniform (low, high), _random_normal (loc, scale),
-// _random_exponential (lam), _random_randint (low, high: integers in [low, high)) with the
-// shape and dtype their parameters give, and the _like forms of the first three, which take
-// another array's shape and type. Written once for every device.
+// _random_exponential (lam), _random_randint (low, high: integers in [low, high)),
+// _random_gamma (alpha, beta), _random_poisson (lam), _random_negative_binomial (k, p) and
+// _random_generalized_negative_binomial (mu, alpha) with the shape and dtype their parameters
+// give, and the _like forms of the first three, which take another array's shape and type.
+// Written once for every device. The last four take a varying number of uniforms per element:
+// each element reads its own sequence (ops/rejection_draws.h).
 //
 // The draws come from the random resource (ops/random_source.h): item b reads Philox block
 // counter + b and writes elements 2b and 2b + 1, each from two of its words (a normal pair
@@ -25,6 +28,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/rejection_draws.h"
 
 namespace ops {
 namespace sample {
@@ -76,6 +80,58 @@ struct ExponentialParam : public dmlc::Parameter<ExponentialParam> {
   int dtype;
   DMLC_DECLARE_PARAMETER(ExponentialParam) {
     DMLC_DECLARE_FIELD(lam).set_default(1.0f).describe("The rate (> 0); the mean is 1 / lam.");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct GammaParam : public dmlc::Parameter<GammaParam> {
+  float alpha;
+  float beta;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(GammaParam) {
+    DMLC_DECLARE_FIELD(alpha).set_default(1.0f).describe("The shape (> 0).");
+    DMLC_DECLARE_FIELD(beta).set_default(1.0f).describe(
+        "The scale (> 0); the mean is alpha * beta.");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct PoissonParam : public dmlc::Parameter<PoissonParam> {
+  float lam;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(PoissonParam) {
+    DMLC_DECLARE_FIELD(lam).set_default(1.0f).describe("The mean (>= 0).");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct NegativeBinomialParam : public dmlc::Parameter<NegativeBinomialParam> {
+  int k;
+  float p;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(NegativeBinomialParam) {
+    DMLC_DECLARE_FIELD(k).set_default(1).describe("The successes to wait for (> 0).");
+    DMLC_DECLARE_FIELD(p).set_default(1.0f).describe("A trial's success probability, (0, 1].");
+    OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
+  }
+};
+
+struct GeneralizedNegativeBinomialParam : public dmlc::Parameter<GeneralizedNegativeBinomialParam> {
+  float mu;
+  float alpha;
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(GeneralizedNegativeBinomialParam) {
+    DMLC_DECLARE_FIELD(mu).set_default(1.0f).describe("The mean (>= 0).");
+    DMLC_DECLARE_FIELD(alpha).set_default(1.0f).describe(
+        "The dispersion (>= 0): the variance is mu + alpha * mu^2.");
     OPS_SAMPLE_SHAPE_CTX_DTYPE_FIELDS;
   }
 };
@@ -215,6 +271,51 @@ void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... arg
   }
 }
 
+// Element i: Draw::Value of its own uniforms (ops/rejection_draws.h), written as kReq says.
+template <typename Draw, int kReq>
+struct draw_element {
+  template <typename DType, typename... Args>
+  MSHADOW_XINLINE static void Map(index_t i, DType* out, PhiloxRange range, Args... args) {
+    ElementUniforms uniforms(range, i);
+    AssignReq<kReq>(out + i, static_cast<DType>(Draw::Value(&uniforms, args...)));
+  }
+};
+
+struct gamma_draw {
+  MSHADOW_XINLINE static double Value(ElementUniforms* u, double alpha, double beta) {
+    return GammaDraw(u, alpha, beta);
+  }
+};
+struct poisson_draw {
+  MSHADOW_XINLINE static double Value(ElementUniforms* u, double lam) {
+    return PoissonDraw(u, lam);
+  }
+};
+struct negative_binomial_draw {
+  MSHADOW_XINLINE static double Value(ElementUniforms* u, double k, double p) {
+    return NegativeBinomialDraw(u, k, p);
+  }
+};
+struct generalized_negative_binomial_draw {
+  MSHADOW_XINLINE static double Value(ElementUniforms* u, double mu, double alpha) {
+    return GeneralizedNegativeBinomialDraw(u, mu, alpha);
+  }
+};
+
+// out = Draw's values, one element's sequence each (counters from the random resource).
+template <typename xpu, typename Draw, typename... Args>
+void DrawElementsInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... args) {
+  if (req == kNullOp) return;
+  const index_t n = out.Size();
+  const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
+  MSHADOW_REAL_TYPE_SWITCH(out.type_flag_, DType, {
+    OPS_REQ_SWITCH(req, kReq, {
+      Kernel<draw_element<Draw, kReq>, xpu>::Launch(ctx.get_stream<xpu>(), n, out.dptr<DType>(),
+                                                    range, args...);
+    });
+  });
+}
+
 // The forward of each operator (the _like forms too: the output is what differs).
 template <typename xpu>
 void UniformCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
@@ -244,6 +345,38 @@ void RandIntCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
                               static_cast<uint64_t>(p.high) - static_cast<uint64_t>(p.low));
 }
 
+template <typename xpu>
+void GammaCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const GammaParam& p = GetParam<GammaParam>(attrs);
+  DrawElementsInto<xpu, gamma_draw>(ctx, req[0], out[0], double(p.alpha), double(p.beta));
+}
+
+template <typename xpu>
+void PoissonCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  DrawElementsInto<xpu, poisson_draw>(ctx, req[0], out[0],
+                                      double(GetParam<PoissonParam>(attrs).lam));
+}
+
+template <typename xpu>
+void NegativeBinomialCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                             const std::vector<TBlob>&, const std::vector<OpReqType>& req,
+                             const std::vector<TBlob>& out) {
+  const NegativeBinomialParam& p = GetParam<NegativeBinomialParam>(attrs);
+  DrawElementsInto<xpu, negative_binomial_draw>(ctx, req[0], out[0], double(p.k), double(p.p));
+}
+
+template <typename xpu>
+void GeneralizedNegativeBinomialCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                                        const std::vector<TBlob>&,
+                                        const std::vector<OpReqType>& req,
+                                        const std::vector<TBlob>& out) {
+  const GeneralizedNegativeBinomialParam& p = GetParam<GeneralizedNegativeBinomialParam>(attrs);
+  DrawElementsInto<xpu, generalized_negative_binomial_draw>(ctx, req[0], out[0], double(p.mu),
+                                                            double(p.alpha));
+}
+
 // Adds FCompute<xpu> to every sampling operator and the _like forms' zero gradients.
 template <typename xpu>
 void SetSampleCompute() {
@@ -261,6 +394,12 @@ void SetSampleCompute() {
         .set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
   }
   RegisterOp("_random_randint").set_attr<FCompute>(attr_name, FCompute(RandIntCompute<xpu>));
+  RegisterOp("_random_gamma").set_attr<FCompute>(attr_name, FCompute(GammaCompute<xpu>));
+  RegisterOp("_random_poisson").set_attr<FCompute>(attr_name, FCompute(PoissonCompute<xpu>));
+  RegisterOp("_random_negative_binomial")
+      .set_attr<FCompute>(attr_name, FCompute(NegativeBinomialCompute<xpu>));
+  RegisterOp("_random_generalized_negative_binomial")
+      .set_attr<FCompute>(attr_name, FCompute(GeneralizedNegativeBinomialCompute<xpu>));
 }
 
 }  // namespace sample

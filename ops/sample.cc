@@ -16,6 +16,10 @@ DMLC_REGISTER_PARAMETER(UniformParam);
 DMLC_REGISTER_PARAMETER(NormalParam);
 DMLC_REGISTER_PARAMETER(ExponentialParam);
 DMLC_REGISTER_PARAMETER(RandIntParam);
+DMLC_REGISTER_PARAMETER(GammaParam);
+DMLC_REGISTER_PARAMETER(PoissonParam);
+DMLC_REGISTER_PARAMETER(NegativeBinomialParam);
+DMLC_REGISTER_PARAMETER(GeneralizedNegativeBinomialParam);
 
 // Each distribution on packets of the uniforms u (a block's first) and v (its second): the
 // values of the pair's two elements, as draw_block's Draw computes them one at a time.
@@ -139,6 +143,27 @@ void Check(const NormalParam& p) {
 void Check(const ExponentialParam& p) {
   if (!(p.lam > 0)) Refuse("lam must be positive, got " + dmlc::NumberToString(p.lam));
 }
+void Check(const GammaParam& p) {
+  if (!(p.alpha > 0) || !(p.beta > 0)) {
+    Refuse("alpha and beta must be positive, got " + dmlc::NumberToString(p.alpha) + " and " +
+           dmlc::NumberToString(p.beta));
+  }
+}
+void Check(const PoissonParam& p) {
+  if (!(p.lam >= 0)) Refuse("lam must not be negative, got " + dmlc::NumberToString(p.lam));
+}
+void Check(const NegativeBinomialParam& p) {
+  if (!(p.k > 0) || !(p.p > 0 && p.p <= 1)) {
+    Refuse("k must be positive and p in (0, 1], got k " + std::to_string(p.k) + " and p " +
+           dmlc::NumberToString(p.p));
+  }
+}
+void Check(const GeneralizedNegativeBinomialParam& p) {
+  if (!(p.mu >= 0) || !(p.alpha >= 0)) {
+    Refuse("mu and alpha must not be negative, got " + dmlc::NumberToString(p.mu) + " and " +
+           dmlc::NumberToString(p.alpha));
+  }
+}
 void Check(const RandIntParam& p) {
   if (!(p.high > p.low)) {
     Refuse("low " + std::to_string(p.low) + " must be below high " + std::to_string(p.high));
@@ -229,6 +254,20 @@ const bool kRegistered = [] {
   Define<ExponentialParam>("_random_exponential", exponential).add_alias("random_exponential");
   Define<RandIntParam>("_random_randint", "Draws integers uniformly from [low, high).")
       .add_alias("random_randint");
+  Define<GammaParam>("_random_gamma",
+                     "Draws from the gamma distribution of shape alpha, scale beta.")
+      .add_alias("random_gamma");
+  Define<PoissonParam>("_random_poisson", "Draws from the Poisson distribution of mean lam.")
+      .add_alias("random_poisson");
+  Define<NegativeBinomialParam>(
+      "_random_negative_binomial",
+      "Draws the failures before the k-th success of trials that succeed with probability p.")
+      .add_alias("random_negative_binomial");
+  Define<GeneralizedNegativeBinomialParam>(
+      "_random_generalized_negative_binomial",
+      "Draws from the negative binomial of mean mu and dispersion alpha (variance mu + alpha "
+      "mu^2; Poisson for alpha 0).")
+      .add_alias("random_generalized_negative_binomial");
   DefineLike<UniformParam>("_random_uniform", uniform);
   DefineLike<NormalParam>("_random_normal", normal);
   DefineLike<ExponentialParam>("_random_exponential", exponential);

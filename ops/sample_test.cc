@@ -125,6 +125,98 @@ TEST(SampleTest, DistributionsMomentsAndBounds) {
   EXPECT_GT(*std::max_element(wide.begin(), wide.end()), 5e9);
 }
 
+// The draws that reject: each element's own sequence, so the same values on 1 and 2 threads,
+// and a call's values differ from the last.
+TEST(SampleTest, RejectionDrawsSameOnAnyThreadCount) {
+  const std::map<std::string, std::map<std::string, std::string>> cases = {
+      {"_random_gamma", {{"alpha", "0.7"}, {"beta", "2"}}},
+      {"_random_poisson", {{"lam", "25"}}},
+      {"_random_negative_binomial", {{"k", "3"}, {"p", "0.2"}}},
+      {"_random_generalized_negative_binomial", {{"mu", "4"}, {"alpha", "0.3"}}}};
+  for (auto [op, kwargs] : cases) {
+    SCOPED_TRACE(op);
+    kwargs["shape"] = "(999,)";
+    kwargs["dtype"] = "float64";
+    mshadow::SetNumThreads(1);
+    SetRandomSeed(17);
+    const Values first = Draw(op, kwargs), second = Draw(op, kwargs);
+    EXPECT_NE(first, second);
+    mshadow::SetNumThreads(2);
+    SetRandomSeed(17);
+    EXPECT_EQ(Draw(op, kwargs), first);
+    EXPECT_EQ(Draw(op, kwargs), second);
+  }
+  mshadow::SetNumThreads(1);
+}
+
+// Mean and variance within about five standard errors of the distribution's on 200000 draws
+// (fixed seeds), on both sides of the Poisson draw's switch at a mean of 10 and for gamma
+// shapes below 1 (the boosted draw).
+TEST(SampleTest, RejectionDrawsMoments) {
+  SetRandomSeed(9);
+  struct Expected {
+    std::string op;
+    std::map<std::string, std::string> kwargs;
+    double mean, variance;
+  };
+  const std::vector<Expected> cases = {
+      {"_random_gamma", {{"alpha", "2.5"}, {"beta", "1.5"}}, 3.75, 2.5 * 2.25},
+      {"_random_gamma", {{"alpha", "0.3"}, {"beta", "1"}}, 0.3, 0.3},
+      {"_random_gamma", {{"alpha", "40"}, {"beta", "0.1"}}, 4.0, 0.4},
+      {"_random_poisson", {{"lam", "0.5"}}, 0.5, 0.5},
+      {"_random_poisson", {{"lam", "9.9"}}, 9.9, 9.9},
+      {"_random_poisson", {{"lam", "10"}}, 10, 10},
+      {"_random_poisson", {{"lam", "1000"}}, 1000, 1000},
+      {"_random_negative_binomial", {{"k", "3"}, {"p", "0.4"}}, 4.5, 3 * 0.6 / 0.16},
+      {"_random_generalized_negative_binomial", {{"mu", "2"}, {"alpha", "0.5"}}, 2, 4},
+      {"_random_generalized_negative_binomial", {{"mu", "3"}, {"alpha", "0"}}, 3, 3}};
+  const double n = 200000;
+  for (const Expected& e : cases) {
+    SCOPED_TRACE(e.op + " mean " + std::to_string(e.mean));
+    const Values d = Draw(e.op, e.kwargs);
+    const double sd = std::sqrt(e.variance);
+    EXPECT_NEAR(Mean(d), e.mean, 5 * sd / std::sqrt(n));
+    // The variance's standard error, for kurtosis up to about 10.
+    EXPECT_NEAR(Variance(d), e.variance, 5 * e.variance * std::sqrt(10 / n));
+    EXPECT_GE(*std::min_element(d.begin(), d.end()), 0.0);
+    if (e.op != "_random_gamma") {
+      for (double x : d) ASSERT_EQ(x, std::floor(x));  // counts
+    }
+  }
+  EXPECT_EQ(Draw("_random_negative_binomial", {{"k", "2"}, {"p", "1"}}), Values(200000, 0.0));
+  EXPECT_EQ(Draw("_random_poisson", {{"lam", "0"}}), Values(200000, 0.0));
+}
+
+// Poisson's probabilities, value by value, against its frequencies on 200000 draws: a
+// chi-square statistic below its 99.9% point, for Knuth's products (mean 3) and PTRS (mean 25).
+TEST(SampleTest, PoissonFrequencies) {
+  SetRandomSeed(31);
+  for (const double lam : {3.0, 25.0}) {
+    const Values d = Draw("_random_poisson", {{"lam", std::to_string(lam)}});
+    std::map<int, double> count;
+    for (double x : d) count[static_cast<int>(x)] += 1;
+    double chi2 = 0, expected_tail = d.size(), observed_tail = d.size();
+    int cells = 0;
+    double log_p = -lam;  // log P(0)
+    for (int k = 0;; ++k) {
+      if (k > 0) log_p += std::log(lam / k);
+      const double expected = d.size() * std::exp(log_p);
+      if (expected < 20 && k > lam) break;
+      if (expected >= 20) {
+        chi2 += (count[k] - expected) * (count[k] - expected) / expected;
+        ++cells;
+        expected_tail -= expected;
+        observed_tail -= count[k];
+      }
+    }
+    chi2 += (observed_tail - expected_tail) * (observed_tail - expected_tail) / expected_tail;
+    // The 99.9% point of chi-square with `cells` degrees of freedom is below cells + 4.6
+    // sqrt(cells) + 10.
+    EXPECT_LT(chi2, cells + 4.6 * std::sqrt(cells) + 10)
+        << "lam " << lam << ", " << cells << " cells";
+  }
+}
+
 TEST(SampleTest, TypesShapesAndLikeForms) {
   const NodeAttrs uniform = ParseAttrs(Op::Get("uniform"), {{"shape", "(2,3)"}});
   const std::vector<CpuTensor> out = RunCpu(uniform, {});
@@ -157,6 +249,13 @@ TEST(SampleTest, ParametersMxnetRefuses) {
   EXPECT_THAT(error_of("_random_exponential", {{"lam", "0"}}), HasSubstr("lam must be positive"));
   EXPECT_THAT(error_of("_random_randint", {{"low", "3"}, {"high", "3"}}),
               HasSubstr("low 3 must be below high 3"));
+  EXPECT_THAT(error_of("_random_gamma", {{"alpha", "0"}}),
+              HasSubstr("alpha and beta must be positive, got 0 and 1"));
+  EXPECT_THAT(error_of("_random_poisson", {{"lam", "-1"}}), HasSubstr("lam must not be negative"));
+  EXPECT_THAT(error_of("_random_negative_binomial", {{"k", "2"}, {"p", "0"}}),
+              HasSubstr("k must be positive and p in (0, 1], got k 2 and p 0"));
+  EXPECT_THAT(error_of("_random_generalized_negative_binomial", {{"alpha", "-0.5"}}),
+              HasSubstr("mu and alpha must not be negative"));
   EXPECT_THAT(error_of("_random_uniform", {{"dtype", "int32"}}), HasSubstr("dtype"));
   EXPECT_THAT(error_of("_random_uniform_like", {{"shape", "(2,)"}}),
               HasSubstr("the _like forms take their input's shape and type"));

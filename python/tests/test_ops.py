@@ -159,7 +159,9 @@ def _mxnet_needs_out(op):
 # Operators that draw random numbers: compared with MXNet by what their draws do
 # (test_dropout_like_mxnet, test_sampling_like_mxnet), not value by value.
 SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random_randint",
-            "_random_uniform_like", "_random_normal_like", "_random_exponential_like"}
+            "_random_uniform_like", "_random_normal_like", "_random_exponential_like",
+            "_random_gamma", "_random_poisson", "_random_negative_binomial",
+            "_random_generalized_negative_binomial"}
 RANDOM = {"Dropout"} | SAMPLING
 
 
@@ -246,6 +248,12 @@ def test_dropout_like_mxnet():
     ("_random_normal", {"loc": 1.5, "scale": 2}, 1.5, 2.0),
     ("_random_exponential", {"lam": 4}, 0.25, 0.25),
     ("_random_randint", {"low": -3, "high": 4}, 0.0, 2.0),
+    ("_random_gamma", {"alpha": 2.5, "beta": 1.5}, 3.75, np.sqrt(2.5) * 1.5),
+    ("_random_gamma", {"alpha": 0.5, "beta": 2}, 1.0, np.sqrt(0.5) * 2),
+    ("_random_poisson", {"lam": 4}, 4.0, 2.0),
+    ("_random_poisson", {"lam": 30}, 30.0, np.sqrt(30)),
+    ("_random_negative_binomial", {"k": 3, "p": 0.4}, 4.5, np.sqrt(1.8) / 0.4),
+    ("_random_generalized_negative_binomial", {"mu": 2, "alpha": 0.5}, 2.0, 2.0),
 ])
 def test_sampling_like_mxnet(op, params, mean, std):
     shape = (400, 500)

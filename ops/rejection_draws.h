@@ -4,10 +4,10 @@
 // mixtures.
 //
 // Element i of a call reads its own sequence: Philox4x32 blocks at counter range.counter + i
-// in streams 0, 1, 2, ... (the high half of Philox's 128-bit counter), four words each, so
-// its value depends on the seed, the call and i alone, never on the thread count, the device
-// or how many uniforms the other elements rejected. The arithmetic is in double for every
-// output type (lgamma's Stirling series, the rejection tests).
+// in streams 0, 1, 2, ... (the high half of Philox's 128-bit counter), so its value depends
+// on the seed, the call, i and the output's width alone, never on the thread count, the
+// device or how many uniforms the other elements rejected. The arithmetic is in double for
+// every output type (log k! by Stirling's series, the rejection tests).
 #ifndef OPS_REJECTION_DRAWS_H_
 #define OPS_REJECTION_DRAWS_H_
 
@@ -21,7 +21,10 @@
 namespace ops {
 namespace sample {
 
-// Element i's uniforms in [0, 1), 53 bits each, two from each block of its sequence.
+// Element i's uniforms in (0, 1]: for a float64 output 53 bits each, two from each Philox
+// block of its sequence; for the narrower outputs 32 bits each, four a block. Normal draws
+// come in Box-Muller pairs, the second kept for the next call.
+template <bool kWide>
 class ElementUniforms {
  public:
   MSHADOW_XINLINE ElementUniforms(const PhiloxRange& range, index_t i)
@@ -29,18 +32,30 @@ class ElementUniforms {
         counter_(range.counter + static_cast<uint64_t>(i)) {}
 
   MSHADOW_XINLINE double Next() {
-    if (half_ == 2) {
+    constexpr int kPerBlock = kWide ? 2 : 4;
+    if (used_ == kPerBlock) {
       block_ = mshadow::Philox4x32(key_, counter_, stream_++);
-      half_ = 0;
+      used_ = 0;
     }
-    const int h = half_++;
-    return mshadow::UnitDouble(block_.w[2 * h], block_.w[2 * h + 1]);
+    const int k = used_++;
+    if constexpr (kWide) {
+      // 53 bits, then half a step up: never 0.
+      return mshadow::UnitDouble(block_.w[2 * k], block_.w[2 * k + 1]) + 0x1p-54;
+    } else {
+      return (static_cast<double>(block_.w[k]) + 0.5) * 0x1p-32;
+    }
   }
 
-  // A standard normal draw (Box-Muller's cosine; its sine is not kept).
+  // A standard normal draw.
   MSHADOW_XINLINE double Normal() {
-    const double u1 = Next(), u2 = Next();
-    return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double radius = std::sqrt(-2.0 * std::log(Next())), angle = 6.283185307179586 * Next();
+    spare_ = radius * std::sin(angle);
+    has_spare_ = true;
+    return radius * std::cos(angle);
   }
 
  private:
@@ -48,7 +63,9 @@ class ElementUniforms {
   uint64_t counter_;
   uint64_t stream_ = 0;
   mshadow::PhiloxBlock block_{};
-  int half_ = 2;
+  int used_ = kWide ? 2 : 4;
+  bool has_spare_ = false;
+  double spare_ = 0;
 };
 
 // log(k!) for k >= 0: a sum below 16, Stirling's series (error below 1e-15 relative) above.
@@ -65,7 +82,8 @@ MSHADOW_XINLINE double LogFactorial(double k) {
 }
 
 // Gamma of shape alpha > 0 and scale beta (mean alpha * beta).
-MSHADOW_XINLINE double GammaDraw(ElementUniforms* u, double alpha, double beta) {
+template <typename Uniforms>
+MSHADOW_XINLINE double GammaDraw(Uniforms* u, double alpha, double beta) {
   // alpha < 1: a draw of alpha + 1 times U^(1 / alpha).
   const double a = alpha < 1 ? alpha + 1 : alpha;
   const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
@@ -81,12 +99,13 @@ MSHADOW_XINLINE double GammaDraw(ElementUniforms* u, double alpha, double beta) 
       break;
     }
   }
-  if (alpha < 1) value *= std::pow(1.0 - u->Next(), 1.0 / alpha);
+  if (alpha < 1) value *= std::pow(u->Next(), 1.0 / alpha);
   return value * beta;
 }
 
 // Poisson of mean lam >= 0.
-MSHADOW_XINLINE double PoissonDraw(ElementUniforms* u, double lam) {
+template <typename Uniforms>
+MSHADOW_XINLINE double PoissonDraw(Uniforms* u, double lam) {
   if (lam < 10) {  // Knuth: the number of uniforms whose product stays above e^-lam
     const double limit = std::exp(-lam);
     double k = 0, product = u->Next();
@@ -116,15 +135,16 @@ MSHADOW_XINLINE double PoissonDraw(ElementUniforms* u, double lam) {
 
 // Failures before k successes of probability p in (0, 1]: Poisson of a Gamma(k, (1 - p) / p)
 // mean.
-MSHADOW_XINLINE double NegativeBinomialDraw(ElementUniforms* u, double k, double p) {
+template <typename Uniforms>
+MSHADOW_XINLINE double NegativeBinomialDraw(Uniforms* u, double k, double p) {
   if (p >= 1) return 0;
   return PoissonDraw(u, GammaDraw(u, k, (1 - p) / p));
 }
 
 // Mean mu, variance mu + alpha mu^2: Poisson of a Gamma(1 / alpha, alpha mu) mean (of mu
 // itself for alpha = 0).
-MSHADOW_XINLINE double GeneralizedNegativeBinomialDraw(ElementUniforms* u, double mu,
-                                                       double alpha) {
+template <typename Uniforms>
+MSHADOW_XINLINE double GeneralizedNegativeBinomialDraw(Uniforms* u, double mu, double alpha) {
   if (alpha == 0 || mu == 0) return PoissonDraw(u, mu);
   return PoissonDraw(u, GammaDraw(u, 1 / alpha, alpha * mu));
 }

@@ -276,28 +276,32 @@ template <typename Draw, int kReq>
 struct draw_element {
   template <typename DType, typename... Args>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, PhiloxRange range, Args... args) {
-    ElementUniforms uniforms(range, i);
+    ElementUniforms<std::is_same_v<DType, double>> uniforms(range, i);
     AssignReq<kReq>(out + i, static_cast<DType>(Draw::Value(&uniforms, args...)));
   }
 };
 
 struct gamma_draw {
-  MSHADOW_XINLINE static double Value(ElementUniforms* u, double alpha, double beta) {
+  template <typename Uniforms>
+  MSHADOW_XINLINE static double Value(Uniforms* u, double alpha, double beta) {
     return GammaDraw(u, alpha, beta);
   }
 };
 struct poisson_draw {
-  MSHADOW_XINLINE static double Value(ElementUniforms* u, double lam) {
+  template <typename Uniforms>
+  MSHADOW_XINLINE static double Value(Uniforms* u, double lam) {
     return PoissonDraw(u, lam);
   }
 };
 struct negative_binomial_draw {
-  MSHADOW_XINLINE static double Value(ElementUniforms* u, double k, double p) {
+  template <typename Uniforms>
+  MSHADOW_XINLINE static double Value(Uniforms* u, double k, double p) {
     return NegativeBinomialDraw(u, k, p);
   }
 };
 struct generalized_negative_binomial_draw {
-  MSHADOW_XINLINE static double Value(ElementUniforms* u, double mu, double alpha) {
+  template <typename Uniforms>
+  MSHADOW_XINLINE static double Value(Uniforms* u, double mu, double alpha) {
     return GeneralizedNegativeBinomialDraw(u, mu, alpha);
   }
 };

@@ -112,6 +112,26 @@ MSHADOW_XINLINE DType ConvertedGradient(const NmsLayout& l, const DType* g, inde
   return c < 2 ? d[c] / DType(2) - d[c + 2] : d[c - 2] / DType(2) + d[c];
 }
 
+// Sorts order[0, m) by descending score(order[k]), equal scores in their order (a bottom-up
+// merge sort through spare, m entries too); returns whichever of the two holds the result.
+template <typename Score>
+MSHADOW_XINLINE int* SortByDescendingScore(int* order, int* spare, index_t m, Score score) {
+  for (index_t run = 1; run < m; run *= 2) {
+    for (index_t lo = 0; lo < m; lo += 2 * run) {
+      const index_t mid = lo + run < m ? lo + run : m, hi = lo + 2 * run < m ? lo + 2 * run : m;
+      index_t a = lo, c = mid, w = lo;
+      while (a < mid && c < hi)
+        spare[w++] = score(order[c]) > score(order[a]) ? order[c++] : order[a++];
+      while (a < mid) spare[w++] = order[a++];
+      while (c < hi) spare[w++] = order[c++];
+    }
+    int* swap = order;
+    order = spare;
+    spare = swap;
+  }
+  return order;
+}
+
 // Item b: the non-maximum suppression of batch item b. order and spare hold N ints each.
 struct box_nms_item {
   template <typename DType>
@@ -130,20 +150,7 @@ struct box_nms_item {
           l.id_index >= 0 && l.background_id >= 0 && id(i) == DType(l.background_id);
       if (score(i) > DType(l.valid_thresh) && !background) order[m++] = static_cast<int>(i);
     }
-    // Stable merge sort by descending score, bottom up.
-    for (index_t run = 1; run < m; run *= 2) {
-      for (index_t lo = 0; lo < m; lo += 2 * run) {
-        const index_t mid = lo + run < m ? lo + run : m, hi = lo + 2 * run < m ? lo + 2 * run : m;
-        index_t a = lo, c = mid, w = lo;
-        while (a < mid && c < hi)
-          spare[w++] = score(order[c]) > score(order[a]) ? order[c++] : order[a++];
-        while (a < mid) spare[w++] = order[a++];
-        while (c < hi) spare[w++] = order[c++];
-      }
-      int* swap = order;
-      order = spare;
-      spare = swap;
-    }
+    order = SortByDescendingScore(order, spare, m, score);
     if (l.topk > 0 && m > l.topk) m = l.topk;
     // Greedy suppression: a suppressed entry becomes -1.
     for (index_t i = 0; i < m; ++i) {

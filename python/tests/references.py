@@ -1004,6 +1004,49 @@ def _index_copy(old, index, new, p):
     return out
 
 
+def _multibox_detection(cls_prob, loc_pred, anchor, p):
+    """SSD's decoding and per-class suppression, image by image, as loops."""
+    clip, threshold = _flag(p, "clip", True), _f32(p.get("threshold", 0.01))
+    background, nms = int(p.get("background_id", 0)), _f32(p.get("nms_threshold", 0.5))
+    force, topk = _flag(p, "force_suppress"), int(p.get("nms_topk", -1))
+    variances = [_f32(v) for v in _tuple(p.get("variances", "(0.1,0.1,0.2,0.2)"))]
+    images, classes, n = cls_prob.shape
+    out = -np.ones((images, n, 6), cls_prob.dtype)
+    a = anchor.reshape(n, 4)
+    for b in range(images):
+        loc = loc_pred[b].reshape(n, 4)
+        found = []
+        for i in range(n):
+            scores = [(cls_prob[b, c, i], c) for c in range(classes) if c != background]
+            score, best = max(scores, key=lambda t: t[0]) if scores else (-1, -1)
+            best = min(c for s, c in scores if s == score)  # the first of equals
+            if not score >= threshold:
+                continue
+            aw, ah = a[i, 2] - a[i, 0], a[i, 3] - a[i, 1]
+            x = loc[i, 0] * variances[0] * aw + (a[i, 0] + a[i, 2]) / 2
+            y = loc[i, 1] * variances[1] * ah + (a[i, 1] + a[i, 3]) / 2
+            w = np.exp(loc[i, 2] * variances[2]) * aw / 2
+            h = np.exp(loc[i, 3] * variances[3]) * ah / 2
+            box = np.array([x - w, y - h, x + w, y + h])
+            found.append([best - (1 if 0 <= background < best else 0), score]
+                         + list(np.clip(box, 0, 1) if clip else box))
+        found.sort(key=lambda r: -r[1])  # stable: ties in anchor order
+        contenders = min(len(found), topk) if topk > 0 else len(found)
+        for r in found[contenders:]:
+            r[0] = -1
+        for k in range(contenders):
+            if found[k][0] < 0:
+                continue
+            for j in range(k + 1, contenders):
+                same = force or found[j][0] == found[k][0]
+                if found[j][0] >= 0 and same and _box_iou(
+                        np.array(found[k][2:]), np.array(found[j][2:]), {}) > nms:
+                    found[j][0] = -1
+        for k, r in enumerate(found):
+            out[b, k] = r
+    return out
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1516,6 +1559,7 @@ FORWARD = {
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
     "_contrib_box_nms": _box_nms,
+    "_contrib_MultiBoxDetection": _multibox_detection,
     "_contrib_quadratic": lambda x, p: (_f32(p.get("a", 0)) * x + _f32(p.get("b", 0))) * x
     + _f32(p.get("c", 0)),
     "_contrib_gradientmultiplier": lambda x, p: x,

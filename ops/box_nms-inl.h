@@ -112,45 +112,79 @@ MSHADOW_XINLINE DType ConvertedGradient(const NmsLayout& l, const DType* g, inde
   return c < 2 ? d[c] / DType(2) - d[c + 2] : d[c - 2] / DType(2) + d[c];
 }
 
-// Sorts order[0, m) by descending score(order[k]), equal scores in their order (a bottom-up
-// merge sort through spare, m entries too); returns whichever of the two holds the result.
-template <typename Score>
-MSHADOW_XINLINE int* SortByDescendingScore(int* order, int* spare, index_t m, Score score) {
-  for (index_t run = 1; run < m; run *= 2) {
+// Sorts the entries (keys[k], order[k]), k < m, by descending key, equal keys in their order:
+// a bottom-up merge sort into key_spare and spare (m entries each) and back, its comparisons
+// reading the keys beside the indices. On return keys and order point at the sorted pair of
+// buffers, key_spare and spare at the other.
+template <typename DType>
+MSHADOW_XINLINE void SortByDescendingKey(DType** keys, int** order, DType** key_spare, int** spare,
+                                         index_t m) {
+  // Runs of 16 by insertion (stable: an entry passes only lower keys), then merges.
+  constexpr index_t kRun = 16;
+  for (index_t lo = 0; lo < m; lo += kRun) {
+    const index_t hi = lo + kRun < m ? lo + kRun : m;
+    DType* k = *keys;
+    int* o = *order;
+    for (index_t i = lo + 1; i < hi; ++i) {
+      const DType key = k[i];
+      const int index = o[i];
+      index_t j = i;
+      for (; j > lo && k[j - 1] < key; --j) k[j] = k[j - 1], o[j] = o[j - 1];
+      k[j] = key;
+      o[j] = index;
+    }
+  }
+  for (index_t run = kRun; run < m; run *= 2) {
+    const DType* k = *keys;
+    const int* o = *order;
+    DType* ks = *key_spare;
+    int* os = *spare;
     for (index_t lo = 0; lo < m; lo += 2 * run) {
       const index_t mid = lo + run < m ? lo + run : m, hi = lo + 2 * run < m ? lo + 2 * run : m;
       index_t a = lo, c = mid, w = lo;
-      while (a < mid && c < hi)
-        spare[w++] = score(order[c]) > score(order[a]) ? order[c++] : order[a++];
-      while (a < mid) spare[w++] = order[a++];
-      while (c < hi) spare[w++] = order[c++];
+      while (a < mid && c < hi) {
+        const bool right = k[c] > k[a];
+        const index_t from = right ? c++ : a++;
+        ks[w] = k[from];
+        os[w++] = o[from];
+      }
+      for (; a < mid; ++a, ++w) ks[w] = k[a], os[w] = o[a];
+      for (; c < hi; ++c, ++w) ks[w] = k[c], os[w] = o[c];
     }
-    int* swap = order;
-    order = spare;
-    spare = swap;
+    DType* key_swap = *keys;
+    *keys = *key_spare;
+    *key_spare = key_swap;
+    int* swap = *order;
+    *order = *spare;
+    *spare = swap;
   }
-  return order;
 }
 
 // Item b: the non-maximum suppression of batch item b. order and spare hold N ints each.
 struct box_nms_item {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t b, NmsLayout l, const DType* data, DType* out, int* index,
-                                  int* order_space, int* spare_space, OpReqType req) {
+                                  int* order_space, int* spare_space, DType* key_space,
+                                  OpReqType req) {
     const index_t n = l.boxes, k_width = l.width;
     const DType* item = data + b * n * k_width;
     const auto score = [&](int i) { return item[i * k_width + l.score_index]; };
     const auto id = [&](int i) { return item[i * k_width + l.id_index]; };
     int* order = order_space + b * n;
     int* spare = spare_space + b * n;
+    DType* keys = key_space + 2 * b * n;
+    DType* key_spare = keys + n;
     // The valid boxes.
     index_t m = 0;
     for (index_t i = 0; i < n; ++i) {
       const bool background =
           l.id_index >= 0 && l.background_id >= 0 && id(i) == DType(l.background_id);
-      if (score(i) > DType(l.valid_thresh) && !background) order[m++] = static_cast<int>(i);
+      if (score(i) > DType(l.valid_thresh) && !background) {
+        keys[m] = score(i);
+        order[m++] = static_cast<int>(i);
+      }
     }
-    order = SortByDescendingScore(order, spare, m, score);
+    SortByDescendingKey(&keys, &order, &key_spare, &spare, m);
     if (l.topk > 0 && m > l.topk) m = l.topk;
     // Greedy suppression: a suppressed entry becomes -1.
     for (index_t i = 0; i < m; ++i) {
@@ -207,11 +241,13 @@ void BoxNmsCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   const NmsLayout l = NmsLayoutOf(GetParam<BoxNmsParam>(attrs), in[0].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const index_t items = l.items, rows = l.items * l.boxes;
-  int* scratch = static_cast<int*>(TempBytes(ctx, 2 * rows * sizeof(int), s));
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    // Two orders of ints and two of keys, one entry each a row.
+    DType* keys = static_cast<DType*>(TempBytes(ctx, 2 * rows * (sizeof(DType) + sizeof(int)), s));
+    int* orders = reinterpret_cast<int*>(keys + 2 * rows);
     Kernel<box_nms_item, xpu>::LaunchItems(s, items, l.boxes * l.boxes, l, in[0].dptr<DType>(),
-                                           out[0].dptr<DType>(), out[1].dptr<int>(), scratch,
-                                           scratch + rows, req[0]);
+                                           out[0].dptr<DType>(), out[1].dptr<int>(), orders,
+                                           orders + rows, keys, req[0]);
   });
 }
 

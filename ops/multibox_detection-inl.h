@@ -69,30 +69,45 @@ struct DetectionLayout {
   float variance[4] = {0.1f, 0.1f, 0.2f, 0.2f};
 };
 
-// Item b: image b's detections. records holds 6 values an anchor, order and spare an int each.
+// Item b: image b's detections. records holds 6 values an anchor; keys two DTypes and order
+// and spare an int each.
 struct multibox_detection_item {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t b, DetectionLayout l, const DType* cls_prob,
                                   const DType* loc_pred, const DType* anchors, DType* out,
-                                  DType* record_space, int* order_space, int* spare_space,
-                                  OpReqType req) {
+                                  DType* record_space, DType* key_space, int* order_space,
+                                  int* spare_space, OpReqType req) {
     const index_t n = l.anchors;
     const DType* prob = cls_prob + b * l.classes * n;
     const DType* loc = loc_pred + b * n * 4;
     DType* records = record_space + b * n * 6;
+    DType* keys = key_space + 2 * b * n;
+    DType* key_spare = keys + n;
     int* order = order_space + b * n;
     int* spare = spare_space + b * n;
+    // Each anchor's best class (in spare) and score (in keys), a class's row at a time: the
+    // first class read sets them, a later one replaces them only with a higher score.
+    int first = 0;
+    while (first == l.background_id) ++first;
+    if (first >= static_cast<int>(l.classes)) first = -1;
+    for (index_t i = 0; i < n; ++i) {
+      spare[i] = first;
+      keys[i] = first < 0 ? DType(0) : prob[first * n + i];
+    }
+    for (index_t c = first + 1; first >= 0 && c < l.classes; ++c) {
+      if (static_cast<int>(c) == l.background_id) continue;
+      const DType* row = prob + c * n;
+      for (index_t i = 0; i < n; ++i) {
+        const bool higher = row[i] > keys[i];
+        keys[i] = higher ? row[i] : keys[i];
+        spare[i] = higher ? static_cast<int>(c) : spare[i];
+      }
+    }
+    // The detections: their records, their scores moved down to keys[0, m).
     index_t m = 0;
     for (index_t i = 0; i < n; ++i) {
-      int best = -1;
-      DType score(0);
-      for (index_t c = 0; c < l.classes; ++c) {
-        if (static_cast<int>(c) == l.background_id) continue;
-        if (best < 0 || prob[c * n + i] > score) {
-          best = static_cast<int>(c);
-          score = prob[c * n + i];
-        }
-      }
+      const int best = spare[i];
+      const DType score = keys[i];
       if (best < 0 || !(score >= DType(l.threshold))) continue;
       DType* r = records + i * 6;
       r[0] = DType(best - (l.background_id >= 0 && best > l.background_id ? 1 : 0));
@@ -109,9 +124,10 @@ struct multibox_detection_item {
         const DType v = box[k];
         r[2 + k] = l.clip ? (v < DType(0) ? DType(0) : (v > DType(1) ? DType(1) : v)) : v;
       }
+      keys[m] = score;
       order[m++] = static_cast<int>(i);
     }
-    order = SortByDescendingScore(order, spare, m, [&](int i) { return records[i * 6 + 1]; });
+    SortByDescendingKey(&keys, &order, &key_spare, &spare, m);
     const index_t contenders = l.nms_topk > 0 && m > l.nms_topk ? l.nms_topk : m;
     for (index_t k = contenders; k < m; ++k) records[order[k] * 6] = DType(-1);
     for (index_t k = 0; k < contenders; ++k) {
@@ -126,8 +142,12 @@ struct multibox_detection_item {
     }
     DType* image = out + b * n * 6;
     for (index_t k = 0; k < n; ++k) {
-      for (int v = 0; v < 6; ++v) {
-        AssignReq(image + k * 6 + v, k < m ? records[order[k] * 6 + v] : DType(-1), req);
+      const DType* from = k < m ? records + order[k] * 6 : nullptr;
+      DType* to = image + k * 6;
+      if (req == kAddTo) {
+        for (int v = 0; v < 6; ++v) to[v] += from != nullptr ? from[v] : DType(-1);
+      } else {
+        for (int v = 0; v < 6; ++v) to[v] = from != nullptr ? from[v] : DType(-1);
       }
     }
   }
@@ -145,13 +165,14 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const index_t rows = l.images * l.anchors;
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    // The records, then the two orders (whole DTypes hold the ints, aligned as DType).
-    const index_t int_slots = (2 * rows * sizeof(int) + sizeof(DType) - 1) / sizeof(DType);
-    DType* records = static_cast<DType*>(TempBytes(ctx, (6 * rows + int_slots) * sizeof(DType), s));
-    int* orders = reinterpret_cast<int*>(records + 6 * rows);
+    // The records and two key arrays (8 DTypes a row), then two orders of ints.
+    DType* records =
+        static_cast<DType*>(TempBytes(ctx, rows * (8 * sizeof(DType) + 2 * sizeof(int)), s));
+    DType* keys = records + 6 * rows;
+    int* orders = reinterpret_cast<int*>(keys + 2 * rows);
     Kernel<multibox_detection_item, xpu>::LaunchItems(
         s, l.images, l.anchors * l.classes, l, in[0].dptr<DType>(), in[1].dptr<DType>(),
-        in[2].dptr<DType>(), out[0].dptr<DType>(), records, orders, orders + rows, req[0]);
+        in[2].dptr<DType>(), out[0].dptr<DType>(), records, keys, orders, orders + rows, req[0]);
   });
 }
 

@@ -60,6 +60,11 @@ inline bool SquareShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<T
 template <typename xpu, typename DType>
 class Result {
  public:
+  // The result starts as a copy of `initial` (of out's size): what LAPACK works on in place.
+  Result(const TBlob& out, OpReqType req, mshadow::Stream<xpu>* s, const TBlob& initial)
+      : Result(out, req, s) {
+    mshadow::Copy(flat(), Flat<xpu, DType>(initial, s), s);
+  }
   Result(const TBlob& out, OpReqType req, mshadow::Stream<xpu>* s) : out_(out), req_(req), s_(s) {
     if (req == kAddTo || req == kNullOp) {
       buffer_.set_stream(s);

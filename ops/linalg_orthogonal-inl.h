@@ -82,8 +82,7 @@ void SyevdCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlo
   if (req[0] == kNullOp && req[1] == kNullOp) return;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Result<xpu, DType> u(out[0], req[0], s), l(out[1], req[1], s);
-    mshadow::Copy(u.flat(), Flat<xpu, DType>(in[0], s), s);
+    Result<xpu, DType> u(out[0], req[0], s, in[0]), l(out[1], req[1], s);
     const auto vectors = u.matrices();
     const index_t batch = vectors.size(0), n = vectors.size(1);
     const Tensor<xpu, 2, DType> values(l.flat().dptr_, mshadow::Shape2(batch, n), s);
@@ -124,8 +123,7 @@ void GelqfCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlo
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     using Solver = Lapack<xpu, DType>;
-    Result<xpu, DType> q(out[0], req[0], s), l(out[1], req[1], s);
-    mshadow::Copy(q.flat(), Flat<xpu, DType>(in[0], s), s);
+    Result<xpu, DType> q(out[0], req[0], s, in[0]), l(out[1], req[1], s);
     const auto factors = q.matrices();
     const index_t batch = factors.size(0), m = factors.size(1), n = factors.size(2);
     const Tensor<xpu, 2, DType> tau(TempPieces<xpu, DType>(ctx, s, {batch * m})[0],
@@ -154,8 +152,7 @@ void GelqfBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
     matmul::Product(m, kWriteTo, l, true, dl, false, DType(1));
     matmul::Product(m, kAddTo, dq, false, q, true, DType(-1));
     ForEachMatrixElement<mirror_lower>(s, m);
-    Result<xpu, DType> da(out[0], req[0], s);
-    mshadow::Copy(da.flat(), Flat<xpu, DType>(in[0], s), s);
+    Result<xpu, DType> da(out[0], req[0], s, in[0]);
     matmul::Product(da.matrices(), kAddTo, m, false, q, false, DType(1));
     Lapack<xpu, DType>::Trsm(s, l, da.matrices(), false, true, true, DType(1));
     da.Commit();

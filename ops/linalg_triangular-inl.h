@@ -74,8 +74,7 @@ void TriangularCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     using L = Lapack<xpu, DType>;
-    Result<xpu, DType> r(out[0], req[0], s);
-    mshadow::Copy(r.flat(), Flat<xpu, DType>(in[1], s), s);
+    Result<xpu, DType> r(out[0], req[0], s, in[1]);
     const auto a = MatrixBatch<xpu, DType>(in[0], s);
     (solve ? L::Trsm : L::Trmm)(s, a, r.matrices(), p.rightside, p.lower, p.transpose,
                                 DType(p.alpha));
@@ -110,8 +109,7 @@ void TrmmBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
       da.Commit();
     }
     if (req[1] != kNullOp) {
-      Result<xpu, DType> db(out[1], req[1], s);
-      mshadow::Copy(db.flat(), Flat<xpu, DType>(in[0], s), s);
+      Result<xpu, DType> db(out[1], req[1], s, in[0]);
       Lapack<xpu, DType>::Trmm(s, a, db.matrices(), p.rightside, p.lower, !p.transpose, alpha);
       db.Commit();
     }
@@ -128,8 +126,7 @@ void TrsmBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
   if (req[0] == kNullOp && req[1] == kNullOp) return;
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const auto a = MatrixBatch<xpu, DType>(in[1], s), y = MatrixBatch<xpu, DType>(in[3], s);
-    Result<xpu, DType> db(out[1], req[1], s);
-    mshadow::Copy(db.flat(), Flat<xpu, DType>(in[0], s), s);
+    Result<xpu, DType> db(out[1], req[1], s, in[0]);
     const auto dbu = db.matrices();
     Lapack<xpu, DType>::Trsm(s, a, dbu, p.rightside, p.lower, !p.transpose, DType(1));
     if (req[0] != kNullOp) {
@@ -190,17 +187,22 @@ void SyrkBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
   });
 }
 
-// Input A: out = L, A = L L^T, from A's lower triangle; L's upper triangle is zero.
-template <typename xpu>
-void PotrfCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
-                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+// potrf (input A: out = L, A = L L^T, from A's lower triangle; zeros above L's diagonal) or,
+// with kInverse, potri (input L: out = (L L^T)^-1, symmetric).
+template <typename xpu, bool kInverse>
+void CholeskyCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Result<xpu, DType> r(out[0], req[0], s);
-    mshadow::Copy(r.flat(), Flat<xpu, DType>(in[0], s), s);
-    Lapack<xpu, DType>::Potrf(s, r.matrices());
-    ForEachMatrixElement<keep_triangle>(s, r.matrices(), true);
+    Result<xpu, DType> r(out[0], req[0], s, in[0]);
+    if constexpr (kInverse) {
+      Lapack<xpu, DType>::Potri(s, r.matrices());
+      ForEachMatrixElement<mirror_lower>(s, r.matrices());
+    } else {
+      Lapack<xpu, DType>::Potrf(s, r.matrices());
+      ForEachMatrixElement<keep_triangle>(s, r.matrices(), true);
+    }
     r.Commit();
   });
 }
@@ -215,29 +217,13 @@ void PotrfBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     using L = Lapack<xpu, DType>;
     const auto l = MatrixBatch<xpu, DType>(in[1], s);
-    Result<xpu, DType> da(out[0], req[0], s);
-    mshadow::Copy(da.flat(), Flat<xpu, DType>(in[0], s), s);
+    Result<xpu, DType> da(out[0], req[0], s, in[0]);
     const auto m = da.matrices();
     L::Trmm(s, l, m, false, true, true, DType(1));  // L^T dL
     ForEachMatrixElement<mirror_lower>(s, m);
     L::Trsm(s, l, m, false, true, true, DType(1));    // L^-T ...
     L::Trsm(s, l, m, true, true, false, DType(0.5));  // ... L^-1 / 2
     da.Commit();
-  });
-}
-
-// Input L (lower triangular): out = (L L^T)^-1, symmetric.
-template <typename xpu>
-void PotriCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
-                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
-  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    Result<xpu, DType> r(out[0], req[0], s);
-    mshadow::Copy(r.flat(), Flat<xpu, DType>(in[0], s), s);
-    Lapack<xpu, DType>::Potri(s, r.matrices());
-    ForEachMatrixElement<mirror_lower>(s, r.matrices());
-    r.Commit();
   });
 }
 
@@ -274,9 +260,9 @@ void SetLinalgTriangularCompute() {
   set("_backward_linalg_trsm", TrsmBackwardCompute<xpu>);
   set("_linalg_syrk", SyrkCompute<xpu>);
   set("_backward_linalg_syrk", SyrkBackwardCompute<xpu>);
-  set("_linalg_potrf", PotrfCompute<xpu>);
+  set("_linalg_potrf", CholeskyCompute<xpu, false>);
   set("_backward_linalg_potrf", PotrfBackwardCompute<xpu>);
-  set("_linalg_potri", PotriCompute<xpu>);
+  set("_linalg_potri", CholeskyCompute<xpu, true>);
   set("_backward_linalg_potri", PotriBackwardCompute<xpu>);
 }
 

@@ -61,52 +61,50 @@ const bool kRegistered = [] {
 
 }  // namespace
 
-OPS_REGISTER_OP(_linalg_trmm)
-    .add_alias("linalg_trmm")
-    .describe(
-        "out = alpha * op(A) B, or alpha * B op(A) with rightside, for every matrix of the "
-        "batch (the last two axes): A triangular (lower, or upper with lower=False; the other "
-        "triangle is not read), op a transpose with transpose=True.")
-    .set_num_inputs(2)
-    .set_num_outputs(1)
-    .add_argument("A", "NDArray-or-Symbol", "Triangular matrices (..., k, k).")
-    .add_argument("B", "NDArray-or-Symbol", "Matrices (..., m, n), k = m (k = n with rightside).")
-    .add_arguments(LinalgTriangularParam::__FIELDS__())
-    .set_attr_parser(ParamParser<LinalgTriangularParam>)
-    .set_attr<FInferShape>("FInferShape", TriangularShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
-    .set_attr<FGradient>("FGradient", FGradient{"_backward_linalg_trmm", true, false});
+namespace {
 
-OPS_REGISTER_OP(_backward_linalg_trmm)
-    .describe("Gradient of _linalg_trmm: A's (in A's triangle) and B's.")
-    .set_num_inputs(3)
-    .set_num_outputs(2)
-    .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParamParser<LinalgTriangularParam>);
+// _linalg_trmm or _linalg_trsm (both A, B and LinalgTriangularParam) and its backward operator,
+// which takes dOut, A, B and, with `uses_output`, out.
+void DefineTriangular(const std::string& name, const std::string& description, bool uses_output) {
+  const std::string backward = "_backward" + name;
+  Op& op = RegisterOp(name)
+               .add_alias(name.substr(1))
+               .describe(description)
+               .set_num_inputs(2)
+               .set_num_outputs(1)
+               .add_argument("A", "NDArray-or-Symbol", "Triangular matrices (..., k, k).")
+               .add_argument("B", "NDArray-or-Symbol",
+                             "Matrices (..., m, n), k = m (k = n with rightside).")
+               .set_attr<FInferShape>("FInferShape", TriangularShape)
+               .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
+               .set_attr<FGradient>("FGradient", FGradient{backward, true, uses_output});
+  op.add_arguments(LinalgTriangularParam::__FIELDS__());
+  op.set_attr_parser(ParamParser<LinalgTriangularParam>);
+  RegisterOp(backward)
+      .describe("Gradient of " + name + ": A's (in A's triangle) and B's.")
+      .set_num_inputs(uses_output ? 4 : 3)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
+      .set_attr_parser(ParamParser<LinalgTriangularParam>);
+}
 
-OPS_REGISTER_OP(_linalg_trsm)
-    .add_alias("linalg_trsm")
-    .describe(
-        "out = alpha * op(A)^-1 B, or alpha * B op(A)^-1 with rightside: the solution X of "
-        "op(A) X = alpha B (X op(A) = alpha B), for every matrix of the batch; A triangular as "
-        "for linalg_trmm. A zero on A's diagonal gives infinities and NaN, as BLAS (and "
-        "MXNet).")
-    .set_num_inputs(2)
-    .set_num_outputs(1)
-    .add_argument("A", "NDArray-or-Symbol", "Triangular matrices (..., k, k).")
-    .add_argument("B", "NDArray-or-Symbol", "Matrices (..., m, n), k = m (k = n with rightside).")
-    .add_arguments(LinalgTriangularParam::__FIELDS__())
-    .set_attr_parser(ParamParser<LinalgTriangularParam>)
-    .set_attr<FInferShape>("FInferShape", TriangularShape)
-    .set_attr<FInferType>("FInferType", ElemwiseRealType<2, 1>)
-    .set_attr<FGradient>("FGradient", FGradient{"_backward_linalg_trsm", true, true});
+const bool kTriangularRegistered = [] {
+  DefineTriangular("_linalg_trmm",
+                   "out = alpha * op(A) B, or alpha * B op(A) with rightside, for every matrix of "
+                   "the batch (the last two axes): A triangular (lower, or upper with "
+                   "lower=False; the other triangle is not read), op a transpose with "
+                   "transpose=True.",
+                   false);
+  DefineTriangular("_linalg_trsm",
+                   "out = alpha * op(A)^-1 B, or alpha * B op(A)^-1 with rightside: the solution "
+                   "X of op(A) X = alpha B (X op(A) = alpha B), for every matrix of the batch; A "
+                   "triangular as for linalg_trmm. A zero on A's diagonal gives infinities and "
+                   "NaN, as BLAS (and MXNet).",
+                   true);
+  return true;
+}();
 
-OPS_REGISTER_OP(_backward_linalg_trsm)
-    .describe("Gradient of _linalg_trsm: A's (in A's triangle) and B's.")
-    .set_num_inputs(4)
-    .set_num_outputs(2)
-    .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParamParser<LinalgTriangularParam>);
+}  // namespace
 
 OPS_REGISTER_OP(_linalg_syrk)
     .add_alias("linalg_syrk")

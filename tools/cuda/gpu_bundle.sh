@@ -68,7 +68,7 @@ for binary in "$out"/bin/* "$out"/bench/* "$out"/tools/* "$out"/python/mshadow_o
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*) ;;
-    libcuda*|libcublas*|libcudart*|libcudnn*) ;;
+    libcuda*|libcublas*|libcudart*|libcudnn*|libcusolver*|libnvJitLink*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
@@ -169,17 +169,20 @@ set -x
 "$opctl" bench Dropout --shape 'data=(32,64,56,56)' --param p=0.5 --iterations 20 --device gpu
 RUN
 # Where the scripts find their shared libraries: this bundle's, the CUDA toolkit's, and cuDNN
-# from the NVIDIA wheel PyTorch brings (a bare CUDA machine has no other).
+# and cuSOLVER from the NVIDIA wheels PyTorch brings (a bare CUDA machine may have no other).
 cat > "$out/env.sh" <<'RUN'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cudnn_lib=$(python3 -c '
+wheel_libs=$(python3 -c '
 import glob, os, site
-for d in site.getsitepackages():
-    hits = glob.glob(os.path.join(d, "nvidia", "**", "libcudnn.so.9"), recursive=True)
-    if hits:
-        print(os.path.dirname(hits[0]))
-        break' 2>/dev/null || true)
-export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${cudnn_lib:+:$cudnn_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+found = []
+for name in ("libcudnn.so.9", "libcusolver.so.12"):
+    for d in site.getsitepackages():
+        hits = glob.glob(os.path.join(d, "nvidia", "**", name), recursive=True)
+        if hits:
+            found.append(os.path.dirname(hits[0]))
+            break
+print(":".join(dict.fromkeys(found)))' 2>/dev/null || true)
+export LD_LIBRARY_PATH="$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${wheel_libs:+:$wheel_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RUN
 chmod +x "$out/run_all.sh" "$out/run_benchmarks.sh" "$out/run_opctl.sh" "$out/run_python.sh" \
   "$out/run_layers.sh"

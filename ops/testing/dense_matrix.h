@@ -1,12 +1,13 @@
 // ops/testing/dense_matrix.h: float64 row-major matrices as plain loops, the references of the
 // linear-algebra operators' tests (linalg_triangular_test, linalg_lu_test,
-// linalg_orthogonal_test), and the gradient check of operators that read one triangle of a
-// symmetric matrix.
+// linalg_orthogonal_test), the gradient check of operators that read one triangle of a
+// symmetric matrix, and the type refusal those tests share.
 #ifndef OPS_TESTING_DENSE_MATRIX_H_
 #define OPS_TESTING_DENSE_MATRIX_H_
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,13 @@ inline Values Concatenated(const std::vector<Dense>& matrices) {
   Values out;
   for (const Dense& m : matrices) out.insert(out.end(), m.v.begin(), m.v.end());
   return out;
+}
+
+// What type inference says of an operator's first input of type `type_flag`.
+inline std::string TypeErrorOf(const std::string& op, int type_flag) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get(op), {});
+  std::vector<int> in = {type_flag}, out;
+  return ErrorOf([&] { InferTypes(attrs, &in, &out); });
 }
 
 // For an operator whose first input is symmetric matrices of which one triangle is read and

@@ -46,7 +46,7 @@ OPS_UNARY_FUNCTOR(degrees, v* DType(57.295779513082320877));    // 180 / pi
 OPS_UNARY_FUNCTOR(radians, v* DType(0.017453292519943295769));  // pi / 180
 OPS_UNARY_FUNCTOR(rcbrt, DType(1) / std::cbrt(v));
 OPS_UNARY_FUNCTOR(gamma, std::tgamma(v));
-OPS_UNARY_FUNCTOR(gammaln, std::lgamma(v));
+OPS_UNARY_FUNCTOR(gammaln, DType(special::LogGamma(v)));
 OPS_UNARY_FUNCTOR(erfinv, DType(special::ErfInv(v)));
 OPS_UNARY_FUNCTOR(logical_not, v == DType(0) ? DType(1) : DType(0));
 OPS_UNARY_FUNCTOR(sign, v > DType(0) ? DType(1) : (v < DType(0) ? DType(-1) : DType(0)));

@@ -1,6 +1,7 @@
 // ops/special_functions.h: the special functions the unary family needs that C++'s <cmath>
 // lacks, on every device, in double (their float results are these rounded):
 //
+//   LogGamma(x)  log|Gamma(x)| (gammaln), safe to call from many threads at once.
 //   Digamma(x)   d/dx log|Gamma(x)| (gammaln's derivative): the largest double at the poles
 //                (0, -1, -2, ...), as MXNet 1.9.1 gives.
 //   ErfInv(y)    the x with erf(x) = y: +-infinity at +-1, NaN outside [-1, 1].
@@ -11,6 +12,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <math.h>  // lgamma_r, lgammaf_r (glibc)
 
 #include "mshadow/macros.h"
 
@@ -18,6 +20,26 @@ namespace ops {
 namespace special {
 
 constexpr double kPi = 3.14159265358979323846;
+
+// libm's lgamma stores the sign of Gamma(x) in the global signgam: two threads calling it at
+// once race on that word (ThreadSanitizer reports it). glibc's lgamma_r returns the sign to
+// its caller instead; device code has no signgam.
+MSHADOW_XINLINE double LogGamma(double x) {
+#ifdef __CUDA_ARCH__
+  return lgamma(x);
+#else
+  int sign;
+  return lgamma_r(x, &sign);
+#endif
+}
+MSHADOW_XINLINE float LogGamma(float x) {
+#ifdef __CUDA_ARCH__
+  return lgammaf(x);
+#else
+  int sign;
+  return lgammaf_r(x, &sign);
+#endif
+}
 
 MSHADOW_XINLINE double Digamma(double x) {
   double shift = 0;

@@ -1,9 +1,9 @@
+#include <math.h>  // signgam
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <functional>
 #include <map>
-#include <math.h>  // signgam
 #include <string>
 #include <tuple>
 #include <vector>

@@ -10,9 +10,9 @@
 #ifndef OPS_SPECIAL_FUNCTIONS_H_
 #define OPS_SPECIAL_FUNCTIONS_H_
 
+#include <math.h>  // lgamma_r, lgammaf_r (glibc)
 #include <cfloat>
 #include <cmath>
-#include <math.h>  // lgamma_r, lgammaf_r (glibc)
 
 #include "mshadow/macros.h"
 

@@ -40,7 +40,9 @@ TEST(LinalgOrthogonalTest, SyevdReproducesTheSymmetricMatrix) {
       Dense diagonal(n, n);
       for (int i = 0; i < n; ++i) {
         diagonal(i, i) = ls[b](0, i);
-        if (i > 0) EXPECT_LT(ls[b](0, i - 1), ls[b](0, i)) << "eigenvalues ascend";
+        if (i > 0) {
+          EXPECT_LT(ls[b](0, i - 1), ls[b](0, i)) << "eigenvalues ascend";
+        }
         int largest = 0;
         for (int j = 1; j < n; ++j) {
           if (std::fabs(us[b](i, j)) > std::fabs(us[b](i, largest))) largest = j;

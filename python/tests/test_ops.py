@@ -161,7 +161,9 @@ def _mxnet_needs_out(op):
 SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random_randint",
             "_random_uniform_like", "_random_normal_like", "_random_exponential_like",
             "_random_gamma", "_random_poisson", "_random_negative_binomial",
-            "_random_generalized_negative_binomial"}
+            "_random_generalized_negative_binomial", "_sample_uniform", "_sample_normal",
+            "_sample_gamma", "_sample_exponential", "_sample_poisson",
+            "_sample_negative_binomial", "_sample_generalized_negative_binomial"}
 RANDOM = {"Dropout"} | SAMPLING
 
 
@@ -268,6 +270,32 @@ def test_sampling_like_mxnet(op, params, mean, std):
     if op == "_random_randint":
         assert ours.min() >= -3 and ours.max() < 4 and set(np.unique(ours)) == set(range(-3, 4))
 
+
+
+# Each _sample_ operator against MXNet's: two distributions, 100000 draws from each; each
+# row's mean and deviation within five standard errors of its distribution's, both sides.
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+@pytest.mark.parametrize("op,parameters,means,stds", [
+    ("_sample_uniform", [[-2, 10], [3, 10.5]], [0.5, 10.25], [5 / np.sqrt(12), 0.5 / np.sqrt(12)]),
+    ("_sample_normal", [[1.5, -40], [2, 0.1]], [1.5, -40], [2, 0.1]),
+    ("_sample_gamma", [[2.5, 0.5], [1.5, 2]], [3.75, 1], [np.sqrt(2.5) * 1.5, np.sqrt(0.5) * 2]),
+    ("_sample_exponential", [[4, 0.5]], [0.25, 2], [0.25, 2]),
+    ("_sample_poisson", [[4, 30]], [4, 30], [2, np.sqrt(30)]),
+    ("_sample_negative_binomial", [[3, 2], [0.4, 0.8]], [4.5, 0.5],
+     [np.sqrt(1.8) / 0.4, np.sqrt(0.4) / 0.8]),
+    ("_sample_generalized_negative_binomial", [[2, 3], [0.5, 0]], [2, 3], [2, np.sqrt(3)]),
+])
+def test_multisample_like_mxnet(op, parameters, means, stds):
+    arrays = [np.array(p, np.float32) for p in parameters]
+    ours = mo.invoke(op, arrays, shape="(100000,)")
+    theirs = getattr(mx.nd._internal, op)(*[mx.nd.array(a) for a in arrays],
+                                          shape=(100000,)).asnumpy()
+    assert ours.shape == theirs.shape == (2, 100000) and ours.dtype == theirs.dtype
+    n = ours.shape[1]
+    for draws in (ours, theirs):
+        for row, mean, std in zip(draws.astype(np.float64), means, stds):
+            assert abs(row.mean() - mean) < 5 * std / np.sqrt(n)
+            assert abs(row.std() - std) < 5 * std * np.sqrt(2.0 / n) * 2
 
 def test_out_and_req():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)

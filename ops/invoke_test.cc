@@ -90,6 +90,22 @@ TShape WithLast(const TShape& shape, index_t last) {
   return changed;
 }
 
+// The values of `from` in `to`'s type (float32 or float64): a re-typed blob keeps its values, so that an operator
+// that checks its inputs' values (a distribution's parameters) sees only the type change.
+void CopyConverted(const TBlob& from, const TBlob& to) {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(from.type_flag_, From, {
+    const From* source = from.dptr<From>();
+    for (size_t i = 0; i < from.shape_.Size(); ++i) {
+      const double value = static_cast<double>(source[i]);
+      if (to.type_flag_ == mshadow::kFloat64) {
+        to.dptr<double>()[i] = value;
+      } else {
+        to.dptr<float>()[i] = static_cast<float>(value);
+      }
+    }
+  });
+}
+
 const std::vector<std::pair<std::string, Mutation>>& Mutations() {
   static const auto* mutations = new std::vector<std::pair<std::string, Mutation>>{
       {"shrunk",
@@ -111,6 +127,7 @@ const std::vector<std::pair<std::string, Mutation>>& Mutations() {
        [](TBlob* b, std::vector<CpuTensor>* keep) {
          keep->emplace_back(b->shape_, b->type_flag_ == mshadow::kFloat32 ? mshadow::kFloat64
                                                                           : mshadow::kFloat32);
+         CopyConverted(*b, keep->back().blob());
          *b = keep->back().blob();
          return true;
        }},

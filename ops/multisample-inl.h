@@ -51,8 +51,8 @@ struct MultiSampleParam : public dmlc::Parameter<MultiSampleParam> {
 struct uniform_dist {
   static constexpr const char* kName = "uniform";
   static constexpr const char* kParams[] = {"low", "high"};
-  static constexpr const char* kDomain = "low <= high";
-  static bool Valid(double low, double high) { return low <= high; }
+  static constexpr const char* kDomain = "finite low <= high";
+  static bool Valid(double low, double high) { return low <= high && std::isfinite(high - low); }
   // 1 - Next() is in [0, 1): high itself is never drawn.
   template <typename Uniforms>
   MSHADOW_XINLINE static double Draw(Uniforms* u, double low, double high) {
@@ -63,8 +63,10 @@ struct uniform_dist {
 struct normal_dist {
   static constexpr const char* kName = "normal";
   static constexpr const char* kParams[] = {"mu", "sigma"};
-  static constexpr const char* kDomain = "sigma > 0";
-  static bool Valid(double mu, double sigma) { return std::isfinite(mu) && sigma > 0; }
+  static constexpr const char* kDomain = "finite mu, sigma > 0";
+  static bool Valid(double mu, double sigma) {
+    return std::isfinite(mu) && sigma > 0 && sigma < INFINITY;
+  }
   template <typename Uniforms>
   MSHADOW_XINLINE static double Draw(Uniforms* u, double mu, double sigma) {
     return mu + sigma * u->Normal();
@@ -74,8 +76,10 @@ struct normal_dist {
 struct gamma_dist {
   static constexpr const char* kName = "gamma";
   static constexpr const char* kParams[] = {"alpha", "beta"};
-  static constexpr const char* kDomain = "alpha > 0 and beta > 0";
-  static bool Valid(double alpha, double beta) { return alpha > 0 && beta > 0; }
+  static constexpr const char* kDomain = "finite alpha > 0 and beta > 0";
+  static bool Valid(double alpha, double beta) {
+    return alpha > 0 && alpha < INFINITY && beta > 0 && beta < INFINITY;
+  }
   template <typename Uniforms>
   MSHADOW_XINLINE static double Draw(Uniforms* u, double alpha, double beta) {
     return sample::GammaDraw(u, alpha, beta);
@@ -97,7 +101,7 @@ struct exponential_dist {
 struct poisson_dist {
   static constexpr const char* kName = "poisson";
   static constexpr const char* kParams[] = {"lam"};
-  static constexpr const char* kDomain = "lam >= 0";
+  static constexpr const char* kDomain = "finite lam >= 0";
   static bool Valid(double lam, double) { return lam >= 0 && lam < INFINITY; }
   template <typename Uniforms>
   MSHADOW_XINLINE static double Draw(Uniforms* u, double lam, double) {
@@ -108,7 +112,7 @@ struct poisson_dist {
 struct negative_binomial_dist {
   static constexpr const char* kName = "negative_binomial";
   static constexpr const char* kParams[] = {"k", "p"};
-  static constexpr const char* kDomain = "k > 0 and 0 < p <= 1";
+  static constexpr const char* kDomain = "finite k > 0 and 0 < p <= 1";
   static bool Valid(double k, double p) { return k > 0 && k < INFINITY && p > 0 && p <= 1; }
   template <typename Uniforms>
   MSHADOW_XINLINE static double Draw(Uniforms* u, double k, double p) {
@@ -119,7 +123,7 @@ struct negative_binomial_dist {
 struct generalized_negative_binomial_dist {
   static constexpr const char* kName = "generalized_negative_binomial";
   static constexpr const char* kParams[] = {"mu", "alpha"};
-  static constexpr const char* kDomain = "mu >= 0 and alpha >= 0";
+  static constexpr const char* kDomain = "finite mu >= 0 and alpha >= 0";
   static bool Valid(double mu, double alpha) {
     return mu >= 0 && mu < INFINITY && alpha >= 0 && alpha < INFINITY;
   }
@@ -166,7 +170,7 @@ void MultiSampleCompute(const NodeAttrs&, const OpContext& ctx, const std::vecto
   const TBlob& b = in[kNumParams<Dist> - 1];
   const index_t count = a.Size();
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  MSHADOW_TYPE_SWITCH(a.type_flag_, PType, {
+  MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(a.type_flag_, PType, {
     // A GPU's parameters are copied to the host for the check (they are one per distribution,
     // prod(shape) times fewer than the draws).
     WithIndicesOnHost<xpu, PType>(a, s, [&](const PType* host_a, index_t) {

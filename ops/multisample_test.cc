@@ -161,19 +161,27 @@ TEST(MultiSampleTest, ParametersOutsideTheDomainAreErrors) {
   const auto error_of = [](const std::string& op, const std::vector<Values>& parameters) {
     return testing::ErrorOf([&] { Sample(op, parameters, {{"shape", "(2,)"}}); });
   };
-  EXPECT_THAT(error_of("_sample_uniform", {{0, 3}, {1, 2}}),
-              HasSubstr("_sample_uniform: distribution 1 has low 3, high 2; valid: low <= high"));
+  EXPECT_THAT(
+      error_of("_sample_uniform", {{0, 3}, {1, 2}}),
+      HasSubstr("_sample_uniform: distribution 1 has low 3, high 2; valid: finite low <= high"));
   EXPECT_THAT(error_of("_sample_normal", {{0, 0}, {1, -1}}),
-              HasSubstr("distribution 1 has mu 0, sigma -1; valid: sigma > 0"));
-  EXPECT_THAT(error_of("_sample_gamma", {{-1, 1}, {1, 1}}),
-              HasSubstr("distribution 0 has alpha -1, beta 1; valid: alpha > 0 and beta > 0"));
+              HasSubstr("distribution 1 has mu 0, sigma -1; valid: finite mu, sigma > 0"));
+  EXPECT_THAT(
+      error_of("_sample_gamma", {{-1, 1}, {1, 1}}),
+      HasSubstr("distribution 0 has alpha -1, beta 1; valid: finite alpha > 0 and beta > 0"));
   EXPECT_THAT(error_of("_sample_exponential", {{1, 0}}),
               HasSubstr("distribution 1 has lam 0; valid: lam > 0"));
-  EXPECT_THAT(error_of("_sample_poisson", {{NAN}}), HasSubstr("has lam nan; valid: lam >= 0"));
+  EXPECT_THAT(error_of("_sample_poisson", {{NAN}}),
+              HasSubstr("has lam nan; valid: finite lam >= 0"));
   EXPECT_THAT(error_of("_sample_negative_binomial", {{1, 2}, {0.5, 0}}),
-              HasSubstr("distribution 1 has k 2, p 0; valid: k > 0 and 0 < p <= 1"));
+              HasSubstr("distribution 1 has k 2, p 0; valid: finite k > 0 and 0 < p <= 1"));
   EXPECT_THAT(error_of("_sample_generalized_negative_binomial", {{1}, {-0.5}}),
-              HasSubstr("has mu 1, alpha -0.5; valid: mu >= 0 and alpha >= 0"));
+              HasSubstr("has mu 1, alpha -0.5; valid: finite mu >= 0 and alpha >= 0"));
+  // Infinities are refused too: a uniform over an infinite range has no draws, and the gamma
+  // draw's rejection loop would not end for an infinite shape.
+  EXPECT_THAT(error_of("_sample_uniform", {{0}, {INFINITY}}), HasSubstr("has low 0, high inf"));
+  EXPECT_THAT(error_of("_sample_gamma", {{INFINITY}, {1}}), HasSubstr("has alpha inf, beta 1"));
+  EXPECT_THAT(error_of("_sample_normal", {{-INFINITY}, {1}}), HasSubstr("has mu -inf, sigma 1"));
 
   // Nothing is written when a parameter is refused.
   CpuTensor low(TShape{2}, mshadow::kFloat32), high(TShape{2}, mshadow::kFloat32);

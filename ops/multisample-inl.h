@@ -171,22 +171,26 @@ void MultiSampleCompute(const NodeAttrs&, const OpContext& ctx, const std::vecto
   const index_t count = a.Size();
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(a.type_flag_, PType, {
-    // A GPU's parameters are copied to the host for the check (they are one per distribution,
-    // prod(shape) times fewer than the draws).
-    WithIndicesOnHost<xpu, PType>(a, s, [&](const PType* host_a, index_t) {
-      WithIndicesOnHost<xpu, PType>(b, s, [&](const PType* host_b, index_t) {
-        CheckParameters<Dist>(host_a, host_b, count);
+    if constexpr (std::is_same_v<PType, bool>) {
+      throw dmlc::Error("the parameters are bool; valid: a number type");  // as type inference
+    } else {
+      // A GPU's parameters are copied to the host for the check (they are one per
+      // distribution, prod(shape) times fewer than the draws).
+      WithIndicesOnHost<xpu, PType>(a, s, [&](const PType* host_a, index_t) {
+        WithIndicesOnHost<xpu, PType>(b, s, [&](const PType* host_b, index_t) {
+          CheckParameters<Dist>(host_a, host_b, count);
+        });
       });
-    });
-    if (req[0] == kNullOp || out[0].Size() == 0) return;
-    const index_t n = out[0].Size();
-    const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
-    MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
-      OPS_REQ_SWITCH(req[0], kReq, {
-        Kernel<draw_from_parameters<Dist, kReq>, xpu>::Launch(
-            s, n, out[0].dptr<DType>(), a.dptr<PType>(), b.dptr<PType>(), n / count, range);
+      if (req[0] == kNullOp || out[0].Size() == 0) return;
+      const index_t n = out[0].Size();
+      const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
+      MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
+        OPS_REQ_SWITCH(req[0], kReq, {
+          Kernel<draw_from_parameters<Dist, kReq>, xpu>::Launch(
+              s, n, out[0].dptr<DType>(), a.dptr<PType>(), b.dptr<PType>(), n / count, range);
+        });
       });
-    });
+    }
   });
 }
 

@@ -30,13 +30,17 @@ bool MultiSampleShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vect
   return true;
 }
 
-// The parameters share one type (any); the output is dtype, float32 for None (as MXNet's).
+// The parameters share one number type (any but bool); the output is dtype, float32 for None
+// (as MXNet's).
 bool MultiSampleType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   int parameters = -1;
   for (int t : *in) {
     if (parameters == -1 && t != -1) parameters = t;
   }
   if (parameters == -1) return false;
+  if (parameters == mshadow::kBool) {
+    throw dmlc::Error("the parameters are bool; valid: a number type");
+  }
   for (int i = 0; i < static_cast<int>(in->size()); ++i) AssignInputType(in, i, parameters);
   const int dtype = GetParam<MultiSampleParam>(attrs).dtype;
   AssignOutputType(out, 0, dtype == -1 ? mshadow::kFloat32 : dtype);

@@ -209,6 +209,11 @@ TEST(MultiSampleTest, ParametersOutsideTheDomainAreErrors) {
               }),
               HasSubstr("float64"));
   EXPECT_THAT(testing::ErrorOf([] {
+                const CpuTensor a(TShape{2}, mshadow::kBool), b(TShape{2}, mshadow::kBool);
+                RunCpu(ParseAttrs(Op::Get("_sample_normal"), {}), {a.blob(), b.blob()});
+              }),
+              HasSubstr("the parameters are bool; valid: a number type"));
+  EXPECT_THAT(testing::ErrorOf([] {
                 ParseAttrs(Op::Get("_sample_normal"), {{"dtype", "int32"}});
               }),
               HasSubstr("dtype"));

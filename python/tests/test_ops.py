@@ -271,7 +271,6 @@ def test_sampling_like_mxnet(op, params, mean, std):
         assert ours.min() >= -3 and ours.max() < 4 and set(np.unique(ours)) == set(range(-3, 4))
 
 
-
 # Each _sample_ operator against MXNet's: two distributions, 100000 draws from each; each
 # row's mean and deviation within five standard errors of its distribution's, both sides.
 @pytest.mark.skipif(mx is None, reason="MXNet is not installed")

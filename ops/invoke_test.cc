@@ -90,8 +90,9 @@ TShape WithLast(const TShape& shape, index_t last) {
   return changed;
 }
 
-// The values of `from` in `to`'s type (float32 or float64): a re-typed blob keeps its values, so that an operator
-// that checks its inputs' values (a distribution's parameters) sees only the type change.
+// The values of `from` in `to`'s type (float32 or float64): a re-typed blob keeps its values,
+// so that an operator that checks its inputs' values (a distribution's parameters) sees only
+// the type change.
 void CopyConverted(const TBlob& from, const TBlob& to) {
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(from.type_flag_, From, {
     const From* source = from.dptr<From>();

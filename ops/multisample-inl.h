@@ -5,8 +5,10 @@
 // Their inputs are arrays of one shape S holding each distribution's parameters; the output,
 // S + shape, holds prod(shape) draws from each. Written once for every device.
 //
-// Element j of the output reads its own Philox sequence (ops/rejection_draws.h), so the draws
-// depend on the seed, the call and j alone, never on the thread count or the device. Every
+// Uniform, normal and exponential draws take a pair of a distribution's elements from each
+// Philox block (ops/pair_draws.h); the others give element j of the output its own sequence
+// (ops/rejection_draws.h). Either way a draw depends on the seed, the call and its position
+// alone, never on the thread count or the device. Every
 // parameter is checked on the host before anything is drawn: one outside its distribution's
 // domain (a negative deviation, a shape of 0) is a dmlc::Error naming its position, where
 // MXNet draws garbage or, for a gamma of negative shape, never returns.
@@ -24,6 +26,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/pair_draws.h"
 #include "ops/registration_util.h"
 #include "ops/rejection_draws.h"
 
@@ -46,18 +49,16 @@ struct MultiSampleParam : public dmlc::Parameter<MultiSampleParam> {
   }
 };
 
-// Each distribution: its parameters' names, their domain (Valid, in words kDomain) and a draw
-// from an element's uniforms. The one-parameter distributions ignore b.
+// Each distribution: its parameters' names, their domain (Valid, in words kDomain) and its
+// draws: a fixed count of uniforms, a pair of elements from each Philox block (PairDraw, from
+// ops/pair_draws.h), or a varying count, an element's own sequence (Draw, from
+// ops/rejection_draws.h). The one-parameter distributions ignore b.
 struct uniform_dist {
   static constexpr const char* kName = "uniform";
   static constexpr const char* kParams[] = {"low", "high"};
   static constexpr const char* kDomain = "finite low <= high";
   static bool Valid(double low, double high) { return low <= high && std::isfinite(high - low); }
-  // 1 - Next() is in [0, 1): high itself is never drawn.
-  template <typename Uniforms>
-  MSHADOW_XINLINE static double Draw(Uniforms* u, double low, double high) {
-    return low + (high - low) * (1 - u->Next());
-  }
+  using PairDraw = sample::uniform_draw;  // high itself is never drawn
 };
 
 struct normal_dist {
@@ -67,10 +68,7 @@ struct normal_dist {
   static bool Valid(double mu, double sigma) {
     return std::isfinite(mu) && sigma > 0 && sigma < INFINITY;
   }
-  template <typename Uniforms>
-  MSHADOW_XINLINE static double Draw(Uniforms* u, double mu, double sigma) {
-    return mu + sigma * u->Normal();
-  }
+  using PairDraw = sample::normal_draw;
 };
 
 struct gamma_dist {
@@ -91,11 +89,7 @@ struct exponential_dist {
   static constexpr const char* kParams[] = {"lam"};
   static constexpr const char* kDomain = "lam > 0";
   static bool Valid(double lam, double) { return lam > 0; }
-  // Next() is in (0, 1]: the log is finite.
-  template <typename Uniforms>
-  MSHADOW_XINLINE static double Draw(Uniforms* u, double lam, double) {
-    return -std::log(u->Next()) / lam;
-  }
+  using PairDraw = sample::exponential_draw;
 };
 
 struct poisson_dist {
@@ -136,6 +130,11 @@ struct generalized_negative_binomial_dist {
 template <typename Dist>
 constexpr int kNumParams = static_cast<int>(sizeof(Dist::kParams) / sizeof(Dist::kParams[0]));
 
+template <typename Dist, typename = void>
+constexpr bool kDrawsPairs = false;
+template <typename Dist>
+constexpr bool kDrawsPairs<Dist, std::void_t<typename Dist::PairDraw>> = true;
+
 // Output element j: a draw from distribution j / per_distribution, from j's own uniforms.
 template <typename Dist, int kReq>
 struct draw_from_parameters {
@@ -148,6 +147,37 @@ struct draw_from_parameters {
                                                            static_cast<double>(b[i]))));
   }
 };
+
+// The pair draws: distribution i's per_distribution elements take blocks_per_distribution
+// blocks from range.counter + i * blocks_per_distribution on; item g draws block
+// g % blocks_per_distribution of distribution g / blocks_per_distribution.
+template <typename Dist, int kReq>
+struct draw_pairs_from_parameters {
+  template <typename DType, typename PType>
+  MSHADOW_XINLINE static void Map(index_t g, DType* out, const PType* a, const PType* b,
+                                  index_t per_distribution, index_t blocks_per_distribution,
+                                  PhiloxRange range) {
+    const index_t i = g / blocks_per_distribution;
+    const index_t first = i * blocks_per_distribution;
+    const mshadow::PhiloxKey key = mshadow::PhiloxKeyFromSeed(range.seed);
+    if constexpr (kNumParams<Dist> == 1) {
+      sample::DrawPair<typename Dist::PairDraw, kReq>(
+          g - first, out + i * per_distribution, per_distribution, key,
+          range.counter + static_cast<uint64_t>(first), static_cast<double>(a[i]));
+    } else {
+      sample::DrawPair<typename Dist::PairDraw, kReq>(
+          g - first, out + i * per_distribution, per_distribution, key,
+          range.counter + static_cast<uint64_t>(first), static_cast<double>(a[i]),
+          static_cast<double>(b[i]));
+    }
+  }
+};
+
+// The pair draws on the CPU, on packets (defined in multisample.cc, from
+// ops/pair_draws_cpu.h): the values of draw_pairs_from_parameters.
+template <typename Dist, typename DType, typename PType>
+void DrawPairsFromParametersOnCpu(OpReqType req, DType* out, const PType* a, const PType* b,
+                                  index_t count, index_t per_distribution, PhiloxRange range);
 
 // A dmlc::Error for the first distribution whose parameters are outside Dist's domain.
 template <typename Dist, typename PType>
@@ -182,13 +212,30 @@ void MultiSampleCompute(const NodeAttrs&, const OpContext& ctx, const std::vecto
         });
       });
       if (req[0] == kNullOp || out[0].Size() == 0) return;
-      const index_t n = out[0].Size();
-      const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
+      const index_t n = out[0].Size(), per_distribution = n / count;
       MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
-        OPS_REQ_SWITCH(req[0], kReq, {
-          Kernel<draw_from_parameters<Dist, kReq>, xpu>::Launch(
-              s, n, out[0].dptr<DType>(), a.dptr<PType>(), b.dptr<PType>(), n / count, range);
-        });
+        DType* to = out[0].dptr<DType>();
+        if constexpr (kDrawsPairs<Dist>) {
+          const index_t blocks = sample::PairBlocks(per_distribution);
+          const PhiloxRange range =
+              ctx.requested[0].TakeRandom(static_cast<uint64_t>(count * blocks));
+          if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+            DrawPairsFromParametersOnCpu<Dist>(req[0], to, a.dptr<PType>(), b.dptr<PType>(), count,
+                                               per_distribution, range);
+          } else {
+            OPS_REQ_SWITCH(req[0], kReq, {
+              Kernel<draw_pairs_from_parameters<Dist, kReq>, xpu>::Launch(
+                  s, count * blocks, to, a.dptr<PType>(), b.dptr<PType>(), per_distribution, blocks,
+                  range);
+            });
+          }
+        } else {
+          const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
+          OPS_REQ_SWITCH(req[0], kReq, {
+            Kernel<draw_from_parameters<Dist, kReq>, xpu>::Launch(
+                s, n, to, a.dptr<PType>(), b.dptr<PType>(), per_distribution, range);
+          });
+        }
       });
     }
   });

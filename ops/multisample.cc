@@ -3,15 +3,30 @@
 // random resource. The draws, for every device: multisample-inl.h; FCompute<gpu>:
 // multisample.cu.
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ops/infer.h"
 #include "ops/multisample-inl.h"
+#include "ops/pair_draws_cpu.h"
 
 namespace ops {
 namespace multisample {
 
 DMLC_REGISTER_PARAMETER(MultiSampleParam);
+
+template <typename Dist, typename DType, typename PType>
+void DrawPairsFromParametersOnCpu(OpReqType req, DType* out, const PType* a, const PType* b,
+                                  index_t count, index_t per_distribution, PhiloxRange range) {
+  sample::DrawRunsOnCpu<typename Dist::PairDraw>(
+      req, out, count, per_distribution, range, [&](index_t i) {
+        if constexpr (kNumParams<Dist> == 1) {
+          return std::make_tuple(static_cast<double>(a[i]));
+        } else {
+          return std::make_tuple(static_cast<double>(a[i]), static_cast<double>(b[i]));
+        }
+      });
+}
 
 namespace {
 

@@ -94,7 +94,8 @@ TEST(MultiSampleTest, SameDrawsOnAnyThreadCount) {
   for (const std::string op : {"_sample_normal", "_sample_gamma", "_sample_poisson"}) {
     SCOPED_TRACE(op);
     const std::vector<Values> parameters = {{0.5, 30, 2}, {1, 2, 0.5}};
-    const std::map<std::string, std::string> kwargs = {{"shape", "(333,)"}};
+    // Enough draws for two threads; an odd count per distribution leaves half a block.
+    const std::map<std::string, std::string> kwargs = {{"shape", "(20001,)"}};
     const auto draw = [&] {
       return testing::ToValues(
           Sample(op, op == "_sample_poisson" ? std::vector<Values>{parameters[0]} : parameters,
@@ -111,6 +112,38 @@ TEST(MultiSampleTest, SameDrawsOnAnyThreadCount) {
     EXPECT_EQ(draw(), second);
   }
   mshadow::SetNumThreads(1);
+}
+
+// Uniform, normal and exponential draw a pair of elements from each Philox block, as the
+// _random_ operators do (ops/pair_draws.h): one distribution draws the values _random_ draws
+// from the same seed, on packets (1000 draws) and a block at a time (the first 7).
+TEST(MultiSampleTest, OneDistributionDrawsWhatTheRandomOperatorDraws) {
+  struct Case {
+    std::string sample, random;
+    std::vector<Values> parameters;
+    std::map<std::string, std::string> kwargs;
+  };
+  const std::vector<Case> cases = {
+      {"_sample_uniform", "_random_uniform", {{-2}, {3.5}}, {{"low", "-2"}, {"high", "3.5"}}},
+      {"_sample_normal", "_random_normal", {{1.5}, {0.25}}, {{"loc", "1.5"}, {"scale", "0.25"}}},
+      {"_sample_exponential", "_random_exponential", {{4}}, {{"lam", "4"}}}};
+  for (const Case& c : cases) {
+    for (const std::string dtype : {"float32", "float64"}) {
+      for (const std::string shape : {"(7,)", "(1000,)"}) {
+        SCOPED_TRACE(c.sample + " " + dtype + " " + shape);
+        std::map<std::string, std::string> kwargs = c.kwargs;
+        kwargs["shape"] = shape;
+        kwargs["dtype"] = dtype;
+        SetRandomSeed(29);
+        const Values want =
+            testing::ToValues(RunCpu(ParseAttrs(Op::Get(c.random), kwargs), {})[0].blob());
+        SetRandomSeed(29);
+        const Values got = testing::ToValues(
+            Sample(c.sample, c.parameters, {{"shape", shape}, {"dtype", dtype}}).blob());
+        EXPECT_EQ(got, want);
+      }
+    }
+  }
 }
 
 TEST(MultiSampleTest, ShapesTypesWriteModesAndGradients) {

@@ -7,13 +7,11 @@
 // Written once for every device. The last four take a varying number of uniforms per element:
 // each element reads its own sequence (ops/rejection_draws.h).
 //
-// The draws come from the random resource (ops/random_source.h): item b reads Philox block
-// counter + b and writes elements 2b and 2b + 1, each from two of its words (a normal pair
-// from all four, by Box-Muller), so the values depend only on the seed and the call order,
-// never on the thread count or the device. A float draw is the top 24 bits of the float64
-// draw's 53: the same seed gives the same values in every type, to the type's precision. They
-// are not MXNet's values (its generators differ); the tests check the distributions. sample.cc
-// registers them with FCompute<cpu>; sample.cu adds FCompute<gpu>.
+// The draws come from the random resource (ops/random_source.h); the first four draw a pair
+// of elements from each Philox block (ops/pair_draws.h), so the values depend only on the seed
+// and the call order, never on the thread count or the device. They are not MXNet's values
+// (its generators differ); the tests check the distributions. sample.cc registers them with
+// FCompute<cpu>; sample.cu adds FCompute<gpu>.
 #ifndef OPS_SAMPLE_INL_H_
 #define OPS_SAMPLE_INL_H_
 
@@ -28,6 +26,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/pair_draws.h"
 #include "ops/rejection_draws.h"
 
 namespace ops {
@@ -159,81 +158,7 @@ struct RandIntParam : public dmlc::Parameter<RandIntParam> {
   }
 };
 
-// What each distribution makes of a Philox block: the values of its two elements. The 16-
-// and 32-bit float types draw in float, float64 in double.
-template <typename DType>
-using DrawType = std::conditional_t<std::is_same_v<DType, double>, double, float>;
-
-constexpr index_t kPerBlock = 2;
-
-// Uniform k of a block's two, in [0, 1): 53 bits of words 2k and 2k + 1, or the top 24 of
-// them (word 2k's).
-template <typename Real>
-MSHADOW_XINLINE Real Unit(const mshadow::PhiloxBlock& b, int k) {
-  if constexpr (std::is_same_v<Real, double>) {
-    return mshadow::UnitDouble(b.w[2 * k], b.w[2 * k + 1]);
-  } else {
-    return mshadow::UnitFloat(b.w[2 * k]);
-  }
-}
-
-struct uniform_draw {
-  template <typename Real>
-  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float low, float high) {
-    return Real(low) + (Real(high) - Real(low)) * Unit<Real>(b, k);
-  }
-};
-
-struct exponential_draw {
-  // 1 - u is in (0, 1]: the log is finite.
-  template <typename Real>
-  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float lam) {
-    return -std::log(Real(1) - Unit<Real>(b, k)) / Real(lam);
-  }
-};
-
-// Box-Muller: the block's two uniforms give a radius and an angle; element 0 of the pair
-// takes the cosine, element 1 the sine.
-struct normal_draw {
-  template <typename Real>
-  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, float loc, float scale) {
-    const Real u1 = Unit<Real>(b, 0), u2 = Unit<Real>(b, 1);
-    const Real radius = std::sqrt(Real(-2) * std::log(Real(1) - u1));
-    const Real angle = Real(6.283185307179586) * u2;
-    return Real(loc) + Real(scale) * radius * (k == 0 ? std::cos(angle) : std::sin(angle));
-  }
-};
-
-// An integer in [low, low + range) from a block's two 64-bit halves (the modulo's bias is
-// below range / 2^64).
-struct randint_draw {
-  template <typename Real>
-  MSHADOW_XINLINE static Real Value(const mshadow::PhiloxBlock& b, int k, int64_t low,
-                                    uint64_t range) {
-    const uint64_t bits = (static_cast<uint64_t>(b.w[2 * k]) << 32) | b.w[2 * k + 1];
-    return static_cast<Real>(low + static_cast<int64_t>(bits % range));
-  }
-};
-
-// Item b: the two elements of Philox block b, written as kReq says.
-template <typename Draw, int kReq>
-struct draw_block {
-  template <typename DType, typename... Args>
-  MSHADOW_XINLINE static void Map(index_t b, DType* out, index_t n, PhiloxRange range,
-                                  Args... args) {
-    using Real = std::conditional_t<std::is_integral_v<DType>, DType, DrawType<DType>>;
-    const mshadow::PhiloxBlock block = mshadow::Philox4x32(
-        mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(b));
-    for (int k = 0; k < static_cast<int>(kPerBlock); ++k) {
-      const index_t i = b * kPerBlock + k;
-      if (i >= n) return;
-      AssignReq<kReq>(out + i, static_cast<DType>(Draw::template Value<Real>(block, k, args...)));
-    }
-  }
-};
-
-// The real draws on the CPU, Philox blocks and distributions on packets (sample.cc): the
-// same uniforms as draw_block's, so the same values to the rounding of the packet functions.
+// The real draws on the CPU, on packets (sample.cc, ops/pair_draws_cpu.h).
 template <typename DType>
 void UniformOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float low, float high);
 template <typename DType>
@@ -248,7 +173,7 @@ void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... arg
   const index_t n = out.Size();
   auto launch = [&](auto type_tag) {
     using DType = decltype(type_tag);
-    const index_t blocks = (n + kPerBlock - 1) / kPerBlock;
+    const index_t blocks = PairBlocks(n);
     const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(blocks));
     if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
       if constexpr (std::is_same_v<Draw, uniform_draw>) {

@@ -3,11 +3,12 @@
 // resource. The draws, for every device: sample-inl.h; FCompute<gpu>: sample.cu.
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "ops/pair_draws_cpu.h"
 #include "ops/sample-inl.h"
-#include "ops/vector_loop.h"
 
 namespace ops {
 namespace sample {
@@ -21,87 +22,10 @@ DMLC_REGISTER_PARAMETER(PoissonParam);
 DMLC_REGISTER_PARAMETER(NegativeBinomialParam);
 DMLC_REGISTER_PARAMETER(GeneralizedNegativeBinomialParam);
 
-// Each distribution on packets of the uniforms u (a block's first) and v (its second): the
-// values of the pair's two elements, as draw_block's Draw computes them one at a time.
-template <typename Draw>
-struct PacketDraw;
-
-template <>
-struct PacketDraw<uniform_draw> {
-  template <typename Real, typename P>
-  static void Pair(P u, P v, float low, float high, P* first, P* second) {
-    const P span = P::Fill(Real(high) - Real(low));
-    *first = P::Fill(Real(low)) + span * u;
-    *second = P::Fill(Real(low)) + span * v;
-  }
-};
-
-template <>
-struct PacketDraw<exponential_draw> {
-  template <typename Real, typename P>
-  static void Pair(P u, P v, float lam, P* first, P* second) {
-    using mshadow::packet::Log;
-    const P one = P::Fill(Real(1)), rate = P::Fill(Real(lam));
-    *first = (P::Fill(Real(0)) - Log(one - u)) / rate;
-    *second = (P::Fill(Real(0)) - Log(one - v)) / rate;
-  }
-};
-
-template <>
-struct PacketDraw<normal_draw> {
-  template <typename Real, typename P>
-  static void Pair(P u, P v, float loc, float scale, P* first, P* second) {
-    using mshadow::packet::Cos;
-    using mshadow::packet::Log;
-    using mshadow::packet::Sin;
-    using mshadow::packet::Sqrt;
-    const P radius = Sqrt(P::Fill(Real(-2)) * Log(P::Fill(Real(1)) - u));
-    const P angle = P::Fill(Real(6.283185307179586)) * v;
-    const P scaled = P::Fill(Real(scale)) * radius;
-    *first = P::Fill(Real(loc)) + scaled * Cos(angle);
-    *second = P::Fill(Real(loc)) + scaled * Sin(angle);
-  }
-};
-
-// Runs of kLanes blocks: their uniforms into packets, the distribution on the packets (PacketDraw;
-// through libm one element at a time, a normal pair's log, square root, sine and cosine had been
-// most of that operator's time), the pairs interleaved into the output. The last partial run goes
-// through draw_block. Runs start at fixed blocks, so that the values do not depend on the thread
-// count.
+// One run of n draws with the operator's parameters.
 template <typename Draw, typename DType, typename... Args>
 void DrawOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, Args... args) {
-  using Real = DrawType<DType>;
-  using P = vec::Full<Real>;
-  constexpr index_t kLanes = P::kSize;
-  const index_t runs = n / (kPerBlock * kLanes);
-  const mshadow::PhiloxKey key = mshadow::PhiloxKeyFromSeed(range.seed);
-  OPS_REQ_SWITCH(req, kReq, {
-    ParallelRows(runs, kPerBlock * kLanes * 16, [&](index_t begin, index_t end) {
-      alignas(64) Real u[kLanes], v[kLanes], first[kLanes], second[kLanes];
-      for (index_t r = begin; r < end; ++r) {
-        for (index_t j = 0; j < kLanes; ++j) {
-          // One block at a time: the compiler's SIMD form of the rounds (32 x 32 -> 64-bit
-          // multiplies in lanes, with their shuffles) ran slower (docs/benchmarks.md).
-          const mshadow::PhiloxBlock block =
-              mshadow::Philox4x32(key, range.counter + static_cast<uint64_t>(r * kLanes + j));
-          u[j] = Unit<Real>(block, 0);
-          v[j] = Unit<Real>(block, 1);
-        }
-        P a, b;
-        PacketDraw<Draw>::template Pair<Real>(P::Load(u), P::Load(v), args..., &a, &b);
-        a.Store(first);
-        b.Store(second);
-        DType* to = out + r * kPerBlock * kLanes;
-        for (index_t j = 0; j < kLanes; ++j) {
-          AssignReq<kReq>(to + 2 * j, static_cast<DType>(first[j]));
-          AssignReq<kReq>(to + 2 * j + 1, static_cast<DType>(second[j]));
-        }
-      }
-    });
-    for (index_t b = runs * kLanes; b * kPerBlock < n; ++b) {
-      draw_block<Draw, kReq>::Map(b, out, n, range, args...);
-    }
-  });
+  DrawRunsOnCpu<Draw>(req, out, 1, n, range, [&](index_t) { return std::make_tuple(args...); });
 }
 
 template <typename DType>

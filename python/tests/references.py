@@ -1218,6 +1218,12 @@ def _all_finite(*a):
     return np.array([float(all(np.isfinite(x).all() for x in a[:-1]))], dtype=np.float32)
 
 
+def _allclose(a, b, p):
+    close = np.allclose(a, b, rtol=float(p.get("rtol", 1e-5)), atol=float(p.get("atol", 1e-8)),
+                        equal_nan=p.get("equal_nan", "True") in ("True", "true", "1"))
+    return np.array([close], dtype=np.uint8)
+
+
 def _repeat(x, p):
     axis = p.get("axis", "None")
     return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
@@ -1521,6 +1527,7 @@ FORWARD = {
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,
+    "_contrib_allclose": _allclose,
     "amp_cast": lambda x, p: x,  # float32 and float64 inputs: a conversion of no loss
     "amp_multicast": lambda *a: list(a[:-1]),
     "moments": lambda x, p: [x.mean(axis=_tuple(p["axes"]), keepdims=_flag(p, "keepdims")),

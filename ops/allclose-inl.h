@@ -40,17 +40,17 @@ using CloseType =
     std::conditional_t<std::is_same_v<DType, float> || std::is_same_v<DType, mshadow::half::half_t>,
                        float, double>;
 
+// Without a branch, so that the CPU's loop runs in SIMD lanes: equal values (infinities of
+// one sign too), or a finite difference within the tolerance (an infinite one, with one side
+// infinite, never is, whatever rtol * |b| comes to; a NaN fails both), or two NaNs.
 template <typename DType>
 MSHADOW_XINLINE bool Close(DType x, DType y, float rtol, float atol, bool equal_nan) {
   using C = CloseType<DType>;
   const C a = static_cast<C>(x), b = static_cast<C>(y);
-  const bool a_nan = a != a, b_nan = b != b;
-  if (a_nan || b_nan) return equal_nan && a_nan && b_nan;
-  if (a == b) return true;  // infinities of one sign too
-  const C difference = a > b ? a - b : b - a;
-  // An infinite difference (one side infinite, or both of opposite signs) is never close,
-  // whatever rtol * |b| comes to.
-  return difference - difference == C(0) && difference <= C(atol) + C(rtol) * (b < 0 ? -b : b);
+  const C difference = a > b ? a - b : b - a, magnitude = b < 0 ? -b : b;
+  const bool within = (difference - difference == C(0)) &
+                      (difference <= C(atol) + C(rtol) * magnitude);
+  return (a == b) | within | (equal_nan & (a != a) & (b != b));
 }
 
 // GPU items: pair i clears the flag where it is not close (every writer writes the same 0).

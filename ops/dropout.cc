@@ -2,6 +2,7 @@
 // random resource; and its backward operator. Kernels, for every device: dropout-inl.h;
 // FCompute<gpu>: dropout.cu.
 #include "ops/dropout-inl.h"
+#include "ops/random_request.h"
 
 namespace ops {
 namespace dropout {
@@ -23,12 +24,6 @@ bool DropoutType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>*
   AssignOutputType(out, 0, first_out[0]);
   AssignOutputType(out, 1, mshadow::kUint8);
   return true;
-}
-
-std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
-  ResourceRequest request;
-  request.type = ResourceRequest::kRandom;
-  return {request};
 }
 
 const bool kRegistered = [] {

@@ -9,6 +9,7 @@
 #include "ops/infer.h"
 #include "ops/multisample-inl.h"
 #include "ops/pair_draws_cpu.h"
+#include "ops/random_request.h"
 
 namespace ops {
 namespace multisample {
@@ -60,12 +61,6 @@ bool MultiSampleType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<i
   const int dtype = GetParam<MultiSampleParam>(attrs).dtype;
   AssignOutputType(out, 0, dtype == -1 ? mshadow::kFloat32 : dtype);
   return true;
-}
-
-std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
-  ResourceRequest request;
-  request.type = ResourceRequest::kRandom;
-  return {request};
 }
 
 template <typename Dist>

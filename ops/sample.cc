@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/pair_draws_cpu.h"
+#include "ops/random_request.h"
 #include "ops/sample-inl.h"
 
 namespace ops {
@@ -132,12 +133,6 @@ bool LikeType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* ou
                       " is not supported; valid: float32, float64, float16");
   }
   return true;
-}
-
-std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
-  ResourceRequest request;
-  request.type = ResourceRequest::kRandom;
-  return {request};
 }
 
 template <typename Param>

@@ -202,8 +202,18 @@ void SampleMultinomialBackward(const NodeAttrs& attrs, const OpContext& ctx,
   const TBlob &ograd = in[1], &data = in[2], &drawn = in[3];
   const index_t k = data.shape_[data.ndim() - 1], rows = data.Size() / k;
   if (req[0] == kNullOp || rows == 0) return;
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(data.type_flag_, DType, {
     MSHADOW_TYPE_SWITCH(drawn.type_flag_, OType, {
+      // The draws index the gradient's rows: one outside them would write outside it.
+      WithIndicesOnHost<xpu, OType>(drawn, s, [&](const OType* host, index_t count) {
+        const index_t j = FirstOutside(host, count, -1.0, static_cast<double>(k));
+        if (j < count) {
+          throw dmlc::Error("draw " + std::to_string(j) + " is category " +
+                            dmlc::NumberToString(static_cast<double>(host[j])) + "; valid: 0 to " +
+                            std::to_string(k - 1));
+        }
+      });
       OPS_REQ_SWITCH(req[0], kReq, {
         Kernel<score_gradient<kReq>, xpu>::Launch(ctx.get_stream<xpu>(), rows, out[0].dptr<DType>(),
                                                   ograd.dptr<DType>(), data.dptr<DType>(),

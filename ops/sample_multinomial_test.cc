@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "ops/backward.h"
 #include "ops/random_source.h"
 #include "ops/testing/op_test_util.h"
 
@@ -121,6 +122,26 @@ TEST(SampleMultinomialTest, ScoreFunctionGradient) {
       want[row * 3 + s] += heads[j] / p[row * 3 + s];
     }
     testing::ExpectClose(want, grad, 1e-6, 1e-6, "gradient");
+  }
+  // A draw that is not a category of data (a host's own outputs) is an error, not a write
+  // outside the gradient.
+  const NodeAttrs attrs = ParseAttrs(Op::Get("_sample_multinomial"), c.kwargs);
+  const CpuTensor data = testing::TensorOf(TShape{2, 3}, mshadow::kFloat32, p);
+  const CpuTensor heads_tensor(TShape{2, 6}, mshadow::kFloat32),
+      grad(TShape{2, 3}, mshadow::kFloat32);
+  for (const double bad : {3.0, -1.0}) {
+    Values drawn(12, 0.0);
+    drawn[7] = bad;
+    const CpuTensor drawn_tensor = testing::TensorOf(TShape{2, 6}, mshadow::kInt32, drawn);
+    const NodeAttrs backward = BackwardAttrs(attrs);
+    EXPECT_THAT(testing::ErrorOf([&] {
+                  Invoke<mshadow::cpu>(
+                      backward, MakeCpuContext(backward, true),
+                      BackwardInputs(attrs, {drawn_tensor.blob(), heads_tensor.blob()},
+                                     {data.blob()}, {drawn_tensor.blob(), heads_tensor.blob()}),
+                      {kWriteTo}, {grad.blob()});
+                }),
+                HasSubstr("draw 7 is category " + dmlc::NumberToString(bad) + "; valid: 0 to 2"));
   }
   const testing::OpCase no_prob{"_sample_multinomial", {{"shape", "(6,)"}}, {{TShape{2, 3}}}};
   const std::vector<CpuTensor> inputs = {testing::TensorOf(TShape{2, 3}, mshadow::kFloat32, p)};

@@ -163,7 +163,8 @@ SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random
             "_random_gamma", "_random_poisson", "_random_negative_binomial",
             "_random_generalized_negative_binomial", "_sample_uniform", "_sample_normal",
             "_sample_gamma", "_sample_exponential", "_sample_poisson",
-            "_sample_negative_binomial", "_sample_generalized_negative_binomial"}
+            "_sample_negative_binomial", "_sample_generalized_negative_binomial",
+            "_sample_multinomial"}
 RANDOM = {"Dropout"} | SAMPLING
 
 
@@ -295,6 +296,27 @@ def test_multisample_like_mxnet(op, parameters, means, stds):
         for row, mean, std in zip(draws.astype(np.float64), means, stds):
             assert abs(row.mean() - mean) < 5 * std / np.sqrt(n)
             assert abs(row.std() - std) < 5 * std * np.sqrt(2.0 / n) * 2
+
+
+# _sample_multinomial against MXNet's: each row's category frequencies within five standard
+# errors of its probabilities, both sides, and the log probabilities those of the draws.
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint8"])
+def test_multinomial_like_mxnet(dtype):
+    p = np.array([[0.1, 0.2, 0.3, 0.4, 0], [0, 0.5, 0, 0.25, 0.25]], np.float32)
+    ours = mo.invoke("_sample_multinomial", [p], shape="(100000,)", get_prob=True, dtype=dtype)
+    theirs = [t.asnumpy() for t in mx.nd.sample_multinomial(mx.nd.array(p), shape=(100000,),
+                                                              get_prob=True, dtype=dtype)]
+    for y, t in zip(ours, theirs):
+        assert y.shape == t.shape == (2, 100000) and y.dtype == t.dtype
+    n = 100000
+    for drawn, log_p in (ours, theirs):
+        for row, probabilities, logs in zip(drawn.astype(np.int64), p, log_p):
+            frequencies = np.bincount(row, minlength=5) / n
+            se = np.sqrt(probabilities * (1 - probabilities) / n)
+            assert np.all(np.abs(frequencies - probabilities) <= 5 * se + 1e-9)
+            np.testing.assert_allclose(logs, np.log(probabilities[row]), rtol=1e-6)
+
 
 def test_out_and_req():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)

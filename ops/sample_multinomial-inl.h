@@ -10,11 +10,12 @@
 // finite, not negative, each distribution's summing to 1 (within SumTolerance); an error
 // names the distribution. MXNet 1.9.1 checks nothing and, for a row summing below 1, returns
 // the category k, which does not exist. The draws: each distribution's cumulative sums (in
-// double, in the temporary space), then for each draw a uniform u from a Philox block (two
-// draws a block, as ops/pair_draws.h) and the first category whose cumulative sum exceeds
-// u times the row's total, by binary search: O(log k) a draw, the same draws on any thread
-// count and device, and no draw of a category of probability 0.
-// sample_multinomial.cc registers it with FCompute<cpu>; sample_multinomial.cu adds FCompute<gpu>.
+// double, in the temporary space), then for each draw a uniform u and the first category whose
+// cumulative sum exceeds u times the row's total, by binary search (as MXNet's): O(log k) a
+// draw, and no draw of a category of probability 0. Each row draws from its own run of Philox
+// blocks, so the draws are the same on any thread count and device.
+// sample_multinomial.cc registers it with FCompute<cpu>; sample_multinomial.cu adds
+// FCompute<gpu>.
 #ifndef OPS_SAMPLE_MULTINOMIAL_INL_H_
 #define OPS_SAMPLE_MULTINOMIAL_INL_H_
 
@@ -29,6 +30,7 @@
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
 #include "ops/pair_draws.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace sample_multinomial {
@@ -95,50 +97,97 @@ struct cumulate_rows {
 };
 
 // The category of a draw u in [0, 1) from the row whose cumulative sums are c[0, k): the
-// first whose sum exceeds u times the total. A category of probability 0 adds nothing to
-// the sum, so it is never the first; where u times the total rounds up to the total, the last
-// category of a positive probability.
+// first whose sum exceeds u times the total, by a binary search whose steps depend on k alone
+// (selects, no branch to mispredict). A category of probability 0 adds nothing to the sum, so
+// it is never the first; where u times the total rounds up to the total, the last category of
+// a positive probability.
 MSHADOW_XINLINE index_t CategoryOf(const double* c, index_t k, double u) {
   const double target = u * c[k - 1];
-  index_t low = 0, high = k;  // the first sum > target is in [low, high]
-  while (low < high) {
-    const index_t mid = low + (high - low) / 2;
-    if (c[mid] > target) {
-      high = mid;
-    } else {
-      low = mid + 1;
-    }
+  index_t s = 0;  // the first sum above the target is in [s, s + length]
+  for (index_t length = k; length > 1;) {
+    const index_t half = length / 2;
+    s += half * static_cast<index_t>(c[s + half - 1] <= target);  // a product: no branch
+    length -= half;
   }
-  if (low < k) return low;
-  index_t s = k - 1;
+  s += static_cast<index_t>(c[s] <= target);
+  if (s < k) return s;
+  s = k - 1;
   while (s > 0 && c[s] == c[s - 1]) --s;
   return s;
 }
 
-// Item b: draws 2b and 2b + 1 (those below n) from Philox block b; draw j is from
-// distribution j / per_row. With a log probability output (log_p not null), log(p) of each.
-template <int kReq>
-struct draw_categories {
-  template <typename OType, typename DType>
-  MSHADOW_XINLINE static void Map(index_t b, OType* out, DType* log_p, const DType* p,
-                                  const double* cumulative, index_t k, index_t per_row, index_t n,
-                                  PhiloxRange range) {
-    const mshadow::PhiloxBlock block = mshadow::Philox4x32(
-        mshadow::PhiloxKeyFromSeed(range.seed), range.counter + static_cast<uint64_t>(b));
-    for (int lane = 0; lane < static_cast<int>(sample::kPerBlock); ++lane) {
-      const index_t j = b * sample::kPerBlock + lane;
-      if (j >= n) return;
-      const index_t row = j / per_row;
-      const index_t s = CategoryOf(cumulative + row * k, k, sample::Unit<double>(block, lane));
-      AssignReq<kReq>(out + j, static_cast<OType>(s));
+// A row's draws from its own run of Philox blocks: for float64 data two a block from 53-bit
+// uniforms, for the narrower types four from 32-bit ones.
+template <typename DType>
+constexpr index_t kDrawsPerBlock = std::is_same_v<DType, double> ? 2 : 4;
+
+template <typename DType>
+MSHADOW_XINLINE double UniformOf(const mshadow::PhiloxBlock& block, int lane) {
+  if constexpr (std::is_same_v<DType, double>) {
+    return sample::Unit<double>(block, lane);
+  } else {
+    return static_cast<double>(block.w[lane]) * 0x1p-32;
+  }
+}
+
+// Where the draws go: row i's per_row draws from data's row i of k probabilities (cumulative
+// sums beside them), from blocks_per_row blocks at range.counter + i * blocks_per_row.
+template <typename OType, typename DType>
+struct Draws {
+  OType* out;
+  DType* log_p;  // null without get_prob
+  const DType* p;
+  const double* cumulative;
+  index_t k, per_row, blocks_per_row;
+  PhiloxRange range;
+
+  // The draws of block b of row i, written as kReq says.
+  template <int kReq>
+  MSHADOW_XINLINE void DrawBlock(index_t i, index_t b) const {
+    const mshadow::PhiloxBlock block =
+        mshadow::Philox4x32(mshadow::PhiloxKeyFromSeed(range.seed),
+                            range.counter + static_cast<uint64_t>(i * blocks_per_row + b));
+    const index_t first = b * kDrawsPerBlock<DType>;
+    const index_t last =
+        first + kDrawsPerBlock<DType> < per_row ? first + kDrawsPerBlock<DType> : per_row;
+    for (index_t j = first; j < last; ++j) {
+      const index_t s =
+          CategoryOf(cumulative + i * k, k, UniformOf<DType>(block, static_cast<int>(j - first)));
+      AssignReq<kReq>(out + i * per_row + j, static_cast<OType>(s));
       if (log_p != nullptr) {
         using Compute = std::conditional_t<std::is_same_v<DType, double>, double, float>;
-        AssignReq<kReq>(log_p + j,
-                        static_cast<DType>(std::log(static_cast<Compute>(p[row * k + s]))));
+        AssignReq<kReq>(log_p + i * per_row + j,
+                        static_cast<DType>(std::log(static_cast<Compute>(p[i * k + s]))));
       }
     }
   }
 };
+
+// GPU items: item g, block g % blocks_per_row of row g / blocks_per_row.
+template <int kReq>
+struct draw_block {
+  template <typename OType, typename DType>
+  MSHADOW_XINLINE static void Map(index_t g, Draws<OType, DType> draws) {
+    const index_t i = g / draws.blocks_per_row;
+    draws.template DrawBlock<kReq>(i, g - i * draws.blocks_per_row);
+  }
+};
+
+// On the CPU, the threads take pieces of rows (a run of blocks each), with no division per
+// block.
+template <int kReq, typename OType, typename DType>
+void DrawOnCpu(const Draws<OType, DType>& draws, index_t rows) {
+  constexpr index_t kPieceBlocks = 256;
+  const index_t pieces = (draws.blocks_per_row + kPieceBlocks - 1) / kPieceBlocks;
+  ParallelRows(rows * pieces, kPieceBlocks * kDrawsPerBlock<DType>, [&](index_t t0, index_t t1) {
+    for (index_t t = t0; t < t1; ++t) {
+      const index_t i = t / pieces, begin = t % pieces * kPieceBlocks;
+      const index_t end =
+          begin + kPieceBlocks < draws.blocks_per_row ? begin + kPieceBlocks : draws.blocks_per_row;
+      for (index_t b = begin; b < end; ++b) draws.template DrawBlock<kReq>(i, b);
+    }
+  });
+}
 
 // Item i: row i of the gradient, the sum over its draws of ograd / p of the drawn category
 // (zeros first unless kReq adds).
@@ -177,14 +226,20 @@ void SampleMultinomialCompute(const NodeAttrs& attrs, const OpContext& ctx,
     double* cumulative =
         ctx.requested[1].get_space_typed<xpu, 1, double>(mshadow::Shape1(rows * k), s).dptr_;
     Kernel<cumulate_rows, xpu>::Launch(s, rows, cumulative, data.dptr<DType>(), k);
-    const index_t blocks = sample::PairBlocks(n);
-    const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(blocks));
+    const index_t blocks_per_row = (per_row + kDrawsPerBlock<DType> - 1) / kDrawsPerBlock<DType>;
+    const PhiloxRange range =
+        ctx.requested[0].TakeRandom(static_cast<uint64_t>(rows * blocks_per_row));
     DType* log_p = get_prob ? out[1].dptr<DType>() : nullptr;
     MSHADOW_TYPE_SWITCH(out[0].type_flag_, OType, {
+      const Draws<OType, DType> draws{out[0].dptr<OType>(), log_p, data.dptr<DType>(),
+                                      cumulative,           k,     per_row,
+                                      blocks_per_row,       range};
       OPS_REQ_SWITCH(req[0], kReq, {
-        Kernel<draw_categories<kReq>, xpu>::Launch(s, blocks, out[0].dptr<OType>(), log_p,
-                                                   data.dptr<DType>(), cumulative, k, per_row, n,
-                                                   range);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          DrawOnCpu<kReq>(draws, rows);
+        } else {
+          Kernel<draw_block<kReq>, xpu>::Launch(s, rows * blocks_per_row, draws);
+        }
       });
     });
   });
@@ -215,9 +270,11 @@ void SampleMultinomialBackward(const NodeAttrs& attrs, const OpContext& ctx,
         }
       });
       OPS_REQ_SWITCH(req[0], kReq, {
-        Kernel<score_gradient<kReq>, xpu>::Launch(ctx.get_stream<xpu>(), rows, out[0].dptr<DType>(),
-                                                  ograd.dptr<DType>(), data.dptr<DType>(),
-                                                  drawn.dptr<OType>(), k, drawn.Size() / rows);
+        // An item a row of draws: threads by the draws, not the rows.
+        const index_t per_row = drawn.Size() / rows;
+        Kernel<score_gradient<kReq>, xpu>::LaunchItems(s, rows, per_row, out[0].dptr<DType>(),
+                                                       ograd.dptr<DType>(), data.dptr<DType>(),
+                                                       drawn.dptr<OType>(), k, per_row);
       });
     });
   });

@@ -19,6 +19,7 @@
 #ifndef OPS_SAMPLE_MULTINOMIAL_INL_H_
 #define OPS_SAMPLE_MULTINOMIAL_INL_H_
 
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -190,25 +191,50 @@ void DrawOnCpu(const Draws<OType, DType>& draws, index_t rows) {
 }
 
 // Item i: row i of the gradient, the sum over its draws of ograd / p of the drawn category
-// (zeros first unless kReq adds).
+// (zeros first unless kReq adds). Row returns whether every draw of the row is one of its
+// categories; one that is not adds nothing (never a write outside the gradient).
 template <int kReq>
 struct score_gradient {
   template <typename OType, typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* ograd, const DType* p,
+  MSHADOW_XINLINE static bool Row(index_t i, DType* grad, const DType* ograd, const DType* p,
                                   const OType* drawn, index_t k, index_t per_row) {
     using Compute = std::conditional_t<std::is_same_v<DType, double>, double, float>;
     DType* row = grad + i * k;
     if (kReq != kAddTo) {
       for (index_t s = 0; s < k; ++s) row[s] = DType(0);
     }
+    bool valid = true;
     for (index_t j = i * per_row; j < (i + 1) * per_row; ++j) {
-      const index_t s = static_cast<index_t>(drawn[j]);
+      const double category = static_cast<double>(drawn[j]);
+      if (!(category > -1 && category < static_cast<double>(k))) {
+        valid = false;
+        continue;
+      }
+      const index_t s = static_cast<index_t>(category);
       row[s] =
           static_cast<DType>(static_cast<Compute>(row[s]) +
                              static_cast<Compute>(ograd[j]) / static_cast<Compute>(p[i * k + s]));
     }
+    return valid;
+  }
+
+  template <typename OType, typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* ograd, const DType* p,
+                                  const OType* drawn, index_t k, index_t per_row) {
+    Row(i, grad, ograd, p, drawn, k, per_row);
   }
 };
+
+// The error for the first of count draws that is not one of k categories.
+template <typename OType>
+void ThrowFirstBadDraw(const OType* drawn, index_t count, index_t k) {
+  const index_t j = FirstOutside(drawn, count, -1.0, static_cast<double>(k));
+  if (j < count) {
+    throw dmlc::Error("draw " + std::to_string(j) + " is category " +
+                      dmlc::NumberToString(static_cast<double>(drawn[j])) + "; valid: 0 to " +
+                      std::to_string(k - 1));
+  }
+}
 
 template <typename xpu>
 void SampleMultinomialCompute(const NodeAttrs& attrs, const OpContext& ctx,
@@ -260,21 +286,30 @@ void SampleMultinomialBackward(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_REAL_TYPE_SWITCH_EX(data.type_flag_, DType, {
     MSHADOW_TYPE_SWITCH(drawn.type_flag_, OType, {
-      // The draws index the gradient's rows: one outside them would write outside it.
-      WithIndicesOnHost<xpu, OType>(drawn, s, [&](const OType* host, index_t count) {
-        const index_t j = FirstOutside(host, count, -1.0, static_cast<double>(k));
-        if (j < count) {
-          throw dmlc::Error("draw " + std::to_string(j) + " is category " +
-                            dmlc::NumberToString(static_cast<double>(host[j])) + "; valid: 0 to " +
-                            std::to_string(k - 1));
-        }
-      });
+      // The draws index the gradient's rows: the CPU's pass checks each as it reads it, a
+      // GPU's are checked on the host first.
+      const index_t per_row = drawn.Size() / rows;
+      DType* grad = out[0].dptr<DType>();
       OPS_REQ_SWITCH(req[0], kReq, {
-        // An item a row of draws: threads by the draws, not the rows.
-        const index_t per_row = drawn.Size() / rows;
-        Kernel<score_gradient<kReq>, xpu>::LaunchItems(s, rows, per_row, out[0].dptr<DType>(),
-                                                       ograd.dptr<DType>(), data.dptr<DType>(),
-                                                       drawn.dptr<OType>(), k, per_row);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          std::atomic<bool> valid{true};
+          ParallelRows(rows, per_row, [&](index_t begin, index_t end) {
+            bool all = true;
+            for (index_t i = begin; i < end; ++i) {
+              all &= score_gradient<kReq>::Row(i, grad, ograd.dptr<DType>(), data.dptr<DType>(),
+                                               drawn.dptr<OType>(), k, per_row);
+            }
+            if (!all) valid = false;
+          });
+          if (!valid) ThrowFirstBadDraw(drawn.dptr<OType>(), drawn.Size(), k);
+        } else {
+          WithIndicesOnHost<xpu, OType>(drawn, s, [&](const OType* host, index_t count) {
+            ThrowFirstBadDraw(host, count, k);
+          });
+          Kernel<score_gradient<kReq>, xpu>::Launch(s, rows, grad, ograd.dptr<DType>(),
+                                                    data.dptr<DType>(), drawn.dptr<OType>(), k,
+                                                    per_row);
+        }
       });
     });
   });

@@ -482,6 +482,24 @@ def _mp_adamw(weight, grad, mean, var, weight32, rescale_grad, p):
     return _adamw(weight32, grad, mean, var, rescale_grad, p).astype(weight.dtype)
 
 
+def _multi_adamw(mp):
+    """_multi_adamw_update and its mp form: each weight's _adamw with its own lr, wd, eta."""
+    def run(*args):
+        *arrays, rescale_grad, p = args
+        n, k = int(p.get("num_weights", 1)), 4 + mp
+        lrs, wds, etas = ([float(v) for v in p[key].strip("()[]").split(",") if v.strip()]
+                          for key in ("lrs", "wds", "etas"))
+        outputs = []
+        for i in range(n):
+            weight, grad, mean, var = arrays[i * k:i * k + 4]
+            params = dict(p, lr=lrs[i], wd=wds[i], eta=etas[i])
+            master = arrays[i * k + 4] if mp else weight
+            step = _adamw(master, grad, mean, var, rescale_grad, params)
+            outputs.append(step.astype(weight.dtype))
+        return outputs
+    return run
+
+
 def _lamb_phase1(weight, grad, mean, var, p):
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
     beta1, beta2 = _f32(p.get("beta1", 0.9)), _f32(p.get("beta2", 0.999))
@@ -1443,6 +1461,8 @@ FORWARD = {
     "ftrl_update": _ftrl,
     "_adamw_update": _adamw,
     "_mp_adamw_update": _mp_adamw,
+    "_multi_adamw_update": _multi_adamw(False),
+    "_multi_mp_adamw_update": _multi_adamw(True),
     "multi_sgd_update": _multi_sgd(False, False, False),
     "multi_sgd_mom_update": _multi_sgd(True, False, False),
     "multi_mp_sgd_update": _multi_sgd(False, True, False),

@@ -151,9 +151,9 @@ MXNET_INPUT_TYPES = {
 }
 
 # Operators MXNet 1.9.1 runs only into given outputs (without out= its shape inference fails:
-# "shape must have a valid ndim"): the batched SGD updates.
+# "shape must have a valid ndim"): the batched SGD and AdamW updates.
 def _mxnet_needs_out(op):
-    return op.startswith(("multi_", "preloaded_multi_"))
+    return op.startswith(("multi_", "preloaded_multi_", "_multi_"))
 
 
 # Operators that draw random numbers: compared with MXNet by what their draws do

@@ -25,12 +25,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "mshadow/philox.h"
 #include "mshadow/tensor.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
-#include "ops/pair_draws.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -117,18 +117,13 @@ MSHADOW_XINLINE index_t CategoryOf(const double* c, index_t k, double u) {
   return s;
 }
 
-// A row's draws from its own run of Philox blocks: for float64 data two a block from 53-bit
-// uniforms, for the narrower types four from 32-bit ones.
-template <typename DType>
-constexpr index_t kDrawsPerBlock = std::is_same_v<DType, double> ? 2 : 4;
+// A row's draws from its own run of Philox blocks, four a block, each from a 32-bit uniform
+// (a category's probability is drawn to within 2^-32), whatever data's type: the same seed
+// draws the same categories from float16, float32 and float64 probabilities.
+constexpr index_t kDrawsPerBlock = 4;
 
-template <typename DType>
 MSHADOW_XINLINE double UniformOf(const mshadow::PhiloxBlock& block, int lane) {
-  if constexpr (std::is_same_v<DType, double>) {
-    return sample::Unit<double>(block, lane);
-  } else {
-    return static_cast<double>(block.w[lane]) * 0x1p-32;
-  }
+  return static_cast<double>(block.w[lane]) * 0x1p-32;
 }
 
 // Where the draws go: row i's per_row draws from data's row i of k probabilities (cumulative
@@ -148,12 +143,11 @@ struct Draws {
     const mshadow::PhiloxBlock block =
         mshadow::Philox4x32(mshadow::PhiloxKeyFromSeed(range.seed),
                             range.counter + static_cast<uint64_t>(i * blocks_per_row + b));
-    const index_t first = b * kDrawsPerBlock<DType>;
-    const index_t last =
-        first + kDrawsPerBlock<DType> < per_row ? first + kDrawsPerBlock<DType> : per_row;
+    const index_t first = b * kDrawsPerBlock;
+    const index_t last = first + kDrawsPerBlock < per_row ? first + kDrawsPerBlock : per_row;
     for (index_t j = first; j < last; ++j) {
       const index_t s =
-          CategoryOf(cumulative + i * k, k, UniformOf<DType>(block, static_cast<int>(j - first)));
+          CategoryOf(cumulative + i * k, k, UniformOf(block, static_cast<int>(j - first)));
       AssignReq<kReq>(out + i * per_row + j, static_cast<OType>(s));
       if (log_p != nullptr) {
         using Compute = std::conditional_t<std::is_same_v<DType, double>, double, float>;
@@ -180,7 +174,7 @@ template <int kReq, typename OType, typename DType>
 void DrawOnCpu(const Draws<OType, DType>& draws, index_t rows) {
   constexpr index_t kPieceBlocks = 256;
   const index_t pieces = (draws.blocks_per_row + kPieceBlocks - 1) / kPieceBlocks;
-  ParallelRows(rows * pieces, kPieceBlocks * kDrawsPerBlock<DType>, [&](index_t t0, index_t t1) {
+  ParallelRows(rows * pieces, kPieceBlocks * kDrawsPerBlock, [&](index_t t0, index_t t1) {
     for (index_t t = t0; t < t1; ++t) {
       const index_t i = t / pieces, begin = t % pieces * kPieceBlocks;
       const index_t end =
@@ -252,7 +246,7 @@ void SampleMultinomialCompute(const NodeAttrs& attrs, const OpContext& ctx,
     double* cumulative =
         ctx.requested[1].get_space_typed<xpu, 1, double>(mshadow::Shape1(rows * k), s).dptr_;
     Kernel<cumulate_rows, xpu>::Launch(s, rows, cumulative, data.dptr<DType>(), k);
-    const index_t blocks_per_row = (per_row + kDrawsPerBlock<DType> - 1) / kDrawsPerBlock<DType>;
+    const index_t blocks_per_row = (per_row + kDrawsPerBlock - 1) / kDrawsPerBlock;
     const PhiloxRange range =
         ctx.requested[0].TakeRandom(static_cast<uint64_t>(rows * blocks_per_row));
     DType* log_p = get_prob ? out[1].dptr<DType>() : nullptr;

@@ -103,7 +103,9 @@ const bool kRegistered = [] {
       "_multi_mp_adamw_update",
       "_mp_adamw_update of num_weights weights in one call (float32 moments and master "
       "weights updated in place), each with its learning rate, weight decay and schedule "
-      "multiplier (lrs, wds, etas); rescale_grad (float32) last, shared.");
+      "multiplier (lrs, wds, etas); rescale_grad (float32) last, shared. The master weight is "
+      "the state whatever the weight's type (MXNet 1.9.1's batched forms ignore it for "
+      "float32 weights).");
   SetMultiAdamWCompute<cpu>();
   return true;
 }();

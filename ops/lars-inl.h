@@ -50,6 +50,14 @@ constexpr index_t kSumPart = index_t{1} << 14;
 // with PartsOf(x.Size()) parts, each a double.
 template <typename xpu>
 struct SumOfSquares;
+template <>
+struct SumOfSquares<mshadow::cpu> {  // lars.cc
+  static void Parts(const TBlob& x, mshadow::Stream<mshadow::cpu>* s, double* parts);
+};
+template <>
+struct SumOfSquares<mshadow::gpu> {  // lars.cu
+  static void Parts(const TBlob& x, mshadow::Stream<mshadow::gpu>* s, double* parts);
+};
 
 inline index_t PartsOf(index_t n) { return (n + kSumPart - 1) / kSumPart; }
 

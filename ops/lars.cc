@@ -42,21 +42,18 @@ double RangeSumOfSquares(const DType* x, index_t n) {
 
 }  // namespace
 
-template <>
-struct SumOfSquares<cpu> {
-  static void Parts(const TBlob& x, mshadow::Stream<cpu>*, double* parts) {
-    const index_t n = x.Size();
-    MSHADOW_REAL_TYPE_SWITCH_EX(x.type_flag_, DType, {
-      const DType* data = x.dptr<DType>();
-      ParallelRows(PartsOf(n), kSumPart, [&](index_t begin, index_t end) {
-        for (index_t p = begin; p < end; ++p) {
-          const index_t first = p * kSumPart;
-          parts[p] = RangeSumOfSquares(data + first, std::min(kSumPart, n - first));
-        }
-      });
+void SumOfSquares<cpu>::Parts(const TBlob& x, mshadow::Stream<cpu>*, double* parts) {
+  const index_t n = x.Size();
+  MSHADOW_REAL_TYPE_SWITCH_EX(x.type_flag_, DType, {
+    const DType* data = x.dptr<DType>();
+    ParallelRows(PartsOf(n), kSumPart, [&](index_t begin, index_t end) {
+      for (index_t p = begin; p < end; ++p) {
+        const index_t first = p * kSumPart;
+        parts[p] = RangeSumOfSquares(data + first, std::min(kSumPart, n - first));
+      }
     });
-  }
-};
+  });
+}
 
 namespace {
 

@@ -39,19 +39,16 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-template <>
-struct SumOfSquares<gpu> {
-  static void Parts(const TBlob& x, mshadow::Stream<gpu>* s, double* parts) {
-    const index_t n = x.Size(), count = PartsOf(n);
-    if (count == 0) return;
-    MSHADOW_REAL_TYPE_SWITCH_EX(x.type_flag_, DType, {
-      PartSumsOfSquaresKernel<DType>
-          <<<static_cast<unsigned>(count), kThreads, 0, mshadow::Stream<gpu>::GetStream(s)>>>(
-              x.dptr<DType>(), n, parts);
-    });
-    MSHADOW_CUDA_CHECK_LAUNCH("PartSumsOfSquaresKernel");
-  }
-};
+void SumOfSquares<gpu>::Parts(const TBlob& x, mshadow::Stream<gpu>* s, double* parts) {
+  const index_t n = x.Size(), count = PartsOf(n);
+  if (count == 0) return;
+  MSHADOW_REAL_TYPE_SWITCH_EX(x.type_flag_, DType, {
+    PartSumsOfSquaresKernel<DType>
+        <<<static_cast<unsigned>(count), kThreads, 0, mshadow::Stream<gpu>::GetStream(s)>>>(
+            x.dptr<DType>(), n, parts);
+  });
+  MSHADOW_CUDA_CHECK_LAUNCH("PartSumsOfSquaresKernel");
+}
 
 namespace {
 

@@ -59,18 +59,7 @@ bool MultiAdamWType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<in
     }
     return AssignMixedPrecisionTypes(in, out, weight_inputs, true);
   } else {
-    int known = -1;
-    for (int t : *in) {
-      if (known == -1) known = t;
-    }
-    for (int t : *out) {
-      if (known == -1) known = t;
-    }
-    if (known == -1) return false;
-    for (int i = 0; i < static_cast<int>(in->size()); ++i) AssignInputType(in, i, known);
-    for (int i = 0; i < static_cast<int>(out->size()); ++i) AssignOutputType(out, i, known);
-    CheckRealType(known);
-    return true;
+    return SameRealType(attrs, in, out);
   }
 }
 

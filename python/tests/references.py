@@ -500,6 +500,27 @@ def _multi_adamw(mp):
     return run
 
 
+def _multi_lamb(mp):
+    """_multi_lamb_update and its mp form: each weight's two LAMB phases, r1 = ||weight||,
+    r2 = ||g||."""
+    def run(*args):
+        *arrays, p = args
+        n, k = int(p.get("num_tensors", 1)), 4 + mp
+        lrs, wds, steps = ([float(v) for v in p[key].strip("()[]").split(",") if v.strip()]
+                           for key in ("learning_rates", "wds", "step_count"))
+        outputs = []
+        for i in range(n):
+            weight, grad, mean, var = arrays[i * k:i * k + 4]
+            master = arrays[i * k + 4] if mp else weight
+            g = _lamb_phase1(master, grad, mean, var, dict(p, wd=wds[i], t=int(steps[i])))
+            r1 = np.sqrt(np.sum(master.astype(np.float64) ** 2)).astype(master.dtype)
+            r2 = np.sqrt(np.sum(g.astype(np.float64) ** 2)).astype(g.dtype)
+            step = _lamb_phase2(master, g, np.array([r1]), np.array([r2]), dict(p, lr=lrs[i]))
+            outputs.append(step.astype(weight.dtype))
+        return outputs
+    return run
+
+
 def _lamb_phase1(weight, grad, mean, var, p):
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
     beta1, beta2 = _f32(p.get("beta1", 0.9)), _f32(p.get("beta2", 0.999))
@@ -1463,6 +1484,8 @@ FORWARD = {
     "_mp_adamw_update": _mp_adamw,
     "_multi_adamw_update": _multi_adamw(False),
     "_multi_mp_adamw_update": _multi_adamw(True),
+    "_multi_lamb_update": _multi_lamb(False),
+    "_multi_mp_lamb_update": _multi_lamb(True),
     "multi_sgd_update": _multi_sgd(False, False, False),
     "multi_sgd_mom_update": _multi_sgd(True, False, False),
     "multi_mp_sgd_update": _multi_sgd(False, True, False),

@@ -87,9 +87,9 @@ BATCHED_UPDATE_PREFIXES = ("multi_", "preloaded_multi_", "_multi_")
 
 def batched_update_outputs(op, inputs, params):
     """Arrays like each weight, the first of its group of inputs: the groups come before the
-    inputs every weight shares (rescale_grad; the preloaded forms' lrs and wds)."""
-    shared = 2 if op.startswith("preloaded_") else 1 if op.startswith("_multi_") else 0
-    weights = int(params.get("num_weights", 1))
+    inputs every weight shares (AdamW's rescale_grad; the preloaded forms' lrs and wds)."""
+    shared = 2 if op.startswith("preloaded_") else 1 if op.endswith("adamw_update") else 0
+    weights = int(params.get("num_weights", params.get("num_tensors", 1)))
     per_weight = (len(inputs) - shared) // weights
     return [inputs[i * per_weight].zeros_like() for i in range(weights)]
 

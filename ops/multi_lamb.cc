@@ -89,7 +89,9 @@ const bool kRegistered = [] {
   DefineMultiLamb<true>(
       "_multi_mp_lamb_update",
       "_multi_lamb_update on float32 master weights (moments and master weights updated in "
-      "place); each weight output is its master weight rounded to its type.");
+      "place); each weight output is its master weight rounded to its type. The master "
+      "weight is the state whatever the weight's type (MXNet 1.9.1's batched forms ignore it "
+      "for float32 weights).");
   SetMultiLambCompute<cpu>();
   return true;
 }();

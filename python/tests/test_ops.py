@@ -142,7 +142,7 @@ MXNET_CANNOT_RUN = {
 # float16 path steps weight32, as mp_sgd_update always does); ours always step weight32.
 MXNET_MP_FLOAT32_DIFFERS = {
     "multi_mp_sgd_update", "multi_mp_sgd_mom_update", "preloaded_multi_mp_sgd_update",
-    "preloaded_multi_mp_sgd_mom_update", "_multi_mp_adamw_update",
+    "preloaded_multi_mp_sgd_mom_update", "_multi_mp_adamw_update", "_multi_mp_lamb_update",
 }
 
 # Inputs MXNet 1.9.1 takes in a type of their own (ours take the data's type too).

@@ -1,14 +1,14 @@
-// FCompute<gpu> of _multi_lamb_update and _multi_mp_lamb_update (multi_lamb-inl.h).
+// FCompute<gpu> of the batched adaptive updates (multi_adaptive_optimizer-inl.h).
 #include "mshadow/tensor.h"
 #include "ops/kernel_launch_gpu.cuh"
-#include "ops/multi_lamb-inl.h"
+#include "ops/multi_adaptive_optimizer-inl.h"
 
 namespace ops {
 namespace optimizer {
 namespace {
 
 const bool kRegistered = [] {
-  SetMultiLambCompute<gpu>();
+  SetMultiAdaptiveOptimizerCompute<gpu>();
   return true;
 }();
 

@@ -1,21 +1,30 @@
-// ops/multi_lamb-inl.h: MXNet 1.9.1's batched LAMB updates, one call for num_tensors weights
-// (each with its own shape, learning rate, weight decay and step count): _multi_lamb_update
-// and its multi-precision form _multi_mp_lamb_update. Each weight gets exactly
-// lamb_update_phase1 then lamb_update_phase2 with r1 = ||weight|| and r2 = ||g|| (the
-// kernels of lamb-inl.h; the norms from lars-inl.h's sums of squares in fixed parts, so they
-// do not depend on the thread count), without the round trips through the host a framework
-// makes calling the phases one weight at a time. multi_lamb.cc registers the CPU,
-// multi_lamb.cu the GPU.
-#ifndef OPS_MULTI_LAMB_INL_H_
-#define OPS_MULTI_LAMB_INL_H_
+// ops/multi_adaptive_optimizer-inl.h: MXNet 1.9.1's batched adaptive updates, one call for
+// many weights, each with its own shape, learning rate and weight decay, written once for
+// every device:
+// - _multi_adamw_update and _multi_mp_adamw_update: each weight _adamw_update's
+//   (_mp_adamw_update's) step, from adaptive_optimizer-inl.h's kernels, with its own schedule
+//   multiplier; the last input, rescale_grad (one element, read on the host), is shared, and
+//   a NaN, infinite or 0 one skips the whole call, as MXNet's;
+// - _multi_lamb_update and _multi_mp_lamb_update: each weight lamb_update_phase1 then
+//   lamb_update_phase2 with r1 = ||weight|| and r2 = ||g|| (lamb-inl.h's kernels; the norms
+//   from lars-inl.h's sums of squares in fixed parts, so they do not depend on the thread
+//   count), with its own step count, without the round trips through the host a framework
+//   makes calling the phases one weight at a time.
+// The mp_ forms step float32 master weights. multi_adaptive_optimizer.cc registers the CPU,
+// multi_adaptive_optimizer.cu the GPU.
+#ifndef OPS_MULTI_ADAPTIVE_OPTIMIZER_INL_H_
+#define OPS_MULTI_ADAPTIVE_OPTIMIZER_INL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/adaptive_optimizer-inl.h"
 #include "ops/float_tuple.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -25,6 +34,95 @@
 
 namespace ops {
 namespace optimizer {
+
+// Per weight: weight, grad, mean, var, and the float32 master weight with kMP.
+template <bool kMP>
+constexpr int kMomentArrays = kMP ? 5 : 4;
+
+struct MultiAdamWParam : public dmlc::Parameter<MultiAdamWParam> {
+  FloatTuple lrs;
+  float beta1;
+  float beta2;
+  float epsilon;
+  FloatTuple wds;
+  FloatTuple etas;
+  float clip_gradient;
+  int num_weights;
+  DMLC_DECLARE_PARAMETER(MultiAdamWParam) {
+    DMLC_DECLARE_FIELD(lrs).describe("One learning rate (alpha) per weight.");
+    DMLC_DECLARE_FIELD(beta1).set_default(0.9f).describe("Decay of the first moments.");
+    DMLC_DECLARE_FIELD(beta2).set_default(0.999f).describe("Decay of the second moments.");
+    DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("Added to sqrt(var) for stability.");
+    DMLC_DECLARE_FIELD(wds).describe("One decoupled weight decay per weight.");
+    DMLC_DECLARE_FIELD(etas).describe("One schedule multiplier of the whole step per weight.");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip each rescaled gradient to [-clip_gradient, clip_gradient]; negative: no "
+            "clipping.");
+    DMLC_DECLARE_FIELD(num_weights)
+        .set_default(1)
+        .set_lower_bound(1)
+        .describe("How many weights the call updates.");
+  }
+};
+
+// lrs, wds and etas hold one value per weight; otherwise a dmlc::Error naming the operator.
+inline void CheckValuesPerWeight(const MultiAdamWParam& p, const std::string& op) {
+  for (const auto& [name, tuple] : {std::make_pair("lrs", &p.lrs), std::make_pair("wds", &p.wds),
+                                    std::make_pair("etas", &p.etas)}) {
+    if (static_cast<int>(tuple->size()) != p.num_weights) {
+      std::ostringstream os;
+      os << op << ": " << name << " " << *tuple << " has " << tuple->size()
+         << " values; num_weights is " << p.num_weights << ": give one per weight";
+      throw dmlc::Error(os.str());
+    }
+  }
+}
+
+// Weight i's step, with rescale_grad's value.
+template <typename T>
+AdamWStep<T> MultiAdamWStep(const MultiAdamWParam& p, int i, T rescale) {
+  return {T(p.lrs[i]), T(p.beta1),   T(p.beta2), T(p.epsilon),
+          T(p.wds[i]), T(p.etas[i]), rescale,    T(p.clip_gradient)};
+}
+
+// Inputs: kMomentArrays<kMP> per weight, then rescale_grad; outputs: the new weights.
+template <typename xpu, bool kMP>
+void MultiAdamWCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const MultiAdamWParam& p = GetParam<MultiAdamWParam>(attrs);
+  CheckValuesPerWeight(p, attrs.op->name);
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const int n = p.num_weights;
+  constexpr int k = kMomentArrays<kMP>;
+  const TBlob& rescale_grad = in[n * k];
+  if constexpr (kMP) {
+    float rescale;
+    if (!AdamWRescale(rescale_grad, s, &rescale)) return;
+    for (int i = 0; i < n; ++i) {
+      const TBlob* group = &in[i * k];
+      MSHADOW_REAL_TYPE_SWITCH(out[i].type_flag_, DType, {
+        LaunchUpdate<mp_adamw_kernel>(s, req[i], out[i].Size(), out[i].dptr<DType>(),
+                                      group[1].dptr<DType>(), group[2].dptr<float>(),
+                                      group[3].dptr<float>(), group[4].dptr<float>(),
+                                      MultiAdamWStep(p, i, rescale));
+      });
+    }
+  } else {
+    MSHADOW_SGL_DBL_TYPE_SWITCH(rescale_grad.type_flag_, DType, {
+      DType rescale;
+      if (!AdamWRescale(rescale_grad, s, &rescale)) return;
+      for (int i = 0; i < n; ++i) {
+        const TBlob* group = &in[i * k];
+        LaunchUpdate<adamw_kernel>(s, req[i], out[i].Size(), out[i].dptr<DType>(),
+                                   group[0].dptr<DType>(), group[1].dptr<DType>(),
+                                   group[2].dptr<DType>(), group[3].dptr<DType>(),
+                                   MultiAdamWStep(p, i, rescale));
+      }
+    });
+  }
+}
 
 struct MultiLambParam : public dmlc::Parameter<MultiLambParam> {
   FloatTuple learning_rates;
@@ -67,10 +165,6 @@ struct MultiLambParam : public dmlc::Parameter<MultiLambParam> {
         .describe("How many weights the call updates.");
   }
 };
-
-// Per weight: weight, grad, mean, var, and the float32 master weight with kMP.
-template <bool kMP>
-constexpr int kLambArrays = kMP ? 5 : 4;
 
 // learning_rates, wds and step_count hold one value per weight, the counts from 1; otherwise
 // a dmlc::Error naming the operator.
@@ -125,7 +219,7 @@ struct norms_of_parts {
   }
 };
 
-// Inputs: kLambArrays<kMP> per weight; outputs: the new weights. The temporary space holds
+// Inputs: kMomentArrays<kMP> per weight; outputs: the new weights. The temporary space holds
 // one weight's g (in the step's type T), the parts of its two sums and the two norms, reused
 // weight after weight.
 template <typename xpu, bool kMP>
@@ -134,7 +228,7 @@ void MultiLambCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   const MultiLambParam& p = GetParam<MultiLambParam>(attrs);
   CheckValuesPerTensor(p, attrs.op->name);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
-  constexpr int k = kLambArrays<kMP>;
+  constexpr int k = kMomentArrays<kMP>;
   index_t largest = 0;
   for (const TBlob& o : out) largest = std::max(largest, o.Size());
   const index_t most_parts = lars::PartsOf(largest);
@@ -183,15 +277,18 @@ void MultiLambCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
 }
 
 template <typename xpu>
-void SetMultiLambCompute() {
+void SetMultiAdaptiveOptimizerCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("_multi_lamb_update")
-      .set_attr<FCompute>(attr_name, FCompute(MultiLambCompute<xpu, false>));
-  RegisterOp("_multi_mp_lamb_update")
-      .set_attr<FCompute>(attr_name, FCompute(MultiLambCompute<xpu, true>));
+  auto set = [attr_name](const char* name, FCompute compute) {
+    RegisterOp(name).set_attr<FCompute>(attr_name, std::move(compute));
+  };
+  set("_multi_adamw_update", MultiAdamWCompute<xpu, false>);
+  set("_multi_mp_adamw_update", MultiAdamWCompute<xpu, true>);
+  set("_multi_lamb_update", MultiLambCompute<xpu, false>);
+  set("_multi_mp_lamb_update", MultiLambCompute<xpu, true>);
 }
 
 }  // namespace optimizer
 }  // namespace ops
 
-#endif  // OPS_MULTI_LAMB_INL_H_
+#endif  // OPS_MULTI_ADAPTIVE_OPTIMIZER_INL_H_

@@ -128,26 +128,33 @@ struct pool_region {
 };
 
 // Plane i = (n, channel) of the data's gradient: every region of image n adds, for each of
-// its bins pooled from this channel, the bin's output gradient over its area to the bin,
-// regions and bins in order. The plane is zeroed first unless kAddTo.
+// its bins pooled from this channel (those of the channel's cell of the group grid), the
+// bin's output gradient over its area to the bin, regions and bins in order. The plane is
+// zeroed first unless kAddTo.
 template <int kReq>
 struct scatter_region_gradient {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* out_grad, const DType* rois,
                                   index_t regions, PSRoiGeometry g) {
     const index_t n = i / g.channels, channel = i % g.channels;
-    const index_t c = channel / (g.group * g.group);  // the output channel it feeds
+    // The output channel and the cell of the group grid this channel feeds, and the bins in
+    // that cell: ph * group / pooled == gh for ph in [PooledFirst(gh), PooledFirst(gh + 1)).
+    const index_t c = channel / (g.group * g.group);
+    const index_t gh = channel / g.group % g.group, gw = channel % g.group;
+    auto pooled_first = [&g](index_t cell) { return (cell * g.pooled + g.group - 1) / g.group; };
     const index_t plane_size = g.height * g.width;
     DType* plane = grad + i * plane_size;
     if (kReq != kAddTo) {
       for (index_t k = 0; k < plane_size; ++k) plane[k] = DType(0);
     }
     for (index_t r = 0; r < regions; ++r) {
-      for (index_t ph = 0; ph < g.pooled; ++ph) {
-        for (index_t pw = 0; pw < g.pooled; ++pw) {
+      const double image = static_cast<double>(rois[r * 5]);  // BinOf's image: truncated
+      if (!(image >= static_cast<double>(n) && image < static_cast<double>(n + 1))) continue;
+      for (index_t ph = pooled_first(gh); ph < pooled_first(gh + 1); ++ph) {
+        for (index_t pw = pooled_first(gw); pw < pooled_first(gw + 1); ++pw) {
           PSRoiBin bin;
-          if (!BinOf(rois + r * 5, g, c, ph, pw, &bin) || bin.image != n ||
-              bin.channel != channel || bin.h_begin >= bin.h_end || bin.w_begin >= bin.w_end) {
+          if (!BinOf(rois + r * 5, g, c, ph, pw, &bin) || bin.h_begin >= bin.h_end ||
+              bin.w_begin >= bin.w_end) {
             continue;
           }
           const index_t area = (bin.h_end - bin.h_begin) * (bin.w_end - bin.w_begin);
@@ -193,8 +200,8 @@ void PSROIPoolingBackward(const NodeAttrs& attrs, const OpContext& ctx,
     OPS_REQ_SWITCH(req[0], kReq, {
       // An item a data plane, each visiting every region's bins.
       Kernel<scatter_region_gradient<kReq>, xpu>::LaunchItems(
-          s, g.batch * g.channels, g.height * g.width + rois.shape_[0] * g.pooled * g.pooled,
-          out[0].dptr<DType>(), out_grad.dptr<DType>(), rois.dptr<DType>(), rois.shape_[0], g);
+          s, g.batch * g.channels, g.height * g.width + rois.shape_[0], out[0].dptr<DType>(),
+          out_grad.dptr<DType>(), rois.dptr<DType>(), rois.shape_[0], g);
     });
     WriteZeroGradient<xpu, DType>(out[1], req[1], s);
   });

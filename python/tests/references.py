@@ -623,6 +623,35 @@ def _roi_pooling(data, rois, p):
     return out
 
 
+def _psroi_pooling(data, rois, p):
+    """MXNet's PSROIPooling: rounded corners times the scale, at least 0.1 wide, float32 bin
+    edges; bin (ph, pw) of output channel c averages data's channel for c at the bin's cell of
+    the group grid."""
+    t = np.float32
+    scale, out_dim, pooled = t(p["spatial_scale"]), int(p["output_dim"]), int(p["pooled_size"])
+    group = int(p.get("group_size", 0)) or pooled
+    n, _, h, w = data.shape
+    out = np.zeros((len(rois), out_dim, pooled, pooled), data.dtype)
+    for r, roi in enumerate(rois):
+        if not 0 <= roi[0] < n:
+            continue
+        x1, y1, x2, y2 = (t(np.copysign(np.floor(abs(t(v)) + t(0.5)), v)) for v in roi[1:])
+        start_w, start_h = x1 * scale, y1 * scale
+        size_w = max((x2 + t(1)) * scale - start_w, t(0.1)) / t(pooled)
+        size_h = max((y2 + t(1)) * scale - start_h, t(0.1)) / t(pooled)
+        for c in range(out_dim):
+            for ph in range(pooled):
+                h0 = min(max(int(np.floor(t(ph) * size_h + start_h)), 0), h)
+                h1 = min(max(int(np.ceil(t(ph + 1) * size_h + start_h)), 0), h)
+                for pw in range(pooled):
+                    w0 = min(max(int(np.floor(t(pw) * size_w + start_w)), 0), w)
+                    w1 = min(max(int(np.ceil(t(pw + 1) * size_w + start_w)), 0), w)
+                    channel = (c * group + ph * group // pooled) * group + pw * group // pooled
+                    if h1 > h0 and w1 > w0:
+                        out[r, c, ph, pw] = data[int(roi[0]), channel, h0:h1, w0:w1].mean()
+    return out
+
+
 def _bilinear_at(plane, y, x):
     """A bilinear sample of a plane as ROIAlign takes it: 0 more than a position outside."""
     h, w = plane.shape
@@ -1588,6 +1617,7 @@ FORWARD = {
     "multi_all_finite": _all_finite,
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
+    "_contrib_PSROIPooling": _psroi_pooling,
     "_contrib_ROIAlign": _roi_align,
     "_slice_assign": _slice_assign,
     "_slice_assign_scalar": _slice_assign_scalar,

@@ -100,7 +100,7 @@ TShape WithLast(const TShape& shape, index_t last) {
 void CopyConverted(const TBlob& from, const TBlob& to) {
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(from.type_flag_, From, {
     const From* source = from.dptr<From>();
-    for (size_t i = 0; i < from.shape_.Size(); ++i) {
+    for (index_t i = 0; i < from.shape_.Size(); ++i) {
       const double value = static_cast<double>(source[i]);
       if (to.type_flag_ == mshadow::kFloat64) {
         to.dptr<double>()[i] = value;

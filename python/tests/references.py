@@ -1115,6 +1115,135 @@ def _multibox_detection(cls_prob, loc_pred, anchor, p):
     return out
 
 
+def _multibox_target(anchor, label, cls_pred, p):
+    """SSD's matching and negative mining, image by image, as loops."""
+    threshold, ignore = _f32(p.get("overlap_threshold", 0.5)), _f32(p.get("ignore_label", -1))
+    ratio, mining_thresh = _f32(p.get("negative_mining_ratio", -1)), _f32(
+        p.get("negative_mining_thresh", 0.5))
+    minimum = int(p.get("minimum_negative_samples", 0))
+    variances = [_f32(v) for v in _tuple(p.get("variances", "(0.1,0.1,0.2,0.2)"))]
+    a = anchor.reshape(-1, 4)
+    n, images = a.shape[0], label.shape[0]
+    loc, mask = np.zeros((images, n, 4), label.dtype), np.zeros((images, n, 4), label.dtype)
+    cls = np.full((images, n), ignore, label.dtype)
+    for b in range(images):
+        valid = next((k for k in range(label.shape[1]) if label[b, k, 0] == -1), label.shape[1])
+        if valid == 0:
+            continue
+        iou = _box_iou(a, label[b, :valid, 1:5], {})
+        match, flag = [-1] * n, [-1] * n
+        taken = [False] * valid
+        for _ in range(valid):  # each label its own anchor, the best pair first
+            best, pair = 1e-6, None
+            for j in range(n):
+                for k in range(valid):
+                    if flag[j] != 1 and not taken[k] and iou[j, k] > best:
+                        best, pair = iou[j, k], (j, k)
+            if pair is None:
+                break
+            flag[pair[0]], match[pair[0]], taken[pair[1]] = 1, pair[1], True
+        if threshold > 0:
+            for j in range(n):
+                if flag[j] != 1 and iou[j].max() > threshold:
+                    flag[j], match[j] = 1, int(np.argmax(iou[j]))
+        positives = flag.count(1)
+        if ratio > 0:
+            wanted = max(int(np.float32(positives) * np.float32(ratio)), minimum)
+            pred = cls_pred[b].astype(np.float64)
+            prob = np.exp(pred - pred.max(0))
+            background = prob[0] / prob.sum(0)
+            candidates = [j for j in range(n) if flag[j] != 1 and iou[j].max() < mining_thresh]
+            candidates.sort(key=lambda j: background[j])  # stable: ties in anchor order
+            for j in candidates[:min(wanted, n - positives)]:
+                flag[j] = 0
+        else:
+            flag = [1 if f == 1 else 0 for f in flag]
+        for j in range(n):
+            if flag[j] == 0:
+                cls[b, j] = 0
+            elif flag[j] == 1:
+                g = label[b, match[j], 1:5].astype(np.float64)
+                aw, ah = a[j, 2] - a[j, 0], a[j, 3] - a[j, 1]
+                gw, gh = g[2] - g[0], g[3] - g[1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    loc[b, j] = [((g[0] + g[2]) - (a[j, 0] + a[j, 2])) / 2 / aw / variances[0],
+                                 ((g[1] + g[3]) - (a[j, 1] + a[j, 3])) / 2 / ah / variances[1],
+                                 np.log(gw / aw) / variances[2], np.log(gh / ah) / variances[3]]
+                mask[b, j] = 1
+                cls[b, j] = label[b, match[j], 0] + 1
+    return loc.reshape(images, -1), mask.reshape(images, -1), cls
+
+
+def _proposal(cls_prob, bbox_pred, im_info, p):
+    """Faster R-CNN's proposals, image by image, as loops (float32 anchors as MXNet's)."""
+    f = np.float32
+    ratios = [_f32(v) for v in _tuple(p.get("ratios", "(0.5,1,2)"))]
+    scales = [_f32(v) for v in _tuple(p.get("scales", "(4,8,16,32)"))]
+    stride = int(p.get("feature_stride", 16))
+    pre, post = int(p.get("rpn_pre_nms_top_n", 6000)), int(p.get("rpn_post_nms_top_n", 300))
+    threshold, min_size = _f32(p.get("threshold", 0.7)), int(p.get("rpn_min_size", 16))
+    iou_loss = _flag(p, "iou_loss")
+    base = []
+    centre = f(0.5) * (f(stride) - f(1))
+    for r in ratios:
+        for s in scales:
+            w = np.floor(np.sqrt(np.floor(f(stride * stride) / f(r))) + f(0.5)) * f(s)
+            h = np.floor(w / f(s) * f(r) + f(0.5)) * f(s)
+            base.append([centre - f(0.5) * (w - 1), centre - f(0.5) * (h - 1),
+                         centre + f(0.5) * (w - 1), centre + f(0.5) * (h - 1)])
+    images, a_count, height, width = cls_prob.shape[0], len(base), cls_prob.shape[2], cls_prob.shape[3]
+    count = a_count * height * width
+    pre = pre if 0 < pre < count else count
+    rois, scores = [], []
+    for b in range(images):
+        im_h, im_w, scale = (float(v) for v in im_info[b])
+        boxes = []
+        for h in range(height):
+            for w in range(width):
+                for a in range(a_count):
+                    anchor = np.array(base[a], np.float64) + [w * stride, h * stride] * 2
+                    d = bbox_pred[b, 4 * a:4 * a + 4, h, w].astype(np.float64)
+                    if iou_loss:
+                        box = anchor + d
+                    else:
+                        bw, bh = anchor[2] - anchor[0] + 1, anchor[3] - anchor[1] + 1
+                        x, y = d[0] * bw + anchor[0] + 0.5 * (bw - 1), d[1] * bh + anchor[1] + 0.5 * (bh - 1)
+                        hw, hh = 0.5 * (np.exp(d[2]) * bw - 1), 0.5 * (np.exp(d[3]) * bh - 1)
+                        box = np.array([x - hw, y - hh, x + hw, y + hh])
+                    box = np.clip(box, 0, [im_w - 1, im_h - 1, im_w - 1, im_h - 1])
+                    inside = h < np.floor(im_h / stride) and w < np.floor(im_w / stride)
+                    score = float(cls_prob[b, a_count + a, h, w]) if inside else -1.0
+                    least = min_size * scale
+                    if box[2] - box[0] + 1 < least or box[3] - box[1] + 1 < least:
+                        box = box + [-least / 2, -least / 2, least / 2, least / 2]
+                        score = -1.0
+                    boxes.append((box, score))
+        order = sorted(range(count), key=lambda i: -boxes[i][1])[:pre]  # stable
+        area = [(boxes[i][0][2] - boxes[i][0][0] + 1) * (boxes[i][0][3] - boxes[i][0][1] + 1)
+                for i in order]
+        suppressed, kept = [False] * pre, []
+        for i in range(pre):
+            if suppressed[i]:
+                continue
+            kept.append(order[i])
+            if len(kept) == min(post, pre):
+                break
+            bi = boxes[order[i]][0]
+            for j in range(i + 1, pre):
+                bj = boxes[order[j]][0]
+                iw = min(bi[2], bj[2]) - max(bi[0], bj[0]) + 1
+                ih = min(bi[3], bj[3]) - max(bi[1], bj[1]) + 1
+                overlap = max(iw, 0) * max(ih, 0)
+                if overlap / (area[i] + area[j] - overlap) > threshold:
+                    suppressed[j] = True
+        for r in range(post):
+            box, score = boxes[kept[r % len(kept)]]
+            rois.append([b] + list(box))
+            scores.append([score])
+    rois, scores = np.array(rois, cls_prob.dtype), np.array(scores, cls_prob.dtype)
+    return (rois, scores) if _flag(p, "output_score") else rois
+
+
 def _signum(weight, grad, mom, p):
     momentum, wd = _f32(p.get("momentum", 0)), _f32(p.get("wd", 0))
     g = _clip(grad * _f32(p.get("rescale_grad", 1)), _f32(p.get("clip_gradient", -1)))
@@ -1640,6 +1769,9 @@ FORWARD = {
     "_contrib_box_iou": _box_iou,
     "_contrib_box_nms": _box_nms,
     "_contrib_MultiBoxDetection": _multibox_detection,
+    "_contrib_MultiBoxTarget": _multibox_target,
+    "_contrib_Proposal": _proposal,
+    "_contrib_MultiProposal": _proposal,
     "_contrib_quadratic": lambda x, p: (_f32(p.get("a", 0)) * x + _f32(p.get("b", 0))) * x
     + _f32(p.get("c", 0)),
     "_contrib_gradientmultiplier": lambda x, p: x,

@@ -35,6 +35,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace bounding_box {
@@ -85,13 +86,14 @@ struct ProposalLayout {
   bool iou_loss = false;
 };
 
-// An image's scratch: its boxes (5 values a position), two key arrays and the areas in DType;
-// two orders, the suppression flags and the kept boxes in ints.
+// An image's scratch: its boxes (5 values a position) and two key arrays, then the best
+// pre_nms boxes' corners, areas and suppression flags (one array each) in DType; two orders
+// and the kept boxes in ints.
 MSHADOW_XINLINE index_t ProposalRealsPerImage(const ProposalLayout& l) {
-  return l.anchors * l.height * l.width * 7 + l.pre_nms;
+  return l.anchors * l.height * l.width * 7 + l.pre_nms * 6;
 }
 MSHADOW_XINLINE index_t ProposalIntsPerImage(const ProposalLayout& l) {
-  return l.anchors * l.height * l.width * 2 + l.pre_nms + l.post_nms;
+  return l.anchors * l.height * l.width * 2 + l.post_nms;
 }
 
 // Item b: image b's proposals.
@@ -105,10 +107,11 @@ struct proposal_item {
     const index_t a_count = l.anchors, plane = l.height * l.width, count = a_count * plane;
     DType* boxes = real_space + b * ProposalRealsPerImage(l);
     DType* keys = boxes + 5 * count;
-    DType* area = keys + 2 * count;
+    DType* corners = keys + 2 * count;  // x1, y1, x2, y2 arrays of pre_nms each
+    DType* area = corners + 4 * l.pre_nms;
+    DType* suppressed = area + l.pre_nms;
     int* order = int_space + b * ProposalIntsPerImage(l);
-    int* suppressed = order + 2 * count;
-    int* kept = suppressed + l.pre_nms;
+    int* kept = order + 2 * count;
     const DType im_height = im_info[b * 3], im_width = im_info[b * 3 + 1];
     const DType min_size = DType(l.min_size) * im_info[b * 3 + 2];
     // Positions past floor(extent / stride) lie outside the image (all, for a NaN extent).
@@ -145,27 +148,30 @@ struct proposal_item {
     DType* key_spare = keys + count;
     int* spare = order + count;
     SortByDescendingKey(&keys, &order, &key_spare, &spare, count);
-    // Greedy suppression over the best pre_nms, until post_nms are kept.
-    const index_t wanted = l.post_nms < l.pre_nms ? l.post_nms : l.pre_nms;
-    for (index_t i = 0; i < l.pre_nms; ++i) {
+    // Greedy suppression over the best pre_nms, until post_nms are kept: their corners in
+    // arrays of their own, so that each kept box's pass over the rest runs on SIMD lanes.
+    const index_t pre = l.pre_nms;
+    DType *x1 = corners, *y1 = x1 + pre, *x2 = y1 + pre, *y2 = x2 + pre;
+    for (index_t i = 0; i < pre; ++i) {
       const DType* box = boxes + 5 * order[i];
+      x1[i] = box[0], y1[i] = box[1], x2[i] = box[2], y2[i] = box[3];
       area[i] = (box[2] - box[0] + DType(1)) * (box[3] - box[1] + DType(1));
-      suppressed[i] = 0;
+      suppressed[i] = DType(0);
     }
+    const index_t wanted = l.post_nms < pre ? l.post_nms : pre;
+    const DType threshold = DType(l.threshold);
     index_t kept_count = 0;
-    for (index_t i = 0; i < l.pre_nms && kept_count < wanted; ++i) {
-      if (suppressed[i]) continue;
+    for (index_t i = 0; i < pre && kept_count < wanted; ++i) {
+      if (suppressed[i] != DType(0)) continue;
       kept[kept_count++] = order[i];
-      const DType* box = boxes + 5 * order[i];
-      for (index_t j = i + 1; j < l.pre_nms; ++j) {
-        if (suppressed[j]) continue;
-        const DType* other = boxes + 5 * order[j];
-        const DType iw = (box[2] < other[2] ? box[2] : other[2]) -
-                         (box[0] > other[0] ? box[0] : other[0]) + DType(1);
-        const DType ih = (box[3] < other[3] ? box[3] : other[3]) -
-                         (box[1] > other[1] ? box[1] : other[1]) + DType(1);
+      const DType left = x1[i], top = y1[i], right = x2[i], bottom = y2[i], own = area[i];
+      OPS_SIMD_LOOP
+      for (index_t j = i + 1; j < pre; ++j) {
+        const DType iw = (right < x2[j] ? right : x2[j]) - (left > x1[j] ? left : x1[j]) + DType(1);
+        const DType ih = (bottom < y2[j] ? bottom : y2[j]) - (top > y1[j] ? top : y1[j]) + DType(1);
         const DType overlap = (iw > DType(0) ? iw : DType(0)) * (ih > DType(0) ? ih : DType(0));
-        if (overlap / (area[i] + area[j] - overlap) > DType(l.threshold)) suppressed[j] = 1;
+        const bool over = overlap / (own + area[j] - overlap) > threshold;
+        suppressed[j] = over ? DType(1) : suppressed[j];
       }
     }
     for (index_t r = 0; r < l.post_nms; ++r) {

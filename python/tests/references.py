@@ -119,6 +119,48 @@ def _convolution(x, w, b=None, params=None):
     return y
 
 
+def _deformable_convolution(x, offset, w, b=None, params=None):
+    """Each tap's bilinear samples at its offset grid points (vectorized over positions), then
+    a sum over taps and groups as in _convolution."""
+    kh, kw = _tuple(params["kernel"])
+    stride, dilate = _spatial(params, "stride", 2, 1), _spatial(params, "dilate", 2, 1)
+    pad = _spatial(params, "pad", 2, 0)
+    groups, dgroups = int(params.get("num_group", 1)), int(params.get("num_deformable_group", 1))
+    n, c, h, wd = x.shape
+    ho, wo = offset.shape[2], offset.shape[3]
+    cols = np.zeros((n, c, kh * kw, ho, wo))
+    gy0 = np.arange(ho)[:, None] * stride[0] - pad[0]
+    gx0 = np.arange(wo)[None, :] * stride[1] - pad[1]
+    for k in range(kh * kw):
+        for ch in range(c):
+            g = ch // (c // dgroups)
+            y = gy0 + (k // kw) * dilate[0] + offset[:, 2 * (g * kh * kw + k)].astype(np.float64)
+            xx = gx0 + (k % kw) * dilate[1] + offset[:, 2 * (g * kh * kw + k) + 1].astype(np.float64)
+            inside = (y >= 0) & (xx >= 0) & (y < h) & (xx < wd)
+            # MXNet's CPU build: the last row (column) is read whole
+            y, xx = np.where(y >= h - 1, h - 1, y), np.where(xx >= wd - 1, wd - 1, xx)
+            y0, x0 = np.floor(y), np.floor(xx)
+            value = np.zeros_like(y)
+            for dy in (0, 1):
+                for dx in (0, 1):
+                    r, q = y0 + dy, x0 + dx
+                    weight = (1 - np.abs(y - r)) * (1 - np.abs(xx - q))
+                    ok = inside & (r < h) & (q < wd)
+                    rows, columns = np.clip(r, 0, h - 1).astype(int), np.clip(q, 0, wd - 1).astype(int)
+                    picked = x[np.arange(n)[:, None, None], ch, rows, columns]
+                    value += np.where(ok, weight * picked, 0)
+            cols[:, ch, k] = value
+    cg, fg = c // groups, w.shape[0] // groups
+    out = np.zeros((n, w.shape[0], ho, wo))
+    for g in range(groups):
+        out[:, g * fg:(g + 1) * fg] = np.einsum(
+            "nckyx,fck->nfyx", cols[:, g * cg:(g + 1) * cg],
+            w[g * fg:(g + 1) * fg].reshape(fg, cg, kh * kw))
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out.astype(x.dtype)
+
+
 def _deconvolution(x, w, b=None, params=None):
     """Each input element scattered through each kernel tap into an output padded by pad on
     both sides (and adj, or target_shape's pad and adj), then cropped."""
@@ -1568,6 +1610,7 @@ FORWARD = {
     "Cast": lambda x, p: x.astype(p["dtype"]),
     "CTCLoss": _ctc_loss,
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
+    "_contrib_DeformableConvolution": lambda *a: _deformable_convolution(*a[:-1], params=a[-1]),
     "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),

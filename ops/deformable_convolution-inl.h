@@ -130,8 +130,7 @@ struct BilinearSample {
     }
   }
 
-  // The interpolated value of `plane`, and its slopes.
-  MSHADOW_XINLINE DType Value(const DType* plane) const { return Sum(weight, plane); }
+  // The interpolated value's slopes over `plane`.
   MSHADOW_XINLINE DType SlopeY(const DType* plane) const { return Sum(slope_y, plane); }
   MSHADOW_XINLINE DType SlopeX(const DType* plane) const { return Sum(slope_x, plane); }
 
@@ -142,6 +141,24 @@ struct BilinearSample {
     return sum;
   }
 };
+
+// BilinearSample's value alone, the forward's: a neighbour past the last row or column is
+// the last one itself at weight 0 (as MXNet's, which also multiplies it by 0).
+template <typename DType>
+MSHADOW_XINLINE DType SampleValue(const DType* plane, DType y, DType x, index_t height,
+                                  index_t width) {
+  if (!(y >= DType(0) && x >= DType(0) && y < DType(height) && x < DType(width))) {
+    return DType(0);
+  }
+  index_t row = static_cast<index_t>(y), column = static_cast<index_t>(x);  // y, x >= 0
+  DType ly = y - DType(row), lx = x - DType(column);
+  index_t down = width, right = 1;
+  if (row >= height - 1) row = height - 1, ly = DType(0), down = 0;
+  if (column >= width - 1) column = width - 1, lx = DType(0), right = 0;
+  const DType* p = plane + row * width + column;
+  return (DType(1) - ly) * ((DType(1) - lx) * p[0] + lx * p[right]) +
+         ly * ((DType(1) - lx) * p[down] + lx * p[down + right]);
+}
 
 // Item (both devices): row r = (channel c, tap k, output row y) of one image's column matrix,
 // a sampled value per output column.
@@ -158,9 +175,7 @@ struct deformable_im2col_row {
     const DType grid_y = DType(l.GridY(k, y));
     for (index_t x = 0; x < l.out_width; ++x) {
       const index_t o = y * l.out_width + x;
-      const BilinearSample<DType> s(grid_y + dy[o], DType(l.GridX(k, x)) + dx[o], l.height,
-                                    l.width);
-      out[o] = s.Value(plane);
+      out[o] = SampleValue(plane, grid_y + dy[o], DType(l.GridX(k, x)) + dx[o], l.height, l.width);
     }
   }
 };

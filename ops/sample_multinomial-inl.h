@@ -219,6 +219,46 @@ struct score_gradient {
   }
 };
 
+// CPU: row i as score_gradient::Row computes it, for rows of at most 64 categories: the
+// draws' ograd summed per category in a local array, each sum divided by its probability
+// once (Row divides every term, and its divisions, one a draw, had set its speed).
+template <int kReq, typename OType, typename DType>
+bool ScoreGradientRowOfSums(index_t i, DType* grad, const DType* ograd, const DType* p,
+                            const OType* drawn, index_t k, index_t per_row) {
+  using Compute = std::conditional_t<std::is_same_v<DType, double>, double, float>;
+  Compute sum[64] = {};
+  uint64_t seen = 0;  // the categories drawn
+  bool valid = true;
+  for (index_t j = i * per_row; j < (i + 1) * per_row; ++j) {
+    // The draw's category, truncated as Row's index is.
+    index_t s;
+    if constexpr (std::is_integral_v<OType>) {
+      s = static_cast<index_t>(drawn[j]);
+      if (s < 0 || s >= k) {
+        valid = false;
+        continue;
+      }
+    } else {
+      const double category = static_cast<double>(drawn[j]);
+      if (!(category > -1 && category < static_cast<double>(k))) {
+        valid = false;
+        continue;
+      }
+      s = static_cast<index_t>(category);
+    }
+    sum[s] += static_cast<Compute>(ograd[j]);
+    seen |= uint64_t{1} << s;
+  }
+  DType* row = grad + i * k;
+  for (index_t c = 0; c < k; ++c) {
+    // A category never drawn adds nothing (its probability may be 0).
+    const Compute share =
+        (seen >> c & 1u) ? sum[c] / static_cast<Compute>(p[i * k + c]) : Compute(0);
+    row[c] = static_cast<DType>(kReq == kAddTo ? static_cast<Compute>(row[c]) + share : share);
+  }
+  return valid;
+}
+
 // The error for the first of count draws that is not one of k categories.
 template <typename OType>
 void ThrowFirstBadDraw(const OType* drawn, index_t count, index_t k) {
@@ -289,9 +329,14 @@ void SampleMultinomialBackward(const NodeAttrs& attrs, const OpContext& ctx,
           std::atomic<bool> valid{true};
           ParallelRows(rows, per_row, [&](index_t begin, index_t end) {
             bool all = true;
+            const DType *g = ograd.dptr<DType>(), *p = data.dptr<DType>();
+            const OType* d = drawn.dptr<OType>();
             for (index_t i = begin; i < end; ++i) {
-              all &= score_gradient<kReq>::Row(i, grad, ograd.dptr<DType>(), data.dptr<DType>(),
-                                               drawn.dptr<OType>(), k, per_row);
+              if (k <= 64) {
+                all &= ScoreGradientRowOfSums<kReq>(i, grad, g, p, d, k, per_row);
+              } else {
+                all &= score_gradient<kReq>::Row(i, grad, g, p, d, k, per_row);
+              }
             }
             if (!all) valid = false;
           });

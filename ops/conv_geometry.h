@@ -52,8 +52,8 @@ inline void ExpandSpatial(const TShape& given, int ndim, index_t fill, index_t l
                           const char* name, index_t* values) {
   if (given.ndim() != 0 && given.ndim() != ndim) {
     std::ostringstream os;
-    os << name << " " << given << " has " << given.ndim() << " entries but the kernel has "
-       << ndim << " spatial axes";
+    os << name << " " << given << " has " << given.ndim() << " entries but the kernel has " << ndim
+       << " spatial axes";
     throw dmlc::Error(os.str());
   }
   for (int a = 0; a < ndim; ++a) {
@@ -89,13 +89,33 @@ inline void SetSpatialInput(const TShape& kernel, const TShape& data, const char
   if (data.ndim() != g->ndim + 2) {
     std::ostringstream os;
     os << op << " with a " << g->ndim << "-d kernel " << kernel << " takes data of rank "
-       << g->ndim + 2 << " (batch, channel, " << (g->ndim == 1 ? "width" : g->ndim == 2 ? "height, width" : "depth, height, width")
+       << g->ndim + 2 << " (batch, channel, "
+       << (g->ndim == 1   ? "width"
+           : g->ndim == 2 ? "height, width"
+                          : "depth, height, width")
        << ") but the data is " << data;
     throw dmlc::Error(os.str());
   }
   g->channels = data[1];
   ExpandSpatial(kernel, g->ndim, 1, 1, "kernel", g->kernel);
   for (int a = 0; a < g->ndim; ++a) g->in[a] = data[2 + a];
+}
+
+// Sets g's output extents for a convolution window already described by `g` (in, kernel,
+// stride, dilate, pad): (in + 2 * pad - dilate * (kernel - 1) - 1) / stride + 1 per axis. A
+// dilated kernel larger than the padded input of `data` is a dmlc::Error.
+inline void SetConvolutionOutput(const TShape& kernel, const TShape& data, ConvGeometry* g) {
+  for (int a = 0; a < g->ndim; ++a) {
+    const index_t span = g->dilate[a] * (g->kernel[a] - 1) + 1;
+    const index_t padded = g->in[a] + 2 * g->pad[a];
+    if (span > padded) {
+      std::ostringstream os;
+      os << "the kernel " << kernel << " (dilated extent " << span << " on spatial axis " << a
+         << ") is larger than the padded input (" << padded << ") of data " << data;
+      throw dmlc::Error(os.str());
+    }
+    g->out[a] = (padded - span) / g->stride[a] + 1;
+  }
 }
 
 // Of `count` positions along an axis, position j reading input index first + j * step, the

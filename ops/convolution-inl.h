@@ -90,17 +90,7 @@ inline ConvGeometry Geometry(const ConvolutionParam& param, const TShape& data) 
        << g.channels << ") and num_filter (" << param.num_filter << ")";
     throw dmlc::Error(os.str());
   }
-  for (int a = 0; a < g.ndim; ++a) {
-    const index_t span = g.dilate[a] * (g.kernel[a] - 1) + 1;
-    const index_t padded = g.in[a] + 2 * g.pad[a];
-    if (span > padded) {
-      std::ostringstream os;
-      os << "the kernel " << param.kernel << " (dilated extent " << span << " on spatial axis "
-         << a << ") is larger than the padded input (" << padded << ") of data " << data;
-      throw dmlc::Error(os.str());
-    }
-    g.out[a] = (padded - span) / g.stride[a] + 1;
-  }
+  SetConvolutionOutput(param.kernel, data, &g);
   return g;
 }
 

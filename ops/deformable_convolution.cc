@@ -38,16 +38,7 @@ DeformableLayout LayoutOf(const DeformableConvolutionParam& param, const TShape&
        << param.num_deformable_group << " the input channels";
     throw dmlc::Error(os.str());
   }
-  for (int a = 0; a < 2; ++a) {
-    const index_t span = g.dilate[a] * (g.kernel[a] - 1) + 1, padded = g.in[a] + 2 * g.pad[a];
-    if (span > padded) {
-      std::ostringstream os;
-      os << "the kernel " << param.kernel << " (dilated extent " << span << " on spatial axis " << a
-         << ") is larger than the padded input (" << padded << ") of data " << data;
-      throw dmlc::Error(os.str());
-    }
-    g.out[a] = (padded - span) / g.stride[a] + 1;
-  }
+  SetConvolutionOutput(param.kernel, data, &g);
   DeformableLayout l;
   l.channels = channels;
   l.height = g.in[0], l.width = g.in[1];

@@ -17,13 +17,19 @@
 #ifndef OPS_ATTENTION_INL_H_
 #define OPS_ATTENTION_INL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/register_gemm.h"
+#include "ops/transpose_block.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace attention {
@@ -53,6 +59,50 @@ inline MatrixBatch Scores(index_t queries, index_t keys) {
   return {0, queries, keys, keys, queries * keys};
 }
 
+// BatchedProduct on the CPU: the entries shared out to the library's threads, each product a
+// register-tiled one (ops/register_gemm.h) on its thread alone. (As one OpenBLAS gemm per
+// entry, each gemm split between the threads by OpenBLAS, two threads ran these products
+// slower than one: docs/benchmarks.md, fiftieth session.) b is read as TiledGemm reads it,
+// by rows of the inner dimension: a transposed or scaled b is copied so, alpha folded in.
+template <typename DType>
+void BatchedProductOnCpu(index_t entries, DType* c, const MatrixBatch& cm, OpReqType req,
+                         const DType* a, const MatrixBatch& am, bool trans_a, const DType* b,
+                         const MatrixBatch& bm, bool trans_b, DType alpha) {
+  const index_t rows = cm.rows, cols = cm.columns, depth = trans_a ? am.rows : am.columns;
+  const bool copy_b = trans_b || alpha != DType(1);
+  const index_t work = entries * rows * cols * depth;
+  const index_t threads =
+      std::max<index_t>(1, std::min<index_t>({mshadow::GetNumThreads(), entries,
+                                              work / register_gemm::kMultiplyAddsPerThread}));
+  mshadow::ParallelFor(threads, static_cast<int>(threads), [&](index_t t) {
+    std::vector<DType> copy(copy_b ? depth * cols : 0);
+    for (index_t x = entries * t / threads; x < entries * (t + 1) / threads; ++x) {
+      const DType* right = b + bm.offset + x * bm.stride;
+      index_t ld = bm.ld;
+      if (copy_b) {
+        if (trans_b) {  // b[x] is (cols x depth)
+          transpose::Transpose2D<false>(right, ld, copy.data(), cols, cols, depth);
+        } else {
+          for (index_t d = 0; d < depth; ++d) {
+            std::copy(right + d * ld, right + d * ld + cols, copy.data() + d * cols);
+          }
+        }
+        if (alpha != DType(1)) {
+          DType* scaled = copy.data();
+          OPS_SIMD_LOOP
+          for (index_t i = 0; i < depth * cols; ++i) scaled[i] *= alpha;
+        }
+        right = copy.data();
+        ld = cols;
+      }
+      register_gemm::TiledGemm(
+          rows, depth, cols,
+          register_gemm::LeftOperand<DType>{a + am.offset + x * am.stride, am.ld, trans_a}, right,
+          ld, c + cm.offset + x * cm.stride, cm.ld, req == kAddTo);
+    }
+  });
+}
+
 // c[x] (written, or added for kAddTo) = alpha * op(a[x]) op(b[x]) for every entry x, op a
 // transpose where the flag says; the shapes must agree (the operators' shape inference checks
 // them). Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: BLAS takes the
@@ -73,6 +123,9 @@ void BatchedProduct(mshadow::Stream<xpu>* s, index_t entries, DType* c, const Ma
       m = DType(0);
     }
     return;
+  }
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    return BatchedProductOnCpu(entries, c, cm, req, a, am, trans_a, b, bm, trans_b, alpha);
   }
   mshadow::BLASEngine<xpu, DType>::SetStream(s);
   mshadow::BLASEngine<xpu, DType>::batched_gemm(

@@ -139,9 +139,10 @@ struct multibox_target_item {
         overlap[j * valid + k] = IntersectionOverUnion(anchors + j * 4, label + k * width + 1);
       }
     }
-    if (valid > 0)
+    if (valid > 0) {
       MatchAnchors(l, n, valid, cls_pred + b * l.classes * n, overlap, best_iou, keys, match, flag,
                    order, label_taken);
+    }
     DType* loc = loc_target + b * n * 4;
     DType* mask = loc_mask + b * n * 4;
     for (index_t j = 0; j < n; ++j) {

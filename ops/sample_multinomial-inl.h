@@ -219,14 +219,18 @@ struct score_gradient {
   }
 };
 
-// CPU: row i as score_gradient::Row computes it, for rows of at most 64 categories: the
+// The most categories ScoreGradientRowOfSums takes (its sums in a local array, a bit each in
+// a 64-bit mask).
+constexpr index_t kMaxSummedCategories = 64;
+
+// CPU: row i as score_gradient::Row computes it, for rows of at most kMaxSummedCategories: the
 // draws' ograd summed per category in a local array, each sum divided by its probability
 // once (Row divides every term, and its divisions, one a draw, had set its speed).
 template <int kReq, typename OType, typename DType>
 bool ScoreGradientRowOfSums(index_t i, DType* grad, const DType* ograd, const DType* p,
                             const OType* drawn, index_t k, index_t per_row) {
   using Compute = std::conditional_t<std::is_same_v<DType, double>, double, float>;
-  Compute sum[64] = {};
+  Compute sum[kMaxSummedCategories] = {};
   uint64_t seen = 0;  // the categories drawn
   bool valid = true;
   for (index_t j = i * per_row; j < (i + 1) * per_row; ++j) {
@@ -332,7 +336,7 @@ void SampleMultinomialBackward(const NodeAttrs& attrs, const OpContext& ctx,
             const DType *g = ograd.dptr<DType>(), *p = data.dptr<DType>();
             const OType* d = drawn.dptr<OType>();
             for (index_t i = begin; i < end; ++i) {
-              if (k <= 64) {
+              if (k <= kMaxSummedCategories) {
                 all &= ScoreGradientRowOfSums<kReq>(i, grad, g, p, d, k, per_row);
               } else {
                 all &= score_gradient<kReq>::Row(i, grad, g, p, d, k, per_row);

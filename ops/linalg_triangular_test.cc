@@ -81,6 +81,58 @@ TEST(LinalgTriangularTest, TrmmAndTrsmOnEverySideTriangleAndTransposition) {
   }
 }
 
+// Matrices of 300 rows take the gradients' triangle by blocks (a 150 x 150 product, then each
+// half's: 75 x 75 products and diagonal blocks): trmm's and trsm's gradients there against the
+// float64 formulas, for every side, triangle and transposition, over a batch of two.
+TEST(LinalgTriangularTest, LargeTriangularGradientsByBlocks) {
+  const int batch = 2, k = 300, other = 5;
+  for (const bool solve : {false, true}) {
+    for (const bool right : {false, true}) {
+      for (const bool lower : {true, false}) {
+        for (const bool transpose : {false, true}) {
+          const Kw kw{{"rightside", right ? "True" : "False"},
+                      {"lower", lower ? "True" : "False"},
+                      {"transpose", transpose ? "True" : "False"},
+                      {"alpha", "0.75"}};
+          const int rows = right ? other : k, columns = right ? k : other;
+          const std::string a_spec = "(" + std::to_string(batch) + "," + std::to_string(k) + "," +
+                                     std::to_string(k) + ")+" + std::to_string(k) + "I";
+          const OpCase c{
+              solve ? "_linalg_trsm" : "_linalg_trmm",
+              kw,
+              {testing::ParseInputSpec(a_spec), InputSpec{TShape{batch, rows, columns}}}};
+          const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
+          const Values g_values = testing::ToValues(inputs[1].blob());  // any dOut of B's shape
+          const Values out_values = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+          const Values da = testing::ToValues(testing::Backward(c, inputs, {g_values})[0].blob());
+          const auto as = testing::Matrices(testing::ToValues(inputs[0].blob()), k, k);
+          const auto bs = testing::Matrices(testing::ToValues(inputs[1].blob()), rows, columns);
+          const auto gs = testing::Matrices(g_values, rows, columns);
+          const auto outs = testing::Matrices(out_values, rows, columns);
+          std::vector<Dense> expected;
+          for (int i = 0; i < batch; ++i) {
+            const Dense t = TriangularOperand(as[i], kw);
+            Dense d_op(k, k);
+            if (!solve) {
+              d_op = (right ? bs[i].T() * gs[i] : gs[i] * bs[i].T()).Scaled(0.75);
+            } else {
+              // dB (before alpha) = op(A)^-T dOut, or dOut op(A)^-T from the right.
+              const Dense dbu =
+                  right ? testing::Solve(t, gs[i].T()).T() : testing::Solve(t.T(), gs[i]);
+              d_op = (right ? outs[i].T() * dbu : dbu * outs[i].T()).Scaled(-1);
+            }
+            expected.push_back((transpose ? d_op.T() : d_op).Triangle(lower));
+          }
+          testing::ExpectClose(testing::Concatenated(expected), da, 1e-10, 1e-12,
+                               c.op + " dA, right " + std::to_string(right) + ", lower " +
+                                   std::to_string(lower) + ", transpose " +
+                                   std::to_string(transpose));
+        }
+      }
+    }
+  }
+}
+
 TEST(LinalgTriangularTest, SyrkBothWays) {
   for (const bool transpose : {false, true}) {
     const Kw kw{{"transpose", transpose ? "True" : "False"}, {"alpha", "1.5"}};

@@ -82,6 +82,7 @@ def read_cases(path, suite="mxnet"):
 
 # The batched optimizer updates, which MXNet 1.9.1 runs only into given outputs (without out=
 # its shape inference fails), one per weight.
+# The batched optimizer updates (names ending in _update; multi_sum_sq and friends are not).
 BATCHED_UPDATE_PREFIXES = ("multi_", "preloaded_multi_", "_multi_")
 
 
@@ -141,6 +142,7 @@ def mxnet_worker(args):
                               "backward": backward_overhead * 1e6}
 
     for case in cases:
+        print(f"case {case['key']}", file=sys.stderr, flush=True)
         # Operators whose names start with an underscore (_plus_scalar, _maximum, ...) live
         # in mx.nd._internal, those of _contrib_ in mx.nd.contrib and some of linalg_ in
         # mx.nd.linalg, without the prefix.
@@ -163,7 +165,7 @@ def mxnet_worker(args):
             with mode():
                 if case["op"] == "sgd_mom_update":
                     out = inputs[0]
-                elif op.startswith(BATCHED_UPDATE_PREFIXES):
+                elif op.startswith(BATCHED_UPDATE_PREFIXES) and op.endswith("_update"):
                     out = batched_update_outputs(op, inputs, params)
                 else:
                     out = fn(*inputs, **params)
@@ -249,8 +251,12 @@ def run_mxnet(args, python, threads):
         [python, os.path.abspath(__file__), "--worker", f"--cases={args.cases}",
          f"--suite={args.suite}", f"--min-time={args.min_time}",
          f"--repetitions={args.repetitions}"],
-        env=thread_env(threads), capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
+        env=thread_env(threads), capture_output=True, text=True)
+    if out.returncode != 0:
+        # The worker names each case on stderr before it runs it: the last one failed.
+        sys.exit(f"mxnet_compare: the MXNet worker failed ({threads} thread(s)):\n"
+                 + "\n".join(out.stderr.splitlines()[-15:]))
+    return json.loads(out.stdout)
 
 
 def mxnet_entries(suite, repetitions, min_time, python, cases=DEFAULT_CASES):

@@ -22,6 +22,7 @@
 #include "ops/kernel_util.h"
 #include "ops/linalg_batch.h"
 #include "ops/linalg_lapack.h"
+#include "ops/triangle_product.h"
 
 namespace ops {
 namespace linalg {
@@ -147,10 +148,15 @@ void GelqfBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const auto dq = MatrixBatch<xpu, DType>(in[0], s), dl = MatrixBatch<xpu, DType>(in[1], s),
                q = MatrixBatch<xpu, DType>(in[2], s), l = MatrixBatch<xpu, DType>(in[3], s);
-    const auto m = BatchAt<xpu, DType>(TempPieces<xpu, DType>(ctx, s, {l.shape_.Size()})[0],
-                                       l.size(0), l.size(1), l.size(2), s);
-    matmul::Product(m, kWriteTo, l, true, dl, false, DType(1));
-    matmul::Product(m, kAddTo, dq, false, q, true, DType(-1));
+    const index_t size = l.shape_.Size();
+    const std::vector<DType*> pieces = TempPieces<xpu, DType>(ctx, s, {size, size});
+    const auto m = BatchAt<xpu, DType>(pieces[0], l.size(0), l.size(1), l.size(2), s);
+    const auto lt_dl = BatchAt<xpu, DType>(pieces[1], l.size(0), l.size(1), l.size(2), s);
+    // copyLTU reads M's lower triangle alone: -dQ Q^T's triangle, L^T dL a triangular product.
+    TriangleOfProduct(s, m, dq, false, q, true, DType(-1), true);
+    mshadow::Copy(lt_dl, dl, s);
+    Lapack<xpu, DType>::Trmm(s, l, lt_dl, false, true, true, DType(1));
+    Assign(m, kAddTo, lt_dl);
     ForEachMatrixElement<mirror_lower>(s, m);
     Result<xpu, DType> da(out[0], req[0], s, in[0]);
     matmul::Product(da.matrices(), kAddTo, m, false, q, false, DType(1));

@@ -92,6 +92,28 @@ TEST(LinalgOrthogonalTest, GelqfIsAnLqFactorization) {
   testing::CheckGradient(square);
 }
 
+// 260 rows: M's lower triangle by blocks (ops/triangle_product.h) and L^T dL by a triangular
+// product, against MXNet's formula in float64, dA = L^-T (dQ + copyLTU(L^T dL - dQ Q^T) Q).
+TEST(LinalgOrthogonalTest, LargeGelqfGradientByItsFormula) {
+  const int m = 260, n = 300;
+  const OpCase c{"_linalg_gelqf", {}, {InputSpec{TShape{m, n}}}};
+  const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+  const std::vector<CpuTensor> out = testing::Forward(c, in);
+  Values dq_values(m * n), dl_values(m * m);
+  for (size_t i = 0; i < dq_values.size(); ++i) dq_values[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < dl_values.size(); ++i) dl_values[i] = std::cos(0.53 * i);
+  const Values da = testing::ToValues(testing::Backward(c, in, {dq_values, dl_values})[0].blob());
+  const Dense q(m, n, testing::ToValues(out[0].blob()).data()),
+      l(m, m, testing::ToValues(out[1].blob()).data()), dq(m, n, dq_values.data()),
+      dl(m, m, dl_values.data());
+  Dense core = l.T() * dl;
+  const Dense dq_qt = dq * q.T();
+  for (size_t i = 0; i < core.v.size(); ++i) core.v[i] -= dq_qt.v[i];
+  Dense inner = core.SymmetricFromLower() * q;
+  for (size_t i = 0; i < inner.v.size(); ++i) inner.v[i] += dq.v[i];
+  testing::ExpectClose(testing::Solve(l.T(), inner).v, da, 1e-9, 1e-9, "gelqf dA");
+}
+
 TEST(LinalgOrthogonalTest, EmptyBatches) {
   for (const std::string op : {"_linalg_syevd", "_linalg_gelqf"}) {
     const OpCase c{op, {}, {InputSpec{TShape{0, 3, 3}}}};

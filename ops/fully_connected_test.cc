@@ -68,6 +68,26 @@ TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
   mshadow::SetNumThreads(0);
 }
 
+// Batches of rows with whole strips of hidden units take the register-tiled products where
+// the packets are AVX-512 (BLAS elsewhere): the forward (the weight transposed into the
+// product's strips), write modes and gradients, with and without bias, on two threads.
+TEST(FullyConnectedTest, BatchesWithWholeStripsOfHiddenUnits) {
+  mshadow::SetNumThreads(2);
+  for (const bool no_bias : {false, true}) {
+    SCOPED_TRACE(no_bias ? "no bias" : "bias");
+    std::vector<InputSpec> inputs = {InputSpec{TShape{70, 37}}, InputSpec{TShape{96, 37}}};
+    if (!no_bias) inputs.push_back(InputSpec{TShape{96}});
+    const OpCase c{
+        "FullyConnected", {{"num_hidden", "96"}, {"no_bias", no_bias ? "true" : "false"}}, inputs};
+    testing::CheckForward(
+        c, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 70, 37, 96); },
+        1e-13, 1e-5);
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  mshadow::SetNumThreads(0);
+}
+
 TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "128"}});
   std::vector<TShape> in = {TShape{32, 64}, TShape(), TShape()}, out;

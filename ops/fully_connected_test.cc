@@ -1,4 +1,5 @@
 // FullyConnected.
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -50,17 +51,24 @@ TEST(FullyConnectedTest, WithAndWithoutBiasFlattenOrNot) {
   testing::CheckGradient(no_bias);
 }
 
-// One row takes the gemv and outer-product paths; wide enough for packets and threads.
-TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
+// (batch, features) data to `hidden` units, with and without bias, on two threads: forward,
+// write modes and gradients.
+void CheckWithAndWithoutBias(int batch, int features, int hidden) {
   mshadow::SetNumThreads(2);
   for (const bool no_bias : {false, true}) {
     SCOPED_TRACE(no_bias ? "no bias" : "bias");
-    std::vector<InputSpec> inputs = {InputSpec{TShape{1, 203}}, InputSpec{TShape{190, 203}}};
-    if (!no_bias) inputs.push_back(InputSpec{TShape{190}});
+    std::vector<InputSpec> inputs = {InputSpec{TShape{batch, features}},
+                                     InputSpec{TShape{hidden, features}}};
+    if (!no_bias) inputs.push_back(InputSpec{TShape{hidden}});
     const OpCase c{
-        "FullyConnected", {{"num_hidden", "190"}, {"no_bias", no_bias ? "true" : "false"}}, inputs};
+        "FullyConnected",
+        {{"num_hidden", std::to_string(hidden)}, {"no_bias", no_bias ? "true" : "false"}},
+        inputs};
     testing::CheckForward(
-        c, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 1, 203, 190); },
+        c,
+        [&](const std::vector<Values>& in) {
+          return FullyConnectedReference(in, batch, features, hidden);
+        },
         1e-13, 1e-5);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
@@ -68,24 +76,14 @@ TEST(FullyConnectedTest, OneRowWithAndWithoutBias) {
   mshadow::SetNumThreads(0);
 }
 
+// One row takes the gemv and outer-product paths; wide enough for packets and threads.
+TEST(FullyConnectedTest, OneRowWithAndWithoutBias) { CheckWithAndWithoutBias(1, 203, 190); }
+
 // Batches of rows with whole strips of hidden units take the register-tiled products where
-// the packets are AVX-512 (BLAS elsewhere): the forward (the weight transposed into the
-// product's strips), write modes and gradients, with and without bias, on two threads.
+// the packets are AVX-512 (BLAS elsewhere), the forward's weight transposed into the product's
+// strips.
 TEST(FullyConnectedTest, BatchesWithWholeStripsOfHiddenUnits) {
-  mshadow::SetNumThreads(2);
-  for (const bool no_bias : {false, true}) {
-    SCOPED_TRACE(no_bias ? "no bias" : "bias");
-    std::vector<InputSpec> inputs = {InputSpec{TShape{70, 37}}, InputSpec{TShape{96, 37}}};
-    if (!no_bias) inputs.push_back(InputSpec{TShape{96}});
-    const OpCase c{
-        "FullyConnected", {{"num_hidden", "96"}, {"no_bias", no_bias ? "true" : "false"}}, inputs};
-    testing::CheckForward(
-        c, [](const std::vector<Values>& in) { return FullyConnectedReference(in, 70, 37, 96); },
-        1e-13, 1e-5);
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
-  }
-  mshadow::SetNumThreads(0);
+  CheckWithAndWithoutBias(70, 37, 96);
 }
 
 TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {

@@ -25,10 +25,9 @@
 
 #include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
+#include "ops/batched_product.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
-#include "ops/register_gemm.h"
-#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -41,11 +40,8 @@ struct InterleavedParam : public dmlc::Parameter<InterleavedParam> {
   }
 };
 
-// A batch of row-major matrices in an array: entry x starts at offset + x * stride, its rows
-// ld elements apart.
-struct MatrixBatch {
-  index_t offset, rows, columns, ld, stride;
-};
+using batched::BatchedProductOnCpu;
+using batched::MatrixBatch;
 
 // Part `part` of `parts` of every head's projections in an array (length, batch, heads * parts
 // * head_dim): a matrix (length, head_dim) per (example, head).
@@ -57,50 +53,6 @@ inline MatrixBatch Projection(index_t length, index_t batch_heads, index_t parts
 // Attention scores (batch * heads, queries, keys): contiguous matrices.
 inline MatrixBatch Scores(index_t queries, index_t keys) {
   return {0, queries, keys, keys, queries * keys};
-}
-
-// BatchedProduct on the CPU: the entries shared out to the library's threads, each product a
-// register-tiled one (ops/register_gemm.h) on its thread alone. (As one OpenBLAS gemm per
-// entry, each gemm split between the threads by OpenBLAS, two threads ran these products
-// slower than one: docs/benchmarks.md, fiftieth session.) b is read as TiledGemm reads it,
-// by rows of the inner dimension: a transposed or scaled b is copied so, alpha folded in.
-template <typename DType>
-void BatchedProductOnCpu(index_t entries, DType* c, const MatrixBatch& cm, OpReqType req,
-                         const DType* a, const MatrixBatch& am, bool trans_a, const DType* b,
-                         const MatrixBatch& bm, bool trans_b, DType alpha) {
-  const index_t rows = cm.rows, cols = cm.columns, depth = trans_a ? am.rows : am.columns;
-  const bool copy_b = trans_b || alpha != DType(1);
-  const index_t work = entries * rows * cols * depth;
-  const index_t threads =
-      std::max<index_t>(1, std::min<index_t>({mshadow::GetNumThreads(), entries,
-                                              work / register_gemm::kMultiplyAddsPerThread}));
-  mshadow::ParallelFor(threads, static_cast<int>(threads), [&](index_t t) {
-    std::vector<DType> copy(copy_b ? depth * cols : 0);
-    for (index_t x = entries * t / threads; x < entries * (t + 1) / threads; ++x) {
-      const DType* right = b + bm.offset + x * bm.stride;
-      index_t ld = bm.ld;
-      if (copy_b) {
-        if (trans_b) {  // b[x] is (cols x depth)
-          transpose::Transpose2D<false>(right, ld, copy.data(), cols, cols, depth);
-        } else {
-          for (index_t d = 0; d < depth; ++d) {
-            std::copy(right + d * ld, right + d * ld + cols, copy.data() + d * cols);
-          }
-        }
-        if (alpha != DType(1)) {
-          DType* scaled = copy.data();
-          OPS_SIMD_LOOP
-          for (index_t i = 0; i < depth * cols; ++i) scaled[i] *= alpha;
-        }
-        right = copy.data();
-        ld = cols;
-      }
-      register_gemm::TiledGemm(
-          rows, depth, cols,
-          register_gemm::LeftOperand<DType>{a + am.offset + x * am.stride, am.ld, trans_a}, right,
-          ld, c + cm.offset + x * cm.stride, cm.ld, req == kAddTo);
-    }
-  });
 }
 
 // c[x] (written, or added for kAddTo) = alpha * op(a[x]) op(b[x]) for every entry x, op a

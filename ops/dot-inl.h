@@ -5,9 +5,11 @@
 #ifndef OPS_DOT_INL_H_
 #define OPS_DOT_INL_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/batched_product.h"
 #include "ops/float_compute.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -36,12 +38,35 @@ inline mshadow::Shape<2> RhsMatrix(const TShape& s, bool transposed) {
   return transposed ? Shape2(s.ProdShape(0, n - 1), s[n - 1]) : Shape2(s[0], s.ProdShape(1, n));
 }
 
+// Batches of matrices at most this many multiply-adds each go to batched::BatchedProductOnCpu
+// on the CPU (an entry per thread), larger ones to BLAS.
+constexpr index_t kSmallProductMultiplyAdds = 64 * 64 * 64;
+
 // dst (written as req says) = scale * op(a) op(b): matrices (dim 2, strided rows allowed) or
 // batches of them (dim 3), each operand transposed when its flag says; the scale is gemm's
 // alpha.
 template <bool kTransA, bool kTransB, typename xpu, int dim, typename DType>
 void Product(Tensor<xpu, dim, DType> dst, OpReqType req, Tensor<xpu, dim, DType> a,
              Tensor<xpu, dim, DType> b, DType scale) {
+  if constexpr (dim == 3 && std::is_same_v<xpu, mshadow::cpu> &&
+                (std::is_same_v<DType, float> || std::is_same_v<DType, double>)) {
+    const index_t depth = kTransA ? a.size(1) : a.size(2);
+    if (req != kNullOp && depth > 0 &&
+        dst.size(1) * dst.size(2) * depth <= kSmallProductMultiplyAdds) {
+      // As mshadow's batch_dot checks them.
+      CHECK(dst.size(0) == a.size(0) && dst.size(0) == b.size(0) &&
+            depth == (kTransB ? b.size(2) : b.size(1)) &&
+            dst.size(1) == (kTransA ? a.size(2) : a.size(1)) &&
+            dst.size(2) == (kTransB ? b.size(1) : b.size(2)))
+          << "batch_dot: " << a.shape_ << " and " << b.shape_ << " into " << dst.shape_;
+      const auto batch = [](const Tensor<xpu, 3, DType>& t) {
+        return batched::MatrixBatch{0, t.size(1), t.size(2), t.stride_, t.size(1) * t.stride_};
+      };
+      batched::BatchedProductOnCpu(dst.size(0), dst.dptr_, batch(dst), req, a.dptr_, batch(a),
+                                   kTransA, b.dptr_, batch(b), kTransB, scale);
+      return;
+    }
+  }
   if constexpr (dim == 3) {
     Assign(dst, req, mshadow::expr::batch_dot<kTransA, kTransB>(a, b) * scale);
   } else if constexpr (!kTransA && !kTransB) {
@@ -104,9 +129,8 @@ void DotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
 
 // Inputs: out_grad, lhs, rhs; outputs: lhs_grad, rhs_grad.
 template <typename xpu>
-void DotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
-                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                        const std::vector<TBlob>& out) {
+void DotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const DotParam& param = GetParam<DotParam>(attrs);
   const bool ta = param.transpose_a, tb = param.transpose_b;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
@@ -153,8 +177,8 @@ void BatchDotBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto batch = [&](const TBlob& blob) {
       return blob.get_with_shape<xpu, 3, DType>(AsBatch(blob.shape_), s);
     };
-    ProductGradients(batch(in[0]), batch(in[1]), batch(in[2]), param.transpose_a,
-                     param.transpose_b, batch(out[0]), req[0], batch(out[1]), req[1]);
+    ProductGradients(batch(in[0]), batch(in[1]), batch(in[2]), param.transpose_a, param.transpose_b,
+                     batch(out[0]), req[0], batch(out[1]), req[1]);
   });
 }
 

@@ -67,12 +67,18 @@ struct FusedGemmBias {
   }
 };
 
+// Whether BLAS runs AVX-512 kernels (OpenBLAS's core type SkylakeX, Cooperlake or
+// SapphireRapids; fully_connected.cc asks it once).
+bool BlasRunsAvx512();
+
 // Whether the products of a batch of more than one row run on the register-tiled product
-// (ops/matrix_product.h) rather than BLAS: on the CPU where the packets are AVX-512, on which
-// its tiles run these shapes at about twice the speed of OpenBLAS held to its AVX2 kernels
-// (docs/benchmarks.md, fifty-first session). One row stays a gemv and an outer product.
+// (ops/matrix_product.h) rather than BLAS: on the CPU where the packets are AVX-512 and BLAS
+// is held to narrower kernels (OpenBLAS 0.3.21 takes a Zen 4 or 5 for a Haswell, or is told
+// to by OPENBLAS_CORETYPE): the tiles then run these shapes at about twice its speed, where
+// OpenBLAS's own AVX-512 kernels run them faster than the tiles (docs/benchmarks.md,
+// fifty-first session). One row stays a gemv and an outer product.
 template <typename xpu>
-constexpr bool TiledProducts() {
+constexpr bool TiledProductsPossible() {
   return std::is_same_v<xpu, cpu> && MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
 }
 
@@ -90,9 +96,10 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y =
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
     bool tiled = false;
-    if constexpr (TiledProducts<xpu>()) {
+    if constexpr (TiledProductsPossible<xpu>()) {
       // The output's width in whole strips of the tiles.
-      tiled = shape[0] > 1 && register_gemm::PacksColumns<DType>(param.num_hidden);
+      tiled =
+          shape[0] > 1 && register_gemm::PacksColumns<DType>(param.num_hidden) && !BlasRunsAvx512();
     }
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {
@@ -157,7 +164,7 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (shape[0] == 1) {
         Assign(dx, req[0], dot(og, weight));  // a gemv (the engine's choice)
         OuterProduct(og[0], data[0], dw, req[1]);
-      } else if (TiledProducts<xpu>()) {
+      } else if (TiledProductsPossible<xpu>() && !BlasRunsAvx512()) {
         Product(dx, req[0], og, false, weight);
         Product(dw, req[1], og, true, data);
       } else {

@@ -3,8 +3,21 @@
 // fully_connected-inl.h; FCompute<gpu>: fully_connected.cu.
 #include "ops/fully_connected-inl.h"
 
+#include <string>
+
+extern "C" char* openblas_get_corename(void);  // OpenBLAS's cblas.h
+
 namespace ops {
 namespace fully_connected {
+
+bool BlasRunsAvx512() {
+  static const bool avx512 = [] {
+    const std::string core = openblas_get_corename();
+    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
+  }();
+  return avx512;
+}
+
 namespace {
 
 bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<TShape>* in,
@@ -45,9 +58,10 @@ std::vector<std::string> InputNames(const NodeAttrs& attrs) {
 DMLC_REGISTER_PARAMETER(FullyConnectedParam);
 
 OPS_REGISTER_OP(FullyConnected)
-    .describe("A fully connected (dense) layer: out = data * weight^T + bias. data is "
-              "(batch, ...) and is read as (batch, features) when flatten is true; weight is "
-              "(num_hidden, features); bias is (num_hidden,).")
+    .describe(
+        "A fully connected (dense) layer: out = data * weight^T + bias. data is "
+        "(batch, ...) and is read as (batch, features) when flatten is true; weight is "
+        "(num_hidden, features); bias is (num_hidden,).")
     .set_num_inputs(NumInputs)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")

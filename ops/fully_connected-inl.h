@@ -78,8 +78,12 @@ bool BlasRunsAvx512();
 // OpenBLAS's own AVX-512 kernels run them faster than the tiles (docs/benchmarks.md,
 // fifty-first session). One row stays a gemv and an outer product.
 template <typename xpu>
-constexpr bool TiledProductsPossible() {
-  return std::is_same_v<xpu, cpu> && MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
+bool TiledProducts() {
+  if constexpr (std::is_same_v<xpu, cpu> && MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512) {
+    return !BlasRunsAvx512();
+  } else {
+    return false;
+  }
 }
 
 template <typename xpu>
@@ -96,10 +100,10 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y =
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
     bool tiled = false;
-    if constexpr (TiledProductsPossible<xpu>()) {
+    if constexpr (std::is_same_v<xpu, cpu>) {  // the CPU's types alone have strips
       // The output's width in whole strips of the tiles.
-      tiled =
-          shape[0] > 1 && register_gemm::PacksColumns<DType>(param.num_hidden) && !BlasRunsAvx512();
+      tiled = shape[0] > 1 && register_gemm::PacksColumns<DType>(param.num_hidden) &&
+              TiledProducts<xpu>();
     }
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {
@@ -164,7 +168,7 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (shape[0] == 1) {
         Assign(dx, req[0], dot(og, weight));  // a gemv (the engine's choice)
         OuterProduct(og[0], data[0], dw, req[1]);
-      } else if (TiledProductsPossible<xpu>() && !BlasRunsAvx512()) {
+      } else if (TiledProducts<xpu>()) {
         Product(dx, req[0], og, false, weight);
         Product(dw, req[1], og, true, data);
       } else {

@@ -15,6 +15,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace bounding_box {
@@ -125,7 +126,7 @@ MSHADOW_XINLINE DType IntersectionOverUnion(const DType* a, const DType* b) {
   return overlap / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - overlap);
 }
 
-// Item (both devices): pair i = (a, b) of lhs box a and rhs box b.
+// Item (the GPU; the CPU runs BoxIouOnCpu): pair i = (a, b) of lhs box a and rhs box b.
 template <int kReq>
 struct box_iou {
   template <typename DType>
@@ -158,17 +159,70 @@ void MultiBoxPriorCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
+// The CPU's box_iou: the rhs boxes' corners and areas laid out a coordinate per array once,
+// then a row of the output per lhs box, a packet of rhs boxes at a time (the per-item kernel
+// divides its index by the rhs count for every pair and branches on the overlap: 2.7 ms for
+// 1000 x 1000 boxes, MXNet 2.0). Same arithmetic as IntersectionOverUnion.
+template <bool kAdd, typename DType>
+void BoxIouOnCpu(DType* out, const DType* lhs, index_t lhs_count, const DType* rhs,
+                 index_t rhs_count, int format) {
+  std::vector<DType> columns(5 * static_cast<size_t>(rhs_count));
+  DType* const x0 = columns.data();
+  DType* const y0 = x0 + rhs_count;
+  DType* const x1 = y0 + rhs_count;
+  DType* const y1 = x1 + rhs_count;
+  DType* const area = y1 + rhs_count;
+  for (index_t j = 0; j < rhs_count; ++j) {
+    DType c[4];
+    Corners(rhs + 4 * j, format, c);
+    x0[j] = c[0], y0[j] = c[1], x1[j] = c[2], y1[j] = c[3];
+    area[j] = (c[2] - c[0]) * (c[3] - c[1]);
+  }
+  ParallelRows(lhs_count, rhs_count, [&](index_t begin, index_t end) {
+    for (index_t i = begin; i < end; ++i) {
+      DType a[4];
+      Corners(lhs + 4 * i, format, a);
+      const DType a_area = (a[2] - a[0]) * (a[3] - a[1]);
+      DType* row = out + i * rhs_count;
+      vec::ForEach<DType>(rhs_count, [&](index_t j, auto tag) {
+        using P = vec::PacketOf<decltype(tag)>;
+        using mshadow::packet::SelectLess;
+        using mshadow::packet::SelectPositive;
+        const P ax0 = P::Fill(a[0]), ay0 = P::Fill(a[1]), ax1 = P::Fill(a[2]), ay1 = P::Fill(a[3]);
+        const P bx0 = P::LoadUnAligned(x0 + j), by0 = P::LoadUnAligned(y0 + j);
+        const P bx1 = P::LoadUnAligned(x1 + j), by1 = P::LoadUnAligned(y1 + j);
+        // min(p, q) as p < q ? p : q, max as p > q ? p : q: the scalar kernel's choices.
+        const P w = SelectLess(ax1, bx1, ax1, bx1) - SelectLess(bx0, ax0, ax0, bx0);
+        const P h = SelectLess(ay1, by1, ay1, by1) - SelectLess(by0, ay0, ay0, by0);
+        const P overlap = w * h;
+        const P iou = overlap / (P::Fill(a_area) + P::LoadUnAligned(area + j) - overlap);
+        const P zero = P::Fill(DType(0));
+        vec::Store<kAdd>(row + j, SelectPositive(w, SelectPositive(h, iou, zero), zero));
+      });
+    }
+  });
+}
+
 template <typename xpu>
 void BoxIouCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const int format = GetParam<BoxIouParam>(attrs).format;
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    OPS_REQ_SWITCH(req[0], Req, {
-      Kernel<box_iou<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-                                        in[1].dptr<DType>(), static_cast<index_t>(in[1].Size() / 4),
-                                        format);
-    });
+    const index_t rhs_count = static_cast<index_t>(in[1].Size() / 4);
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      vec::WithReq(req[0], [&](auto add) {
+        BoxIouOnCpu<decltype(add)::value>(out[0].dptr<DType>(), in[0].dptr<DType>(),
+                                          static_cast<index_t>(in[0].Size() / 4),
+                                          in[1].dptr<DType>(), rhs_count, format);
+      });
+    } else {
+      OPS_REQ_SWITCH(req[0], Req, {
+        Kernel<box_iou<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                          in[0].dptr<DType>(), in[1].dptr<DType>(), rhs_count,
+                                          format);
+      });
+    }
   });
 }
 

@@ -96,22 +96,23 @@ TEST(BoundingBoxTest, OverlapsAgainstTheDefinitionWithZeroGradients) {
   testing::ExpectClose({0.14285715, 0.14285715}, ForwardOf(mxnet_example), 1e-6, 1e-7, "example");
   for (const bool center : {false, true}) {
     // Corners drawn from [0, 1] make some boxes inverted (no area): they overlap nothing.
+    // 37 rhs boxes: two whole packets of 16 floats (four of 8 doubles) and a remainder.
     const OpCase c{"_contrib_box_iou",
                    {{"format", center ? "center" : "corner"}},
-                   {InputSpec{TShape{2, 3, 4}, 0, 1}, InputSpec{TShape{5, 4}, 0, 1}}};
-    EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 3, 5}));
+                   {InputSpec{TShape{2, 3, 4}, 0, 1}, InputSpec{TShape{37, 4}, 0, 1}}};
+    EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 3, 37}));
     testing::CheckForward(c, [&](const std::vector<Values>& in) {
       Values out;
       for (int a = 0; a < 6; ++a) {
-        for (int b = 0; b < 5; ++b) out.push_back(Iou(&in[0][a * 4], &in[1][b * 4], center));
+        for (int b = 0; b < 37; ++b) out.push_back(Iou(&in[0][a * 4], &in[1][b * 4], center));
       }
       return std::vector<Values>{out};
     });
     testing::CheckWriteModes(c);
     const std::vector<CpuTensor> grads =
-        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {Values(30, 1.0)});
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64), {Values(6 * 37, 1.0)});
     EXPECT_EQ(testing::ToValues(grads[0].blob()), Values(24, 0.0));
-    EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(20, 0.0));
+    EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(37 * 4, 0.0));
   }
 }
 

@@ -238,6 +238,17 @@ struct adaptive_avg_pool_plane {
   static void Map(index_t p, DType* out, const DType* in, AdaptiveAxis ay, AdaptiveAxis ax) {
     const DType* image = in + p * ay.in * ax.in;
     DType* o = out + p * ay.out * ax.out;
+    if (ax.out == 1) {  // each bin whole rows, one contiguous run (global pooling among them)
+      for (index_t oy = 0; oy < ay.out; ++oy) {
+        const index_t y0 = ay.Begin(oy), y1 = ay.End(oy);
+        const DType* run = image + y0 * ax.in;
+        const DType sum = vec::Sum<DType>((y1 - y0) * ax.in, [&](index_t i, auto tag) {
+          return vec::PacketOf<decltype(tag)>::LoadUnAligned(run + i);
+        });
+        AssignReq<kReq>(o + oy, sum / DType((y1 - y0) * ax.in));
+      }
+      return;
+    }
     auto* rows = static_cast<DType*>(mshadow::ThreadScratch(ax.in * sizeof(DType)));
     for (index_t oy = 0; oy < ay.out; ++oy) {
       const index_t y0 = ay.Begin(oy), y1 = ay.End(oy);
@@ -267,6 +278,33 @@ struct adaptive_avg_pool_grad_plane {
       for (index_t y = y0; y < y1; ++y) {
         for (index_t x = x0; x < x1; ++x) image[y * ax.in + x] += share;
       }
+    });
+  }
+};
+
+// dst[0, n) = value, or += value.
+template <bool kAdd, typename DType>
+void FillRun(DType* dst, index_t n, DType value) {
+  vec::ForEach<DType>(n, [&](index_t i, auto tag) {
+    using P = vec::PacketOf<decltype(tag)>;
+    vec::Store<kAdd>(dst + i, P::Fill(value));
+  });
+}
+
+// The gradient where the bins tile the plane (each input extent a multiple of the output's):
+// every element belongs to one bin and is written its share once, with no zeroing pass before
+// the scatter (for global pooling that pass and the scatter's reads had made it three passes
+// over the gradient instead of one).
+template <bool kAdd>
+struct adaptive_avg_pool_grad_tiles {
+  template <typename DType>
+  static void Map(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax) {
+    DType* image = grad + p * ay.in * ax.in;
+    const DType* g = og + p * ay.out * ax.out;
+    ForEachBin(ay, ax, [&](index_t j, index_t y0, index_t y1, index_t x0, index_t x1) {
+      const DType share = g[j] / DType((y1 - y0) * (x1 - x0));
+      if (ax.out == 1) return FillRun<kAdd>(image + y0 * ax.in, (y1 - y0) * ax.in, share);
+      for (index_t y = y0; y < y1; ++y) FillRun<kAdd>(image + y * ax.in + x0, x1 - x0, share);
     });
   }
 };
@@ -307,10 +345,18 @@ void ResizeGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     for (size_t i = 1; i < out.size(); ++i) WriteZeroGradient<xpu, DType>(out[i], req[i], s);
     if (req[0] == kNullOp) return;
-    WriteZeroGradient<xpu, DType>(out[0], req[0], s);  // the scatters add
     DType* grad = out[0].dptr<DType>();
     const DType* og = in[0].dptr<DType>();
     const index_t per_plane = y[2] * y[3];
+    if constexpr (!kBilinear && std::is_same_v<xpu, cpu>) {
+      if (x[2] % y[2] == 0 && x[3] % y[3] == 0) {
+        return vec::WithReq(req[0], [&](auto add) {
+          Kernel<adaptive_avg_pool_grad_tiles<decltype(add)::value>, cpu>::LaunchItems(
+              s, planes, x[2] * x[3], grad, og, AdaptiveAxis{x[2], y[2]}, AdaptiveAxis{x[3], y[3]});
+        });
+      }
+    }
+    WriteZeroGradient<xpu, DType>(out[0], req[0], s);  // the scatters add
     if constexpr (kBilinear) {
       const bool align = GetParam<BilinearResizeParam>(attrs).align_corners;
       const auto ay = AxisOf<DType>(x[2], y[2], align), ax = AxisOf<DType>(x[3], y[3], align);

@@ -113,8 +113,14 @@ Values AdaptiveReference(const Values& data, int planes, int h, int w, int oh, i
 
 TEST(ResizeTest, AdaptiveAveragesAgainstLoopsWithGradients) {
   const int n = 2, c = 2, h = 7, w = 9;
-  for (const auto& [size, oh, ow] : std::vector<std::tuple<std::string, int, int>>{
-           {"()", 1, 1}, {"(3,)", 3, 3}, {"(4,5)", 4, 5}, {"(7,9)", 7, 9}, {"(10,12)", 10, 12}}) {
+  for (const auto& [size, oh, ow] :
+       std::vector<std::tuple<std::string, int, int>>{{"()", 1, 1},
+                                                      {"(3,1)", 3, 1},
+                                                      {"(1,3)", 1, 3},
+                                                      {"(3,)", 3, 3},
+                                                      {"(4,5)", 4, 5},
+                                                      {"(7,9)", 7, 9},
+                                                      {"(10,12)", 10, 12}}) {
     SCOPED_TRACE(size);
     const OpCase op{
         "_contrib_AdaptiveAvgPooling2D", {{"output_size", size}}, {InputSpec{TShape{n, c, h, w}}}};

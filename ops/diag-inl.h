@@ -9,12 +9,15 @@
 #ifndef OPS_DIAG_INL_H_
 #define OPS_DIAG_INL_H_
 
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace diag {
@@ -47,6 +50,8 @@ struct DiagView {
     const index_t c = line % C, b = line / C % B, a = line / (C * B);
     return (((a * P + d + p_offset) * B + b) * Q + d + q_offset) * C + c;
   }
+  // How far apart consecutive elements of a line are in the full array.
+  MSHADOW_XINLINE index_t Step() const { return (B * Q + 1) * C; }
 };
 
 // The view for data `shape` (what diag reads), or for a 1-d input's matrix; a diagonal that
@@ -75,6 +80,20 @@ struct put_diagonal {
   }
 };
 
+// fn(i, offset) for element i of the diagonal array and its offset in the full array, on the
+// CPU's threads: each walks its range a line's run at a time, stepping the offset instead of
+// working it out from i (five divisions an element had made the forward 0.68x MXNet).
+template <typename Fn>
+void ForEachDiagonalElementOnCpu(const DiagView& v, index_t work_per_element, Fn&& fn) {
+  ParallelRows(v.A * v.B * v.C * v.length, work_per_element, [&](index_t begin, index_t end) {
+    const index_t step = v.Step();
+    for (index_t i = begin; i < end;) {
+      const index_t run_end = std::min(end, i + v.length - i % v.length);
+      for (index_t at = v.FullOffsetOf(i); i < run_end; ++i, at += step) fn(i, at);
+    }
+  });
+}
+
 // diag (kBackward false) or its gradient: `take` where the output is the diagonal (diag's
 // forward of 2+ axes, the gradient of a 1-d input's), zeros and `put` where it is the full
 // array (not a kernel over the whole array: five divisions an element; docs/benchmarks.md,
@@ -92,13 +111,21 @@ void DiagCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
       // An item's element is a line of its own on a large array (a cache and TLB miss each):
       // weighed as such, a (4096, 4096) diagonal goes to the threads.
       constexpr index_t kItemWork = 64;
-      if (output_is_diagonal) {
-        Kernel<take_diagonal<kReq>, xpu>::LaunchItems(s, out[0].Size(), kItemWork,
-                                                      out[0].dptr<DType>(), from.dptr<DType>(), v);
+      DType* to = out[0].dptr<DType>();
+      const DType* source = from.dptr<DType>();
+      if (!output_is_diagonal) WriteZeroGradient<xpu, DType>(out[0], req[0], s);
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        if (output_is_diagonal) {
+          ForEachDiagonalElementOnCpu(
+              v, kItemWork, [&](index_t i, index_t at) { AssignReq<kReq>(to + i, source[at]); });
+        } else {
+          ForEachDiagonalElementOnCpu(
+              v, kItemWork, [&](index_t i, index_t at) { AssignReq<kReq>(to + at, source[i]); });
+        }
+      } else if (output_is_diagonal) {
+        Kernel<take_diagonal<kReq>, xpu>::LaunchItems(s, out[0].Size(), kItemWork, to, source, v);
       } else {
-        WriteZeroGradient<xpu, DType>(out[0], req[0], s);
-        Kernel<put_diagonal<kReq>, xpu>::LaunchItems(s, from.Size(), kItemWork,
-                                                     out[0].dptr<DType>(), from.dptr<DType>(), v);
+        Kernel<put_diagonal<kReq>, xpu>::LaunchItems(s, from.Size(), kItemWork, to, source, v);
       }
     });
   });

@@ -1,12 +1,14 @@
 // diag: MXNet 1.9.1's printed values, NumPy's diagonal and diag written out as loops over
 // random data (every axis pair and order, offsets above and below), write modes, gradients,
 // the diagonals and axes it refuses.
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -43,10 +45,9 @@ TEST(DiagTest, MxnetsValues) {
             (TShape{5, 5}));
 }
 
-// Element d of line (rest...) of the diagonal over axes a1, a2 of a (3, 4, 5) input: the
-// input at position d + max(-k, 0) on a1 and d + max(k, 0) on a2.
-Values DiagonalReference(const Values& x, int a1, int a2, int k) {
-  const int dims[3] = {3, 4, 5};
+// Element d of line (rest...) of the diagonal over axes a1, a2 of a 3-d input: the input at
+// position d + max(-k, 0) on a1 and d + max(k, 0) on a2.
+Values DiagonalReference(const Values& x, std::array<int, 3> dims, int a1, int a2, int k) {
   const int rest = 3 - a1 - a2;
   const int length = std::min(dims[a1] - std::max(-k, 0), dims[a2] - std::max(k, 0));
   Values out;
@@ -56,7 +57,7 @@ Values DiagonalReference(const Values& x, int a1, int a2, int k) {
       at[rest] = r;
       at[a1] = d + std::max(-k, 0);
       at[a2] = d + std::max(k, 0);
-      out.push_back(x[(at[0] * 4 + at[1]) * 5 + at[2]]);
+      out.push_back(x[(at[0] * dims[1] + at[1]) * dims[2] + at[2]]);
     }
   }
   return out;
@@ -73,7 +74,7 @@ TEST(DiagTest, EveryAxisPairAndOffsetWithGradients) {
                       {"axis2", std::to_string(a2 - 3)}},  // negative: counted from the end
                      {InputSpec{TShape{3, 4, 5}}}};
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
-        return std::vector<Values>{DiagonalReference(in[0], a1, a2, k)};
+        return std::vector<Values>{DiagonalReference(in[0], {3, 4, 5}, a1, a2, k)};
       });
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
@@ -91,6 +92,19 @@ TEST(DiagTest, EveryAxisPairAndOffsetWithGradients) {
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }
+}
+
+// Lines long enough for two threads, which split the diagonal array within a line.
+TEST(DiagTest, LinesSharedBetweenThreads) {
+  mshadow::SetNumThreads(2);
+  const OpCase c{
+      "diag", {{"k", "1"}, {"axis1", "1"}, {"axis2", "2"}}, {InputSpec{TShape{3, 301, 300}}}};
+  testing::CheckForward(c, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{DiagonalReference(in[0], {3, 301, 300}, 1, 2, 1)};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+  mshadow::SetNumThreads(0);
 }
 
 TEST(DiagTest, MissingDiagonalsAndAxesAreNamed) {

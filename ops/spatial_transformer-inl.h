@@ -26,6 +26,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace spatial_transformer {
@@ -370,12 +371,51 @@ void AffineGrid(mshadow::Stream<xpu>* s, OpReqType req, DType* grid, const DType
       unit, false);
 }
 
+// CPU item: row j of theta's gradient (N * 2, 3) from row j of the grid's, (H, W): per grid
+// row h, the sums of g and of g times x_w, one pass over the gradient (the product with the
+// unit grid's three columns had run at 0.80x MXNet on 2 threads; docs/benchmarks.md).
+template <int kReq>
+struct affine_grid_gradient_row {
+  template <typename DType>
+  static void Map(index_t j, DType* theta_grad, const DType* grid_grad, const DType* unit_x,
+                  const DType* unit_y, index_t height, index_t width) {
+    using P = vec::Full<DType>;
+    const DType* g = grid_grad + j * height * width;
+    DType by_x = 0, by_y = 0, total = 0;
+    for (index_t h = 0; h < height; ++h, g += width) {
+      P sum = P::Fill(DType(0)), dot = P::Fill(DType(0));
+      index_t w = 0;
+      for (; w + P::kSize <= width; w += P::kSize) {
+        const P v = P::LoadUnAligned(g + w);
+        sum = sum + v;
+        dot = dot + v * P::LoadUnAligned(unit_x + w);
+      }
+      DType row_sum = sum.Sum(), row_dot = dot.Sum();
+      for (; w < width; ++w) row_sum += g[w], row_dot += g[w] * unit_x[w];
+      by_x += row_dot, by_y += unit_y[h * width] * row_sum, total += row_sum;
+    }
+    AssignReq<kReq>(theta_grad + j * 3, by_x);
+    AssignReq<kReq>(theta_grad + j * 3 + 1, by_y);
+    AssignReq<kReq>(theta_grad + j * 3 + 2, total);
+  }
+};
+
 // theta_grad (N * 2, 3), as req says, = grid_grad (N * 2, H * W) times the unit grid's
 // transpose.
 template <typename xpu, typename DType>
 void AffineGridGradient(mshadow::Stream<xpu>* s, OpReqType req, DType* theta_grad,
-                        const DType* grid_grad, index_t batch, Tensor<xpu, 2, DType> unit) {
+                        const DType* grid_grad, index_t batch, Tensor<xpu, 2, DType> unit,
+                        index_t height) {
   const index_t positions = unit.size(1);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (req == kNullOp || positions == 0) return;
+    OPS_REQ_SWITCH(req, Req, {
+      Kernel<affine_grid_gradient_row<Req>, cpu>::LaunchItems(
+          s, batch * 2, positions, theta_grad, grid_grad, unit.dptr_, unit.dptr_ + positions,
+          height, positions / height);
+    });
+    return;
+  }
   matmul::Product(Tensor<xpu, 2, DType>(theta_grad, mshadow::Shape2(batch * 2, 3), s), req,
                   Tensor<xpu, 2, DType>(const_cast<DType*>(grid_grad),
                                         mshadow::Shape2(batch * 2, positions), s),
@@ -442,8 +482,8 @@ void GridGeneratorCompute(const NodeAttrs& attrs, const OpContext& ctx,
       const auto unit = UnitGrid<xpu, DType>(
           s, TempArrays(ctx, {UnitGridBytes<DType>(grid[2], grid[3])})[0], grid[2], grid[3]);
       if constexpr (kBackward) {
-        AffineGridGradient<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0],
-                                unit);
+        AffineGridGradient<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0], unit,
+                                grid[2]);
       } else {
         AffineGrid<xpu>(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), grid[0], unit,
                         grid[2]);
@@ -529,7 +569,7 @@ void SpatialTransformerBackwardCompute(const NodeAttrs&, const OpContext& ctx,
                          grid_grad, in[0].dptr<DType>(), in[1].dptr<DType>(),
                          LocateCells<xpu>(s, space[2], grid, g), g);
     if (req[1] != kNullOp) {
-      AffineGridGradient<xpu>(s, req[1], out[1].dptr<DType>(), grid_grad, y[0], unit);
+      AffineGridGradient<xpu>(s, req[1], out[1].dptr<DType>(), grid_grad, y[0], unit, y[2]);
     }
   });
 }

@@ -144,6 +144,10 @@ TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
         OpCase{"GridGenerator",
                {{"transform_type", "affine"}, {"target_shape", "(3,4)"}},
                {InputSpec(TShape{2, 6})}},
+        // Rows of whole packets and a remainder (19 = 16 + 3 floats, 2 * 8 + 3 doubles).
+        OpCase{"GridGenerator",
+               {{"transform_type", "affine"}, {"target_shape", "(5,19)"}},
+               {InputSpec(TShape{3, 6})}},
         OpCase{"GridGenerator", {{"transform_type", "warp"}}, {InputSpec(TShape{2, 2, 3, 4})}}}) {
     SCOPED_TRACE(c.op);
     testing::CheckWriteModes(c);

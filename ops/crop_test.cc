@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -56,6 +57,17 @@ TEST(CropTest, MxnetsValues) {
             (Values{16, 17, 22, 23, 28, 29}));
 }
 
+// The (height, width) window at (y, x) of each of `planes` (h, w) planes.
+Values WindowOf(const Values& data, int planes, int h, int w, int y, int x, int height, int width) {
+  Values out;
+  for (int plane = 0; plane < planes; ++plane) {
+    for (int r = 0; r < height; ++r) {
+      for (int q = 0; q < width; ++q) out.push_back(data[(plane * h + y + r) * w + x + q]);
+    }
+  }
+  return out;
+}
+
 TEST(CropTest, WindowsAgainstLoopsWithGradients) {
   const int n = 2, c = 3, h = 6, w = 7;
   struct Cut {
@@ -74,19 +86,37 @@ TEST(CropTest, WindowsAgainstLoopsWithGradients) {
     if (cut.crop_like) op.inputs.push_back(InputSpec{TShape{1, 1, cut.height, cut.width}});
     SCOPED_TRACE(cut.params.count("h_w") ? cut.params.at("h_w") : "crop_like");
     testing::CheckForward(op, [&](const std::vector<Values>& in) {
-      Values out;
-      for (int plane = 0; plane < n * c; ++plane) {
-        for (int r = 0; r < cut.height; ++r) {
-          for (int q = 0; q < cut.width; ++q) {
-            out.push_back(in[0][(plane * h + cut.y + r) * w + cut.x + q]);
-          }
-        }
-      }
-      return std::vector<Values>{out};
+      return std::vector<Values>{WindowOf(in[0], n * c, h, w, cut.y, cut.x, cut.height, cut.width)};
     });
     testing::CheckWriteModes(op);
     testing::CheckGradient(op);
   }
+}
+
+// Enough rows for two threads, the second starting inside a plane: its first row's place is
+// divided out, the rest carried from row to row.
+TEST(CropTest, RowsSharedBetweenThreads) {
+  const int n = 3, c = 5, h = 66, w = 70;
+  const OpCase op{"Crop",
+                  {{"num_args", "1"}, {"h_w", "(61,64)"}, {"offset", "(2,3)"}},
+                  {InputSpec{TShape{n, c, h, w}}}};
+  mshadow::SetNumThreads(2);
+  testing::CheckForward(op, [&](const std::vector<Values>& in) {
+    return std::vector<Values>{WindowOf(in[0], n * c, h, w, 2, 3, 61, 64)};
+  });
+  const std::vector<CpuTensor> inputs = testing::MakeInputs(op, mshadow::kFloat64);
+  Values og(n * c * 61 * 64);
+  for (size_t i = 0; i < og.size(); ++i) og[i] = 1.0 + static_cast<double>(i);
+  const Values two_threads = testing::ToValues(testing::Backward(op, inputs, {og})[0].blob());
+  mshadow::SetNumThreads(1);
+  const Values one_thread = testing::ToValues(testing::Backward(op, inputs, {og})[0].blob());
+  mshadow::SetNumThreads(0);
+  EXPECT_EQ(one_thread, two_threads);
+  // Every output gradient element lands once, inside the window: the totals agree.
+  double total = 0, og_total = 0;
+  for (const double v : two_threads) total += v;
+  for (const double v : og) og_total += v;
+  EXPECT_EQ(total, og_total);
 }
 
 TEST(CropTest, BadWindowsAreNamed) {

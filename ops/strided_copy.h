@@ -56,48 +56,60 @@ struct strided_fill {
   }
 };
 
-// CPU items: row r of the last axis of `at` (which has at least one axis), width elements
-// apart by that axis's stride in the view. A contiguous row is one CopyRun (memcpy for
-// writes, packets for kAddTo): GCC 12's -O2 leaves an element loop of run-time length scalar.
-template <int kReq, bool kScatter>
-struct strided_copy_row {
-  template <typename DType>
-  static void Map(index_t r, DType* dense_base, DType* view_base, index_t base,
-                  StridedIndex<1> at) {
-    const index_t width = at.extent[at.ndim - 1], step = at.stride[0][at.ndim - 1];
-    index_t off[1];
-    at.Offsets(r * width, off);
-    DType* dense = dense_base + r * width;
-    DType* view = view_base + base + off[0];
-    if (step == 1) {
-      if constexpr (kScatter) {
-        CopyRun<kReq == kAddTo>(view, dense, width);
-      } else {
-        CopyRun<kReq == kAddTo>(dense, view, width);
-      }
-      return;
+// One row of the CPU's copies: width elements, `step` apart in the view. A contiguous row is
+// one CopyRun (memcpy for writes, packets for kAddTo): GCC 12's -O2 leaves an element loop of
+// run-time length scalar.
+template <int kReq, bool kScatter, typename DType>
+MSHADOW_CINLINE void CopyStridedRow(DType* dense, DType* view, index_t width, index_t step) {
+  if (step == 1) {
+    if constexpr (kScatter) {
+      CopyRun<kReq == kAddTo>(view, dense, width);
+    } else {
+      CopyRun<kReq == kAddTo>(dense, view, width);
     }
-    for (index_t t = 0; t < width; ++t) {
-      if constexpr (kScatter) {
-        AssignReq<kReq>(view + t * step, dense[t]);
-      } else {
-        AssignReq<kReq>(dense + t, view[t * step]);
-      }
+    return;
+  }
+  for (index_t t = 0; t < width; ++t) {
+    if constexpr (kScatter) {
+      AssignReq<kReq>(view + t * step, dense[t]);
+    } else {
+      AssignReq<kReq>(dense + t, view[t * step]);
     }
   }
-};
+}
 
-// On the CPU, the copy a row of the last axis at a time (strided_copy_row); false where it
-// does not apply (another device, no axis of extent above 1, nothing to copy).
+// On the CPU, the copy a row of the last axis at a time, rows shared out between the threads;
+// each thread divides out where its first row starts and then carries the view's offset from
+// row to row, an odometer over the outer axes (the divisions of a row's index had cost a
+// quarter of Crop's forward; docs/benchmarks.md). False where it does not apply (another
+// device, no axis of extent above 1, nothing to copy).
 template <int kReq, bool kScatter, typename xpu, typename DType>
-bool CopyStridedRows(mshadow::Stream<xpu>* s, DType* dense, DType* view, index_t base,
+bool CopyStridedRows(mshadow::Stream<xpu>*, DType* dense, DType* view, index_t base,
                      const StridedIndex<1>& at) {
   const index_t n = at.Size();
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
     if (at.ndim > 0 && n > 0) {
-      const index_t width = at.extent[at.ndim - 1];
-      Kernel<strided_copy_row<kReq, kScatter>, xpu>::LaunchItems(s, n / width, width, dense, view,
-                                                                 base, at);
+      const int last = at.ndim - 1;
+      const index_t width = at.extent[last], step = at.stride[0][last];
+      ParallelRows(n / width, width, [&](index_t begin, index_t end) {
+        index_t coordinate[kMaxKernelAxes] = {};
+        index_t offset = base;
+        index_t rest = begin;
+        for (int d = last - 1; d >= 0; --d) {
+          coordinate[d] = rest % at.extent[d];
+          rest /= at.extent[d];
+          offset += coordinate[d] * at.stride[0][d];
+        }
+        for (index_t r = begin; r < end; ++r) {
+          CopyStridedRow<kReq, kScatter>(dense + r * width, view + offset, width, step);
+          for (int d = last - 1; d >= 0; --d) {
+            offset += at.stride[0][d];
+            if (++coordinate[d] < at.extent[d]) break;
+            offset -= at.extent[d] * at.stride[0][d];
+            coordinate[d] = 0;
+          }
+        }
+      });
       return true;
     }
   }

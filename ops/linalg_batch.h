@@ -7,6 +7,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -118,15 +119,15 @@ Tensor<xpu, 3, DType> BatchAt(DType* data, index_t count, index_t rows, index_t 
   return Tensor<xpu, 3, DType>(data, mshadow::Shape3(count, rows, columns), s);
 }
 
-// Element kernels over every element of a batch of n x n matrices.
+// Element functions over every element of a batch of n x n matrices: Element(m, n, row,
+// column, args...) for matrix m (row-major) and its element (row, column).
 //
 // The upper triangle becomes the lower one's mirror image: a symmetric matrix from the lower
 // triangle that LAPACK wrote.
 struct mirror_lower {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a) {
-    const index_t within = i % (n * n), row = within / n, column = within % n;
-    if (column > row) a[i] = a[i - within + column * n + row];
+  MSHADOW_XINLINE static void Element(DType* m, index_t n, index_t row, index_t column) {
+    if (column > row) m[row * n + column] = m[column * n + row];
   }
 };
 
@@ -134,31 +135,42 @@ struct mirror_lower {
 // factor's unused half, or a gradient with respect to a triangular matrix.
 struct keep_triangle {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, index_t n, bool lower, DType* a) {
-    const index_t within = i % (n * n), row = within / n, column = within % n;
-    if (lower ? column > row : column < row) a[i] = DType(0);
+  MSHADOW_XINLINE static void Element(DType* m, index_t n, index_t row, index_t column,
+                                      bool lower) {
+    if (lower ? column > row : column < row) m[row * n + column] = DType(0);
   }
 };
 
-// a = (a + a^T) / 2 over a batch of n x n matrices (each pair read and written by the thread
-// of its lower element).
-struct symmetrize {
-  template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a) {
-    const index_t within = i % (n * n), row = within / n, column = within % n;
-    if (column < row) {
-      DType* upper = a + (i - within + column * n + row);
-      const DType mean = (a[i] + *upper) / DType(2);
-      a[i] = mean;
-      *upper = mean;
-    }
+// GPU item: element i of the batch.
+template <typename Functor>
+struct matrix_element {
+  template <typename DType, typename... Args>
+  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a, Args... args) {
+    const index_t within = i % (n * n);
+    Functor::Element(a + (i - within), n, within / n, within % n, args...);
+  }
+};
+
+// CPU item: row r of the batch, its columns in turn (an element's three divisions had cost
+// more than syrk's gradient's products for 32 x 32 matrices; docs/benchmarks.md).
+template <typename Functor>
+struct matrix_row {
+  template <typename DType, typename... Args>
+  static void Map(index_t r, index_t n, DType* a, Args... args) {
+    DType* m = a + r / n * n * n;
+    const index_t row = r % n;
+    for (index_t column = 0; column < n; ++column) Functor::Element(m, n, row, column, args...);
   }
 };
 
 template <typename Functor, typename xpu, typename DType, typename... Args>
 void ForEachMatrixElement(mshadow::Stream<xpu>* s, const Tensor<xpu, 3, DType>& a, Args... args) {
   const index_t n = a.size(1);
-  Kernel<Functor, xpu>::Launch(s, a.shape_.Size(), n, args..., a.dptr_);
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    Kernel<matrix_row<Functor>, xpu>::LaunchItems(s, a.size(0) * n, n, n, a.dptr_, args...);
+  } else {
+    Kernel<matrix_element<Functor>, xpu>::Launch(s, a.shape_.Size(), n, a.dptr_, args...);
+  }
 }
 
 }  // namespace linalg

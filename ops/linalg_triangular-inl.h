@@ -21,6 +21,7 @@
 #include "ops/kernel_util.h"
 #include "ops/linalg_batch.h"
 #include "ops/linalg_lapack.h"
+#include "ops/transpose_block.h"
 #include "ops/triangle_product.h"
 
 namespace ops {
@@ -60,10 +61,28 @@ struct add_transpose {
   }
 };
 
+// CPU item: matrix x, transposed through register squares, then g added (the element
+// kernel's divisions: docs/benchmarks.md).
+struct add_transpose_matrix {
+  template <typename DType>
+  static void Map(index_t x, index_t n, const DType* g, DType* s) {
+    const DType* gm = g + x * n * n;
+    DType* sm = s + x * n * n;
+    transpose::Transpose2D<false>(gm, n, sm, n, n, n);
+    OPS_SIMD_LOOP
+    for (index_t i = 0; i < n * n; ++i) sm[i] += gm[i];
+  }
+};
+
 template <typename xpu, typename DType>
 void AddTranspose(mshadow::Stream<xpu>* s, const Tensor<xpu, 3, DType>& g,
                   const Tensor<xpu, 3, DType>& sum) {
-  Kernel<add_transpose, xpu>::Launch(s, g.shape_.Size(), g.size(1), g.dptr_, sum.dptr_);
+  const index_t n = g.size(1);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    Kernel<add_transpose_matrix, cpu>::LaunchItems(s, g.size(0), n * n, n, g.dptr_, sum.dptr_);
+  } else {
+    Kernel<add_transpose, xpu>::Launch(s, g.shape_.Size(), n, g.dptr_, sum.dptr_);
+  }
 }
 
 // Inputs A, B: out = alpha op(A) B (or B op(A)), or with `solve` alpha op(A)^-1 B.

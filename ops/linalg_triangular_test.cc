@@ -133,21 +133,24 @@ TEST(LinalgTriangularTest, LargeTriangularGradientsByBlocks) {
   }
 }
 
+// 19 x 21: the gradient's dOut + dOut^T through whole register squares and their edges.
 TEST(LinalgTriangularTest, SyrkBothWays) {
-  for (const bool transpose : {false, true}) {
-    const Kw kw{{"transpose", transpose ? "True" : "False"}, {"alpha", "1.5"}};
-    const OpCase c{"_linalg_syrk", kw, {InputSpec{TShape{2, 3, 5}}}};
-    const int side = transpose ? 5 : 3;
-    EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, side, side}));
-    testing::CheckForward(c, [&](const std::vector<Values>& in) {
-      std::vector<Dense> out;
-      for (const Dense& a : testing::Matrices(in[0], 3, 5)) {
-        out.push_back((transpose ? a.T() * a : a * a.T()).Scaled(1.5));
-      }
-      return std::vector<Values>{testing::Concatenated(out)};
-    });
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
+  for (const auto& [rows, columns] : std::vector<std::pair<int, int>>{{3, 5}, {19, 21}}) {
+    for (const bool transpose : {false, true}) {
+      const Kw kw{{"transpose", transpose ? "True" : "False"}, {"alpha", "1.5"}};
+      const OpCase c{"_linalg_syrk", kw, {InputSpec{TShape{2, rows, columns}}}};
+      const int side = transpose ? columns : rows;
+      EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, side, side}));
+      testing::CheckForward(c, [&, rows = rows, columns = columns](const std::vector<Values>& in) {
+        std::vector<Dense> out;
+        for (const Dense& a : testing::Matrices(in[0], rows, columns)) {
+          out.push_back((transpose ? a.T() * a : a * a.T()).Scaled(1.5));
+        }
+        return std::vector<Values>{testing::Concatenated(out)};
+      });
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(c);
+    }
   }
 }
 

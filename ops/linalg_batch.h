@@ -119,14 +119,15 @@ Tensor<xpu, 3, DType> BatchAt(DType* data, index_t count, index_t rows, index_t 
   return Tensor<xpu, 3, DType>(data, mshadow::Shape3(count, rows, columns), s);
 }
 
-// Element functions over every element of a batch of n x n matrices: Element(m, n, row,
-// column, args...) for matrix m (row-major) and its element (row, column).
+// Element functions over every element of a batch of n x n matrices: Element(b, row, column,
+// n, a, args...) for element (row, column) of matrix b of the batch at a (row-major).
 //
 // The upper triangle becomes the lower one's mirror image: a symmetric matrix from the lower
 // triangle that LAPACK wrote.
 struct mirror_lower {
   template <typename DType>
-  MSHADOW_XINLINE static void Element(DType* m, index_t n, index_t row, index_t column) {
+  MSHADOW_XINLINE static void Element(index_t b, index_t row, index_t column, index_t n, DType* a) {
+    DType* m = a + b * n * n;
     if (column > row) m[row * n + column] = m[column * n + row];
   }
 };
@@ -135,19 +136,19 @@ struct mirror_lower {
 // factor's unused half, or a gradient with respect to a triangular matrix.
 struct keep_triangle {
   template <typename DType>
-  MSHADOW_XINLINE static void Element(DType* m, index_t n, index_t row, index_t column,
+  MSHADOW_XINLINE static void Element(index_t b, index_t row, index_t column, index_t n, DType* a,
                                       bool lower) {
-    if (lower ? column > row : column < row) m[row * n + column] = DType(0);
+    if (lower ? column > row : column < row) a[(b * n + row) * n + column] = DType(0);
   }
 };
 
 // GPU item: element i of the batch.
 template <typename Functor>
 struct matrix_element {
-  template <typename DType, typename... Args>
-  MSHADOW_XINLINE static void Map(index_t i, index_t n, DType* a, Args... args) {
+  template <typename... Args>
+  MSHADOW_XINLINE static void Map(index_t i, index_t n, Args... args) {
     const index_t within = i % (n * n);
-    Functor::Element(a + (i - within), n, within / n, within % n, args...);
+    Functor::Element(i / (n * n), within / n, within % n, n, args...);
   }
 };
 
@@ -155,11 +156,10 @@ struct matrix_element {
 // more than syrk's gradient's products for 32 x 32 matrices; docs/benchmarks.md).
 template <typename Functor>
 struct matrix_row {
-  template <typename DType, typename... Args>
-  static void Map(index_t r, index_t n, DType* a, Args... args) {
-    DType* m = a + r / n * n * n;
-    const index_t row = r % n;
-    for (index_t column = 0; column < n; ++column) Functor::Element(m, n, row, column, args...);
+  template <typename... Args>
+  static void Map(index_t r, index_t n, Args... args) {
+    const index_t b = r / n, row = r % n;
+    for (index_t column = 0; column < n; ++column) Functor::Element(b, row, column, n, args...);
   }
 };
 

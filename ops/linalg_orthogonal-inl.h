@@ -53,17 +53,19 @@ struct canonical_eigenvector_sign {
 // the eigenvectors are not unique and the gradient is not defined.
 struct eigen_gradient_core {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, index_t n, const DType* x, const DType* eigenvalues,
-                                  const DType* d_eigenvalues, DType* core) {
-    const index_t b = i / (n * n), within = i % (n * n), row = within / n, column = within % n;
-    const DType* l = eigenvalues + b * n;
+  MSHADOW_XINLINE static void Element(index_t b, index_t row, index_t column, index_t n,
+                                      DType* core, const DType* x, const DType* eigenvalues,
+                                      const DType* d_eigenvalues) {
+    DType* out = core + (b * n + row) * n + column;
     if (row == column) {
-      core[i] = d_eigenvalues[b * n + row];
+      *out = d_eigenvalues[b * n + row];
       return;
     }
+    const DType* l = eigenvalues + b * n;
+    const DType* xm = x + b * n * n;
     const DType gap = l[column] - l[row];
-    const DType antisymmetric = x[i] - x[i - within + column * n + row];
-    core[i] = gap == DType(0) ? DType(0) : antisymmetric / (DType(2) * gap);
+    const DType antisymmetric = xm[row * n + column] - xm[column * n + row];
+    *out = gap == DType(0) ? DType(0) : antisymmetric / (DType(2) * gap);
   }
 };
 
@@ -107,8 +109,8 @@ void SyevdBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vec
     const auto x = BatchAt<xpu, DType>(pieces[0], batch, n, n, s);
     const auto core = BatchAt<xpu, DType>(pieces[1], batch, n, n, s);
     matmul::Product(x, kWriteTo, u, false, du, true, DType(1));
-    Kernel<eigen_gradient_core, xpu>::Launch(s, size, n, x.dptr_, in[3].dptr<DType>(),
-                                             in[1].dptr<DType>(), core.dptr_);
+    ForEachMatrixElement<eigen_gradient_core>(s, core, static_cast<const DType*>(x.dptr_),
+                                              in[3].dptr<DType>(), in[1].dptr<DType>());
     matmul::Product(x, kWriteTo, core, false, u, false, DType(1));  // S U
     Result<xpu, DType> da(out[0], req[0], s);
     matmul::Product(da.matrices(), kWriteTo, u, true, x, false, DType(1));

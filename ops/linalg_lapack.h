@@ -21,6 +21,7 @@
 
 #include "dmlc/logging.h"
 #include "mshadow/tensor.h"
+#include "ops/small_triangular.h"
 
 // LAPACK's Fortran entry points in OpenBLAS; the trailing size_t arguments are the lengths of
 // the character arguments, which gfortran passes hidden.
@@ -122,9 +123,15 @@ struct Lapack<mshadow::cpu, DType> {
   using Stream = mshadow::Stream<mshadow::cpu>;
 
   // b = alpha op(a) b, or alpha b op(a) with `rightside`: a square and triangular (its lower
-  // triangle with `lower`, else its upper one; the other is not read).
+  // triangle with `lower`, else its upper one; the other is not read). Matrices of order up to
+  // small_triangular::kMaxOrder on the library's threads, a matrix each; larger ones to BLAS.
   static void Trmm(Stream*, const Batch& a, const Batch& b, bool rightside, bool lower,
                    bool transpose, DType alpha) {
+    if (a.size(1) <= small_triangular::kMaxOrder) {
+      return small_triangular::Batch<false>(a.size(0), a.dptr_, a.size(1) * a.size(2), a.size(1),
+                                            lower, transpose, rightside, alpha, b.dptr_,
+                                            b.size(1) * b.size(2), b.size(1), b.size(2));
+    }
     ForEach(a.size(0), [&](index_t i) {
       F::trmm(CblasRowMajor, rightside ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper,
               transpose ? CblasTrans : CblasNoTrans, CblasNonUnit, Int(b.size(1)), Int(b.size(2)),
@@ -136,6 +143,11 @@ struct Lapack<mshadow::cpu, DType> {
   // diagonal divides by zero, as BLAS does: infinities and NaN.
   static void Trsm(Stream*, const Batch& a, const Batch& b, bool rightside, bool lower,
                    bool transpose, DType alpha) {
+    if (a.size(1) <= small_triangular::kMaxOrder) {
+      return small_triangular::Batch<true>(a.size(0), a.dptr_, a.size(1) * a.size(2), a.size(1),
+                                           lower, transpose, rightside, alpha, b.dptr_,
+                                           b.size(1) * b.size(2), b.size(1), b.size(2));
+    }
     ForEach(a.size(0), [&](index_t i) {
       F::trsm(CblasRowMajor, rightside ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper,
               transpose ? CblasTrans : CblasNoTrans, CblasNonUnit, Int(b.size(1)), Int(b.size(2)),

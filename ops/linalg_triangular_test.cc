@@ -51,30 +51,35 @@ std::vector<Values> TriangularReference(const std::vector<Values>& in, int k, in
   return {testing::Concatenated(out)};
 }
 
+// (5, 83) from the left and (83, 5) from the right: order-5 triangles (small_triangular.h) over
+// 83 columns of B (or of its transpose), whole blocks of four packets, single packets and
+// single columns; the others take an order-83 triangle (BLAS).
 TEST(LinalgTriangularTest, TrmmAndTrsmOnEverySideTriangleAndTransposition) {
-  const int batch = 2, m = 3, n = 4;
-  for (const bool right : {false, true}) {
-    for (const bool lower : {true, false}) {
-      for (const bool transpose : {false, true}) {
-        const int k = right ? n : m;
-        const Kw kw{{"rightside", right ? "True" : "False"},
-                    {"lower", lower ? "True" : "False"},
-                    {"transpose", transpose ? "True" : "False"},
-                    {"alpha", "-0.75"}};
-        SCOPED_TRACE((right ? "right " : "left ") + std::string(lower ? "lower" : "upper") +
-                     (transpose ? " transposed" : ""));
-        for (const bool solve : {false, true}) {
-          const OpCase c{
-              solve ? "_linalg_trsm" : "_linalg_trmm",
-              kw,
-              {testing::ParseInputSpec("(" + std::to_string(batch) + "," + std::to_string(k) + "," +
-                                       std::to_string(k) + ")+3I"),
-               InputSpec{TShape{batch, m, n}}}};
-          testing::CheckForward(c, [&](const std::vector<Values>& in) {
-            return TriangularReference(in, k, m, n, kw, solve);
-          });
-          testing::CheckWriteModes(c);
-          testing::CheckGradient(c);
+  const int batch = 2;
+  for (const auto& [m, n] : std::vector<std::pair<int, int>>{{3, 4}, {5, 83}, {83, 5}}) {
+    for (const bool right : {false, true}) {
+      for (const bool lower : {true, false}) {
+        for (const bool transpose : {false, true}) {
+          const int k = right ? n : m;
+          const Kw kw{{"rightside", right ? "True" : "False"},
+                      {"lower", lower ? "True" : "False"},
+                      {"transpose", transpose ? "True" : "False"},
+                      {"alpha", "-0.75"}};
+          SCOPED_TRACE((right ? "right " : "left ") + std::string(lower ? "lower" : "upper") +
+                       (transpose ? " transposed" : ""));
+          for (const bool solve : {false, true}) {
+            const OpCase c{
+                solve ? "_linalg_trsm" : "_linalg_trmm",
+                kw,
+                {testing::ParseInputSpec("(" + std::to_string(batch) + "," + std::to_string(k) +
+                                         "," + std::to_string(k) + ")+3I"),
+                 InputSpec{TShape{batch, m, n}}}};
+            testing::CheckForward(c, [&, m = m, n = n](const std::vector<Values>& in) {
+              return TriangularReference(in, k, m, n, kw, solve);
+            });
+            testing::CheckWriteModes(c);
+            testing::CheckGradient(c);
+          }
         }
       }
     }

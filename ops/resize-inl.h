@@ -268,17 +268,28 @@ struct adaptive_avg_pool_plane {
   }
 };
 
+// fn(image, share, y0, y1, x0, x1) for each bin of gradient plane p: its share of the output
+// gradient and its extent in the plane `image`.
+template <typename DType, typename Fn>
+void ForEachBinShare(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax,
+                     Fn&& fn) {
+  DType* image = grad + p * ay.in * ax.in;
+  const DType* g = og + p * ay.out * ax.out;
+  ForEachBin(ay, ax, [&](index_t j, index_t y0, index_t y1, index_t x0, index_t x1) {
+    fn(image, g[j] / DType((y1 - y0) * (x1 - x0)), y0, y1, x0, x1);
+  });
+}
+
+// The gradient's CPU item where bins overlap: each bin's share added to a zeroed plane.
 struct adaptive_avg_pool_grad_plane {
   template <typename DType>
   static void Map(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax) {
-    DType* image = grad + p * ay.in * ax.in;
-    const DType* g = og + p * ay.out * ax.out;
-    ForEachBin(ay, ax, [&](index_t j, index_t y0, index_t y1, index_t x0, index_t x1) {
-      const DType share = g[j] / DType((y1 - y0) * (x1 - x0));
-      for (index_t y = y0; y < y1; ++y) {
-        for (index_t x = x0; x < x1; ++x) image[y * ax.in + x] += share;
-      }
-    });
+    ForEachBinShare(p, grad, og, ay, ax,
+                    [&](DType* image, DType share, index_t y0, index_t y1, index_t x0, index_t x1) {
+                      for (index_t y = y0; y < y1; ++y) {
+                        for (index_t x = x0; x < x1; ++x) image[y * ax.in + x] += share;
+                      }
+                    });
   }
 };
 
@@ -299,13 +310,15 @@ template <bool kAdd>
 struct adaptive_avg_pool_grad_tiles {
   template <typename DType>
   static void Map(index_t p, DType* grad, const DType* og, AdaptiveAxis ay, AdaptiveAxis ax) {
-    DType* image = grad + p * ay.in * ax.in;
-    const DType* g = og + p * ay.out * ax.out;
-    ForEachBin(ay, ax, [&](index_t j, index_t y0, index_t y1, index_t x0, index_t x1) {
-      const DType share = g[j] / DType((y1 - y0) * (x1 - x0));
-      if (ax.out == 1) return FillRun<kAdd>(image + y0 * ax.in, (y1 - y0) * ax.in, share);
-      for (index_t y = y0; y < y1; ++y) FillRun<kAdd>(image + y * ax.in + x0, x1 - x0, share);
-    });
+    ForEachBinShare(p, grad, og, ay, ax,
+                    [&](DType* image, DType share, index_t y0, index_t y1, index_t x0, index_t x1) {
+                      if (ax.out == 1) {
+                        return FillRun<kAdd>(image + y0 * ax.in, (y1 - y0) * ax.in, share);
+                      }
+                      for (index_t y = y0; y < y1; ++y) {
+                        FillRun<kAdd>(image + y * ax.in + x0, x1 - x0, share);
+                      }
+                    });
   }
 };
 

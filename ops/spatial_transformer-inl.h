@@ -189,6 +189,19 @@ struct locate_cells {
   }
 };
 
+// CPU item: image n, its positions in order (the element items divide twice a position).
+struct locate_image_cells {
+  template <typename DType>
+  static void Map(index_t n, SampleCell<DType>* cells, const DType* grid, SamplerGeometry g) {
+    const index_t positions = g.Positions();
+    const DType* at = grid + n * 2 * positions;
+    SampleCell<DType>* cell = cells + n * positions;
+    for (index_t p = 0; p < positions; ++p) {
+      cell[p] = SampleCell<DType>::At(at[p], at[positions + p], g.height, g.width);
+    }
+  }
+};
+
 // Output element i = (n, c, h, w): the plane (n, c) sampled at cell (n, h, w).
 template <int kReq>
 struct bilinear_sample {
@@ -450,7 +463,11 @@ template <typename xpu, typename DType>
 const SampleCell<DType>* LocateCells(mshadow::Stream<xpu>* s, char* space, const DType* grid,
                                      const SamplerGeometry& g) {
   auto* cells = reinterpret_cast<SampleCell<DType>*>(space);
-  Kernel<locate_cells, xpu>::Launch(s, g.batch * g.Positions(), cells, grid, g);
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    Kernel<locate_image_cells, cpu>::LaunchItems(s, g.batch, g.Positions(), cells, grid, g);
+  } else {
+    Kernel<locate_cells, xpu>::Launch(s, g.batch * g.Positions(), cells, grid, g);
+  }
   return cells;
 }
 

@@ -153,7 +153,7 @@ struct matrix_element {
 };
 
 // CPU item: row r of the batch, its columns in turn (an element's three divisions had cost
-// more than syrk's gradient's products for 32 x 32 matrices; docs/benchmarks.md).
+// more than syrk's products for 32 x 32 matrices; docs/benchmarks.md).
 template <typename Functor>
 struct matrix_row {
   template <typename... Args>

@@ -128,9 +128,7 @@ struct Lapack<mshadow::cpu, DType> {
   static void Trmm(Stream*, const Batch& a, const Batch& b, bool rightside, bool lower,
                    bool transpose, DType alpha) {
     if (a.size(1) <= small_triangular::kMaxOrder) {
-      return small_triangular::Batch<false>(a.size(0), a.dptr_, a.size(1) * a.size(2), a.size(1),
-                                            lower, transpose, rightside, alpha, b.dptr_,
-                                            b.size(1) * b.size(2), b.size(1), b.size(2));
+      return SmallTriangular<false>(a, b, rightside, lower, transpose, alpha);
     }
     ForEach(a.size(0), [&](index_t i) {
       F::trmm(CblasRowMajor, rightside ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper,
@@ -144,9 +142,7 @@ struct Lapack<mshadow::cpu, DType> {
   static void Trsm(Stream*, const Batch& a, const Batch& b, bool rightside, bool lower,
                    bool transpose, DType alpha) {
     if (a.size(1) <= small_triangular::kMaxOrder) {
-      return small_triangular::Batch<true>(a.size(0), a.dptr_, a.size(1) * a.size(2), a.size(1),
-                                           lower, transpose, rightside, alpha, b.dptr_,
-                                           b.size(1) * b.size(2), b.size(1), b.size(2));
+      return SmallTriangular<true>(a, b, rightside, lower, transpose, alpha);
     }
     ForEach(a.size(0), [&](index_t i) {
       F::trsm(CblasRowMajor, rightside ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper,
@@ -284,6 +280,16 @@ struct Lapack<mshadow::cpu, DType> {
   using index_t = mshadow::index_t;
 
   static int Int(index_t v) { return LapackInt(v, "matrix extent"); }
+
+  // Trmm (kSolve false) or Trsm of a batch of small matrices, on the library's threads.
+  template <bool kSolve>
+  static void SmallTriangular(const Batch& a, const Batch& b, bool rightside, bool lower,
+                              bool transpose, DType alpha) {
+    small_triangular::Batch<kSolve>(a.size(0), a.dptr_, a.size(1) * a.size(2), a.size(1), lower,
+                                    transpose, rightside, alpha, b.dptr_, b.size(1) * b.size(2),
+                                    b.size(1), b.size(2));
+  }
+
   // A leading dimension: at least 1, as BLAS and LAPACK require even of empty matrices.
   static int Ld(index_t v) { return v == 0 ? 1 : Int(v); }
 

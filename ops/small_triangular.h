@@ -4,16 +4,16 @@
 // two threads ran trsm slower than one, and three times slower still beside a process that
 // wanted the cores (docs/benchmarks.md, fifty-second session).
 //
-// Row-major throughout: a is n x n (its lower triangle with `lower`, else its upper one; the
-// other is not read; op(a) = a or a^T), b is rows x columns, overwritten:
+// Row-major throughout: a[x] is n x n (its lower triangle with `lower`, else its upper one;
+// the other is not read; op(a) = a or a^T), b[x] is rows x cols, overwritten:
 //
-//   small_triangular::Multiply(a, lda, n, lower, transpose, rightside, alpha, b, ldb, m, cols);
-//     // b = alpha op(a) b (left: n = m), or alpha b op(a) (rightside: n = cols)
-//   small_triangular::Solve(...same...);  // b = alpha op(a)^-1 b, or alpha b op(a)^-1
+//   // b[x] = alpha op(a[x]) b[x] (n = rows), or alpha b[x] op(a[x]) with rightside (n = cols)
+//   small_triangular::Batch<false>(batch, a, n * n, n, lower, transpose, rightside, alpha,
+//                                  b, rows * cols, rows, cols);
+//   small_triangular::Batch<true>(...same...);  // alpha op(a)^-1 b, or alpha b op(a)^-1
 #ifndef OPS_SMALL_TRIANGULAR_H_
 #define OPS_SMALL_TRIANGULAR_H_
 
-#include <algorithm>
 #include <vector>
 
 #include "mshadow/packet-inl.h"
@@ -53,8 +53,9 @@ MSHADOW_CINLINE void RowsOfColumns(const DType* a, index_t lda, index_t n, bool 
       const P weight = P::Fill(op_a(k));
       const DType* other = b + k * ldb + j;
 #pragma GCC unroll 4
-      for (int c = 0; c < kCount; ++c)
+      for (int c = 0; c < kCount; ++c) {
         to[c] = to[c] + weight * P::LoadUnAligned(other + c * P::kSize);
+      }
     };
     index_t k = k_begin;
     for (; k + 1 < k_end; k += 2) {

@@ -21,11 +21,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 #include "ops/dot-inl.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/transpose_block.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -331,6 +333,91 @@ struct bilinear_grid_gradient_by_image {
   }
 };
 
+// The CPU's two gradients with the channels innermost, item n an image of at least a packet
+// of channels (kNullOp: that gradient is not formed). Plane by plane, each output gradient
+// adds to four elements that the next position's often adds to as well, a wait through
+// memory at every addition (two thirds of SpatialTransformer's backward, docs/benchmarks.md).
+// Here the image's data and data gradient are (H * W, C), a position's output gradients a
+// row of C: a corner's addition is a row of packets, and the grid's gradient four dot
+// products of rows, S_k = sum_c out_grad_c * corner_k,c, since
+//   d out / d x = sum_c o_c ((1 - fy) (v01 - v00) + fy (v11 - v10))
+//               = (1 - fy) (S_1 - S_0) + fy (S_3 - S_2),
+// and likewise for y. A corner outside the plane is skipped (S_k = 0, nothing added).
+template <int kDataReq, int kGridReq>
+struct bilinear_gradients_channels_last {
+  // Positions whose output gradients are transposed together.
+  static constexpr index_t kRun = 64;
+
+  template <typename DType>
+  static size_t ScratchBytes(const SamplerGeometry& g) {
+    const index_t planes = (kDataReq != kNullOp) + (kGridReq != kNullOp);
+    return static_cast<size_t>((planes * g.height * g.width + kRun) * g.channels) * sizeof(DType);
+  }
+
+  template <typename DType>
+  static void Map(index_t n, DType* data_grad, DType* grid_grad, const DType* out_grad,
+                  const DType* data, const SampleCell<DType>* cells, SamplerGeometry g) {
+    constexpr bool kData = kDataReq != kNullOp, kGrid = kGridReq != kNullOp;
+    using transpose::Transpose2D;
+    const index_t channels = g.channels, plane_size = g.height * g.width;
+    const index_t positions = g.Positions();
+    auto* scratch = static_cast<DType*>(mshadow::ThreadScratch(ScratchBytes<DType>(g)));
+    DType* data_t = scratch;                                       // (H * W, C), kGrid
+    DType* grad_t = data_t + (kGrid ? plane_size * channels : 0);  // (H * W, C), kData
+    DType* og_t = grad_t + (kData ? plane_size * channels : 0);    // (kRun, C)
+    const DType* image = data + n * channels * plane_size;
+    const DType* image_og = out_grad + n * channels * positions;
+    if (kGrid) Transpose2D<false>(image, plane_size, data_t, channels, channels, plane_size);
+    if (kData) std::fill(grad_t, grad_t + plane_size * channels, DType(0));
+    const SampleCell<DType>* cell = cells + n * positions;
+    DType* gx = grid_grad + n * 2 * positions;
+    const DType x_scale = static_cast<DType>(g.width - 1) / DType(2);
+    const DType y_scale = static_cast<DType>(g.height - 1) / DType(2);
+    for (index_t begin = 0; begin < positions; begin += kRun) {
+      const index_t run = std::min(kRun, positions - begin);
+      Transpose2D<false>(image_og + begin, positions, og_t, channels, channels, run);
+      for (index_t p = begin; p < begin + run; ++p) {
+        const SampleCell<DType>& s = cell[p];
+        const DType* o = og_t + (p - begin) * channels;
+        if (kGrid) {
+          DType sums[4];
+          for (int k = 0; k < 4; ++k) {
+            const DType* v = data_t + s.offset[k] * channels;
+            sums[k] = s.mask[k] ? vec::Sum<DType>(channels,
+                                                  [&](index_t i, auto tag) {
+                                                    using P = vec::PacketOf<decltype(tag)>;
+                                                    return P::LoadUnAligned(o + i) *
+                                                           P::LoadUnAligned(v + i);
+                                                  })
+                                : DType(0);
+          }
+          const DType dx = (DType(1) - s.fy) * (sums[1] - sums[0]) + s.fy * (sums[3] - sums[2]);
+          const DType dy = (DType(1) - s.fx) * (sums[2] - sums[0]) + s.fx * (sums[3] - sums[1]);
+          AssignReq<kGridReq>(gx + p, dx * x_scale);
+          AssignReq<kGridReq>(gx + positions + p, dy * y_scale);
+        }
+        if (kData) {
+          for (int k = 0; k < 4; ++k) {
+            if (!s.mask[k]) continue;
+            DType* to = grad_t + s.offset[k] * channels;
+            const DType weight = s.Weight(k);
+            vec::ForEach<DType>(channels, [&](index_t i, auto tag) {
+              using P = vec::PacketOf<decltype(tag)>;
+              (P::LoadUnAligned(to + i) + P::Fill(weight) * P::LoadUnAligned(o + i))
+                  .StoreUnAligned(to + i);
+            });
+          }
+        }
+      }
+    }
+    if (kData) {
+      DType* image_grad = data_grad + n * channels * plane_size;
+      Transpose2D<kDataReq == kAddTo>(grad_t, channels, image_grad, plane_size, plane_size,
+                                      channels);
+    }
+  }
+};
+
 inline SamplerGeometry SamplerGeometryOf(const TShape& data, const TShape& grid) {
   return {data[0], data[1], data[2], data[3], grid[2], grid[3]};
 }
@@ -490,6 +577,18 @@ template <typename xpu, typename DType>
 void SampleGradients(mshadow::Stream<xpu>* s, OpReqType data_req, OpReqType grid_req,
                      DType* data_grad, DType* grid_grad, const DType* out_grad, const DType* data,
                      const SampleCell<DType>* cells, const SamplerGeometry& g) {
+  if constexpr (std::is_same_v<xpu, cpu>) {
+    if (g.channels >= vec::Full<DType>::kSize && (data_req != kNullOp || grid_req != kNullOp)) {
+      WithReqMode(data_req, [&](auto data_mode) {
+        WithReqMode(grid_req, [&](auto grid_mode) {
+          Kernel<bilinear_gradients_channels_last<data_mode(), grid_mode()>, cpu>::LaunchItems(
+              s, g.batch, 4 * g.channels * (g.height * g.width + 2 * g.Positions()), data_grad,
+              grid_grad, out_grad, data, cells, g);
+        });
+      });
+      return;
+    }
+  }
   // Four planes an item on the CPU, one (the most threads) on the GPU.
   constexpr int kPlanes = std::is_same_v<xpu, cpu> ? 4 : 1;
   const index_t blocks = (g.channels + kPlanes - 1) / kPlanes;

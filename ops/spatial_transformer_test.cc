@@ -93,23 +93,30 @@ TEST(BilinearSamplerTest, SamplesInsideAtTheEdgesOutsideAndNotANumber) {
 // An infinite output gradient at a position whose cell is half outside the plane reaches its
 // inside corners only: nothing else of the data's gradient changes (no NaN from inf * 0).
 TEST(BilinearSamplerTest, InfiniteGradientReachesOnlyInsideCorners) {
-  const CpuTensor data = testing::TensorOf(TShape{1, 1, 3, 4}, mshadow::kFloat64, Values(12, 1));
-  // x = (-1.2 + 1) * 3 / 2 = -0.3: columns -1 (outside) and 0; y = 0.5: rows 0 and 1.
-  const CpuTensor grid = testing::TensorOf(TShape{1, 2, 1, 1}, mshadow::kFloat64, {-1.2, -0.5});
-  const CpuTensor og = testing::TensorOf(TShape{1, 1, 1, 1}, mshadow::kFloat64,
-                                         {std::numeric_limits<double>::infinity()});
-  const NodeAttrs attrs = ParseAttrs(Op::Get("BilinearSampler"), {});
-  CpuTensor dx(TShape{1, 1, 3, 4}, mshadow::kFloat64), dgrid(TShape{1, 2, 1, 1}, mshadow::kFloat64);
-  const NodeAttrs backward = BackwardAttrs(attrs);
-  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
-                       BackwardInputs(attrs, {og.blob()}, {data.blob(), grid.blob()}, {}),
-                       {kWriteTo, kWriteTo}, {dx.blob(), dgrid.blob()});
-  const Values g = testing::ToValues(dx.blob());
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (i == 0 || i == 4) {
-      EXPECT_EQ(g[i], std::numeric_limits<double>::infinity()) << i;
-    } else {
-      EXPECT_EQ(g[i], 0.0) << i;
+  // One channel (plane by plane) and 17 (channels innermost on the CPU).
+  for (const index_t channels : {1, 17}) {
+    SCOPED_TRACE(channels);
+    const CpuTensor data =
+        testing::TensorOf(TShape{1, channels, 3, 4}, mshadow::kFloat64, Values(12 * channels, 1));
+    // x = (-1.2 + 1) * 3 / 2 = -0.3: columns -1 (outside) and 0; y = 0.5: rows 0 and 1.
+    const CpuTensor grid = testing::TensorOf(TShape{1, 2, 1, 1}, mshadow::kFloat64, {-1.2, -0.5});
+    const CpuTensor og =
+        testing::TensorOf(TShape{1, channels, 1, 1}, mshadow::kFloat64,
+                          Values(channels, std::numeric_limits<double>::infinity()));
+    const NodeAttrs attrs = ParseAttrs(Op::Get("BilinearSampler"), {});
+    CpuTensor dx(TShape{1, channels, 3, 4}, mshadow::kFloat64);
+    CpuTensor dgrid(TShape{1, 2, 1, 1}, mshadow::kFloat64);
+    const NodeAttrs backward = BackwardAttrs(attrs);
+    Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
+                         BackwardInputs(attrs, {og.blob()}, {data.blob(), grid.blob()}, {}),
+                         {kWriteTo, kWriteTo}, {dx.blob(), dgrid.blob()});
+    const Values g = testing::ToValues(dx.blob());
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (i % 12 == 0 || i % 12 == 4) {
+        EXPECT_EQ(g[i], std::numeric_limits<double>::infinity()) << i;
+      } else {
+        EXPECT_EQ(g[i], 0.0) << i;
+      }
     }
   }
 }
@@ -148,7 +155,17 @@ TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
         OpCase{"GridGenerator",
                {{"transform_type", "affine"}, {"target_shape", "(5,19)"}},
                {InputSpec(TShape{3, 6})}},
-        OpCase{"GridGenerator", {{"transform_type", "warp"}}, {InputSpec(TShape{2, 2, 3, 4})}}}) {
+        OpCase{"GridGenerator", {{"transform_type", "warp"}}, {InputSpec(TShape{2, 2, 3, 4})}},
+        // Enough channels for the CPU's channels-innermost gradients: whole packets and a
+        // remainder (19 = 16 + 3 floats, 2 * 8 + 3 doubles), positions outside the data.
+        OpCase{"BilinearSampler",
+               {},
+               {InputSpec(TShape{2, 19, 6, 7}), InputSpec(TShape{2, 2, 4, 5}, -1.2, 1.2)}},
+        OpCase{"SpatialTransformer",
+               {{"target_shape", "(9,11)"},
+                {"transform_type", "affine"},
+                {"sampler_type", "bilinear"}},
+               {InputSpec(TShape{3, 16, 5, 8}), InputSpec(TShape{3, 6}, -0.8, 0.8)}}}) {
     SCOPED_TRACE(c.op);
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);

@@ -47,13 +47,16 @@ class ElementUniforms {
   }
 
   // A standard normal draw.
+  // Box-Muller's pair is radius (cos, sin) of the angle; the sine is taken only when the
+  // spare is asked for (most draws ask for one normal: the sine was a third of Gamma's time).
   MSHADOW_XINLINE double Normal() {
     if (has_spare_) {
       has_spare_ = false;
-      return spare_;
+      return spare_radius_ * std::sin(spare_angle_);
     }
     const double radius = std::sqrt(-2.0 * std::log(Next())), angle = 6.283185307179586 * Next();
-    spare_ = radius * std::sin(angle);
+    spare_radius_ = radius;
+    spare_angle_ = angle;
     has_spare_ = true;
     return radius * std::cos(angle);
   }
@@ -65,7 +68,7 @@ class ElementUniforms {
   mshadow::PhiloxBlock block_{};
   int used_ = kWide ? 2 : 4;
   bool has_spare_ = false;
-  double spare_ = 0;
+  double spare_radius_ = 0, spare_angle_ = 0;
 };
 
 // log(k!) for k >= 0: a sum below 16, Stirling's series (error below 1e-15 relative) above.

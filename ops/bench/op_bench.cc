@@ -3,7 +3,8 @@
 // direction and type, named "<case>/<forward|backward>/<type>".
 //
 //   op_bench [--suite=smoke|full|mxnet] [--cases=PATH] [--op_cases=PATH]
-//            [--min_elements=N] [--huge_pages=0|1] [--list] [Google Benchmark flags]
+//            [--min_elements=N] [--huge_pages=0|1] [--streaming_stores=0|1] [--list]
+//            [Google Benchmark flags]
 //
 // The timed loop is the compute alone (ops::InvokeUnchecked on inputs and outputs allocated
 // and filled beforehand, attributes parsed once). What a host pays on top is reported beside
@@ -11,7 +12,9 @@
 // check_ns (the checks ops::Invoke makes: counts, types, shapes against inference).
 // bytes_per_second counts every input and output byte once. --huge_pages=0 allocates every
 // array in ordinary pages (mshadow::SetHostHugePageMinBytes), as a host whose allocator does
-// not ask for huge pages gives them.
+// not ask for huge pages gives them. --streaming_stores=0 writes every output through the
+// caches (mshadow::SetStreamingStoreMinBytes), where by default outputs of half the last-level
+// cache or more bypass them.
 //
 // Threads: the engine's (OMP_NUM_THREADS, or all cores) and OpenBLAS's (OPENBLAS_NUM_THREADS),
 // from the environment. CPU only: the library has no CUDA backend yet.
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "mshadow/host_memory.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/bench/bench_cases.h"
 
 namespace {
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
   std::vector<char*> benchmark_args;
   try {
     for (int i = 0; i < argc; ++i) {
-      std::string min_elements, huge_pages;
+      std::string min_elements, huge_pages, streaming_stores;
       if (TakeFlag(argv[i], "--suite", &flags.suite) ||
           TakeFlag(argv[i], "--cases", &flags.cases) ||
           TakeFlag(argv[i], "--op_cases", &flags.op_cases)) {
@@ -114,6 +118,13 @@ int main(int argc, char** argv) {
           return 2;
         }
         if (huge_pages == "0") mshadow::SetHostHugePageMinBytes(mshadow::kNoHostHugePages);
+      } else if (TakeFlag(argv[i], "--streaming_stores", &streaming_stores)) {
+        if (streaming_stores != "0" && streaming_stores != "1") {
+          std::cerr << "op_bench: --streaming_stores is 0 or 1, not '" << streaming_stores << "'\n";
+          return 2;
+        }
+        if (streaming_stores == "0")
+          mshadow::SetStreamingStoreMinBytes(mshadow::kNoStreamingStores);
       } else if (std::strcmp(argv[i], "--list") == 0) {
         flags.list = true;
       } else {

@@ -9,7 +9,8 @@
 // the channels; an affine grid and its gradient are products with the unit grid, as MXNet
 // computes them. Gradients without atomics: the data's by plane (each (n, c) item scatters
 // every output of its plane in order), the grid's by position (summed over the channels);
-// none depends on the thread count.
+// on the CPU, images of a packet of channels or more form both an image an item with the
+// channels innermost. None depends on the thread count.
 // spatial_transformer.cc registers them with FCompute<cpu>; spatial_transformer.cu adds
 // FCompute<gpu>.
 #ifndef OPS_SPATIAL_TRANSFORMER_INL_H_
@@ -295,10 +296,11 @@ struct bilinear_grid_gradient {
   }
 };
 
-// The CPU's grid gradient, item n an image: for each run of positions, each channel in turn
-// (reading every channel at one position, as bilinear_grid_gradient does, misses the L1
-// cache at each corner: planes a power of two apart share cache sets). Each position's sums
-// run over the channels in order, the same arithmetic as bilinear_grid_gradient's.
+// The CPU's grid gradient for fewer channels than a packet, item n an image: for each run of
+// positions, each channel in turn (reading every channel at one position, as
+// bilinear_grid_gradient does, misses the L1 cache at each corner: planes a power of two
+// apart share cache sets). Each position's sums run over the channels in order, the same
+// arithmetic as bilinear_grid_gradient's.
 template <int kReq>
 struct bilinear_grid_gradient_by_image {
   template <typename DType>
@@ -334,10 +336,11 @@ struct bilinear_grid_gradient_by_image {
 };
 
 // The CPU's two gradients with the channels innermost, item n an image of at least a packet
-// of channels (kNullOp: that gradient is not formed). Plane by plane, each output gradient
-// adds to four elements that the next position's often adds to as well, a wait through
-// memory at every addition (two thirds of SpatialTransformer's backward, docs/benchmarks.md).
-// Here the image's data and data gradient are (H * W, C), a position's output gradients a
+// of channels (kNullOp: that gradient is not formed). Plane by plane (the kernels above), a
+// position's scalar additions often land where the previous position's did and wait on them
+// through memory: the two gradients took 73% of SpatialTransformer's backward, 3x this
+// kernel's time (docs/benchmarks.md). Here the image's data and data gradient are (H * W, C)
+// in the calling thread's scratch (twice the image's size), a position's output gradients a
 // row of C: a corner's addition is a row of packets, and the grid's gradient four dot
 // products of rows, S_k = sum_c out_grad_c * corner_k,c, since
 //   d out / d x = sum_c o_c ((1 - fy) (v01 - v00) + fy (v11 - v10))

@@ -421,6 +421,17 @@ struct bilinear_gradients_channels_last {
   }
 };
 
+// Whether bilinear_gradients_channels_last takes an image: a packet of channels or more, and
+// a scratch of at most 32 MiB (a thread's scratch only grows and stays; larger images keep
+// the plane kernels rather than hold twice their size per thread for the process's life).
+template <typename DType>
+bool ChannelsLastServes(const SamplerGeometry& g) {
+  constexpr size_t kMaxScratchBytes = size_t{32} << 20;
+  return g.channels >= vec::Full<DType>::kSize &&
+         bilinear_gradients_channels_last<kWriteTo, kWriteTo>::ScratchBytes<DType>(g) <=
+             kMaxScratchBytes;
+}
+
 inline SamplerGeometry SamplerGeometryOf(const TShape& data, const TShape& grid) {
   return {data[0], data[1], data[2], data[3], grid[2], grid[3]};
 }
@@ -581,7 +592,7 @@ void SampleGradients(mshadow::Stream<xpu>* s, OpReqType data_req, OpReqType grid
                      DType* data_grad, DType* grid_grad, const DType* out_grad, const DType* data,
                      const SampleCell<DType>* cells, const SamplerGeometry& g) {
   if constexpr (std::is_same_v<xpu, cpu>) {
-    if (g.channels >= vec::Full<DType>::kSize && (data_req != kNullOp || grid_req != kNullOp)) {
+    if (ChannelsLastServes<DType>(g) && (data_req != kNullOp || grid_req != kNullOp)) {
       WithReqMode(data_req, [&](auto data_mode) {
         WithReqMode(grid_req, [&](auto grid_mode) {
           Kernel<bilinear_gradients_channels_last<data_mode(), grid_mode()>, cpu>::LaunchItems(

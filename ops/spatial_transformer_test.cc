@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/backward.h"
+#include "ops/spatial_transformer-inl.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -171,6 +172,19 @@ TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
     testing::CheckGradient(c);
     testing::CheckSameOnThreadCounts(c);
   }
+}
+
+// The CPU's gradients with the channels innermost take images of a packet of channels or more
+// whose scratch stays within its bound; others keep the plane kernels (WriteModesGradients...
+// checks both give the right values).
+TEST(BilinearSamplerTest, ChannelsLastGradientsTakeOnlyWhatTheirScratchBoundAllows) {
+  const index_t packet = vec::Full<float>::kSize;
+  EXPECT_TRUE(ChannelsLastServes<float>({32, 32, 64, 64, 64, 64}));
+  EXPECT_TRUE(ChannelsLastServes<float>({1, packet, 9, 11, 5, 8}));
+  EXPECT_FALSE(ChannelsLastServes<float>({1, packet - 1, 9, 11, 5, 8}));
+  // (2 * 512 * 512 + 64) * 16 floats: 4 KiB past 32 MiB.
+  EXPECT_FALSE(ChannelsLastServes<float>({1, 16, 512, 512, 4, 4}));
+  EXPECT_TRUE(ChannelsLastServes<float>({1, 16, 511, 512, 4, 4}));
 }
 
 TEST(SpatialTransformerTest, BadShapesAndParametersAreNamed) {

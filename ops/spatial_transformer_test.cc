@@ -178,6 +178,7 @@ TEST(SpatialTransformerTest, WriteModesGradientsAndThreads) {
 // whose scratch stays within its bound; others keep the plane kernels (WriteModesGradients...
 // checks both give the right values).
 TEST(BilinearSamplerTest, ChannelsLastGradientsTakeOnlyWhatTheirScratchBoundAllows) {
+  using spatial_transformer::ChannelsLastServes;
   const index_t packet = vec::Full<float>::kSize;
   EXPECT_TRUE(ChannelsLastServes<float>({32, 32, 64, 64, 64, 64}));
   EXPECT_TRUE(ChannelsLastServes<float>({1, packet, 9, 11, 5, 8}));

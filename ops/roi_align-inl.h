@@ -275,24 +275,22 @@ struct roi_align_table_forward {
       if (t.image[r] >= 0) {
         const DType* plane =
             data + g.PlaneOffset(t.image[r], g.InputChannel(c, b / g.pooled_w, b % g.pooled_w));
+        // A sample's four corners in two pairs, the samples in two chains: summed in one
+        // chain, each addition waited on the one before.
+        const auto sample_sum = [plane](const Sample<DType>& s) {
+          return (s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]]) +
+                 (s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]]);
+        };
         const index_t first = t.begin[r * bins + b], count = t.end[r * bins + b] - first;
         const Sample<DType>* samples = t.samples + first;
+        DType odd_sum = 0;
         index_t k = 0;
-        DType sum1 = 0;
         for (; k + 2 <= count; k += 2) {
-          const Sample<DType>& s = samples[k];
-          const Sample<DType>& u = samples[k + 1];
-          sum += (s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]]) +
-                 (s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]]);
-          sum1 += (u.weight[0] * plane[u.offset[0]] + u.weight[1] * plane[u.offset[1]]) +
-                  (u.weight[2] * plane[u.offset[2]] + u.weight[3] * plane[u.offset[3]]);
+          sum += sample_sum(samples[k]);
+          odd_sum += sample_sum(samples[k + 1]);
         }
-        for (; k < count; ++k) {
-          const Sample<DType>& s = samples[k];
-          sum += (s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]]) +
-                 (s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]]);
-        }
-        sum += sum1;
+        if (k < count) sum += sample_sum(samples[k]);
+        sum += odd_sum;
       }
       AssignReq<kReq>(out + rc * bins + b, sum);
     }

@@ -275,8 +275,8 @@ struct roi_align_table_forward {
       if (t.image[r] >= 0) {
         const DType* plane =
             data + g.PlaneOffset(t.image[r], g.InputChannel(c, b / g.pooled_w, b % g.pooled_w));
-        // A sample's four corners in two pairs, the samples in two chains: summed in one
-        // chain, each addition waited on the one before.
+        // The samples alternate between two sums and each sample's corners add in pairs, so
+        // that an addition does not wait on the one before it (one chain had).
         const auto sample_sum = [plane](const Sample<DType>& s) {
           return (s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]]) +
                  (s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]]);

@@ -9,8 +9,9 @@
 // the channels; an affine grid and its gradient are products with the unit grid, as MXNet
 // computes them. Gradients without atomics: the data's by plane (each (n, c) item scatters
 // every output of its plane in order), the grid's by position (summed over the channels);
-// on the CPU, images of a packet of channels or more form both an image an item with the
-// channels innermost. None depends on the thread count.
+// on the CPU, both of an image at once with the channels innermost where it has a packet of
+// channels or more and fits the scratch bound (ChannelsLastServes). None depends on the
+// thread count.
 // spatial_transformer.cc registers them with FCompute<cpu>; spatial_transformer.cu adds
 // FCompute<gpu>.
 #ifndef OPS_SPATIAL_TRANSFORMER_INL_H_
@@ -296,8 +297,8 @@ struct bilinear_grid_gradient {
   }
 };
 
-// The CPU's grid gradient for fewer channels than a packet, item n an image: for each run of
-// positions, each channel in turn (reading every channel at one position, as
+// The CPU's grid gradient where ChannelsLastServes does not take the image, item n an image: for
+// each run of positions, each channel in turn (reading every channel at one position, as
 // bilinear_grid_gradient does, misses the L1 cache at each corner: planes a power of two
 // apart share cache sets). Each position's sums run over the channels in order, the same
 // arithmetic as bilinear_grid_gradient's.
@@ -335,10 +336,10 @@ struct bilinear_grid_gradient_by_image {
   }
 };
 
-// The CPU's two gradients with the channels innermost, item n an image of at least a packet
-// of channels (kNullOp: that gradient is not formed). Plane by plane (the kernels above), a
-// position's scalar additions often land where the previous position's did and wait on them
-// through memory: the two gradients took 73% of SpatialTransformer's backward, 3x this
+// The CPU's two gradients with the channels innermost, item n an image that
+// ChannelsLastServes takes (kNullOp: that gradient is not formed). Plane by plane (the kernels
+// above), a position's scalar additions often land where the previous position's did and wait on
+// them through memory: the two gradients took 73% of SpatialTransformer's backward, 3x this
 // kernel's time (docs/benchmarks.md). Here the image's data and data gradient are (H * W, C)
 // in the calling thread's scratch (twice the image's size), a position's output gradients a
 // row of C: a corner's addition is a row of packets, and the grid's gradient four dot
@@ -422,8 +423,9 @@ struct bilinear_gradients_channels_last {
 };
 
 // Whether bilinear_gradients_channels_last takes an image: a packet of channels or more, and
-// a scratch of at most 32 MiB (a thread's scratch only grows and stays; larger images keep
-// the plane kernels rather than hold twice their size per thread for the process's life).
+// a scratch for both gradients of at most 32 MiB (a thread's scratch only grows and stays; larger
+// images keep the plane kernels rather than hold twice their size per thread for the process's
+// life).
 template <typename DType>
 bool ChannelsLastServes(const SamplerGeometry& g) {
   constexpr size_t kMaxScratchBytes = size_t{32} << 20;

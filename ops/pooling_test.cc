@@ -199,9 +199,9 @@ INSTANTIATE_TEST_SUITE_P(
                   {"pad", "(1,1,0)"},
                   {"pooling_convention", "full"}},
                  TShape{1, 1, 3, 3, 3}},
-        // Stride 2 along width runs its gradient by output phase: a tap each (kernel 2), no
-        // tap for odd positions (kernel 1), phases of two and three taps on rows of whole
-        // packets and a remainder.
+        // Stride 2 along width, where an output gradient reaches every second input: kernels
+        // 2 and 1 (odd positions reached by one window or by none), 4 and 5 with padding on
+        // rows of whole packets and a remainder.
         PoolCase{"avg_2x2_stride2_odd_width", TShape{1, 2, 3, 9},
                  {{"kernel", "(2,2)"}, {"pool_type", "avg"}, {"stride", "(2,2)"}},
                  TShape{1, 2, 1, 4}},

@@ -793,19 +793,44 @@ struct MaxPoolPlaneForwardByAxis {
 
 // CPU item: plane i of max's input gradient, each output's gradient added at the offset its
 // forward call kept. Offsets outside the plane (an empty window's -1, or a hidden output the
-// host did not get from the forward call) go nowhere.
+// host did not get from the forward call) go nowhere. Unless kAddTo, the plane is zeroed a
+// few rows at a time, just ahead of the first output row whose windows reach them, so that
+// the additions find their lines in the first-level cache (a whole plane zeroed first had
+// left them in the second).
 template <int kReq>
 struct MaxPoolPlaneBackwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const DType* og, const int32_t* argmax,
                   DType* in_grad) {
     DType* grad = in_grad + i * g.InSize();
-    if (kReq != kAddTo) std::fill(grad, grad + g.InSize(), DType(0));
     const DType* g_out = og + i * g.OutSize();
     const int32_t* where = argmax + i * g.OutSize();
-    for (index_t at = 0; at < g.OutSize(); ++at) {
-      if (where[at] >= 0 && where[at] < g.InSize()) grad[where[at]] += g_out[at];
+    index_t zeroed = kReq == kAddTo ? g.InSize() : 0;  // grad[0, zeroed) is ready for additions
+    index_t at = 0;
+    for (index_t od = 0; od < g.out[0]; ++od) {
+      const AxisWindow depth = WindowOn(g, 0, od);
+      for (index_t oh = 0; oh < g.out[1]; ++oh, at += g.out[2]) {
+        if constexpr (kReq != kAddTo) {
+          // The row's windows lie before the end of input row (depth.end - 1, rows.end - 1).
+          const AxisWindow rows = WindowOn(g, 1, oh);
+          const index_t reach =
+              std::min(g.InSize(), ((depth.end - 1) * g.in[1] + rows.end) * g.in[2]);
+          if (reach > zeroed) {
+            std::fill(grad + zeroed, grad + reach, DType(0));
+            zeroed = reach;
+          }
+        }
+        for (index_t ow = at; ow < at + g.out[2]; ++ow) {
+          const index_t x = where[ow];
+          if (x >= zeroed && x < g.InSize()) {  // not from the forward call: still added
+            std::fill(grad + zeroed, grad + x + 1, DType(0));
+            zeroed = x + 1;
+          }
+          if (x >= 0 && x < zeroed) grad[x] += g_out[ow];
+        }
+      }
     }
+    if (kReq != kAddTo) std::fill(grad + zeroed, grad + g.InSize(), DType(0));
   }
 };
 

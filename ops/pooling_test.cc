@@ -312,6 +312,34 @@ TEST(PoolingTest, MaxKeepsItsArgmaxForTheGradient) {
   EXPECT_EQ(testing::ToValues(grad.blob()), (Values{0, 1, 0, 2, 0, 4, 0, 0, 0, 0}));
 }
 
+// The CPU zeroes the gradient's plane just ahead of the rows the windows reach; an offset a
+// host gives beyond them (here output row 0 pointing at input row 3, then output row 1 back
+// at row 0) still takes its gradient, with every write mode.
+TEST(PoolingTest, MaxGradientFollowsOffsetsPastTheWindowsRows) {
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("Pooling"), {{"kernel", "(2,2)"}, {"stride", "(2,2)"}});
+  CpuTensor data(TShape{1, 1, 4, 2}, mshadow::kFloat32);
+  testing::SetValues(data.blob(), {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<CpuTensor> out = RunCpu(attrs, {data.blob()});
+  ASSERT_EQ(testing::ToValues(out[1].blob()), (Values{3, 7}));
+  testing::SetValues(out[1].blob(), {7, 0});
+  CpuTensor head(out[0].shape(), mshadow::kFloat32), hidden_head(out[1].shape(), mshadow::kInt32);
+  testing::SetValues(head.blob(), {10, 20});
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  for (OpReqType req : {kWriteTo, kAddTo}) {
+    CpuTensor grad(data.shape(), mshadow::kFloat32);
+    testing::SetValues(grad.blob(), {1, 1, 1, 1, 1, 1, 1, 1});
+    Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
+                         BackwardInputs(attrs, {head.blob(), hidden_head.blob()}, {data.blob()},
+                                        Blobs(out)),
+                         {req}, {grad.blob()});
+    const double base = req == kAddTo ? 1 : 0;
+    EXPECT_EQ(testing::ToValues(grad.blob()),
+              (Values{base + 20, base, base, base, base, base, base, base + 10}))
+        << "req " << req;
+  }
+}
+
 // The window's elements for MaxPlaneKernelMatchesWindowLoop: ties, NaN (skipped), both
 // infinities and the lowest finite value (which nothing exceeds but +inf) are frequent.
 template <typename DType>

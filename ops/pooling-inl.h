@@ -800,37 +800,43 @@ struct MaxPoolPlaneForwardByAxis {
 template <int kReq>
 struct MaxPoolPlaneBackwardByAxis {
   template <typename DType>
-  static void Map(index_t i, const ConvGeometry g, const DType* og, const int32_t* argmax,
-                  DType* in_grad) {
-    DType* grad = in_grad + i * g.InSize();
-    const DType* g_out = og + i * g.OutSize();
-    const int32_t* where = argmax + i * g.OutSize();
-    index_t zeroed = kReq == kAddTo ? g.InSize() : 0;  // grad[0, zeroed) is ready for additions
-    index_t at = 0;
-    for (index_t od = 0; od < g.out[0]; ++od) {
-      const AxisWindow depth = WindowOn(g, 0, od);
+  MSHADOW_CINLINE static void Map(index_t i, const ConvGeometry g, const DType* og,
+                                  const int32_t* argmax, DType* in_grad) {
+    const index_t in_size = g.InSize(), out_size = g.OutSize();
+    DType* grad = in_grad + i * in_size;
+    const DType* g_out = og + i * out_size;
+    const int32_t* where = argmax + i * out_size;
+    index_t zeroed = kReq == kAddTo ? in_size : 0;  // grad[0, zeroed) is ready for additions
+    auto add_range = [&](index_t begin, index_t end) {
+      for (index_t at = begin; at < end; ++at) {
+        const index_t x = where[at];
+        if (x >= zeroed && x < in_size) {  // not from the forward call: still added
+          std::fill(grad + zeroed, grad + x + 1, DType(0));
+          zeroed = x + 1;
+        }
+        if (x >= 0 && x < zeroed) grad[x] += g_out[at];
+      }
+    };
+    if (kReq == kAddTo || g.out[0] * g.out[1] == 1) {
+      if (kReq != kAddTo) std::fill(grad, grad + in_size, DType(0));
+      zeroed = in_size;
+      return add_range(0, out_size);
+    }
+    const index_t row = g.in[2];
+    for (index_t od = 0, at = 0; od < g.out[0]; ++od) {
+      const index_t depth_end = WindowOn(g, 0, od).end;
       for (index_t oh = 0; oh < g.out[1]; ++oh, at += g.out[2]) {
-        if constexpr (kReq != kAddTo) {
-          // The row's windows lie before the end of input row (depth.end - 1, rows.end - 1).
-          const AxisWindow rows = WindowOn(g, 1, oh);
-          const index_t reach =
-              std::min(g.InSize(), ((depth.end - 1) * g.in[1] + rows.end) * g.in[2]);
-          if (reach > zeroed) {
-            std::fill(grad + zeroed, grad + reach, DType(0));
-            zeroed = reach;
-          }
+        // The row's windows lie before the end of input row (depth_end - 1, rows_end - 1).
+        const index_t rows_end = WindowOn(g, 1, oh).end;
+        const index_t reach = std::min(in_size, ((depth_end - 1) * g.in[1] + rows_end) * row);
+        if (reach > zeroed) {
+          std::fill(grad + zeroed, grad + reach, DType(0));
+          zeroed = reach;
         }
-        for (index_t ow = at; ow < at + g.out[2]; ++ow) {
-          const index_t x = where[ow];
-          if (x >= zeroed && x < g.InSize()) {  // not from the forward call: still added
-            std::fill(grad + zeroed, grad + x + 1, DType(0));
-            zeroed = x + 1;
-          }
-          if (x >= 0 && x < zeroed) grad[x] += g_out[ow];
-        }
+        add_range(at, at + g.out[2]);
       }
     }
-    if (kReq != kAddTo) std::fill(grad + zeroed, grad + g.InSize(), DType(0));
+    if (zeroed < in_size) std::fill(grad + zeroed, grad + in_size, DType(0));
   }
 };
 

@@ -696,15 +696,52 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
-// Whether a plane's max pooling runs window by window in registers (ops/max_pool_window.h):
-// 2-D pooling (depth a unit axis) where the arch has the kernel for the width's stride and
-// kernel.
+// Whether a plane's max pooling runs window by window in registers (ops/max_pool_window.h)
+// where the arch has the kernel for the width's stride and kernel: 2-D pooling directly, 3-D
+// a depth slice at a time before one pass along depth.
 template <typename DType>
 bool MaxPoolsByWindows(const ConvGeometry& g) {
-  return IsIdentityAxis(g, 0) && max_window::Available<DType>(g.stride[2], g.kernel[2]);
+  return max_window::Available<DType>(g.stride[2], g.kernel[2]);
 }
 
-// A 2-D plane's max pooling window by window (MaxPoolsByWindows), a row of outputs at a time.
+// Whether the plane's only window is the whole plane (global pooling): the plane is then
+// reduced in one contiguous pass.
+inline bool PoolsWholePlane(const ConvGeometry& g) {
+  for (int a = 0; a < ConvGeometry::kMaxSpatial; ++a) {
+    const AxisWindow win = WindowOn(g, a, 0);
+    if (g.out[a] != 1 || win.begin != 0 || win.end != g.in[a]) return false;
+  }
+  return true;
+}
+
+// The maximum of plane[0, n) (NaN skipped, at least the lowest finite value) and the offset
+// of its first occurrence, or 0 where nothing exceeds the lowest value: PoolWindow's result
+// for a window of the whole plane. Sixteen lanes fold apart (x > m ? x : m is one vector
+// max), then the first occurrence is searched for.
+template <typename DType>
+DType MaxOfPlane(const DType* plane, index_t n, int32_t* offset) {
+  constexpr index_t kLanes = 16;
+  const DType lowest = std::numeric_limits<DType>::lowest();
+  DType lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, lowest);
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    OPS_SIMD_LOOP
+    for (index_t l = 0; l < kLanes; ++l) lanes[l] = plane[i + l] > lanes[l] ? plane[i + l] : lanes[l];
+  }
+  DType m = lowest;
+  for (index_t l = 0; l < kLanes; ++l) m = lanes[l] > m ? lanes[l] : m;
+  for (; i < n; ++i) m = plane[i] > m ? plane[i] : m;
+  index_t first = 0;
+  if (m > lowest) {
+    while (!(plane[first] == m)) ++first;
+  }
+  *offset = static_cast<int32_t>(first);
+  return m;
+}
+
+// A plane's 2-D max pooling window by window (MaxPoolsByWindows), a row of outputs at a time:
+// the rows of axis 1 and 2 of g from `plane`, offsets within it.
 // The input rows of the windows two output rows ahead are prefetched: the hardware's
 // prefetchers, following several rows at once, had left the loads waiting on memory
 // (docs/benchmarks.md, eighteenth session).
@@ -729,18 +766,26 @@ void MaxPoolPlaneByWindows(const ConvGeometry& g, const DType* plane, DType* val
 }
 
 // Plane i's max pooling: each window's maximum into `value` and the plane offset of its
-// first maximum into `offset` (g.OutSize() each), window by window where MaxPoolsByWindows,
-// else one axis at a time, the passes between them in the calling thread's scratch (values
-// and offsets carried along). With `stream` (outputs larger than the cache) the last pass
-// too writes scratch, which then goes out through streaming stores: no read of each output
-// line before its write.
+// first maximum into `offset` (g.OutSize() each): the whole plane at once where it is the
+// only window, else window by window where MaxPoolsByWindows, else one axis at a time, the
+// passes between them in the calling thread's scratch (values and offsets carried along).
+// With `stream` (outputs larger than the cache) the last pass too writes scratch, which then
+// goes out through streaming stores: no read of each output line before its write.
 template <typename DType>
 void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* value, int32_t* offset,
                   bool stream) {
+  const DType* plane = in + i * g.InSize();
+  if (PoolsWholePlane(g)) {
+    value[0] = MaxOfPlane(plane, g.InSize(), offset);
+    return;
+  }
   const bool by_windows = MaxPoolsByWindows<DType>(g);
+  const bool has_depth = !IsIdentityAxis(g, 0);
+  const index_t slice_out = g.out[1] * g.out[2];
+  // Scratch: by windows, each depth slice's maxima (3-D only); by axis, the width pass's and
+  // (3-D) the height pass's.
   const index_t width_done = by_windows ? 0 : g.in[0] * g.in[1] * g.out[2];
-  const index_t height_done =
-      by_windows || IsIdentityAxis(g, 0) ? 0 : g.in[0] * g.out[1] * g.out[2];
+  const index_t height_done = has_depth ? g.in[0] * slice_out : 0;
   const index_t passes = width_done + height_done;
   const index_t n = passes + (stream ? g.OutSize() : 0);
   const size_t value_bytes = (static_cast<size_t>(n) * sizeof(DType) + 7) / 8 * 8;
@@ -750,19 +795,30 @@ void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* valu
   int32_t* pass_offset = reinterpret_cast<int32_t*>(scratch + value_bytes);
   DType* last_value = stream ? pass_value + passes : value;
   int32_t* last_offset = stream ? pass_offset + passes : offset;
+  DType* rows_value = has_depth ? pass_value + width_done : last_value;
+  int32_t* rows_offset = has_depth ? pass_offset + width_done : last_offset;
   if (by_windows) {
-    MaxPoolPlaneByWindows(g, in + i * g.InSize(), last_value, last_offset);
-  } else {
-    PoolAlongWidth<kMax, true>(g, in + i * g.InSize(), g.in[0] * g.in[1], pass_value, pass_offset);
-    if (IsIdentityAxis(g, 0)) {
-      PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], last_value, pass_offset,
-                                last_offset);
-    } else {
-      PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], pass_value + width_done,
-                                pass_offset, pass_offset + width_done);
-      PoolAlongRows<kMax, true>(g, 0, pass_value + width_done, 1, g.out[1] * g.out[2], last_value,
-                                pass_offset + width_done, last_offset);
+    const index_t slice = g.in[1] * g.in[2];
+    for (index_t d = 0; d < g.in[0]; ++d) {
+      DType* slice_value = rows_value + d * slice_out;
+      int32_t* slice_offset = rows_offset + d * slice_out;
+      MaxPoolPlaneByWindows(g, plane + d * slice, slice_value, slice_offset);
+      if (d > 0) {
+        const int32_t shift = static_cast<int32_t>(d * slice);
+        OPS_SIMD_LOOP
+        for (index_t o = 0; o < slice_out; ++o) {
+          slice_offset[o] = slice_offset[o] < 0 ? slice_offset[o] : slice_offset[o] + shift;
+        }
+      }
     }
+  } else {
+    PoolAlongWidth<kMax, true>(g, plane, g.in[0] * g.in[1], pass_value, pass_offset);
+    PoolAlongRows<kMax, true>(g, 1, pass_value, g.in[0], g.out[2], rows_value, pass_offset,
+                              rows_offset);
+  }
+  if (has_depth) {
+    PoolAlongRows<kMax, true>(g, 0, rows_value, 1, slice_out, last_value, rows_offset,
+                              last_offset);
   }
   if (stream) {
     StreamRun(value, last_value, g.OutSize());

@@ -355,6 +355,28 @@ std::vector<DType> MaxPoolValues(size_t n) {
   return values;
 }
 
+// MaxPoolPlane on plane 0 of `data` against PoolWindow on every window (3-D geometry):
+// maxima and first-maximum offsets.
+template <typename DType>
+void ExpectMaxPlaneMatchesWindowLoop(const ConvGeometry& g, const std::vector<DType>& data,
+                                     bool stream) {
+  std::vector<DType> value(g.OutSize());
+  std::vector<int32_t> offset(g.OutSize(), 12345);
+  pooling::MaxPoolPlane(0, g, data.data(), value.data(), offset.data(), stream);
+  index_t at = 0;
+  for (index_t od = 0; od < g.out[0]; ++od) {
+    for (index_t oh = 0; oh < g.out[1]; ++oh) {
+      for (index_t ow = 0; ow < g.out[2]; ++ow, ++at) {
+        index_t first = 0;
+        const DType expected = pooling::PoolWindow<pooling::kMax, true>(
+            g, pooling::PoolSpec{}, pooling::WindowAt(g, od, oh, ow), data.data(), &first);
+        ASSERT_EQ(value[at], expected) << "output (" << od << "," << oh << "," << ow << ")";
+        ASSERT_EQ(offset[at], first) << "output (" << od << "," << oh << "," << ow << ")";
+      }
+    }
+  }
+}
+
 // Max pooling's CPU plane kernel (window by window in registers where the arch has it,
 // else one axis at a time) against PoolWindow on every window: widths with whole packets of
 // both types and tails, kernels, strides, pads and both conventions (windows past the input,
@@ -389,16 +411,7 @@ void CheckMaxPlaneKernel() {
             for (const bool stream : {false, true}) {
               std::vector<DType> value(g.OutSize());
               std::vector<int32_t> offset(g.OutSize(), 12345);
-              pooling::MaxPoolPlane(0, g, data.data(), value.data(), offset.data(), stream);
-              for (index_t oh = 0, at = 0; oh < g.out[1]; ++oh) {
-                for (index_t ow = 0; ow < g.out[2]; ++ow, ++at) {
-                  index_t first = 0;
-                  const DType expected = pooling::PoolWindow<pooling::kMax, true>(
-                      g, pooling::PoolSpec{}, pooling::WindowAt(g, 0, oh, ow), data.data(), &first);
-                  ASSERT_EQ(value[at], expected) << "output (" << oh << "," << ow << ")";
-                  ASSERT_EQ(offset[at], first) << "output (" << oh << "," << ow << ")";
-                }
-              }
+              ExpectMaxPlaneMatchesWindowLoop(g, data, stream);
               ++checked;
             }
           }
@@ -414,14 +427,79 @@ TEST(PoolingTest, MaxPlaneKernelMatchesWindowLoop) {
   CheckMaxPlaneKernel<double>();
 }
 
-// Where the arch has the window kernel, 2-D max pooling of strides 1 and 2 runs through it.
+using Kwargs = std::vector<std::pair<std::string, std::string>>;
+
+// 3-D max pooling (2-D windows a depth slice at a time, then along depth, where the arch has
+// the window kernel) and global pooling (the whole plane in one pass, 1-3 axes) against
+// PoolWindow, on the same values (ties, NaN, infinities, the lowest value); planes of one
+// element, of every value the lowest, and of NaN only included.
+template <typename DType>
+void CheckMax3DAndGlobalPlanes() {
+  int checked = 0;
+  auto check = [&](const TShape& shape, const Kwargs& kwargs, const std::vector<DType>& data) {
+    const NodeAttrs attrs = ParseAttrs(Op::Get("Pooling"), kwargs);
+    const ConvGeometry g =
+        pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), shape));
+    for (const bool stream : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << shape << " " << kwargs[0].second << " stream "
+                                        << stream);
+      ExpectMaxPlaneMatchesWindowLoop(g, data, stream);
+      ++checked;
+    }
+  };
+  for (const char* convention : {"valid", "full"}) {
+    for (const char* kernel : {"(2,2,2)", "(3,2,3)", "(1,3,3)"}) {
+      for (const char* stride : {"(1,1,1)", "(2,2,2)", "(2,1,2)"}) {
+        for (const int width : {5, 19, 34}) {
+          const TShape shape{1, 1, 5, 6, width};
+          check(shape,
+                {{"kernel", kernel}, {"stride", stride}, {"pad", "(1,0,1)"},
+                 {"pooling_convention", convention}},
+                MaxPoolValues<DType>(shape.Size()));
+        }
+      }
+    }
+  }
+  const DType lowest = std::numeric_limits<DType>::lowest();
+  const DType nan = std::numeric_limits<DType>::quiet_NaN();
+  for (const TShape& shape : {TShape{1, 1, 37}, TShape{1, 1, 1, 1}, TShape{1, 1, 14, 14},
+                              TShape{1, 1, 3, 5, 7}}) {
+    const Kwargs global = {
+        {"kernel", shape.ndim() == 3 ? "(1)" : shape.ndim() == 4 ? "(1,1)" : "(1,1,1)"},
+        {"global_pool", "True"}};
+    check(shape, global, MaxPoolValues<DType>(shape.Size()));
+    check(shape, global, std::vector<DType>(shape.Size(), lowest));
+    check(shape, global, std::vector<DType>(shape.Size(), nan));
+    std::vector<DType> last_is_max(shape.Size(), DType(-3));
+    last_is_max.back() = DType(2);
+    check(shape, global, last_is_max);
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(PoolingTest, Max3DAndGlobalPlanesMatchWindowLoop) {
+  CheckMax3DAndGlobalPlanes<float>();
+  CheckMax3DAndGlobalPlanes<double>();
+}
+
+// Where the arch has the window kernel, 2-D and 3-D max pooling of strides 1 and 2 along
+// width run through it; global pooling reduces the whole plane.
 TEST(PoolingTest, MaxPoolsByWindowsWhereTheArchServes) {
-  const NodeAttrs attrs =
-      ParseAttrs(Op::Get("Pooling"), {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}});
-  const ConvGeometry g =
-      pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), TShape{1, 1, 8, 8}));
-  EXPECT_EQ(pooling::MaxPoolsByWindows<float>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
-  EXPECT_EQ(pooling::MaxPoolsByWindows<double>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
+  for (const TShape& shape : {TShape{1, 1, 8, 8}, TShape{1, 1, 4, 8, 8}}) {
+    const NodeAttrs attrs = ParseAttrs(
+        Op::Get("Pooling"), shape.ndim() == 4
+                                ? Kwargs{{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}}
+                                : Kwargs{{"kernel", "(2,3,3)"}, {"stride", "(2,2,2)"}});
+    const ConvGeometry g =
+        pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), shape));
+    EXPECT_EQ(pooling::MaxPoolsByWindows<float>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
+    EXPECT_EQ(pooling::MaxPoolsByWindows<double>(g), OPS_MAX_POOL_WINDOW_AVX512 == 1);
+    EXPECT_FALSE(pooling::PoolsWholePlane(g));
+  }
+  const NodeAttrs global =
+      ParseAttrs(Op::Get("Pooling"), {{"kernel", "(1,1)"}, {"global_pool", "True"}});
+  EXPECT_TRUE(pooling::PoolsWholePlane(pooling::As3D(
+      pooling::Geometry(GetParam<pooling::PoolingParam>(global), TShape{2, 3, 14, 14}))));
 }
 
 // Max pooling writes outputs larger than the cache through streaming stores: forced on here

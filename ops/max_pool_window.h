@@ -63,7 +63,9 @@ struct Lanes<float> {
     return _mm512_permutex2var_ps(
         a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
   }
+  static Value Fill(float v) { return _mm512_set1_ps(v); }
   static __mmask16 Greater(Value a, Value b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+  static __mmask16 Equal(Value a, Value b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
   static Value Select(__mmask16 m, Value if_true, Value if_false) {
     return _mm512_mask_mov_ps(if_false, m, if_true);
   }
@@ -87,7 +89,9 @@ struct Lanes<double> {
   static Value Odd(Value a, Value b) {
     return _mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
   }
+  static Value Fill(double v) { return _mm512_set1_pd(v); }
   static __mmask8 Greater(Value a, Value b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
+  static __mmask8 Equal(Value a, Value b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
   static Value Select(__mmask8 m, Value if_true, Value if_false) {
     return _mm512_mask_mov_pd(if_false, m, if_true);
   }
@@ -96,6 +100,27 @@ struct Lanes<double> {
   }
 };
 #endif  // OPS_MAX_POOL_WINDOW_AVX512
+
+// The offset of the first element of p[0, n) equal to m, which p holds: a packet at a time
+// where the arch has the lanes (global max pooling's argmax; the last packet's load masked to
+// the n elements).
+template <typename DType>
+index_t FirstEqual(const DType* p, index_t n, DType m) {
+  if constexpr (Lanes<DType>::kAvailable) {
+    using L = Lanes<DType>;
+    const auto target = L::Fill(m);
+    for (index_t i = 0; i < n; i += L::kSize) {
+      const index_t left = n - i;
+      const uint32_t load = left >= L::kSize ? (uint32_t{1} << L::kSize) - 1
+                                             : (uint32_t{1} << left) - 1;
+      const uint32_t hits = L::Equal(L::Load(p + i, load), target) & load;
+      if (hits != 0) return i + __builtin_ctz(hits);
+    }
+  }
+  index_t i = 0;
+  while (!(p[i] == m)) ++i;
+  return i;
+}
 
 // Whether Row runs for this element type, stride and kernel width.
 template <typename DType>

@@ -717,7 +717,8 @@ inline bool PoolsWholePlane(const ConvGeometry& g) {
 // The maximum of plane[0, n) (NaN skipped, at least the lowest finite value) and the offset
 // of its first occurrence, or 0 where nothing exceeds the lowest value: PoolWindow's result
 // for a window of the whole plane. Sixteen lanes fold apart (x > m ? x : m is one vector
-// max), then the first occurrence is searched for.
+// max), then the first occurrence is searched for (a packet at a time where the arch has
+// max_window's lanes).
 template <typename DType>
 DType MaxOfPlane(const DType* plane, index_t n, int32_t* offset) {
   constexpr index_t kLanes = 16;
@@ -727,16 +728,14 @@ DType MaxOfPlane(const DType* plane, index_t n, int32_t* offset) {
   index_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     OPS_SIMD_LOOP
-    for (index_t l = 0; l < kLanes; ++l) lanes[l] = plane[i + l] > lanes[l] ? plane[i + l] : lanes[l];
+    for (index_t l = 0; l < kLanes; ++l) {
+      lanes[l] = plane[i + l] > lanes[l] ? plane[i + l] : lanes[l];
+    }
   }
   DType m = lowest;
   for (index_t l = 0; l < kLanes; ++l) m = lanes[l] > m ? lanes[l] : m;
   for (; i < n; ++i) m = plane[i] > m ? plane[i] : m;
-  index_t first = 0;
-  if (m > lowest) {
-    while (!(plane[first] == m)) ++first;
-  }
-  *offset = static_cast<int32_t>(first);
+  *offset = m > lowest ? static_cast<int32_t>(max_window::FirstEqual(plane, n, m)) : 0;
   return m;
 }
 

@@ -391,6 +391,22 @@ inline bool IsIdentityAxis(const ConvGeometry& g, int a) {
   return g.in[a] == 1 && g.out[a] == 1 && g.kernel[a] == 1 && g.pad[a] == 0;
 }
 
+// Whether the plane's only window is the whole plane (global pooling): the plane is then
+// reduced in one contiguous pass.
+inline bool PoolsWholePlane(const ConvGeometry& g) {
+  for (int a = 0; a < ConvGeometry::kMaxSpatial; ++a) {
+    const AxisWindow win = WindowOn(g, a, 0);
+    if (g.out[a] != 1 || win.begin != 0 || win.end != g.in[a]) return false;
+  }
+  return true;
+}
+
+// avg's divisor where the plane is the only window (PoolsWholePlane).
+template <typename DType>
+DType WholePlaneDivisor(const ConvGeometry& g, const PoolSpec& spec) {
+  return DType(WindowAt(g, 0, 0, 0).Divisor(spec.count_include_pad));
+}
+
 // The outputs along width whose windows lie inside the row: [*lo, *hi).
 inline void InteriorOfWidth(const ConvGeometry& g, index_t* lo, index_t* hi) {
   const index_t in = g.in[2], out = g.out[2], stride = g.stride[2], pad = g.pad[2];
@@ -630,6 +646,13 @@ struct PoolPlaneForwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* in,
                   DType* out) {
+    if (PoolsWholePlane(g)) {
+      const DType* plane = in + i * g.InSize();
+      const DType sum = vec::Sum<DType>(g.InSize(), [&](index_t at, auto tag) {
+        return vec::PacketOf<decltype(tag)>::LoadUnAligned(plane + at);
+      });
+      return AssignReq<kReq>(out + i, kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum);
+    }
     const index_t width_done = g.in[0] * g.in[1] * g.out[2];
     const index_t height_done = g.in[0] * g.out[1] * g.out[2];
     DType* scratch = Scratch<DType>(width_done + height_done + g.OutSize() + g.out[2]);
@@ -664,6 +687,13 @@ struct PoolPlaneBackwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* og,
                   DType* in_grad) {
+    if (PoolsWholePlane(g)) {  // every element gets the one window's gradient
+      const DType each = kType == kAvg ? og[i] / WholePlaneDivisor<DType>(g, spec) : og[i];
+      DType* grad = in_grad + i * g.InSize();
+      OPS_SIMD_LOOP
+      for (index_t at = 0; at < g.InSize(); ++at) AssignReq<kReq>(grad + at, each);
+      return;
+    }
     // Scratch: the scaled output gradient, then its spread along depth and along height,
     // avg's divisors along width, and the spread-out rows of the width pass.
     const index_t depth_done = g.in[0] * g.out[1] * g.out[2];
@@ -702,16 +732,6 @@ struct PoolPlaneBackwardByAxis {
 template <typename DType>
 bool MaxPoolsByWindows(const ConvGeometry& g) {
   return max_window::Available<DType>(g.stride[2], g.kernel[2]);
-}
-
-// Whether the plane's only window is the whole plane (global pooling): the plane is then
-// reduced in one contiguous pass.
-inline bool PoolsWholePlane(const ConvGeometry& g) {
-  for (int a = 0; a < ConvGeometry::kMaxSpatial; ++a) {
-    const AxisWindow win = WindowOn(g, a, 0);
-    if (g.out[a] != 1 || win.begin != 0 || win.end != g.in[a]) return false;
-  }
-  return true;
 }
 
 // The maximum of plane[0, n) (NaN skipped, at least the lowest finite value) and the offset

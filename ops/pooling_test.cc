@@ -227,7 +227,20 @@ INSTANTIATE_TEST_SUITE_P(
         PoolCase{"global_avg", TShape{2, 3, 4, 5},
                  {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
                  TShape{2, 3, 1, 1}},
-        PoolCase{"global_max_1d", TShape{2, 3, 6}, {{"global_pool", "True"}}, TShape{2, 3, 1}}),
+        PoolCase{"global_max_1d", TShape{2, 3, 6}, {{"global_pool", "True"}}, TShape{2, 3, 1}},
+        // Global pooling reduces each plane in one pass: planes of packets and a remainder,
+        // 3-d, and of one element.
+        PoolCase{"global_sum_7x7", TShape{2, 3, 7, 7},
+                 {{"kernel", "(1,1)"}, {"pool_type", "sum"}, {"global_pool", "True"}},
+                 TShape{2, 3, 1, 1}},
+        PoolCase{"global_avg_3d", TShape{1, 2, 3, 4, 5},
+                 {{"kernel", "(1,1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
+                 TShape{1, 2, 1, 1, 1}},
+        PoolCase{"global_avg_1x1", TShape{2, 2, 1, 1},
+                 {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
+                 TShape{2, 2, 1, 1}},
+        PoolCase{"global_max_3d", TShape{1, 2, 3, 4, 5},
+                 {{"kernel", "(1,1,1)"}, {"global_pool", "True"}}, TShape{1, 2, 1, 1, 1}}),
     [](const ::testing::TestParamInfo<PoolCase>& info) { return info.param.name; });
 
 TEST(PoolingTest, MaxGradientGoesToTheFirstMaximum) {

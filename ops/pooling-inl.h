@@ -653,21 +653,29 @@ struct PoolPlaneForwardByAxis {
       });
       return AssignReq<kReq>(out + i, kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum);
     }
-    const index_t width_done = g.in[0] * g.in[1] * g.out[2];
-    const index_t height_done = g.in[0] * g.out[1] * g.out[2];
-    DType* scratch = Scratch<DType>(width_done + height_done + g.OutSize() + g.out[2]);
-    DType* by_width = scratch;
-    DType* by_height = by_width + width_done;
-    PoolAlongWidth<kType>(g, in + i * g.InSize(), g.in[0] * g.in[1], by_width);
-    PoolAlongRows<kType>(g, 1, by_width, g.in[0], g.out[2], by_height);
-    DType* pooled = by_height;
-    if (!IsIdentityAxis(g, 0)) {
-      pooled = by_height + height_done;
-      PoolAlongRows<kType>(g, 0, by_height, 1, g.out[1] * g.out[2], pooled);
+    // 2-D: along width (the input's rows end to end), then height. 3-D: along depth first
+    // (the input's slices, long contiguous rows), then height, and width last (rows end to
+    // end again): the height pass's rows are then the input's width, not the output's,
+    // which in short rows had left it in scalar remainder loops.
+    const DType* plane = in + i * g.InSize();
+    const bool has_depth = !IsIdentityAxis(g, 0);
+    const index_t first_done = has_depth ? g.out[0] * g.in[1] * g.in[2] : g.in[1] * g.out[2];
+    const index_t second_done = has_depth ? g.out[0] * g.out[1] * g.in[2] : 0;
+    // Scratch: the passes' results, the last one's (pooled), avg's divisors along width.
+    DType* first = Scratch<DType>(first_done + second_done + g.OutSize() + g.out[2]);
+    DType* second = first + first_done;
+    DType* pooled = second + second_done;
+    if (has_depth) {
+      PoolAlongRows<kType>(g, 0, plane, 1, g.in[1] * g.in[2], first);
+      PoolAlongRows<kType>(g, 1, first, g.out[0], g.in[2], second);
+      PoolAlongWidth<kType>(g, second, g.out[0] * g.out[1], pooled);
+    } else {
+      PoolAlongWidth<kType>(g, plane, g.in[1], first);
+      PoolAlongRows<kType>(g, 1, first, 1, g.out[2], pooled);
     }
     DType* y = out + i * g.OutSize();
     if constexpr (kType == kAvg) {
-      DType* width_factors = by_height + height_done + g.OutSize();
+      DType* width_factors = pooled + g.OutSize();
       ForEachDivisorRow(g, spec, width_factors, [&](index_t at, DType outer, const DType* fw) {
         OPS_SIMD_LOOP
         for (index_t ow = 0; ow < g.out[2]; ++ow) {

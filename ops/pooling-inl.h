@@ -591,17 +591,36 @@ void SpreadAlongWidth(const ConvGeometry& g, const DType* src, index_t rows, DTy
   }
 }
 
-// dst[p][i][:] = the sum over the windows q along axis a holding i of src[p][q][:].
-template <typename DType>
-void SpreadAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
+// The outputs on axis a whose windows hold input position x: [*first, *last).
+MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, index_t* first,
+                                    index_t* last) {
+  const index_t hi = x + g.pad[a];  // o * stride <= hi < o * stride + kernel
+  const index_t lo = hi - g.kernel[a] + 1;
+  *first = lo <= 0 ? 0 : DivideNonNegative(lo + g.stride[a] - 1, g.stride[a]);
+  const index_t after = DivideNonNegative(hi, g.stride[a]) + 1;
+  *last = after < g.out[a] ? after : g.out[a];
+}
+
+// dst[p][x][:] = the sum over the windows q along axis a holding x of src[p][q][:] (kAdd:
+// added to dst), each row of dst written once from the rows of the windows that hold it.
+template <bool kAdd, typename DType>
+void GatherAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
                      index_t inner, DType* dst) {
-  std::fill(dst, dst + outer * g.in[a] * inner, DType(0));
   for (index_t p = 0; p < outer; ++p) {
-    for (index_t q = 0; q < g.out[a]; ++q) {
-      const AxisWindow win = WindowOn(g, a, q);
-      const DType* y = src + (p * g.out[a] + q) * inner;
-      for (index_t i = win.begin; i < win.end; ++i) {
-        DType* row = dst + (p * g.in[a] + i) * inner;
+    const DType* block = src + p * g.out[a] * inner;
+    for (index_t x = 0; x < g.in[a]; ++x) {
+      DType* row = dst + (p * g.in[a] + x) * inner;
+      index_t first, last;
+      OutputsHolding(g, a, x, &first, &last);
+      if (first >= last) {
+        if (!kAdd) std::fill(row, row + inner, DType(0));
+        continue;
+      }
+      const DType* y = block + first * inner;
+      OPS_SIMD_LOOP
+      for (index_t j = 0; j < inner; ++j) row[j] = kAdd ? row[j] + y[j] : y[j];
+      for (index_t q = first + 1; q < last; ++q) {
+        y = block + q * inner;
         OPS_SIMD_LOOP
         for (index_t j = 0; j < inner; ++j) row[j] += y[j];
       }
@@ -702,16 +721,21 @@ struct PoolPlaneBackwardByAxis {
       for (index_t at = 0; at < g.InSize(); ++at) AssignReq<kReq>(grad + at, each);
       return;
     }
-    // Scratch: the scaled output gradient, then its spread along depth and along height,
-    // avg's divisors along width, and the spread-out rows of the width pass.
-    const index_t depth_done = g.in[0] * g.out[1] * g.out[2];
-    const index_t height_done = g.in[0] * g.in[1] * g.out[2];
-    DType* scaled = Scratch<DType>(g.OutSize() + depth_done + height_done + g.out[2] +
-                                   g.in[0] * g.in[1] * SpreadLength(g));
-    DType* by_depth = scaled + g.OutSize();
-    DType* by_height = by_depth + depth_done;
-    DType* width_factors = by_height + height_done;
-    DType* spread_rows = width_factors + g.out[2];
+    // The forward passes' adjoints in reverse order. 2-D: along height, then width into the
+    // gradient. 3-D: along width first, then height, then depth into the gradient (each
+    // pass's rows as in the forward call: long ones where they were). Scratch: the scaled
+    // output gradient, the first and second passes' results, avg's divisors along width,
+    // the spread-out rows of the width pass.
+    const bool has_depth = !IsIdentityAxis(g, 0);
+    const index_t first_done = has_depth ? g.out[0] * g.out[1] * g.in[2] : g.in[1] * g.out[2];
+    const index_t second_done = has_depth ? g.out[0] * g.in[1] * g.in[2] : 0;
+    const index_t spread_rows = has_depth ? g.out[0] * g.out[1] : g.in[1];
+    DType* scaled = Scratch<DType>(g.OutSize() + first_done + second_done + g.out[2] +
+                                   spread_rows * SpreadLength(g));
+    DType* first = scaled + g.OutSize();
+    DType* second = first + first_done;
+    DType* width_factors = second + second_done;
+    DType* spread = width_factors + g.out[2];
     const DType* g_out = og + i * g.OutSize();
     if constexpr (kType == kAvg) {
       ForEachDivisorRow(g, spec, width_factors, [&](index_t at, DType outer, const DType* fw) {
@@ -723,14 +747,16 @@ struct PoolPlaneBackwardByAxis {
     } else {
       std::copy(g_out, g_out + g.OutSize(), scaled);
     }
-    if (IsIdentityAxis(g, 0)) {
-      by_depth = scaled;
+    constexpr bool kAdd = kReq == kAddTo;
+    DType* grad = in_grad + i * g.InSize();
+    if (has_depth) {
+      SpreadAlongWidth<false>(g, scaled, g.out[0] * g.out[1], first, spread);
+      GatherAlongRows<false>(g, 1, first, g.out[0], g.in[2], second);
+      GatherAlongRows<kAdd>(g, 0, second, 1, g.in[1] * g.in[2], grad);
     } else {
-      SpreadAlongRows(g, 0, scaled, 1, g.out[1] * g.out[2], by_depth);
+      GatherAlongRows<false>(g, 1, scaled, 1, g.out[2], first);
+      SpreadAlongWidth<kAdd>(g, first, g.in[1], grad, spread);
     }
-    SpreadAlongRows(g, 1, by_depth, g.in[0], g.out[2], by_height);
-    SpreadAlongWidth<kReq == kAddTo>(g, by_height, g.in[0] * g.in[1],
-                                     in_grad + i * g.InSize(), spread_rows);
   }
 };
 
@@ -922,16 +948,6 @@ struct MaxPoolPlaneBackwardByAxis {
     if (zeroed < in_size) std::fill(grad + zeroed, grad + in_size, DType(0));
   }
 };
-
-// The outputs on axis a whose windows hold input position x: [*first, *last).
-MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, index_t* first,
-                                    index_t* last) {
-  const index_t hi = x + g.pad[a];  // o * stride <= hi < o * stride + kernel
-  const index_t lo = hi - g.kernel[a] + 1;
-  *first = lo <= 0 ? 0 : DivideNonNegative(lo + g.stride[a] - 1, g.stride[a]);
-  const index_t after = DivideNonNegative(hi, g.stride[a]) + 1;
-  *last = after < g.out[a] ? after : g.out[a];
-}
 
 // GPU item: input element i, the sum of the gradients of the windows that hold it (avg,
 // sum, lp; max has MaxPoolKernels).

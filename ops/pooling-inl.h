@@ -721,15 +721,15 @@ struct PoolPlaneBackwardByAxis {
       for (index_t at = 0; at < g.InSize(); ++at) AssignReq<kReq>(grad + at, each);
       return;
     }
-    // The forward passes' adjoints in reverse order. 2-D: along height, then width into the
-    // gradient. 3-D: along width first, then height, then depth into the gradient (each
-    // pass's rows as in the forward call: long ones where they were). Scratch: the scaled
-    // output gradient, the first and second passes' results, avg's divisors along width,
-    // the spread-out rows of the width pass.
+    // The forward passes' adjoints in reverse order: along width first (the output's rows
+    // spread out), then height (3-D: then depth), the last pass into the gradient, each of
+    // its rows written once from the rows of the windows that hold it. Scratch: the scaled
+    // output gradient, the passes' results, avg's divisors along width, the spread-out rows
+    // of the width pass.
     const bool has_depth = !IsIdentityAxis(g, 0);
-    const index_t first_done = has_depth ? g.out[0] * g.out[1] * g.in[2] : g.in[1] * g.out[2];
+    const index_t spread_rows = g.out[0] * g.out[1];
+    const index_t first_done = spread_rows * g.in[2];
     const index_t second_done = has_depth ? g.out[0] * g.in[1] * g.in[2] : 0;
-    const index_t spread_rows = has_depth ? g.out[0] * g.out[1] : g.in[1];
     DType* scaled = Scratch<DType>(g.OutSize() + first_done + second_done + g.out[2] +
                                    spread_rows * SpreadLength(g));
     DType* first = scaled + g.OutSize();
@@ -749,13 +749,12 @@ struct PoolPlaneBackwardByAxis {
     }
     constexpr bool kAdd = kReq == kAddTo;
     DType* grad = in_grad + i * g.InSize();
+    SpreadAlongWidth<false>(g, scaled, spread_rows, first, spread);
     if (has_depth) {
-      SpreadAlongWidth<false>(g, scaled, g.out[0] * g.out[1], first, spread);
       GatherAlongRows<false>(g, 1, first, g.out[0], g.in[2], second);
       GatherAlongRows<kAdd>(g, 0, second, 1, g.in[1] * g.in[2], grad);
     } else {
-      GatherAlongRows<false>(g, 1, scaled, 1, g.out[2], first);
-      SpreadAlongWidth<kAdd>(g, first, g.in[1], grad, spread);
+      GatherAlongRows<kAdd>(g, 1, first, 1, g.in[2], grad);
     }
   }
 };

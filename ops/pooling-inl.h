@@ -672,26 +672,23 @@ struct PoolPlaneForwardByAxis {
       });
       return AssignReq<kReq>(out + i, kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum);
     }
-    // 2-D: along width (the input's rows end to end), then height. 3-D: along depth first
-    // (the input's slices, long contiguous rows), then height, and width last (rows end to
-    // end again): the height pass's rows are then the input's width, not the output's,
-    // which in short rows had left it in scalar remainder loops.
+    // Along depth (3-D), then height, the input's rows long and contiguous, and along width
+    // last, the rows end to end (short rows had left the height pass in scalar remainder
+    // loops). Scratch: the passes' results (pooled the last), avg's divisors along width.
     const DType* plane = in + i * g.InSize();
     const bool has_depth = !IsIdentityAxis(g, 0);
-    const index_t first_done = has_depth ? g.out[0] * g.in[1] * g.in[2] : g.in[1] * g.out[2];
-    const index_t second_done = has_depth ? g.out[0] * g.out[1] * g.in[2] : 0;
-    // Scratch: the passes' results, the last one's (pooled), avg's divisors along width.
-    DType* first = Scratch<DType>(first_done + second_done + g.OutSize() + g.out[2]);
-    DType* second = first + first_done;
-    DType* pooled = second + second_done;
+    const index_t depth_done = has_depth ? g.out[0] * g.in[1] * g.in[2] : 0;
+    const index_t height_done = g.out[0] * g.out[1] * g.in[2];
+    DType* by_depth = Scratch<DType>(depth_done + height_done + g.OutSize() + g.out[2]);
+    DType* by_height = by_depth + depth_done;
+    DType* pooled = by_height + height_done;
+    const DType* rows = plane;  // the height pass's input
     if (has_depth) {
-      PoolAlongRows<kType>(g, 0, plane, 1, g.in[1] * g.in[2], first);
-      PoolAlongRows<kType>(g, 1, first, g.out[0], g.in[2], second);
-      PoolAlongWidth<kType>(g, second, g.out[0] * g.out[1], pooled);
-    } else {
-      PoolAlongWidth<kType>(g, plane, g.in[1], first);
-      PoolAlongRows<kType>(g, 1, first, 1, g.out[2], pooled);
+      PoolAlongRows<kType>(g, 0, plane, 1, g.in[1] * g.in[2], by_depth);
+      rows = by_depth;
     }
+    PoolAlongRows<kType>(g, 1, rows, g.out[0], g.in[2], by_height);
+    PoolAlongWidth<kType>(g, by_height, g.out[0] * g.out[1], pooled);
     DType* y = out + i * g.OutSize();
     if constexpr (kType == kAvg) {
       DType* width_factors = pooled + g.OutSize();

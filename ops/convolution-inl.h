@@ -14,6 +14,7 @@
 #include "mshadow/tensor.h"
 #include "ops/column_chunks.h"
 #include "ops/deconvolution_phases.h"
+#include "ops/depthwise_convolution.h"
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -251,6 +252,11 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
                                                   stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
+      if (depthwise::Serves(g, gs.groups, filters)) {
+        return depthwise::Forward(g, batch, static_cast<const DType*>(data.dptr_),
+                                  static_cast<const DType*>(weight.dptr_),
+                                  param.no_bias ? nullptr : in[2].dptr<DType>(), req[0], y.dptr_);
+      }
       if (UsesTapProducts<DType>(g, gs, filters)) {
         return deconvolution::RunByPhases(
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters), batch,
@@ -331,12 +337,24 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         mshadow::Shape2(batch, g.channels * g.InSize()), stream);
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
-    // On the CPU each gradient takes the first way that serves it: the data gradient Winograd
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (depthwise::Serves(g, gs.groups, filters) &&
+          g.KernelSize() <= depthwise::kMaxBackwardTaps) {
+        depthwise::Backward(g, batch, static_cast<const DType*>(og.dptr_),
+                            static_cast<const DType*>(data.dptr_),
+                            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1],
+                            dw.dptr_);
+        if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);
+        return;
+      }
+    }
+    // On the CPU each gradient takes the first way that serves it (depthwise layers above):
+    // the data gradient Winograd
     // (UsesWinograd), then for 3-d layers of stride 1 position tiles
     // (tile_convolution::ServesDataGradient), then output phases (UsesPhaseDataGradient); the
     // weight gradient Winograd, tap tiles (ops/tap_gradient.h), then column chunks
-    // (ops/column_chunks.h). What none serves (the GPU's im2col path, depthwise layers, strided
-    // 3-d layers of many channels) goes through the column matrix image by image.
+    // (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d and 3-d depthwise
+    // layers, strided 3-d layers of many channels) goes through the column matrix image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =

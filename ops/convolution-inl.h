@@ -338,8 +338,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto dw = out[1].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, gs.col_rows),
                                                    stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
-      if (depthwise::Serves(g, gs.groups, filters) &&
-          g.KernelSize() <= depthwise::kMaxBackwardTaps) {
+      if (depthwise::Serves(g, gs.groups, filters)) {
         depthwise::Backward(g, batch, static_cast<const DType*>(og.dptr_),
                             static_cast<const DType*>(data.dptr_),
                             static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1],

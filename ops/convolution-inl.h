@@ -231,6 +231,24 @@ void ColumnChunkForward(mshadow::Stream<cpu>* stream, const ConvGeometry& g, con
       });
 }
 
+// Whether every spatial axis has kernel 1, stride 1 and no padding: the column matrix is
+// then the image.
+inline bool IsPointwise(const ConvGeometry& g) {
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.kernel[a] != 1 || g.stride[a] != 1 || g.pad[a] != 0) return false;
+  }
+  return true;
+}
+
+// Whether the CPU's forward runs a pointwise layer as one BLAS product per image on the image
+// itself: where an image's output is at most 2^18 elements. Measured (docs/benchmarks.md,
+// fifty-sixth session): (32,256,14,14) to 64 filters 7.2 -> 3.1 ms at 1 thread and 3.7 -> 1.9
+// at 2; (32,64,56,56) to 256 filters (3.2 MiB an image) 23.4 -> 33.5-37.2 ms at 2 threads,
+// where the tap products' threads over images outran OpenBLAS's within each product.
+inline bool UsesPointwiseProduct(const ConvGeometry& g, index_t filters) {
+  return IsPointwise(g) && filters * g.OutSize() <= (index_t{1} << 18);
+}
+
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
 // (N, F, output spatial...).
 template <typename xpu>
@@ -251,13 +269,21 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                       stream);
     auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
                                                   stream);
+    // A pointwise layer (1x1, stride 1, no padding) has the image as its column matrix (no
+    // im2col); on the CPU, small ones are one product per image (UsesPointwiseProduct), below.
+    const bool pointwise = IsPointwise(g);
+    bool pointwise_product = pointwise;
     if constexpr (std::is_same_v<xpu, cpu>) {
-      if (depthwise::Serves(g, gs.groups, filters)) {
+      pointwise_product = UsesPointwiseProduct(g, filters);
+    }
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (pointwise_product) {
+        // the product below
+      } else if (depthwise::Serves(g, gs.groups, filters)) {
         return depthwise::Forward(g, batch, static_cast<const DType*>(data.dptr_),
                                   static_cast<const DType*>(weight.dptr_),
                                   param.no_bias ? nullptr : in[2].dptr<DType>(), req[0], y.dptr_);
-      }
-      if (UsesTapProducts<DType>(g, gs, filters)) {
+      } else if (UsesTapProducts<DType>(g, gs, filters)) {
         return deconvolution::RunByPhases(
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters), batch,
             deconvolution::WeightLayout::kConvolution, weight.dptr_, data.dptr_,
@@ -280,21 +306,28 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
     }
     if constexpr (std::is_same_v<xpu, cpu>) {
-      if (UsesStridedTiles<DType>(g, gs, filters)) {
+      if (pointwise_product) {
+        // the product below
+      } else if (UsesStridedTiles<DType>(g, gs, filters)) {
         return tile_convolution::ConvolveByTiles(
             g, gs.groups, filters, batch, static_cast<const DType*>(data.dptr_),
             static_cast<const DType*>(weight.dptr_), param.no_bias ? nullptr : in[2].dptr<DType>(),
             req[0], y.dptr_, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
-      }
-      if (UsesColumnChunks<xpu, DType>(gs)) {
+      } else if (UsesColumnChunks<xpu, DType>(gs)) {
         return ColumnChunkForward(
             stream, g, gs, data.dptr_, weight, param.no_bias ? nullptr : in[2].dptr<DType>(),
             req[0], y, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
     }
-    Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
+    Tensor<xpu, 2, DType> col = pointwise ? Tensor<xpu, 2, DType>()
+                                          : ColumnBuffer<xpu, DType>(ctx, g, stream);
     for (index_t n = 0; n < batch; ++n) {
-      Im2Col(stream, g, data[n].dptr_, col.dptr_);
+      if (pointwise) {
+        col = Tensor<xpu, 2, DType>(data[n].dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()),
+                                    g.OutSize(), stream);
+      } else {
+        Im2Col(stream, g, data[n].dptr_, col.dptr_);
+      }
       Tensor<xpu, 2, DType> yn = y[n];
       // With a bias, its rows go in first and the products are accumulated onto them (gemm
       // beta = 1), as in FullyConnected.

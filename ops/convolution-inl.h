@@ -319,8 +319,8 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
             req[0], y, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
     }
-    Tensor<xpu, 2, DType> col = pointwise ? Tensor<xpu, 2, DType>()
-                                          : ColumnBuffer<xpu, DType>(ctx, g, stream);
+    Tensor<xpu, 2, DType> col =
+        pointwise ? Tensor<xpu, 2, DType>() : ColumnBuffer<xpu, DType>(ctx, g, stream);
     for (index_t n = 0; n < batch; ++n) {
       if (pointwise) {
         col = Tensor<xpu, 2, DType>(data[n].dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()),
@@ -372,10 +372,9 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                    stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
       if (depthwise::Serves(g, gs.groups, filters)) {
-        depthwise::Backward(g, batch, static_cast<const DType*>(og.dptr_),
-                            static_cast<const DType*>(data.dptr_),
-                            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1],
-                            dw.dptr_);
+        depthwise::Backward(
+            g, batch, static_cast<const DType*>(og.dptr_), static_cast<const DType*>(data.dptr_),
+            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1], dw.dptr_);
         if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);
         return;
       }

@@ -175,15 +175,23 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"conv2d_depthwise", TShape{1, 3, 4, 5}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 3, 3, false},
         // Depthwise layers, a padded plane at a time on the CPU (ops/depthwise_convolution.h):
         // rows of packets and a remainder, strides 2 and 3, dilation, uneven pads and kernels.
-        ConvCase{"depthwise_3x3_wide", TShape{2, 4, 9, 37}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 4,
+        ConvCase{
+            "depthwise_3x3_wide", TShape{2, 4, 9, 37}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 4, false},
+        ConvCase{
+            "depthwise_3x3_stride2", TShape{2, 3, 9, 20}, {{3, 2, 1, 1}, {3, 2, 1, 1}}, 3, 3, true},
+        ConvCase{"depthwise_5x3_dilated_stride3",
+                 TShape{1, 2, 12, 13},
+                 {{5, 1, 2, 3}, {3, 3, 1, 0}},
+                 2,
+                 2,
                  false},
-        ConvCase{"depthwise_3x3_stride2", TShape{2, 3, 9, 20}, {{3, 2, 1, 1}, {3, 2, 1, 1}}, 3, 3,
-                 true},
-        ConvCase{"depthwise_5x3_dilated_stride3", TShape{1, 2, 12, 13},
-                 {{5, 1, 2, 3}, {3, 3, 1, 0}}, 2, 2, false},
         // Stride 1 with pads past the kernel's reach: no flipped-kernel data gradient.
-        ConvCase{"depthwise_pads_past_kernel", TShape{2, 3, 4, 5}, {{3, 1, 1, 3}, {2, 1, 1, 2}},
-                 3, 3, false},
+        ConvCase{"depthwise_pads_past_kernel",
+                 TShape{2, 3, 4, 5},
+                 {{3, 1, 1, 3}, {2, 1, 1, 2}},
+                 3,
+                 3,
+                 false},
         ConvCase{"conv2d_1x1", TShape{2, 5, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 1, false},
         ConvCase{
             "conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1, false},

@@ -31,13 +31,11 @@ namespace depthwise {
 
 using mshadow::index_t;
 
-
 // A plane (rows x cols) padded with zeros (pad_rows above and below, pad_cols each side), its
 // padded rows' columns split into `phases` runs by column modulo phases.
 struct PaddedPlane {
   index_t rows, cols, pad_rows, pad_cols, phases, phase_width;
-  PaddedPlane(index_t rows_, index_t cols_, index_t pad_rows_, index_t pad_cols_,
-              index_t phases_)
+  PaddedPlane(index_t rows_, index_t cols_, index_t pad_rows_, index_t pad_cols_, index_t phases_)
       : rows(rows_),
         cols(cols_),
         pad_rows(pad_rows_),
@@ -58,8 +56,8 @@ struct PaddedPlane {
   // pad_cols.
   void InputPositions(index_t phase, index_t* first, index_t* past) const {
     *first = phase >= pad_cols ? 0 : (pad_cols - phase + phases - 1) / phases;
-    *past = std::max(*first,
-                     std::min(phase_width, (pad_cols + cols - phase + phases - 1) / phases));
+    *past =
+        std::max(*first, std::min(phase_width, (pad_cols + cols - phase + phases - 1) / phases));
   }
 
   // padded = plane, laid out as above: each padded row's phases written whole (zeros where
@@ -76,7 +74,11 @@ struct PaddedPlane {
         InputPositions(phase, &first, &past);
         std::fill(to, to + first, DType(0));
         const DType* from = plane + r * cols + phase + first * phases - pad_cols;
-        for (index_t m = 0; m < past - first; ++m) to[first + m] = from[m * phases];
+        if (phases == 1) {
+          std::copy(from, from + (past - first), to + first);
+        } else {
+          for (index_t m = 0; m < past - first; ++m) to[first + m] = from[m * phases];
+        }
         std::fill(to + past, to + phase_width, DType(0));
       }
     }
@@ -109,8 +111,7 @@ constexpr index_t kMaxTaps = 64;
 // Whether the layer is depthwise in 2-D (one group per channel, one filter per group) with
 // at most kMaxTaps taps.
 inline bool Serves(const ConvGeometry& g, index_t groups, index_t filters) {
-  return g.ndim == 2 && groups == g.channels && filters == g.channels &&
-         g.KernelSize() <= kMaxTaps;
+  return g.ndim == 2 && groups == g.channels && filters == g.channels && g.KernelSize() <= kMaxTaps;
 }
 
 // offsets[k] = where tap k's first input of output row 0 lies in p; output row oh's lie
@@ -195,9 +196,8 @@ template <typename DType>
 void Forward(const ConvGeometry& g, index_t batch, const DType* data, const DType* weight,
              const DType* bias, OpReqType req, DType* out) {
   OPS_REQ_SWITCH(req, Req, {
-    Kernel<ForwardItem<Req>, cpu>::LaunchItems(nullptr, batch * g.channels,
-                                               g.OutSize() * g.KernelSize(), g, data, weight,
-                                               bias, out);
+    Kernel<ForwardItem<Req>, cpu>::LaunchItems(
+        nullptr, batch * g.channels, g.OutSize() * g.KernelSize(), g, data, weight, bias, out);
   });
 }
 
@@ -231,8 +231,7 @@ template <int kDataReq, int kWeightReq>
 struct BackwardChannel {
   template <typename DType>
   static void Map(index_t c, const ConvGeometry g, index_t batch, const DType* out_grad,
-                  const DType* data, const DType* weight, DType* data_grad,
-                  DType* weight_grad) {
+                  const DType* data, const DType* weight, DType* data_grad, DType* weight_grad) {
     constexpr bool kData = kDataReq != kNullOp, kWeight = kWeightReq != kNullOp;
     const PaddedPlane p = InputPlane(g);
     bool flipped = false;

@@ -111,8 +111,8 @@ index_t FirstEqual(const DType* p, index_t n, DType m) {
     const auto target = L::Fill(m);
     for (index_t i = 0; i < n; i += L::kSize) {
       const index_t left = n - i;
-      const uint32_t load = left >= L::kSize ? (uint32_t{1} << L::kSize) - 1
-                                             : (uint32_t{1} << left) - 1;
+      const uint32_t load =
+          left >= L::kSize ? (uint32_t{1} << L::kSize) - 1 : (uint32_t{1} << left) - 1;
       const uint32_t hits = L::Equal(L::Load(p + i, load), target) & load;
       if (hits != 0) return i + __builtin_ctz(hits);
     }

@@ -604,8 +604,8 @@ MSHADOW_XINLINE void OutputsHolding(const ConvGeometry& g, int a, index_t x, ind
 // dst[p][x][:] = the sum over the windows q along axis a holding x of src[p][q][:] (kAdd:
 // added to dst), each row of dst written once from the rows of the windows that hold it.
 template <bool kAdd, typename DType>
-void GatherAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer,
-                     index_t inner, DType* dst) {
+void GatherAlongRows(const ConvGeometry& g, int a, const DType* src, index_t outer, index_t inner,
+                     DType* dst) {
   for (index_t p = 0; p < outer; ++p) {
     const DType* block = src + p * g.out[a] * inner;
     for (index_t x = 0; x < g.in[a]; ++x) {
@@ -670,7 +670,8 @@ struct PoolPlaneForwardByAxis {
       const DType sum = vec::Sum<DType>(g.InSize(), [&](index_t at, auto tag) {
         return vec::PacketOf<decltype(tag)>::LoadUnAligned(plane + at);
       });
-      return AssignReq<kReq>(out + i, kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum);
+      const DType pooled = kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum;
+      return AssignReq<kReq>(out + i, pooled);
     }
     // Along depth (3-D), then height, the input's rows long and contiguous, and along width
     // last, the rows end to end (short rows had left the height pass in scalar remainder
@@ -866,8 +867,7 @@ void MaxPoolPlane(index_t i, const ConvGeometry& g, const DType* in, DType* valu
                               rows_offset);
   }
   if (has_depth) {
-    PoolAlongRows<kMax, true>(g, 0, rows_value, 1, slice_out, last_value, rows_offset,
-                              last_offset);
+    PoolAlongRows<kMax, true>(g, 0, rows_value, 1, slice_out, last_value, rows_offset, last_offset);
   }
   if (stream) {
     StreamRun(value, last_value, g.OutSize());

@@ -143,56 +143,71 @@ TEST_P(PoolingTest, MatchesPaddedLoopWithGradients) {
 INSTANTIATE_TEST_SUITE_P(
     Windows, PoolingTest,
     ::testing::Values(
-        PoolCase{"max_3x3_stride2_pad1", TShape{2, 3, 7, 8},
+        PoolCase{"max_3x3_stride2_pad1",
+                 TShape{2, 3, 7, 8},
                  {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}},
                  TShape{2, 3, 4, 4}},
-        PoolCase{"max_2x2_default_stride", TShape{1, 2, 4, 5}, {{"kernel", "(2,2)"}},
+        PoolCase{"max_2x2_default_stride",
+                 TShape{1, 2, 4, 5},
+                 {{"kernel", "(2,2)"}},
                  TShape{1, 2, 3, 4}},
-        PoolCase{"avg_include_pad", TShape{2, 2, 5, 5},
-                 {{"kernel", "(3,3)"}, {"pool_type", "avg"}, {"stride", "(2,2)"},
-                  {"pad", "(1,1)"}},
+        PoolCase{"avg_include_pad",
+                 TShape{2, 2, 5, 5},
+                 {{"kernel", "(3,3)"}, {"pool_type", "avg"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}},
                  TShape{2, 2, 3, 3}},
-        PoolCase{"avg_exclude_pad", TShape{2, 2, 5, 5},
+        PoolCase{"avg_exclude_pad",
+                 TShape{2, 2, 5, 5},
                  {{"kernel", "(3,3)"},
                   {"pool_type", "avg"},
                   {"stride", "(2,2)"},
                   {"pad", "(1,1)"},
                   {"count_include_pad", "False"}},
                  TShape{2, 2, 3, 3}},
-        PoolCase{"avg_full_convention", TShape{1, 2, 6, 8},
+        PoolCase{"avg_full_convention",
+                 TShape{1, 2, 6, 8},
                  {{"kernel", "(3,3)"},
                   {"pool_type", "avg"},
                   {"stride", "(2,2)"},
                   {"pooling_convention", "full"}},
                  TShape{1, 2, 3, 4}},
-        PoolCase{"max_full_convention", TShape{1, 1, 6, 6},
+        PoolCase{"max_full_convention",
+                 TShape{1, 1, 6, 6},
                  {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pooling_convention", "full"}},
                  TShape{1, 1, 3, 3}},
-        PoolCase{"sum_1d", TShape{2, 3, 9},
+        PoolCase{"sum_1d",
+                 TShape{2, 3, 9},
                  {{"kernel", "(3,)"}, {"pool_type", "sum"}, {"stride", "(2,)"}},
                  TShape{2, 3, 4}},
-        PoolCase{"lp1", TShape{1, 2, 4, 4},
+        PoolCase{"lp1",
+                 TShape{1, 2, 4, 4},
                  {{"kernel", "(2,2)"}, {"pool_type", "lp"}, {"p_value", "1"}, {"stride", "(2,2)"}},
                  TShape{1, 2, 2, 2}},
-        PoolCase{"lp2", TShape{1, 2, 4, 4},
+        PoolCase{"lp2",
+                 TShape{1, 2, 4, 4},
                  {{"kernel", "(2,2)"}, {"pool_type", "lp"}, {"p_value", "2"}, {"stride", "(2,2)"}},
                  TShape{1, 2, 2, 2}},
-        PoolCase{"lp3_positive", TShape{1, 2, 5, 4},
+        PoolCase{"lp3_positive",
+                 TShape{1, 2, 5, 4},
                  {{"kernel", "(3,2)"}, {"pool_type", "lp"}, {"p_value", "3"}, {"stride", "(1,2)"}},
-                 TShape{1, 2, 3, 2}, 0.5, 2},
-        PoolCase{"max_3d", TShape{1, 2, 4, 5, 4},
+                 TShape{1, 2, 3, 2},
+                 0.5,
+                 2},
+        PoolCase{"max_3d",
+                 TShape{1, 2, 4, 5, 4},
                  {{"kernel", "(2,3,2)"}, {"stride", "(2,1,2)"}, {"pad", "(0,1,1)"}},
                  TShape{1, 2, 2, 5, 3}},
         // The CPU pools max, avg and sum one axis at a time: strides 1, 2 (constant in the
         // width pass) and 3 (run-time), edges cut by padding, 3-d windows.
-        PoolCase{"avg_3d_exclude_pad_stride3", TShape{1, 2, 5, 6, 7},
+        PoolCase{"avg_3d_exclude_pad_stride3",
+                 TShape{1, 2, 5, 6, 7},
                  {{"kernel", "(3,2,3)"},
                   {"pool_type", "avg"},
                   {"stride", "(2,1,3)"},
                   {"pad", "(1,0,1)"},
                   {"count_include_pad", "False"}},
                  TShape{1, 2, 3, 5, 3}},
-        PoolCase{"sum_3d_full_convention", TShape{1, 1, 4, 5, 7},
+        PoolCase{"sum_3d_full_convention",
+                 TShape{1, 1, 4, 5, 7},
                  {{"kernel", "(2,3,2)"},
                   {"pool_type", "sum"},
                   {"stride", "(2,2,3)"},
@@ -202,45 +217,57 @@ INSTANTIATE_TEST_SUITE_P(
         // Stride 2 along width, where an output gradient reaches every second input: kernels
         // 2 and 1 (odd positions reached by one window or by none), 4 and 5 with padding on
         // rows of whole packets and a remainder.
-        PoolCase{"avg_2x2_stride2_odd_width", TShape{1, 2, 3, 9},
+        PoolCase{"avg_2x2_stride2_odd_width",
+                 TShape{1, 2, 3, 9},
                  {{"kernel", "(2,2)"}, {"pool_type", "avg"}, {"stride", "(2,2)"}},
                  TShape{1, 2, 1, 4}},
-        PoolCase{"avg_1x1_stride2", TShape{1, 1, 4, 10},
+        PoolCase{"avg_1x1_stride2",
+                 TShape{1, 1, 4, 10},
                  {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"stride", "(2,2)"}},
                  TShape{1, 1, 2, 5}},
-        PoolCase{"sum_3x4_stride2_pad2_wide", TShape{1, 2, 5, 37},
+        PoolCase{"sum_3x4_stride2_pad2_wide",
+                 TShape{1, 2, 5, 37},
                  {{"kernel", "(3,4)"}, {"pool_type", "sum"}, {"stride", "(1,2)"}, {"pad", "(1,2)"}},
                  TShape{1, 2, 5, 19}},
-        PoolCase{"avg_3x5_stride2_exclude_pad", TShape{1, 2, 6, 16},
+        PoolCase{"avg_3x5_stride2_exclude_pad",
+                 TShape{1, 2, 6, 16},
                  {{"kernel", "(3,5)"},
                   {"pool_type", "avg"},
                   {"stride", "(2,2)"},
                   {"pad", "(1,2)"},
                   {"count_include_pad", "False"}},
                  TShape{1, 2, 3, 8}},
-        PoolCase{"avg_stride1", TShape{2, 2, 9, 11},
+        PoolCase{"avg_stride1",
+                 TShape{2, 2, 9, 11},
                  {{"kernel", "(3,3)"}, {"pool_type", "avg"}, {"pad", "(1,1)"}},
                  TShape{2, 2, 9, 11}},
-        PoolCase{"max_stride3_wide", TShape{1, 2, 7, 20},
+        PoolCase{"max_stride3_wide",
+                 TShape{1, 2, 7, 20},
                  {{"kernel", "(3,4)"}, {"stride", "(2,3)"}, {"pad", "(1,2)"}},
                  TShape{1, 2, 4, 7}},
-        PoolCase{"global_avg", TShape{2, 3, 4, 5},
+        PoolCase{"global_avg",
+                 TShape{2, 3, 4, 5},
                  {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
                  TShape{2, 3, 1, 1}},
         PoolCase{"global_max_1d", TShape{2, 3, 6}, {{"global_pool", "True"}}, TShape{2, 3, 1}},
         // Global pooling reduces each plane in one pass: planes of packets and a remainder,
         // 3-d, and of one element.
-        PoolCase{"global_sum_7x7", TShape{2, 3, 7, 7},
+        PoolCase{"global_sum_7x7",
+                 TShape{2, 3, 7, 7},
                  {{"kernel", "(1,1)"}, {"pool_type", "sum"}, {"global_pool", "True"}},
                  TShape{2, 3, 1, 1}},
-        PoolCase{"global_avg_3d", TShape{1, 2, 3, 4, 5},
+        PoolCase{"global_avg_3d",
+                 TShape{1, 2, 3, 4, 5},
                  {{"kernel", "(1,1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
                  TShape{1, 2, 1, 1, 1}},
-        PoolCase{"global_avg_1x1", TShape{2, 2, 1, 1},
+        PoolCase{"global_avg_1x1",
+                 TShape{2, 2, 1, 1},
                  {{"kernel", "(1,1)"}, {"pool_type", "avg"}, {"global_pool", "True"}},
                  TShape{2, 2, 1, 1}},
-        PoolCase{"global_max_3d", TShape{1, 2, 3, 4, 5},
-                 {{"kernel", "(1,1,1)"}, {"global_pool", "True"}}, TShape{1, 2, 1, 1, 1}}),
+        PoolCase{"global_max_3d",
+                 TShape{1, 2, 3, 4, 5},
+                 {{"kernel", "(1,1,1)"}, {"global_pool", "True"}},
+                 TShape{1, 2, 1, 1, 1}}),
     [](const ::testing::TestParamInfo<PoolCase>& info) { return info.param.name; });
 
 TEST(PoolingTest, MaxGradientGoesToTheFirstMaximum) {
@@ -342,10 +369,10 @@ TEST(PoolingTest, MaxGradientFollowsOffsetsPastTheWindowsRows) {
   for (OpReqType req : {kWriteTo, kAddTo}) {
     CpuTensor grad(data.shape(), mshadow::kFloat32);
     testing::SetValues(grad.blob(), {1, 1, 1, 1, 1, 1, 1, 1});
-    Invoke<mshadow::cpu>(backward, MakeCpuContext(backward),
-                         BackwardInputs(attrs, {head.blob(), hidden_head.blob()}, {data.blob()},
-                                        Blobs(out)),
-                         {req}, {grad.blob()});
+    Invoke<mshadow::cpu>(
+        backward, MakeCpuContext(backward),
+        BackwardInputs(attrs, {head.blob(), hidden_head.blob()}, {data.blob()}, Blobs(out)), {req},
+        {grad.blob()});
     const double base = req == kAddTo ? 1 : 0;
     EXPECT_EQ(testing::ToValues(grad.blob()),
               (Values{base + 20, base, base, base, base, base, base, base + 10}))
@@ -454,8 +481,8 @@ void CheckMax3DAndGlobalPlanes() {
     const ConvGeometry g =
         pooling::As3D(pooling::Geometry(GetParam<pooling::PoolingParam>(attrs), shape));
     for (const bool stream : {false, true}) {
-      SCOPED_TRACE(::testing::Message() << shape << " " << kwargs[0].second << " stream "
-                                        << stream);
+      SCOPED_TRACE(::testing::Message()
+                   << shape << " " << kwargs[0].second << " stream " << stream);
       ExpectMaxPlaneMatchesWindowLoop(g, data, stream);
       ++checked;
     }
@@ -466,7 +493,9 @@ void CheckMax3DAndGlobalPlanes() {
         for (const int width : {5, 19, 34}) {
           const TShape shape{1, 1, 5, 6, width};
           check(shape,
-                {{"kernel", kernel}, {"stride", stride}, {"pad", "(1,0,1)"},
+                {{"kernel", kernel},
+                 {"stride", stride},
+                 {"pad", "(1,0,1)"},
                  {"pooling_convention", convention}},
                 MaxPoolValues<DType>(shape.Size()));
         }
@@ -475,11 +504,12 @@ void CheckMax3DAndGlobalPlanes() {
   }
   const DType lowest = std::numeric_limits<DType>::lowest();
   const DType nan = std::numeric_limits<DType>::quiet_NaN();
-  for (const TShape& shape : {TShape{1, 1, 37}, TShape{1, 1, 1, 1}, TShape{1, 1, 14, 14},
-                              TShape{1, 1, 3, 5, 7}}) {
-    const Kwargs global = {
-        {"kernel", shape.ndim() == 3 ? "(1)" : shape.ndim() == 4 ? "(1,1)" : "(1,1,1)"},
-        {"global_pool", "True"}};
+  for (const TShape& shape :
+       {TShape{1, 1, 37}, TShape{1, 1, 1, 1}, TShape{1, 1, 14, 14}, TShape{1, 1, 3, 5, 7}}) {
+    const Kwargs global = {{"kernel", shape.ndim() == 3   ? "(1)"
+                                      : shape.ndim() == 4 ? "(1,1)"
+                                                          : "(1,1,1)"},
+                           {"global_pool", "True"}};
     check(shape, global, MaxPoolValues<DType>(shape.Size()));
     check(shape, global, std::vector<DType>(shape.Size(), lowest));
     check(shape, global, std::vector<DType>(shape.Size(), nan));

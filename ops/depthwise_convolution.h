@@ -282,13 +282,11 @@ struct BackwardChannel {
         std::fill(grad, grad + p.Size(), DType(0));
         for (index_t oh = 0; oh < g.out[0]; ++oh) {
           const DType* dy = og + oh * width;
-          for (index_t kh = 0; kh < g.kernel[0]; ++kh) {
-            for (index_t kw = 0; kw < g.kernel[1]; ++kw) {
-              const DType wt = w[kh * g.kernel[1] + kw];
-              DType* to = grad + oh * g.stride[0] * p.Pitch() + offsets[kh * g.kernel[1] + kw];
-              OPS_SIMD_LOOP
-              for (index_t ow = 0; ow < width; ++ow) to[ow] += wt * dy[ow];
-            }
+          for (index_t k = 0; k < g.KernelSize(); ++k) {
+            const DType wt = w[k];
+            DType* to = grad + oh * g.stride[0] * p.Pitch() + offsets[k];
+            OPS_SIMD_LOOP
+            for (index_t ow = 0; ow < width; ++ow) to[ow] += wt * dy[ow];
           }
         }
         p.Unpad<kDataReq>(grad, dx);

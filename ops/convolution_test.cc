@@ -185,7 +185,22 @@ INSTANTIATE_TEST_SUITE_P(
                  2,
                  2,
                  false},
-        // Stride 1 with pads past the kernel's reach: no flipped-kernel data gradient.
+        // Odd rows past two blocks of lanes a phase; dilation 2 at stride 2 leaves one column
+        // phase without taps (its data gradient zero).
+        ConvCase{"depthwise_stride2_dilated_odd_wide",
+                 TShape{1, 2, 7, 141},
+                 {{3, 2, 1, 1}, {4, 2, 2, 1}},
+                 2,
+                 2,
+                 true},
+        // Every tap lands in the padding: the data gradient is zero.
+        ConvCase{"depthwise_taps_only_in_padding",
+                 TShape{1, 2, 3, 2},
+                 {{1, 1, 1, 0}, {1, 3, 1, 1}},
+                 2,
+                 2,
+                 false},
+        // Stride 1 with pads past the kernel's reach (shifts below zero in the gather).
         ConvCase{"depthwise_pads_past_kernel",
                  TShape{2, 3, 4, 5},
                  {{3, 1, 1, 3}, {2, 1, 1, 2}},

@@ -10,9 +10,10 @@
 // columns split by the stride's phase (column t of a row at phase t % stride, position
 // t / stride), so that every tap of an output row reads contiguous inputs, and a packet of
 // outputs sums all its taps in a register. The backward pass goes to the threads by channel:
-// a channel's weight gradient sums over the batch without atomics; its data gradient is the
-// forward convolution of the output gradient by the flipped kernel where the layer has
-// stride 1, else the taps' passes run in reverse into a padded plane.
+// a channel's weight gradient sums over the batch without atomics; its data gradient is
+// gathered, each input row a phase of its columns at a time (the columns of one phase are
+// reached by the same taps, from consecutive outputs), from a zero-padded copy of the output
+// gradient: at stride 1 the forward convolution by the flipped kernel.
 #ifndef OPS_DEPTHWISE_CONVOLUTION_H_
 #define OPS_DEPTHWISE_CONVOLUTION_H_
 
@@ -60,8 +61,34 @@ struct PaddedPlane {
         std::max(*first, std::min(phase_width, (pad_cols + cols - phase + phases - 1) / phases));
   }
 
-  // padded = plane, laid out as above: each padded row's phases written whole (zeros where
-  // they fall in the padding), no element twice.
+  // The columns of one input row (cols of them, at `from`) at their places in the padded row
+  // `row`: input column e + i * phases at position i of its phase. Stride 2 pairs each even
+  // column with the next odd one, a loop the compiler vectorizes (one phase at a time, the
+  // strided loads had been scalar and the plane's copy most of a stride-2 layer's time).
+  template <typename DType>
+  void SplitRow(const DType* from, DType* row) const {
+    if (phases == 1) {
+      std::copy(from, from + cols, row + pad_cols);
+    } else if (phases == 2) {
+      DType* even = row + At(0, pad_cols);
+      DType* odd = row + At(0, pad_cols + 1);
+      const index_t pairs = cols / 2;
+      OPS_SIMD_LOOP
+      for (index_t i = 0; i < pairs; ++i) {
+        even[i] = from[2 * i];
+        odd[i] = from[2 * i + 1];
+      }
+      if (cols % 2) even[pairs] = from[cols - 1];
+    } else {
+      for (index_t e = 0; e < phases && e < cols; ++e) {
+        DType* to = row + At(0, pad_cols + e);
+        for (index_t i = 0; e + i * phases < cols; ++i) to[i] = from[e + i * phases];
+      }
+    }
+  }
+
+  // padded = plane, laid out as above: each padded row's padding positions zeroed and its
+  // input columns split into their phases, no element written twice.
   template <typename DType>
   void Fill(const DType* plane, DType* padded) const {
     const index_t pitch = Pitch();
@@ -73,33 +100,37 @@ struct PaddedPlane {
         index_t first, past;
         InputPositions(phase, &first, &past);
         std::fill(to, to + first, DType(0));
-        const DType* from = plane + r * cols + phase + first * phases - pad_cols;
-        if (phases == 1) {
-          std::copy(from, from + (past - first), to + first);
-        } else {
-          for (index_t m = 0; m < past - first; ++m) to[first + m] = from[m * phases];
-        }
         std::fill(to + past, to + phase_width, DType(0));
       }
+      SplitRow(plane + r * cols, row);
     }
     std::fill(padded + (rows + pad_rows) * pitch, padded + Size(), DType(0));
   }
+};
 
-  // plane = padded's inside, written as kReq says.
-  template <int kReq, typename DType>
-  void Unpad(const DType* padded, DType* plane) const {
-    for (index_t r = 0; r < rows; ++r) {
-      const DType* row = padded + (r + pad_rows) * Pitch();
-      for (index_t phase = 0; phase < phases; ++phase) {
-        index_t first, past;
-        InputPositions(phase, &first, &past);
-        const DType* from = row + phase * phase_width + first;
-        DType* to = plane + r * cols + phase + first * phases - pad_cols;
-        for (index_t m = 0; m < past - first; ++m) AssignReq<kReq>(to + m * phases, from[m]);
-      }
+// y[0, cols) (written as kReq says) from its columns split into `phases` runs (SplitRow's
+// order without padding): column e + i * phases from split[e * pitch + i]. Stride 2 as one
+// loop of pairs, which the compiler vectorizes.
+template <int kReq, typename DType>
+void JoinPhases(const DType* split, index_t pitch, index_t phases, index_t cols, DType* y) {
+  if (phases == 2) {
+    const DType* even = split;
+    const DType* odd = split + pitch;
+    const index_t pairs = cols / 2;
+    OPS_SIMD_LOOP
+    for (index_t i = 0; i < pairs; ++i) {
+      AssignReq<kReq>(y + 2 * i, even[i]);
+      AssignReq<kReq>(y + 2 * i + 1, odd[i]);
+    }
+    if (cols % 2) AssignReq<kReq>(y + cols - 1, even[pairs]);
+    return;
+  }
+  for (index_t e = 0; e < phases && e < cols; ++e) {
+    for (index_t i = 0; e + i * phases < cols; ++i) {
+      AssignReq<kReq>(y + e + i * phases, split[e * pitch + i]);
     }
   }
-};
+}
 
 inline PaddedPlane InputPlane(const ConvGeometry& g) {
   return PaddedPlane(g.in[0], g.in[1], g.pad[0], g.pad[1], g.stride[1]);
@@ -124,42 +155,55 @@ inline void TapOffsets(const ConvGeometry& g, const PaddedPlane& p, index_t* off
   }
 }
 
-// Output row oh of g (one plane, written as kReq says) from `padded` (InputPlane(g), taps at
-// `offsets`): four packets of outputs at a time, each summing the taps w (row-major) in a
-// register of its own (one register's chain of additions had left the loop waiting on their
-// latency); lanes past the row are computed from the next row's inputs and dropped.
+// The sum over taps k of w[k] * src[offsets[k] + i] for the kLanes values of i from `at`,
+// plus init.
+template <typename P, typename DType>
+MSHADOW_CINLINE P SumTapsPacket(const DType* src, const index_t* offsets, const DType* w,
+                                index_t taps, DType init, index_t at) {
+  P acc = P::Fill(init);
+  for (index_t k = 0; k < taps; ++k) acc = acc + P::Fill(w[k]) * P::LoadUnAligned(src + offsets[k] + at);
+  return acc;
+}
+
+// y[i] for i < n (written as kReq says) = init + the sum over taps k of w[k] * src[offsets[k] +
+// i]: four packets of outputs at a time, each summing the taps in a register of its own (one
+// register's chain of additions had left the loop waiting on their latency), then a packet at
+// a time. A row's last partial packet is, for writes, the packet ending at n (rewriting lanes
+// with the values they hold) and, for additions, stored a lane at a time (the whole last block
+// had been, most of a 56-wide row). src holds kLanes readable elements past every tap's row.
 template <int kReq, typename DType>
-void ForwardRow(const ConvGeometry& g, const PaddedPlane& p, const index_t* offsets,
-                const DType* padded, index_t oh, const DType* w, DType bias, DType* y) {
+void SumTaps(const DType* src, const index_t* offsets, const DType* w, index_t taps, DType init,
+             index_t n, DType* y) {
   using P = vec::Full<DType>;
   constexpr index_t kLanes = P::kSize, kBlock = 4 * kLanes;
-  static_assert(kBlock <= PaddedPlane::kSlack, "a block's lanes past the plane");
-  const index_t width = g.out[1], taps = g.KernelSize();
-  const DType* row = padded + oh * g.stride[0] * p.Pitch();
-  for (index_t ow = 0; ow < width; ow += kBlock) {
-    P acc0 = P::Fill(bias), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  static_assert(kLanes <= PaddedPlane::kSlack, "a packet's lanes past the plane");
+  index_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    P acc0 = P::Fill(init), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (index_t k = 0; k < taps; ++k) {
       const P wk = P::Fill(w[k]);
-      const DType* x = row + offsets[k] + ow;
+      const DType* x = src + offsets[k] + i;
       acc0 = acc0 + wk * P::LoadUnAligned(x);
       acc1 = acc1 + wk * P::LoadUnAligned(x + kLanes);
       acc2 = acc2 + wk * P::LoadUnAligned(x + 2 * kLanes);
       acc3 = acc3 + wk * P::LoadUnAligned(x + 3 * kLanes);
     }
-    if (ow + kBlock <= width) {
-      vec::Store<kReq == kAddTo>(y + ow, acc0);
-      vec::Store<kReq == kAddTo>(y + ow + kLanes, acc1);
-      vec::Store<kReq == kAddTo>(y + ow + 2 * kLanes, acc2);
-      vec::Store<kReq == kAddTo>(y + ow + 3 * kLanes, acc3);
-    } else {
-      DType lanes[kBlock];
-      acc0.StoreUnAligned(lanes);
-      acc1.StoreUnAligned(lanes + kLanes);
-      acc2.StoreUnAligned(lanes + 2 * kLanes);
-      acc3.StoreUnAligned(lanes + 3 * kLanes);
-      for (index_t l = 0; ow + l < width; ++l) AssignReq<kReq>(y + ow + l, lanes[l]);
-    }
+    vec::Store<kReq == kAddTo>(y + i, acc0);
+    vec::Store<kReq == kAddTo>(y + i + kLanes, acc1);
+    vec::Store<kReq == kAddTo>(y + i + 2 * kLanes, acc2);
+    vec::Store<kReq == kAddTo>(y + i + 3 * kLanes, acc3);
   }
+  for (; i + kLanes <= n; i += kLanes) {
+    vec::Store<kReq == kAddTo>(y + i, SumTapsPacket<P>(src, offsets, w, taps, init, i));
+  }
+  if (i == n) return;
+  if (kReq != kAddTo && n >= kLanes) {
+    SumTapsPacket<P>(src, offsets, w, taps, init, n - kLanes).StoreUnAligned(y + n - kLanes);
+    return;
+  }
+  DType lanes[kLanes];
+  SumTapsPacket<P>(src, offsets, w, taps, init, i).StoreUnAligned(lanes);
+  for (index_t l = 0; i + l < n; ++l) AssignReq<kReq>(y + i + l, lanes[l]);
 }
 
 // One plane of g's output (written as kReq says) from one plane of its input, `padded` the
@@ -172,7 +216,8 @@ void ForwardPlane(const ConvGeometry& g, const DType* plane, const DType* w, DTy
   TapOffsets(g, p, offsets);
   p.Fill(plane, padded);
   for (index_t oh = 0; oh < g.out[0]; ++oh) {
-    ForwardRow<kReq>(g, p, offsets, padded, oh, w, bias, y + oh * g.out[1]);
+    SumTaps<kReq>(padded + oh * g.stride[0] * p.Pitch(), offsets, w, g.KernelSize(), bias,
+                  g.out[1], y + oh * g.out[1]);
   }
 }
 
@@ -201,19 +246,143 @@ void Forward(const ConvGeometry& g, index_t batch, const DType* data, const DTyp
   });
 }
 
-// The geometry whose forward convolution by the flipped kernel is g's data gradient: g's
-// output as input, its input as output. Only where g has stride 1 and its padding is at most
-// the dilated kernel's reach (else `ok` is false).
-inline ConvGeometry FlippedGeometry(const ConvGeometry& g, bool* ok) {
-  ConvGeometry t = g;
-  *ok = true;
-  for (int a = 0; a < 2; ++a) {
-    t.in[a] = g.out[a];
-    t.out[a] = g.in[a];
-    t.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
-    *ok = *ok && g.stride[a] == 1 && t.pad[a] >= 0;
+// The data gradient's gather. Input column e + i * stride[1] (phase e, position i) of input
+// row ih receives tap (kh, kw) from output (oh, i + shift) where ih + pad[0] = oh * stride[0] +
+// kh * dilate[0] and e + pad[1] = shift * stride[1] + kw * dilate[1]: each kw reaches one
+// phase, every position of it from the same shift.
+struct ColumnTap {
+  index_t phase, shift;
+};
+
+inline ColumnTap ColumnTapOf(const ConvGeometry& g, index_t kw) {
+  const index_t reach = g.pad[1] - kw * g.dilate[1], s = g.stride[1];
+  const index_t phase = ((-reach) % s + s) % s;
+  return {phase, (phase + reach) / s};  // exact, also below zero
+}
+
+// Phases of the input columns that hold columns (stride[1] of them, fewer in narrow planes).
+inline index_t ColumnPhases(const ConvGeometry& g) { return std::min(g.stride[1], g.in[1]); }
+
+// Input columns of phase e.
+inline index_t PhaseColumns(const ConvGeometry& g, index_t e) {
+  return (g.in[1] - e + g.stride[1] - 1) / g.stride[1];
+}
+
+// The output gradient's plane padded with as many zero columns either side as the shifts
+// reach past it (so that every tap's positions read inside its row), no zero rows.
+inline PaddedPlane OutputGradientPlane(const ConvGeometry& g) {
+  index_t pad = 0;
+  for (index_t kw = 0; kw < g.kernel[1]; ++kw) {
+    const ColumnTap t = ColumnTapOf(g, kw);
+    if (t.phase >= ColumnPhases(g)) continue;
+    pad = std::max({pad, -t.shift, PhaseColumns(g, t.phase) - 1 + t.shift - (g.out[1] - 1)});
   }
-  return t;
+  return PaddedPlane(g.out[0], g.out[1], 0, pad, 1);
+}
+
+// One plane's data gradient dx (written as kReq says) from `padded`, its output gradient
+// copied as OutputGradientPlane(g) = q, by the channel's kernel w; `split` holds an input row
+// split by phase (ColumnPhases(g) runs of PhaseColumns(g, 0)) where stride[1] > 1. The taps
+// reaching each row and phase are listed before the loops, which have no division (finding
+// them a row at a time had cost as much as the sums).
+template <int kReq, typename DType>
+void DataGradientPlane(const ConvGeometry& g, const PaddedPlane& q, const DType* padded,
+                       const DType* w, DType* split, DType* dx) {
+  const index_t phases = ColumnPhases(g), pitch = PhaseColumns(g, 0);
+  // The columns' taps grouped by phase: phase reached[j] (reached_columns[j] columns) from
+  // taps [first[j], first[j + 1]).
+  index_t reached[kMaxTaps], reached_columns[kMaxTaps], first[kMaxTaps + 1];
+  index_t column_kw[kMaxTaps], column_shift[kMaxTaps];
+  index_t groups = 0, listed = 0;
+  for (index_t e = 0; e < phases; ++e) {
+    const index_t start = listed;
+    for (index_t kw = 0; kw < g.kernel[1]; ++kw) {
+      const ColumnTap t = ColumnTapOf(g, kw);
+      if (t.phase != e) continue;
+      column_kw[listed] = kw;
+      column_shift[listed++] = q.pad_cols + t.shift;
+    }
+    if (listed > start) {
+      reached[groups] = e;
+      reached_columns[groups] = PhaseColumns(g, e);
+      first[groups++] = start;
+    }
+  }
+  first[groups] = listed;
+  if (groups == 0) {  // no tap reaches an input column (a stride past a narrow plane's width)
+    for (index_t i = 0; i < g.InSize(); ++i) AssignReq<kReq>(dx + i, DType(0));
+    return;
+  }
+  // Phases no tap reaches hold zeros in every row.
+  if (groups < phases) std::fill(split, split + phases * pitch, DType(0));
+  // ih + pad[0] - kh * dilate[0] = row_out[kh] * stride[0] + row_rest[kh], 0 <= rest < stride.
+  index_t row_out[kMaxTaps], row_rest[kMaxTaps];
+  const index_t sh = g.stride[0];
+  for (index_t kh = 0; kh < g.kernel[0]; ++kh) {
+    const index_t reach = g.pad[0] - kh * g.dilate[0];
+    row_rest[kh] = (reach % sh + sh) % sh;
+    row_out[kh] = (reach - row_rest[kh]) / sh;
+  }
+  index_t offsets[kMaxTaps];
+  DType weights[kMaxTaps];
+  for (index_t ih = 0; ih < g.in[0]; ++ih) {
+    DType* row = dx + ih * g.in[1];
+    for (index_t j = 0; j < groups; ++j) {
+      index_t taps = 0;
+      for (index_t kh = 0; kh < g.kernel[0]; ++kh) {
+        if (row_rest[kh] != 0 || row_out[kh] < 0 || row_out[kh] >= g.out[0]) continue;
+        const index_t row_start = row_out[kh] * q.Pitch();
+        for (index_t t = first[j]; t < first[j + 1]; ++t) {
+          offsets[taps] = row_start + column_shift[t];
+          weights[taps++] = w[kh * g.kernel[1] + column_kw[t]];
+        }
+      }
+      if (phases == 1) {
+        SumTaps<kReq>(padded, offsets, weights, taps, DType(0), g.in[1], row);
+      } else {
+        SumTaps<kWriteTo>(padded, offsets, weights, taps, DType(0), reached_columns[j],
+                          split + reached[j] * pitch);
+      }
+    }
+    if (phases > 1) JoinPhases<kReq>(split, pitch, phases, g.in[1], row);
+    for (index_t kh = 0; kh < g.kernel[0]; ++kh) {
+      if (++row_rest[kh] == sh) {
+        row_rest[kh] = 0;
+        ++row_out[kh];
+      }
+    }
+  }
+}
+
+// The weight gradient's sums for one plane: tap_sums[k] += the products of the output
+// gradient (`grad`, copied as q) with tap k's inputs (`padded`, copied as p, taps at
+// `offsets`), on packets, a row's last packet masked to its lanes (a scalar tail had taken
+// most of a 28-wide row's time); reduced once for the whole batch by the caller.
+template <typename DType, typename P>
+void AddWeightGradient(const ConvGeometry& g, const PaddedPlane& p, const PaddedPlane& q,
+                       const index_t* offsets, const DType* padded, const DType* grad,
+                       P* tap_sums) {
+  constexpr index_t kLanes = P::kSize;
+  DType lane_index[kLanes];
+  for (index_t l = 0; l < kLanes; ++l) lane_index[l] = DType(l);
+  const index_t width = g.out[1], full = width - width % kLanes;
+  const P lanes = P::LoadUnAligned(lane_index), in_row = P::Fill(DType(width - full)),
+          zero = P::Fill(DType(0));
+  for (index_t k = 0; k < g.KernelSize(); ++k) {
+    P acc = zero;
+    for (index_t oh = 0; oh < g.out[0]; ++oh) {
+      const DType* dy = grad + q.At(oh, q.pad_cols);
+      const DType* x = padded + oh * g.stride[0] * p.Pitch() + offsets[k];
+      for (index_t ow = 0; ow < full; ow += kLanes) {
+        acc = acc + P::LoadUnAligned(dy + ow) * P::LoadUnAligned(x + ow);
+      }
+      if (full < width) {
+        const P product = P::LoadUnAligned(dy + full) * P::LoadUnAligned(x + full);
+        acc = acc + SelectLess(lanes, in_row, product, zero);
+      }
+    }
+    tap_sums[k] = tap_sums[k] + acc;
+  }
 }
 
 // fn(std::integral_constant<int, r>()) with r = kNullOp, kWriteTo (also for kWriteInplace) or
@@ -233,69 +402,32 @@ struct BackwardChannel {
   static void Map(index_t c, const ConvGeometry g, index_t batch, const DType* out_grad,
                   const DType* data, const DType* weight, DType* data_grad, DType* weight_grad) {
     constexpr bool kData = kDataReq != kNullOp, kWeight = kWeightReq != kNullOp;
-    const PaddedPlane p = InputPlane(g);
-    bool flipped = false;
-    const ConvGeometry t = FlippedGeometry(g, &flipped);
-    const PaddedPlane pt = InputPlane(t);
-    auto* padded = static_cast<DType*>(
-        mshadow::ThreadScratch((p.Size() + std::max(p.Size(), pt.Size())) * sizeof(DType)));
-    DType* grad = padded + p.Size();  // the padded data gradient, or the padded out_grad
-    const DType* w = weight + c * g.KernelSize();
-    DType flipped_w[kMaxTaps];
-    for (index_t k = 0; k < g.KernelSize(); ++k) flipped_w[k] = w[g.KernelSize() - 1 - k];
+    const PaddedPlane p = InputPlane(g), q = OutputGradientPlane(g);
+    auto* padded = static_cast<DType*>(mshadow::ThreadScratch(
+        (p.Size() + q.Size() + ColumnPhases(g) * PhaseColumns(g, 0)) * sizeof(DType)));
+    DType* padded_grad = padded + p.Size();
+    DType* split = padded_grad + q.Size();
     index_t offsets[kMaxTaps];
     TapOffsets(g, p, offsets);
     using P = vec::Full<DType>;
-    constexpr index_t kLanes = P::kSize;
-    DType taps[kMaxTaps];  // the kernel's gradient: taps + the lanes of tap_sums
-    P tap_sums[kMaxTaps];
-    std::fill(taps, taps + g.KernelSize(), DType(0));
+    P tap_sums[kMaxTaps];  // the kernel's gradient, summed on packets over the batch
     std::fill(tap_sums, tap_sums + g.KernelSize(), P::Fill(DType(0)));
-    const index_t width = g.out[1];
     for (index_t n = 0; n < batch; ++n) {
       const index_t plane = n * g.channels + c;
-      const DType* og = out_grad + plane * g.OutSize();
-      DType* dx = data_grad + plane * g.InSize();
+      q.Fill(out_grad + plane * g.OutSize(), padded_grad);
       if (kWeight) {
         p.Fill(data + plane * g.InSize(), padded);
-        // Each tap's products summed on packets over the plane, reduced once at the end
-        // (a reduction per row had cost more than its products).
-        for (index_t k = 0; k < g.KernelSize(); ++k) {
-          P acc = P::Fill(DType(0));
-          DType tail = 0;
-          for (index_t oh = 0; oh < g.out[0]; ++oh) {
-            const DType* dy = og + oh * width;
-            const DType* x = padded + oh * g.stride[0] * p.Pitch() + offsets[k];
-            index_t ow = 0;
-            for (; ow + kLanes <= width; ow += kLanes) {
-              acc = acc + P::LoadUnAligned(dy + ow) * P::LoadUnAligned(x + ow);
-            }
-            for (; ow < width; ++ow) tail += dy[ow] * x[ow];
-          }
-          tap_sums[k] = tap_sums[k] + acc;
-          taps[k] += tail;
-        }
+        AddWeightGradient(g, p, q, offsets, padded, padded_grad, tap_sums);
       }
-      if (kData && flipped) {
-        ForwardPlane<kDataReq>(t, og, flipped_w, DType(0), grad, dx);
-      } else if (kData) {
-        std::fill(grad, grad + p.Size(), DType(0));
-        for (index_t oh = 0; oh < g.out[0]; ++oh) {
-          const DType* dy = og + oh * width;
-          for (index_t k = 0; k < g.KernelSize(); ++k) {
-            const DType wt = w[k];
-            DType* to = grad + oh * g.stride[0] * p.Pitch() + offsets[k];
-            OPS_SIMD_LOOP
-            for (index_t ow = 0; ow < width; ++ow) to[ow] += wt * dy[ow];
-          }
-        }
-        p.Unpad<kDataReq>(grad, dx);
+      if (kData) {
+        DataGradientPlane<kDataReq>(g, q, padded_grad, weight + c * g.KernelSize(), split,
+                                    data_grad + plane * g.InSize());
       }
     }
     if (kWeight) {
       DType* dw = weight_grad + c * g.KernelSize();
       for (index_t k = 0; k < g.KernelSize(); ++k) {
-        AssignReq<kWeightReq>(dw + k, taps[k] + tap_sums[k].Sum());
+        AssignReq<kWeightReq>(dw + k, tap_sums[k].Sum());
       }
     }
   }

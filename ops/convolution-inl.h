@@ -374,8 +374,8 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (depthwise::Serves(g, gs.groups, filters)) {
         depthwise::Backward(
             g, batch, static_cast<const DType*>(og.dptr_), static_cast<const DType*>(data.dptr_),
-            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1], dw.dptr_);
-        if (!param.no_bias) BiasGradient<xpu>(stream, in[0], req[2], out[2]);
+            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_, req[1], dw.dptr_,
+            param.no_bias ? kNullOp : req[2], param.no_bias ? nullptr : out[2].dptr<DType>());
         return;
       }
     }

@@ -155,55 +155,57 @@ inline void TapOffsets(const ConvGeometry& g, const PaddedPlane& p, index_t* off
   }
 }
 
-// The sum over taps k of w[k] * src[offsets[k] + i] for the kLanes values of i from `at`,
-// plus init.
-template <typename P, typename DType>
-MSHADOW_CINLINE P SumTapsPacket(const DType* src, const index_t* offsets, const DType* w,
-                                index_t taps, DType init, index_t at) {
-  P acc = P::Fill(init);
-  for (index_t k = 0; k < taps; ++k) acc = acc + P::Fill(w[k]) * P::LoadUnAligned(src + offsets[k] + at);
-  return acc;
+// y[i] for i in [at, min(n, at + kPackets packets)) (written as kReq says) = init + the sum
+// over taps k of w[k] * src[offsets[k] + i]: each packet sums the taps in a register of its own
+// (one register's chain of additions had left the loop waiting on their latency); lanes past
+// n are computed from what follows the row and dropped.
+template <int kReq, int kPackets, typename P, typename DType>
+MSHADOW_CINLINE void SumTapsPackets(const DType* src, const index_t* offsets, const DType* w,
+                                    index_t taps, DType init, index_t at, index_t n, DType* y) {
+  constexpr index_t kLanes = P::kSize;
+  P acc[kPackets];
+#pragma GCC unroll 4
+  for (int j = 0; j < kPackets; ++j) acc[j] = P::Fill(init);
+  for (index_t k = 0; k < taps; ++k) {
+    const P wk = P::Fill(w[k]);
+    const DType* x = src + offsets[k] + at;
+#pragma GCC unroll 4
+    for (int j = 0; j < kPackets; ++j) acc[j] = acc[j] + wk * P::LoadUnAligned(x + j * kLanes);
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kPackets; ++j) {
+    const index_t i = at + j * kLanes;
+    if (i + kLanes <= n) {
+      vec::Store<kReq == kAddTo>(y + i, acc[j]);
+    } else if (i < n) {
+      DType lanes[kLanes];
+      acc[j].StoreUnAligned(lanes);
+      for (index_t l = 0; i + l < n; ++l) AssignReq<kReq>(y + i + l, lanes[l]);
+    }
+  }
 }
 
 // y[i] for i < n (written as kReq says) = init + the sum over taps k of w[k] * src[offsets[k] +
-// i]: four packets of outputs at a time, each summing the taps in a register of its own (one
-// register's chain of additions had left the loop waiting on their latency), then a packet at
-// a time. A row's last partial packet is, for writes, the packet ending at n (rewriting lanes
-// with the values they hold) and, for additions, stored a lane at a time (the whole last block
-// had been, most of a 56-wide row). src holds kLanes readable elements past every tap's row.
+// i], four packets at a time, the rest of the row as one, two or four packets at once. src
+// holds PaddedPlane::kSlack readable elements past every tap's row.
 template <int kReq, typename DType>
 void SumTaps(const DType* src, const index_t* offsets, const DType* w, index_t taps, DType init,
              index_t n, DType* y) {
   using P = vec::Full<DType>;
   constexpr index_t kLanes = P::kSize, kBlock = 4 * kLanes;
-  static_assert(kLanes <= PaddedPlane::kSlack, "a packet's lanes past the plane");
+  static_assert(kBlock <= PaddedPlane::kSlack, "a block's lanes past the plane");
   index_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    P acc0 = P::Fill(init), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    for (index_t k = 0; k < taps; ++k) {
-      const P wk = P::Fill(w[k]);
-      const DType* x = src + offsets[k] + i;
-      acc0 = acc0 + wk * P::LoadUnAligned(x);
-      acc1 = acc1 + wk * P::LoadUnAligned(x + kLanes);
-      acc2 = acc2 + wk * P::LoadUnAligned(x + 2 * kLanes);
-      acc3 = acc3 + wk * P::LoadUnAligned(x + 3 * kLanes);
-    }
-    vec::Store<kReq == kAddTo>(y + i, acc0);
-    vec::Store<kReq == kAddTo>(y + i + kLanes, acc1);
-    vec::Store<kReq == kAddTo>(y + i + 2 * kLanes, acc2);
-    vec::Store<kReq == kAddTo>(y + i + 3 * kLanes, acc3);
-  }
-  for (; i + kLanes <= n; i += kLanes) {
-    vec::Store<kReq == kAddTo>(y + i, SumTapsPacket<P>(src, offsets, w, taps, init, i));
+    SumTapsPackets<kReq, 4, P>(src, offsets, w, taps, init, i, n, y);
   }
   if (i == n) return;
-  if (kReq != kAddTo && n >= kLanes) {
-    SumTapsPacket<P>(src, offsets, w, taps, init, n - kLanes).StoreUnAligned(y + n - kLanes);
-    return;
+  if (n - i <= kLanes) {
+    SumTapsPackets<kReq, 1, P>(src, offsets, w, taps, init, i, n, y);
+  } else if (n - i <= 2 * kLanes) {
+    SumTapsPackets<kReq, 2, P>(src, offsets, w, taps, init, i, n, y);
+  } else {
+    SumTapsPackets<kReq, 4, P>(src, offsets, w, taps, init, i, n, y);
   }
-  DType lanes[kLanes];
-  SumTapsPacket<P>(src, offsets, w, taps, init, i).StoreUnAligned(lanes);
-  for (index_t l = 0; i + l < n; ++l) AssignReq<kReq>(y + i + l, lanes[l]);
 }
 
 // One plane of g's output (written as kReq says) from one plane of its input, `padded` the
@@ -354,10 +356,39 @@ void DataGradientPlane(const ConvGeometry& g, const PaddedPlane& q, const DType*
   }
 }
 
+// The products a[i] * b[i], i < width, of one row added into four packet sums: blocks of
+// four packets, then what is left a pair, a packet and a last packet masked to the row's lanes
+// (a scalar tail had taken most of a 28-wide row's time), each remainder into a sum of its own.
+// b holds kLanes readable elements past the row (their products are dropped, whatever they are).
+template <typename P, typename DType>
+MSHADOW_CINLINE void AddRowProducts(const DType* a, const DType* b, index_t width, P lanes,
+                                    P& s0, P& s1, P& s2, P& s3) {
+  constexpr index_t kLanes = P::kSize;
+  const index_t full = width - width % kLanes;
+  auto product = [&](index_t i) { return P::LoadUnAligned(a + i) * P::LoadUnAligned(b + i); };
+  index_t i = 0;
+  for (; i + 4 * kLanes <= full; i += 4 * kLanes) {
+    s0 = s0 + product(i);
+    s1 = s1 + product(i + kLanes);
+    s2 = s2 + product(i + 2 * kLanes);
+    s3 = s3 + product(i + 3 * kLanes);
+  }
+  if (i + 2 * kLanes <= full) {
+    s0 = s0 + product(i);
+    s1 = s1 + product(i + kLanes);
+    i += 2 * kLanes;
+  }
+  if (i + kLanes <= full) s2 = s2 + product(i);
+  if (full < width) {
+    const P zero = P::Fill(DType(0));
+    s3 = s3 + SelectLess(lanes, P::Fill(DType(width - full)), product(full), zero);
+  }
+}
+
 // The weight gradient's sums for one plane: tap_sums[k] += the products of the output
 // gradient (`grad`, copied as q) with tap k's inputs (`padded`, copied as p, taps at
-// `offsets`), on packets, a row's last packet masked to its lanes (a scalar tail had taken
-// most of a 28-wide row's time); reduced once for the whole batch by the caller.
+// `offsets`), on packets, reduced once for the whole batch by the caller. Two rows at a time
+// into eight sums: with one, each tap's additions had waited on one another.
 template <typename DType, typename P>
 void AddWeightGradient(const ConvGeometry& g, const PaddedPlane& p, const PaddedPlane& q,
                        const index_t* offsets, const DType* padded, const DType* grad,
@@ -365,23 +396,22 @@ void AddWeightGradient(const ConvGeometry& g, const PaddedPlane& p, const Padded
   constexpr index_t kLanes = P::kSize;
   DType lane_index[kLanes];
   for (index_t l = 0; l < kLanes; ++l) lane_index[l] = DType(l);
-  const index_t width = g.out[1], full = width - width % kLanes;
-  const P lanes = P::LoadUnAligned(lane_index), in_row = P::Fill(DType(width - full)),
-          zero = P::Fill(DType(0));
+  const P lanes = P::LoadUnAligned(lane_index);
+  const index_t width = g.out[1], x_pitch = g.stride[0] * p.Pitch(), dy_pitch = q.Pitch();
+  const DType* dy = grad + q.pad_cols;
   for (index_t k = 0; k < g.KernelSize(); ++k) {
-    P acc = zero;
-    for (index_t oh = 0; oh < g.out[0]; ++oh) {
-      const DType* dy = grad + q.At(oh, q.pad_cols);
-      const DType* x = padded + oh * g.stride[0] * p.Pitch() + offsets[k];
-      for (index_t ow = 0; ow < full; ow += kLanes) {
-        acc = acc + P::LoadUnAligned(dy + ow) * P::LoadUnAligned(x + ow);
-      }
-      if (full < width) {
-        const P product = P::LoadUnAligned(dy + full) * P::LoadUnAligned(x + full);
-        acc = acc + SelectLess(lanes, in_row, product, zero);
-      }
+    const DType* x = padded + offsets[k];
+    P s0 = P::Fill(DType(0)), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    index_t oh = 0;
+    for (; oh + 2 <= g.out[0]; oh += 2) {
+      AddRowProducts(dy + oh * dy_pitch, x + oh * x_pitch, width, lanes, s0, s1, s2, s3);
+      AddRowProducts(dy + (oh + 1) * dy_pitch, x + (oh + 1) * x_pitch, width, lanes, s4, s5,
+                     s6, s7);
     }
-    tap_sums[k] = tap_sums[k] + acc;
+    if (oh < g.out[0]) {
+      AddRowProducts(dy + oh * dy_pitch, x + oh * x_pitch, width, lanes, s0, s1, s2, s3);
+    }
+    tap_sums[k] = tap_sums[k] + (((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)));
   }
 }
 
@@ -394,13 +424,17 @@ void WithReqOrNone(OpReqType req, Fn&& fn) {
   fn(std::integral_constant<int, kWriteTo>());
 }
 
-// CPU item: channel c's data gradient (every image's plane, written as kDataReq) and weight
-// gradient (summed over the batch, written as kWeightReq; kNullOp: not computed).
+// CPU item: channel c's data gradient (every image's plane, written as kDataReq), weight
+// gradient (summed over the batch, written as kWeightReq; kNullOp: not computed) and bias
+// gradient (written as bias_req; not computed where bias_grad is null), the last from the
+// output gradient's planes while they are in the cache (a pass of its own had read them all
+// again from memory).
 template <int kDataReq, int kWeightReq>
 struct BackwardChannel {
   template <typename DType>
   static void Map(index_t c, const ConvGeometry g, index_t batch, const DType* out_grad,
-                  const DType* data, const DType* weight, DType* data_grad, DType* weight_grad) {
+                  const DType* data, const DType* weight, DType* data_grad, DType* weight_grad,
+                  OpReqType bias_req, DType* bias_grad) {
     constexpr bool kData = kDataReq != kNullOp, kWeight = kWeightReq != kNullOp;
     const PaddedPlane p = InputPlane(g), q = OutputGradientPlane(g);
     auto* padded = static_cast<DType*>(mshadow::ThreadScratch(
@@ -412,9 +446,15 @@ struct BackwardChannel {
     using P = vec::Full<DType>;
     P tap_sums[kMaxTaps];  // the kernel's gradient, summed on packets over the batch
     std::fill(tap_sums, tap_sums + g.KernelSize(), P::Fill(DType(0)));
+    DType bias_sum = 0;
     for (index_t n = 0; n < batch; ++n) {
       const index_t plane = n * g.channels + c;
       q.Fill(out_grad + plane * g.OutSize(), padded_grad);
+      if (bias_grad) {  // the padding columns add zeros
+        bias_sum += vec::Sum<DType>(q.rows * q.Pitch(), [&](index_t i, auto tag) {
+          return vec::PacketOf<decltype(tag)>::LoadUnAligned(padded_grad + i);
+        });
+      }
       if (kWeight) {
         p.Fill(data + plane * g.InSize(), padded);
         AddWeightGradient(g, p, q, offsets, padded, padded_grad, tap_sums);
@@ -430,23 +470,24 @@ struct BackwardChannel {
         AssignReq<kWeightReq>(dw + k, tap_sums[k].Sum());
       }
     }
+    if (bias_grad) AssignReq(bias_grad + c, bias_sum, bias_req);
   }
 };
 
-// data_grad and weight_grad of Forward's layer from out_grad, written as their reqs say
-// (kNullOp: left alone), for a layer Serves(...).
+// data_grad, weight_grad and bias_grad (null: the layer has no bias) of Forward's layer from
+// out_grad, written as their reqs say (kNullOp: left alone), for a layer Serves(...).
 template <typename DType>
 void Backward(const ConvGeometry& g, index_t batch, const DType* out_grad, const DType* data,
               const DType* weight, OpReqType data_req, DType* data_grad, OpReqType weight_req,
-              DType* weight_grad) {
+              DType* weight_grad, OpReqType bias_req, DType* bias_grad) {
+  if (bias_req == kNullOp) bias_grad = nullptr;
+  if (data_req == kNullOp && weight_req == kNullOp && bias_grad == nullptr) return;
   WithReqOrNone(data_req, [&](auto data_mode) {
     WithReqOrNone(weight_req, [&](auto weight_mode) {
       constexpr int kData = decltype(data_mode)::value, kWeight = decltype(weight_mode)::value;
-      if constexpr (kData != kNullOp || kWeight != kNullOp) {
-        Kernel<BackwardChannel<kData, kWeight>, cpu>::LaunchItems(
-            nullptr, g.channels, batch * g.OutSize() * g.KernelSize(), g, batch, out_grad, data,
-            weight, data_grad, weight_grad);
-      }
+      Kernel<BackwardChannel<kData, kWeight>, cpu>::LaunchItems(
+          nullptr, g.channels, batch * g.OutSize() * g.KernelSize(), g, batch, out_grad, data,
+          weight, data_grad, weight_grad, bias_req, bias_grad);
     });
   });
 }

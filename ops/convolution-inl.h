@@ -249,6 +249,12 @@ inline bool UsesPointwiseProduct(const ConvGeometry& g, index_t filters) {
   return IsPointwise(g) && filters * g.OutSize() <= (index_t{1} << 18);
 }
 
+// The same for the data gradient (weight^T times the output gradient, into the image), by the
+// size of an image's data gradient.
+inline bool UsesPointwiseDataProduct(const ConvGeometry& g) {
+  return IsPointwise(g) && g.channels * g.InSize() <= (index_t{1} << 18);
+}
+
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:
 // (N, F, output spatial...).
 template <typename xpu>
@@ -390,11 +396,15 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
-    bool phase_data_gradient = false, tile_data_gradient = false;
+    bool phase_data_gradient = false, tile_data_gradient = false, pointwise_data_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
-      tile_data_gradient = !winograd_data_gradient &&
+      pointwise_data_gradient = req[0] != kNullOp && UsesPointwiseDataProduct(g);
+    }
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      tile_data_gradient = !winograd_data_gradient && !pointwise_data_gradient &&
                            tile_convolution::ServesDataGradient<DType>(g, g.channels / gs.groups);
-      phase_data_gradient = !tile_data_gradient && UsesPhaseDataGradient<DType>(g, gs, filters);
+      phase_data_gradient = !tile_data_gradient && !pointwise_data_gradient &&
+                            UsesPhaseDataGradient<DType>(g, gs, filters);
     }
     bool tap_weight_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
@@ -406,8 +416,9 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                               UsesColumnChunks<xpu, DType>(gs);
     const bool im2col_weight_gradient = req[1] != kNullOp && !winograd_weight_gradient &&
                                         !tap_weight_gradient && !column_chunk_weight_gradient;
-    const bool im2col_data_gradient =
-        req[0] != kNullOp && !winograd_data_gradient && !phase_data_gradient && !tile_data_gradient;
+    const bool im2col_data_gradient = req[0] != kNullOp && !winograd_data_gradient &&
+                                      !phase_data_gradient && !tile_data_gradient &&
+                                      !pointwise_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
       Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
       for (index_t n = 0; n < batch; ++n) {
@@ -431,6 +442,35 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
           }
           Col2Im(stream, g, col.dptr_, dx[n].dptr_, req[0]);
         }
+      }
+    }
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      if (pointwise_data_gradient) {
+        // The weight transposed once, so that every image's product reads it by rows.
+        Tensor<cpu, 2, DType> wt(CpuWorkspace<DType>(ctx, g.channels * gs.filters, stream),
+                                 mshadow::Shape2(g.channels, gs.filters), gs.filters, stream);
+        for (index_t grp = 0; grp < gs.groups; ++grp) {
+          transpose::Transpose2D<false>(weight[grp * gs.filters].dptr_, weight.stride_,
+                                        wt[grp * gs.col_rows].dptr_, wt.stride_, gs.filters,
+                                        gs.col_rows);
+        }
+        // One thread: OpenBLAS's product; more: the library's, an image per thread (OpenBLAS
+        // threading each product had been slower, as in the forward's UsesPointwiseProduct).
+        const index_t threads = BatchThreads(batch);
+        ForEachImage(batch, threads, [&](index_t, index_t n) {
+          Tensor<cpu, 2, DType> dxn(dx[n].dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()),
+                                    g.OutSize(), stream);
+          for (index_t grp = 0; grp < gs.groups; ++grp) {
+            Tensor<cpu, 2, DType> to = dxn.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
+            Tensor<cpu, 2, DType> w = wt.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
+            Tensor<cpu, 2, DType> from = og[n].Slice(grp * gs.filters, (grp + 1) * gs.filters);
+            if (threads == 1) {
+              Assign(to, req[0], dot(w, from));
+            } else {
+              Product(to, req[0], w, false, from);
+            }
+          }
+        });
       }
     }
     if constexpr (std::is_same_v<xpu, cpu>) {

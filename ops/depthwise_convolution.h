@@ -68,7 +68,7 @@ struct PaddedPlane {
   template <typename DType>
   void SplitRow(const DType* from, DType* row) const {
     if (phases == 1) {
-      std::copy(from, from + cols, row + pad_cols);
+      CopyRow(from, cols, row + pad_cols);
     } else if (phases == 2) {
       DType* even = row + At(0, pad_cols);
       DType* odd = row + At(0, pad_cols + 1);
@@ -87,10 +87,10 @@ struct PaddedPlane {
     }
   }
 
-  // padded = plane, laid out as above: each padded row's padding positions zeroed and its
-  // input columns split into their phases, no element written twice.
+  // The padding positions of `padded` zeroed (and its slack): what FillInside leaves alone,
+  // so that planes filled one after another into the same scratch zero it once.
   template <typename DType>
-  void Fill(const DType* plane, DType* padded) const {
+  void ZeroPadding(DType* padded) const {
     const index_t pitch = Pitch();
     std::fill(padded, padded + pad_rows * pitch, DType(0));
     for (index_t r = 0; r < rows; ++r) {
@@ -102,9 +102,36 @@ struct PaddedPlane {
         std::fill(to, to + first, DType(0));
         std::fill(to + past, to + phase_width, DType(0));
       }
-      SplitRow(plane + r * cols, row);
     }
     std::fill(padded + (rows + pad_rows) * pitch, padded + Size(), DType(0));
+  }
+
+  // The input positions of `padded` = plane, a row at a time as SplitRow lays it out.
+  template <typename DType>
+  void FillInside(const DType* plane, DType* padded) const {
+    for (index_t r = 0; r < rows; ++r) SplitRow(plane + r * cols, padded + (r + pad_rows) * Pitch());
+  }
+
+  // padded = plane, laid out as above, no element written twice.
+  template <typename DType>
+  void Fill(const DType* plane, DType* padded) const {
+    ZeroPadding(padded);
+    FillInside(plane, padded);
+  }
+
+ private:
+  // to[0, n) = from[0, n) a packet at a time, the last packet ending at n (rewriting lanes with
+  // the values they hold): a library call per row had cost more than the copies.
+  template <typename DType>
+  static void CopyRow(const DType* from, index_t n, DType* to) {
+    using P = vec::Full<DType>;
+    constexpr index_t kLanes = P::kSize;
+    if (n < kLanes) {
+      for (index_t i = 0; i < n; ++i) to[i] = from[i];
+      return;
+    }
+    for (index_t i = 0; i + kLanes < n; i += kLanes) P::LoadUnAligned(from + i).StoreUnAligned(to + i);
+    P::LoadUnAligned(from + n - kLanes).StoreUnAligned(to + n - kLanes);
   }
 };
 
@@ -356,62 +383,71 @@ void DataGradientPlane(const ConvGeometry& g, const PaddedPlane& q, const DType*
   }
 }
 
-// The products a[i] * b[i], i < width, of one row added into four packet sums: blocks of
-// four packets, then what is left a pair, a packet and a last packet masked to the row's lanes
-// (a scalar tail had taken most of a 28-wide row's time), each remainder into a sum of its own.
-// b holds kLanes readable elements past the row (their products are dropped, whatever they are).
-template <typename P, typename DType>
-MSHADOW_CINLINE void AddRowProducts(const DType* a, const DType* b, index_t width, P lanes,
-                                    P& s0, P& s1, P& s2, P& s3) {
+// tap_sums[k] += the products of the output gradient (dy rows dy_pitch apart, width wide)
+// with tap k's inputs (x + offsets[k], rows x_pitch apart), for kTaps taps at once: each
+// packet of the output gradient loaded once for all of them, each tap's sum in a register of
+// its own (summing one tap at a time, one register's chain of additions had held the loop).
+// A row's last packet is masked to its lanes (x holds a packet readable past each row; the
+// products there are dropped, whatever they are).
+template <int kTaps, typename DType, typename P>
+MSHADOW_CINLINE void AddTapProducts(const DType* dy, index_t dy_pitch, const DType* x,
+                                    index_t x_pitch, index_t rows, index_t width,
+                                    const index_t* offsets, P* tap_sums) {
   constexpr index_t kLanes = P::kSize;
+  DType lane_index[kLanes];
+  for (index_t l = 0; l < kLanes; ++l) lane_index[l] = DType(l);
+  const P lanes = P::LoadUnAligned(lane_index), zero = P::Fill(DType(0));
   const index_t full = width - width % kLanes;
-  auto product = [&](index_t i) { return P::LoadUnAligned(a + i) * P::LoadUnAligned(b + i); };
-  index_t i = 0;
-  for (; i + 4 * kLanes <= full; i += 4 * kLanes) {
-    s0 = s0 + product(i);
-    s1 = s1 + product(i + kLanes);
-    s2 = s2 + product(i + 2 * kLanes);
-    s3 = s3 + product(i + 3 * kLanes);
+  const P in_row = P::Fill(DType(width - full));
+  P acc[kTaps];
+#pragma GCC unroll 16
+  for (int k = 0; k < kTaps; ++k) acc[k] = zero;
+  for (index_t r = 0; r < rows; ++r) {
+    const DType* d = dy + r * dy_pitch;
+    const DType* xr = x + r * x_pitch;
+    for (index_t i = 0; i < full; i += kLanes) {
+      const P grad = P::LoadUnAligned(d + i);
+#pragma GCC unroll 16
+      for (int k = 0; k < kTaps; ++k) {
+        acc[k] = acc[k] + grad * P::LoadUnAligned(xr + offsets[k] + i);
+      }
+    }
+    if (full < width) {
+      const P grad = P::LoadUnAligned(d + full);
+#pragma GCC unroll 16
+      for (int k = 0; k < kTaps; ++k) {
+        const P product = grad * P::LoadUnAligned(xr + offsets[k] + full);
+        acc[k] = acc[k] + SelectLess(lanes, in_row, product, zero);
+      }
+    }
   }
-  if (i + 2 * kLanes <= full) {
-    s0 = s0 + product(i);
-    s1 = s1 + product(i + kLanes);
-    i += 2 * kLanes;
-  }
-  if (i + kLanes <= full) s2 = s2 + product(i);
-  if (full < width) {
-    const P zero = P::Fill(DType(0));
-    s3 = s3 + SelectLess(lanes, P::Fill(DType(width - full)), product(full), zero);
-  }
+#pragma GCC unroll 16
+  for (int k = 0; k < kTaps; ++k) tap_sums[k] = tap_sums[k] + acc[k];
 }
 
 // The weight gradient's sums for one plane: tap_sums[k] += the products of the output
 // gradient (`grad`, copied as q) with tap k's inputs (`padded`, copied as p, taps at
-// `offsets`), on packets, reduced once for the whole batch by the caller. Two rows at a time
-// into eight sums: with one, each tap's additions had waited on one another.
+// `offsets`), on packets, reduced once for the whole batch by the caller. The taps go nine
+// at a time (a 3x3 kernel's), the rest four, two and one at a time.
 template <typename DType, typename P>
 void AddWeightGradient(const ConvGeometry& g, const PaddedPlane& p, const PaddedPlane& q,
                        const index_t* offsets, const DType* padded, const DType* grad,
                        P* tap_sums) {
-  constexpr index_t kLanes = P::kSize;
-  DType lane_index[kLanes];
-  for (index_t l = 0; l < kLanes; ++l) lane_index[l] = DType(l);
-  const P lanes = P::LoadUnAligned(lane_index);
-  const index_t width = g.out[1], x_pitch = g.stride[0] * p.Pitch(), dy_pitch = q.Pitch();
+  const index_t x_pitch = g.stride[0] * p.Pitch(), dy_pitch = q.Pitch();
+  const index_t rows = g.out[0], width = g.out[1], taps = g.KernelSize();
   const DType* dy = grad + q.pad_cols;
-  for (index_t k = 0; k < g.KernelSize(); ++k) {
-    const DType* x = padded + offsets[k];
-    P s0 = P::Fill(DType(0)), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
-    index_t oh = 0;
-    for (; oh + 2 <= g.out[0]; oh += 2) {
-      AddRowProducts(dy + oh * dy_pitch, x + oh * x_pitch, width, lanes, s0, s1, s2, s3);
-      AddRowProducts(dy + (oh + 1) * dy_pitch, x + (oh + 1) * x_pitch, width, lanes, s4, s5,
-                     s6, s7);
-    }
-    if (oh < g.out[0]) {
-      AddRowProducts(dy + oh * dy_pitch, x + oh * x_pitch, width, lanes, s0, s1, s2, s3);
-    }
-    tap_sums[k] = tap_sums[k] + (((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)));
+  index_t k = 0;
+  for (; k + 9 <= taps; k += 9) {
+    AddTapProducts<9>(dy, dy_pitch, padded, x_pitch, rows, width, offsets + k, tap_sums + k);
+  }
+  for (; k + 4 <= taps; k += 4) {
+    AddTapProducts<4>(dy, dy_pitch, padded, x_pitch, rows, width, offsets + k, tap_sums + k);
+  }
+  for (; k + 2 <= taps; k += 2) {
+    AddTapProducts<2>(dy, dy_pitch, padded, x_pitch, rows, width, offsets + k, tap_sums + k);
+  }
+  for (; k < taps; ++k) {
+    AddTapProducts<1>(dy, dy_pitch, padded, x_pitch, rows, width, offsets + k, tap_sums + k);
   }
 }
 
@@ -447,16 +483,18 @@ struct BackwardChannel {
     P tap_sums[kMaxTaps];  // the kernel's gradient, summed on packets over the batch
     std::fill(tap_sums, tap_sums + g.KernelSize(), P::Fill(DType(0)));
     DType bias_sum = 0;
+    q.ZeroPadding(padded_grad);
+    if (kWeight) p.ZeroPadding(padded);
     for (index_t n = 0; n < batch; ++n) {
       const index_t plane = n * g.channels + c;
-      q.Fill(out_grad + plane * g.OutSize(), padded_grad);
+      q.FillInside(out_grad + plane * g.OutSize(), padded_grad);
       if (bias_grad) {  // the padding columns add zeros
         bias_sum += vec::Sum<DType>(q.rows * q.Pitch(), [&](index_t i, auto tag) {
           return vec::PacketOf<decltype(tag)>::LoadUnAligned(padded_grad + i);
         });
       }
       if (kWeight) {
-        p.Fill(data + plane * g.InSize(), padded);
+        p.FillInside(data + plane * g.InSize(), padded);
         AddWeightGradient(g, p, q, offsets, padded, padded_grad, tap_sums);
       }
       if (kData) {

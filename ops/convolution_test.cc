@@ -208,7 +208,8 @@ INSTANTIATE_TEST_SUITE_P(
                  3,
                  false},
         ConvCase{"conv2d_1x1", TShape{2, 5, 3, 4}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 1, false},
-        ConvCase{"conv2d_1x1_groups", TShape{3, 6, 3, 5}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 2, false},
+        ConvCase{
+            "conv2d_1x1_groups", TShape{3, 6, 3, 5}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 4, 2, false},
         ConvCase{
             "conv2d_stride3_pad2", TShape{1, 2, 8, 9}, {{2, 3, 1, 2}, {3, 3, 1, 2}}, 2, 1, false},
         ConvCase{"conv1d", TShape{3, 2, 9}, {{3, 2, 1, 1}}, 4, 1, false},
@@ -402,10 +403,10 @@ INSTANTIATE_TEST_SUITE_P(
 // OpenBLAS's on one thread, the library's an image per thread on more; with groups, every
 // write mode and against finite differences on 1, 2 and 3 threads.
 TEST(ConvolutionTest, PointwiseDataGradientOnThreadsMatchesDifferences) {
-  const OpCase c{"Convolution",
-                 {{"kernel", "(1,1)"}, {"num_filter", "6"}, {"num_group", "2"}},
-                 {InputSpec{TShape{3, 4, 5, 6}}, InputSpec{TShape{6, 2, 1, 1}},
-                  InputSpec{TShape{6}}}};
+  const OpCase c{
+      "Convolution",
+      {{"kernel", "(1,1)"}, {"num_filter", "6"}, {"num_group", "2"}},
+      {InputSpec{TShape{3, 4, 5, 6}}, InputSpec{TShape{6, 2, 1, 1}}, InputSpec{TShape{6}}}};
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     mshadow::SetNumThreads(threads);

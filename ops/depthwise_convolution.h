@@ -109,7 +109,8 @@ struct PaddedPlane {
   // The input positions of `padded` = plane, a row at a time as SplitRow lays it out.
   template <typename DType>
   void FillInside(const DType* plane, DType* padded) const {
-    for (index_t r = 0; r < rows; ++r) SplitRow(plane + r * cols, padded + (r + pad_rows) * Pitch());
+    for (index_t r = 0; r < rows; ++r)
+      SplitRow(plane + r * cols, padded + (r + pad_rows) * Pitch());
   }
 
   // padded = plane, laid out as above, no element written twice.
@@ -130,7 +131,8 @@ struct PaddedPlane {
       for (index_t i = 0; i < n; ++i) to[i] = from[i];
       return;
     }
-    for (index_t i = 0; i + kLanes < n; i += kLanes) P::LoadUnAligned(from + i).StoreUnAligned(to + i);
+    for (index_t i = 0; i + kLanes < n; i += kLanes)
+      P::LoadUnAligned(from + i).StoreUnAligned(to + i);
     P::LoadUnAligned(from + n - kLanes).StoreUnAligned(to + n - kLanes);
   }
 };
@@ -191,15 +193,15 @@ MSHADOW_CINLINE void SumTapsPackets(const DType* src, const index_t* offsets, co
                                     index_t taps, DType init, index_t at, index_t n, DType* y) {
   constexpr index_t kLanes = P::kSize;
   P acc[kPackets];
-#pragma GCC unroll 4
+  OPS_UNROLL_FULLY
   for (int j = 0; j < kPackets; ++j) acc[j] = P::Fill(init);
   for (index_t k = 0; k < taps; ++k) {
     const P wk = P::Fill(w[k]);
     const DType* x = src + offsets[k] + at;
-#pragma GCC unroll 4
+    OPS_UNROLL_FULLY
     for (int j = 0; j < kPackets; ++j) acc[j] = acc[j] + wk * P::LoadUnAligned(x + j * kLanes);
   }
-#pragma GCC unroll 4
+  OPS_UNROLL_FULLY
   for (int j = 0; j < kPackets; ++j) {
     const index_t i = at + j * kLanes;
     if (i + kLanes <= n) {
@@ -245,8 +247,8 @@ void ForwardPlane(const ConvGeometry& g, const DType* plane, const DType* w, DTy
   TapOffsets(g, p, offsets);
   p.Fill(plane, padded);
   for (index_t oh = 0; oh < g.out[0]; ++oh) {
-    SumTaps<kReq>(padded + oh * g.stride[0] * p.Pitch(), offsets, w, g.KernelSize(), bias,
-                  g.out[1], y + oh * g.out[1]);
+    SumTaps<kReq>(padded + oh * g.stride[0] * p.Pitch(), offsets, w, g.KernelSize(), bias, g.out[1],
+                  y + oh * g.out[1]);
   }
 }
 
@@ -400,28 +402,28 @@ MSHADOW_CINLINE void AddTapProducts(const DType* dy, index_t dy_pitch, const DTy
   const index_t full = width - width % kLanes;
   const P in_row = P::Fill(DType(width - full));
   P acc[kTaps];
-#pragma GCC unroll 16
+  OPS_UNROLL_FULLY
   for (int k = 0; k < kTaps; ++k) acc[k] = zero;
   for (index_t r = 0; r < rows; ++r) {
     const DType* d = dy + r * dy_pitch;
     const DType* xr = x + r * x_pitch;
     for (index_t i = 0; i < full; i += kLanes) {
       const P grad = P::LoadUnAligned(d + i);
-#pragma GCC unroll 16
+      OPS_UNROLL_FULLY
       for (int k = 0; k < kTaps; ++k) {
         acc[k] = acc[k] + grad * P::LoadUnAligned(xr + offsets[k] + i);
       }
     }
     if (full < width) {
       const P grad = P::LoadUnAligned(d + full);
-#pragma GCC unroll 16
+      OPS_UNROLL_FULLY
       for (int k = 0; k < kTaps; ++k) {
         const P product = grad * P::LoadUnAligned(xr + offsets[k] + full);
         acc[k] = acc[k] + SelectLess(lanes, in_row, product, zero);
       }
     }
   }
-#pragma GCC unroll 16
+  OPS_UNROLL_FULLY
   for (int k = 0; k < kTaps; ++k) tap_sums[k] = tap_sums[k] + acc[k];
 }
 

@@ -33,18 +33,6 @@
 namespace ops {
 namespace register_gemm {
 
-// Tells the compiler to unroll a loop of constant trip count completely, so that a tile's
-// accumulators stay in registers. Nothing under nvcc (these kernels are the CPU's).
-// OPS_UNROLL_4: four iterations per pass of the inner-product loop (loop overhead off the
-// multiply-adds' issue slots).
-#if defined(__CUDACC__)
-#define OPS_UNROLL_FULLY
-#define OPS_UNROLL_4
-#else
-#define OPS_UNROLL_FULLY _Pragma("GCC unroll 16")
-#define OPS_UNROLL_4 _Pragma("GCC unroll 4")
-#endif
-
 // Rows of a register tile: its 2 * kTileRows accumulators, two rows of b and a broadcast
 // must fit in the vector registers (32 with AVX-512, 16 with AVX2).
 constexpr int kTileRows = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 ? 8 : 6;

@@ -386,12 +386,13 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
     }
     // On the CPU each gradient takes the first way that serves it (depthwise layers above):
-    // the data gradient Winograd
-    // (UsesWinograd), then for 3-d layers of stride 1 position tiles
-    // (tile_convolution::ServesDataGradient), then output phases (UsesPhaseDataGradient); the
-    // weight gradient Winograd, tap tiles (ops/tap_gradient.h), then column chunks
-    // (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d and 3-d depthwise
-    // layers, strided 3-d layers of many channels) goes through the column matrix image by image.
+    // the data gradient of a small pointwise layer one product per image
+    // (UsesPointwiseDataProduct), Winograd (UsesWinograd), then for 3-d layers of stride 1
+    // position tiles (tile_convolution::ServesDataGradient), then output phases
+    // (UsesPhaseDataGradient); the weight gradient Winograd, tap tiles (ops/tap_gradient.h),
+    // then column chunks (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d
+    // and 3-d depthwise layers, strided 3-d layers of many channels) goes through the column
+    // matrix image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     const bool winograd_data_gradient =
@@ -399,8 +400,6 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     bool phase_data_gradient = false, tile_data_gradient = false, pointwise_data_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
       pointwise_data_gradient = req[0] != kNullOp && UsesPointwiseDataProduct(g);
-    }
-    if constexpr (std::is_same_v<xpu, cpu>) {
       tile_data_gradient = !winograd_data_gradient && !pointwise_data_gradient &&
                            tile_convolution::ServesDataGradient<DType>(g, g.channels / gs.groups);
       phase_data_gradient = !tile_data_gradient && !pointwise_data_gradient &&

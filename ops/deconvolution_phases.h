@@ -408,10 +408,11 @@ void PadImage(const PhasePlan& p, const DType* x, DType* padded) {
 // without their pad columns (RightOperand::Folded), and it writes y directly, its sums
 // starting from the bias (the padded columns had been 12% of a 5x5 layer's products, copying
 // the phase to the output 5% of its time, and writing the bias to y first 7% of a 1-d
-// layer's). 1-d and 2-d layers (3-d ones run by tiles).
+// layer's). 1-d and 2-d layers (3-d ones run by tiles). y written by streaming stores where
+// `stream_output` (fenced before it returns).
 template <bool kAdd, typename DType>
 void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* row_offsets,
-                         const DType* bias, DType* y, const DType* padded) {
+                         const DType* bias, DType* y, const DType* padded, bool stream_output) {
   using register_gemm::Start;
   const index_t out_plane = p.OutPlane(), depth = p.Taps() * p.channels;
   for (index_t grp = 0; grp < p.groups; ++grp) {
@@ -427,7 +428,8 @@ void MultiplySinglePhase(const PhasePlan& p, const DType* taps, const index_t* r
     register_gemm::TiledGemm<DType>(
         p.filters, depth, out_plane, {taps + grp * p.filters * depth, depth, false},
         b.Folded(p.cols.out, p.cols.padded), y_group, out_plane,
-        kAdd ? Start<DType>::Accumulating() : Start<DType>{false, group_bias});
+        kAdd ? Start<DType>::Accumulating() : Start<DType>{false, group_bias},
+        stream_output ? register_gemm::Stores::kStreaming : register_gemm::Stores::kCached);
   }
 }
 
@@ -608,8 +610,11 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p, p.ChannelInterleave<DType>());
   // The position tiles' weights after the taps, and their offsets (the same for every group).
   const bool position_tiles = p.UsesPositionTiles<DType>();
-  const bool stream =
-      !kAdd && transpose::StreamsTransposeOf(batch * y_image * static_cast<index_t>(sizeof(DType)));
+  // The output written around the caches where it is far larger than they are: by the tiles'
+  // transposes, and by the products' whole lines.
+  const index_t y_bytes = batch * y_image * static_cast<index_t>(sizeof(DType));
+  const bool stream = !kAdd && transpose::StreamsTransposeOf(y_bytes);
+  const bool stream_product = !kAdd && StreamsCopyOf(y_bytes);
   DType* tile_taps = space + p.WeightSize();
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);
@@ -630,7 +635,7 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
       DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream,
                                    {strips * part / of, strips * (part + 1) / of});
     } else if (p.SinglePhase()) {
-      MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded);
+      MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, stream_product);
     } else {
       DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, phases);
     }

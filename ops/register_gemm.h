@@ -28,6 +28,7 @@
 #include "mshadow/base.h"
 #include "mshadow/host_memory.h"
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -79,6 +80,14 @@ struct Start {
     return row_values != nullptr ? row_values[i] : DType(0);
   }
 };
+
+// How a product writes c: through the caches, or, for a c far larger than the last-level
+// cache that nothing reads back soon (a convolution's whole output), by streaming stores, which
+// neither read each line of c before writing it nor evict the operands: a 1x1 layer's 100 MiB
+// output took a third of its time with ordinary stores (docs/benchmarks.md, fifty-eighth
+// session). Only whole aligned lines stream (tiles of two packets whose rows start on a
+// line); the rest of c, and c read back between blocks of depth, goes through the caches.
+enum class Stores { kCached, kStreaming };
 
 // Columns of the strips a product reads its right operand by: two packets.
 template <typename DType>
@@ -172,10 +181,11 @@ struct IndirectRows {
 };
 
 // c (kRows x kPackets packets, row stride ldc) = start + a (kRows x depth) times b (depth x
-// kPackets packets, row k at b_rows(k)).
+// kPackets packets, row k at b_rows(k)); written by streaming stores where `stream` (every
+// packet of c aligned: StreamsTile).
 template <int kRows, int kPackets, bool kATransposed, typename DType, typename Rows>
 MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Rows b_rows, DType* c,
-                                  index_t ldc, Start<DType> start) {
+                                  index_t ldc, Start<DType> start, bool stream) {
   using P = vec::Full<DType>;
   P acc[kRows][kPackets];
   OPS_UNROLL_FULLY
@@ -199,6 +209,14 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Ro
       for (int j = 0; j < kPackets; ++j) acc[i][j] = MultiplyAdd(ai, bk[j], acc[i][j]);
     }
   }
+  if (stream) {
+    OPS_UNROLL_FULLY
+    for (int i = 0; i < kRows; ++i) {
+      OPS_UNROLL_FULLY
+      for (int j = 0; j < kPackets; ++j) acc[i][j].StoreStreaming(c + i * ldc + j * P::kSize);
+    }
+    return;
+  }
   OPS_UNROLL_FULLY
   for (int i = 0; i < kRows; ++i) {
     OPS_UNROLL_FULLY
@@ -206,17 +224,28 @@ MSHADOW_CINLINE void MultiplyTile(const DType* a, index_t lda, index_t depth, Ro
   }
 }
 
+// Whether the tiles of a strip kPackets packets wide at c (rows ldc apart) write whole lines
+// that start on a line, as streaming stores need (a packet's store faults unaligned, and half
+// lines stream slower than cached stores write them).
+template <int kPackets, typename DType>
+bool StreamsTile(const DType* c, index_t ldc) {
+  constexpr size_t kLine = 64;
+  return kPackets * sizeof(vec::Full<DType>) % kLine == 0 &&
+         reinterpret_cast<uintptr_t>(c) % kLine == 0 && ldc * sizeof(DType) % kLine == 0;
+}
+
 // The last rows of a strip (fewer than kTileRows) as one tile of that many rows: single-row tiles
 // would wait on their two accumulators' latency.
 template <int kPackets, bool kATransposed, int kRows = 1, typename DType, typename Rows>
 MSHADOW_CINLINE void MultiplyTailTile(index_t rows, const DType* a, index_t lda, index_t depth,
-                                      Rows b_rows, DType* c, index_t ldc, Start<DType> start) {
+                                      Rows b_rows, DType* c, index_t ldc, Start<DType> start,
+                                      bool stream) {
   if constexpr (kRows < kTileRows) {
     if (rows != kRows) {
       return MultiplyTailTile<kPackets, kATransposed, kRows + 1>(rows, a, lda, depth, b_rows, c,
-                                                                 ldc, start);
+                                                                 ldc, start, stream);
     }
-    MultiplyTile<kRows, kPackets, kATransposed>(a, lda, depth, b_rows, c, ldc, start);
+    MultiplyTile<kRows, kPackets, kATransposed>(a, lda, depth, b_rows, c, ldc, start, stream);
   }
 }
 
@@ -280,20 +309,25 @@ struct PackedStrip {
 // last's.
 template <int kPackets, bool kATransposed, typename DType>
 void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
-                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
-  // The first block of depth starts from `start`, the others add to it.
+                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start,
+                   Stores stores) {
+  const bool streams = stores == Stores::kStreaming && StreamsTile<kPackets>(c, ldc);
+  // The first block of depth starts from `start`, the others add to it; the last writes c
+  // as `stores` says (the others' sums are read back).
   auto tiles = [&](index_t k0, index_t k_len, auto b_rows) {
     const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
+    const bool stream = streams && k0 + k_len >= depth;
     // Element (i, k) of a tile is a[k * lda + i] transposed, a[i * lda + k] otherwise.
     const DType* ak = a + (kATransposed ? k0 * lda : k0);
     index_t r = 0;
     for (; r + kTileRows <= rows; r += kTileRows) {
       MultiplyTile<kTileRows, kPackets, kATransposed>(ak + r / kTileRows * tile_step, lda, k_len,
-                                                      b_rows, c + r * ldc, ldc, from.FromRow(r));
+                                                      b_rows, c + r * ldc, ldc, from.FromRow(r),
+                                                      stream);
     }
     if (r < rows) {
       MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda, k_len,
-                                               b_rows, c + r * ldc, ldc, from.FromRow(r));
+                                               b_rows, c + r * ldc, ldc, from.FromRow(r), stream);
     }
   };
   using Strip = PackedStrip<kPackets, DType>;
@@ -325,16 +359,16 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
 template <bool kATransposed, typename DType>
 void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
                      index_t tile_step, index_t row_step, const RightOperand<DType>& b, DType* c,
-                     index_t ldc, Start<DType> start) {
+                     index_t ldc, Start<DType> start, Stores stores) {
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
     MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
-                                   start);
+                                   start, stores);
   }
   for (; col + kSize <= cols; col += kSize) {
     MultiplyStrip<1, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
-                                   start);
+                                   start, stores);
   }
   if (col == cols) return;
   for (index_t r = 0; r < rows; ++r) {
@@ -349,16 +383,18 @@ void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, 
   }
 }
 
-// c (rows x cols) (+)= a (rows x depth) times b (depth x cols), on the calling thread. A
-// transposed a is first packed, kTileRows rows at a time, k-major: read in place, a tile's
-// broadcasts would come from `depth` rows lda apart, which alias in the L1 cache when lda is
-// a multiple of 1024 floats (an LSTM's 4 * 256 gates: 112 against 189 GFLOP/s unpacked).
+// c (rows x cols) (+)= a (rows x depth) times b (depth x cols), on the calling thread, written
+// as `stores` says (the caller fences streaming stores). A transposed a is first packed, kTileRows
+// rows at a time, k-major: read in place, a tile's broadcasts would come from `depth` rows lda
+// apart, which alias in the L1 cache when lda is a multiple of 1024 floats (an LSTM's 4 * 256
+// gates: 112 against 189 GFLOP/s unpacked).
 template <bool kATransposed, typename DType>
 void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
-                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
+                   const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start,
+                   Stores stores = Stores::kCached) {
   if constexpr (!kATransposed) {
     MultiplyColumns<false>(rows, depth, cols, a.data, a.stride, kTileRows * a.stride, a.stride, b,
-                           c, ldc, start);
+                           c, ldc, start, stores);
   } else {
     const index_t panels = (rows + kTileRows - 1) / kTileRows;
     auto* packed = static_cast<DType*>(
@@ -386,7 +422,7 @@ void MultiplyBlock(index_t rows, index_t depth, index_t cols, LeftOperand<DType>
       }
     }
     MultiplyColumns<true>(rows, depth, cols, packed, kTileRows, kTileRows * depth, 1, b, c, ldc,
-                          start);
+                          start, stores);
   }
 }
 
@@ -401,11 +437,12 @@ constexpr index_t kMinItems = 8;  // items enough for the threads to share evenl
 constexpr index_t kMultiplyAddsPerThread = 32 * mshadow::expr::kMinElementsPerThread;
 
 // c (rows x cols, row stride ldc) = `start` (c itself, values per row, or zero) + a (rows x
-// depth) times b (depth x cols). Float and double. On the library's threads when the product
-// is worth them.
+// depth) times b (depth x cols), written as `stores` says (streaming stores fenced before it
+// returns). Float and double. On the library's threads when the product is worth them.
 template <typename DType>
 void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
-               const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start) {
+               const RightOperand<DType>& b, DType* c, index_t ldc, Start<DType> start,
+               Stores stores = Stores::kCached) {
   static_assert(std::is_same_v<DType, float> || std::is_same_v<DType, double>,
                 "TiledGemm: float or double");
   if (rows <= 0 || cols <= 0) return;
@@ -442,7 +479,7 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
       PackRightOperand(depth, kStrip, b.data + j * kStrip, b.stride, packed + j * kStrip * depth);
     });
     return TiledGemm(rows, depth, cols, a, RightOperand<DType>::Packed(packed, depth), c, ldc,
-                     start);
+                     start, stores);
   }
   // Column blocks only where the row blocks are too few to share out: a block's strips read
   // b the same way however many there are, but each block packs a transposed a again.
@@ -459,10 +496,10 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
     const LeftOperand<DType> a_rows = a.FromRow(r);
     if (a.transposed) {
       MultiplyBlock<true>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
-                          start.FromRow(r));
+                          start.FromRow(r), stores);
     } else {
       MultiplyBlock<false>(n_rows, depth, n_cols, a_rows, b.FromColumn(j), c + r * ldc + j, ldc,
-                           start.FromRow(r));
+                           start.FromRow(r), stores);
     }
   };
   const index_t items = row_blocks * col_blocks;
@@ -471,9 +508,10 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
       std::min<index_t>({mshadow::GetNumThreads(), work / kMultiplyAddsPerThread, items}));
   if (threads <= 1) {
     for (index_t item = 0; item < items; ++item) block(item);
-    return;
+  } else {
+    mshadow::ParallelFor(items, threads, block);  // which fences its workers' stores
   }
-  mshadow::ParallelFor(items, threads, block);
+  if (stores == Stores::kStreaming) mshadow::FenceStreamingStores();
 }
 
 // c = a * b, or c += a * b where `accumulate`.

@@ -4,11 +4,14 @@
 // one and two threads.
 #include "ops/register_gemm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mshadow/host_memory.h"
 #include "mshadow/parallel.h"
 
 namespace ops {
@@ -181,6 +184,53 @@ TYPED_TEST(TiledGemmTest, IndirectAndFoldedRightOperands) {
             ASSERT_NEAR(c[i * cols + j], expected, tol * (1 + std::abs(expected)))
                 << "fold width " << fc.width << " depth " << fc.depth << " threads " << threads
                 << " accumulate " << accumulate << " at (" << i << ", " << j << ")";
+          }
+        }
+      }
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
+// Streaming stores write what cached stores write: c on a line and rows whole lines apart
+// (the tiles stream), c a float off a line or rows not whole lines apart (they fall back),
+// columns ending in a one-packet strip and a scalar tail, depths within and past a packed
+// block (whose first blocks' sums are read back), each start, one and two threads.
+TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
+  using DType = TypeParam;
+  const index_t kSize = vec::Full<DType>::kSize;
+  constexpr index_t kLine = 64 / sizeof(DType);
+  const GemmCase cases[] = {{3 * kTileRows, 40, 4 * kSize},
+                            {2 * kTileRows + 3, 600, 5 * kSize + 3},
+                            {200, 37, 6 * kSize}};
+  for (const int threads : {1, 2}) {
+    mshadow::SetNumThreads(threads);
+    for (const GemmCase& g : cases) {
+      for (const index_t c_offset : {index_t{0}, index_t{1}}) {
+        for (const index_t ldc : {(g.cols + kLine - 1) / kLine * kLine, g.cols + 1}) {
+          const auto a = Random<DType>(g.rows * g.depth, 1);
+          const auto b = Random<DType>(g.depth * g.cols, 2);
+          const auto row_values = Random<DType>(g.rows, 3);
+          const size_t size = static_cast<size_t>(g.rows * ldc + c_offset);
+          const std::unique_ptr<void, void (*)(void*)> memory(
+              mshadow::AllocHost(size * sizeof(DType), 64, "test output"), mshadow::FreeHost);
+          DType* streamed = static_cast<DType*>(memory.get()) + c_offset;
+          const bool aligned = c_offset == 0 && ldc % kLine == 0;
+          EXPECT_EQ(StreamsTile<2>(streamed, ldc), aligned && sizeof(DType) * kSize * 2 % 64 == 0);
+          for (const int start_kind : {0, 1, 2}) {
+            const auto c_before = Random<DType>(g.rows * ldc, 4);
+            std::vector<DType> cached = c_before;
+            std::copy(c_before.begin(), c_before.end(), streamed);
+            const Start<DType> start{start_kind == 1, start_kind == 2 ? row_values.data() : nullptr};
+            const LeftOperand<DType> left{a.data(), g.depth, false};
+            TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), g.cols},
+                             cached.data(), ldc, start);
+            TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), g.cols},
+                             streamed, ldc, start, Stores::kStreaming);
+            ASSERT_TRUE(std::equal(cached.begin(), cached.end(), streamed))
+                << "rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols
+                << " ldc=" << ldc << " c offset " << c_offset << " start " << start_kind
+                << " threads " << threads;
           }
         }
       }

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 #include "ops/testing/tap_pairs.h"
 
@@ -414,6 +415,38 @@ TEST(ConvolutionTest, PointwiseDataGradientOnThreadsMatchesDifferences) {
     testing::CheckGradient(c);
   }
   mshadow::SetNumThreads(0);
+}
+
+// Stride-1 layers by tap products write an output larger than the caches through streaming
+// stores (register_gemm::Stores): forced on here (any output size), on a 1x1 layer too large
+// for the per-image BLAS product, a 5x5 layer of more filters than the position tiles take and
+// a 1-d layer, each with whole-line rows (outputs of 64 and 4096 columns), on 1 and 2 threads;
+// every write mode (adding goes through the caches).
+TEST(ConvolutionTest, TapProductsThroughStreamingStoresMatchTheDirectLoop) {
+  struct Layer {
+    TShape data, weight;
+    std::string kernel, pad;
+    std::vector<Axis> axes;
+  };
+  const Layer layers[] = {
+      {TShape{2, 16, 64, 64}, TShape{80, 16, 1, 1}, "(1,1)", "(0,0)", {{1, 1, 1, 0}, {1, 1, 1, 0}}},
+      {TShape{2, 16, 8, 8}, TShape{144, 16, 5, 5}, "(5,5)", "(2,2)", {{5, 1, 1, 2}, {5, 1, 1, 2}}},
+      {TShape{3, 16, 64}, TShape{40, 16, 3}, "(3,)", "(1,)", {{3, 1, 1, 1}}}};
+  mshadow::SetStreamingStoreMinBytes(1);
+  for (const Layer& l : layers) {
+    const int filters = static_cast<int>(l.weight[0]);
+    const OpCase c{"Convolution",
+                   {{"kernel", l.kernel}, {"pad", l.pad}, {"num_filter", std::to_string(filters)}},
+                   {InputSpec{l.data}, InputSpec{l.weight}, InputSpec{TShape{l.weight[0]}}}};
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE("kernel " + l.kernel + " threads=" + std::to_string(threads));
+      mshadow::SetNumThreads(threads);
+      CheckForwardMatchesDirectLoop(c, l.axes, filters);
+      testing::CheckWriteModes(c);
+    }
+  }
+  mshadow::SetNumThreads(0);
+  mshadow::SetStreamingStoreMinBytes(0);
 }
 
 void CheckWinogradChunks() {

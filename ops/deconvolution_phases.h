@@ -97,8 +97,13 @@ struct PhasePlan {
     return (count * cols.padded + kColumnQuantum - 1) / kColumnQuantum * kColumnQuantum;
   }
   // A channel of the padded image, with an extra row and kColumnQuantum elements: a phase's
-  // last wide row, rounded up, reads past the padded rows.
-  index_t PaddedPlane() const { return (rows.padded + 1) * cols.padded + kColumnQuantum; }
+  // last wide row, rounded up, reads past the padded rows. Whole quanta, so that each channel
+  // starts where the first does within a cache line, and a product's strips read in place (a
+  // 1x1 layer's) load whole lines.
+  index_t PaddedPlane() const {
+    const index_t elements = (rows.padded + 1) * cols.padded + kColumnQuantum;
+    return (elements + kColumnQuantum - 1) / kColumnQuantum * kColumnQuantum;
+  }
   // A channel of the padded input: its padded slices of depth.
   index_t PaddedVolume() const { return depth.padded * PaddedPlane(); }
   index_t PaddedImage() const { return channels * groups * PaddedVolume(); }

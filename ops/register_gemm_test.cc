@@ -221,16 +221,16 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
             const auto c_before = Random<DType>(g.rows * ldc, 4);
             std::vector<DType> cached = c_before;
             std::copy(c_before.begin(), c_before.end(), streamed);
-            const Start<DType> start{start_kind == 1, start_kind == 2 ? row_values.data() : nullptr};
+            const Start<DType> start{start_kind == 1,
+                                     start_kind == 2 ? row_values.data() : nullptr};
             const LeftOperand<DType> left{a.data(), g.depth, false};
             TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), g.cols},
                              cached.data(), ldc, start);
             TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), g.cols},
                              streamed, ldc, start, Stores::kStreaming);
             ASSERT_TRUE(std::equal(cached.begin(), cached.end(), streamed))
-                << "rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols
-                << " ldc=" << ldc << " c offset " << c_offset << " start " << start_kind
-                << " threads " << threads;
+                << "rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols << " ldc=" << ldc
+                << " c offset " << c_offset << " start " << start_kind << " threads " << threads;
           }
         }
       }

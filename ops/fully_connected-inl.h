@@ -86,6 +86,12 @@ bool TiledProducts() {
   }
 }
 
+// The most rows for which the forward runs on the register tiles even where BLAS runs AVX-512
+// kernels: with few rows, OpenBLAS's time goes to copying all of W into its panels, where
+// ProductWithTransposedRight transposes it straight into the strips it reads; with many, its
+// kernels are faster (docs/benchmarks.md, fifty-eighth session).
+constexpr index_t kTiledForwardMaxRows = 64;
+
 template <typename xpu>
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -101,9 +107,9 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
     bool tiled = false;
     if constexpr (std::is_same_v<xpu, cpu>) {  // the CPU's types alone have strips
-      // The output's width in whole strips of the tiles.
-      tiled = shape[0] > 1 && register_gemm::PacksColumns<DType>(param.num_hidden) &&
-              TiledProducts<xpu>();
+      tiled = shape[0] > 1 && (TiledProducts<xpu>() ||
+                               (MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
+                                shape[0] <= kTiledForwardMaxRows));
     }
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {

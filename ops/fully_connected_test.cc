@@ -86,6 +86,14 @@ TEST(FullyConnectedTest, BatchesWithWholeStripsOfHiddenUnits) {
   CheckWithAndWithoutBias(70, 37, 96);
 }
 
+// Batches of up to 64 rows (fully_connected::kTiledForwardMaxRows) take the register-tiled
+// forward where the packets are AVX-512, whatever BLAS runs: hidden units past the last whole
+// strip go through one more strip, zero-padded (3 strips and 4 units; 13 units, no whole strip).
+TEST(FullyConnectedTest, SmallBatchesWithHiddenUnitsPastWholeStrips) {
+  CheckWithAndWithoutBias(33, 37, 100);
+  CheckWithAndWithoutBias(64, 20, 13);
+}
+
 TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {
   const NodeAttrs attrs = ParseAttrs(Op::Get("FullyConnected"), {{"num_hidden", "128"}});
   std::vector<TShape> in = {TShape{32, 64}, TShape(), TShape()}, out;

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "mshadow/host_memory.h"
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 #include "ops/kernel_util.h"
 #include "ops/register_gemm.h"
@@ -46,8 +47,12 @@ void Product(Tensor<xpu, 2, DType> dst, OpReqType req, const Tensor<xpu, 2, DTyp
 // dst (as req says) = a * b_t^T, b_t (cols x depth) stored by rows (a layer's weight, a row per
 // output). On the CPU b_t is transposed straight into the strips the register-tiled product
 // reads (register_gemm::PackRightOperand's layout, which the product would copy b into
-// anyway), strip by strip on the library's threads: no transposed copy first. There cols must
-// be whole strips (register_gemm::PacksColumns); the GPU takes any.
+// anyway), strip by strip on the library's threads: no transposed copy first. Columns past
+// the last whole strip are transposed into one more strip, zero-padded, whose product goes
+// through a scratch block of `rows` x one strip into dst's last columns. With few rows (a
+// row block of the product, whose tiles read each strip only a few times) each strip is
+// multiplied as soon as it is transposed, while it is cached: a whole transposed b_t larger
+// than the caches would go out to memory and come back.
 template <typename xpu, typename DType>
 void ProductWithTransposedRight(Tensor<xpu, 2, DType> dst, OpReqType req,
                                 const Tensor<xpu, 2, DType>& a, const Tensor<xpu, 2, DType>& b_t) {
@@ -57,25 +62,67 @@ void ProductWithTransposedRight(Tensor<xpu, 2, DType> dst, OpReqType req,
       << "ProductWithTransposedRight: " << a.shape_ << " times the transpose of " << b_t.shape_
       << " into " << dst.shape_;
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    using register_gemm::RightOperand;
     constexpr index_t kStrip = register_gemm::kStripWidth<DType>;
-    CHECK(register_gemm::PacksColumns<DType>(cols))
-        << "ProductWithTransposedRight: " << cols << " columns are not whole strips of " << kStrip;
+    const index_t whole = cols / kStrip, rest = cols % kStrip, strips = whole + (rest > 0);
+    if (rows == 0 || strips == 0) return;
+    const register_gemm::LeftOperand<DType> left{a.dptr_, a.stride_, false};
+    const register_gemm::Start<DType> start{req == kAddTo, nullptr};
+    // Strip j of b_t transposed into `strip` (kStrip x depth), zero-padded past cols.
+    const auto transpose_strip = [&](index_t j, DType* strip) {
+      const index_t width = j < whole ? kStrip : rest;
+      if (width < kStrip) std::fill(strip, strip + kStrip * depth, DType(0));
+      transpose::Transpose2D<false>(b_t.dptr_ + j * kStrip * b_t.stride_, b_t.stride_, strip,
+                                    kStrip, width, depth);
+    };
+    // The product of the last, partial strip, through `scratch` (rows x kStrip).
+    const auto multiply_partial_strip = [&](const DType* strip, DType* scratch,
+                                            index_t threads_for_it) {
+      const RightOperand<DType> b = RightOperand<DType>::Packed(strip, depth);
+      if (threads_for_it > 1) {
+        register_gemm::TiledGemm(rows, depth, kStrip, left, b, scratch, kStrip, false);
+      } else {
+        register_gemm::MultiplyBlock<false>(rows, depth, kStrip, left, b, scratch, kStrip,
+                                            register_gemm::Start<DType>{});
+      }
+      for (index_t i = 0; i < rows; ++i) {
+        DType* to = dst.dptr_ + i * dst.stride_ + whole * kStrip;
+        const DType* from = scratch + i * kStrip;
+        for (index_t j = 0; j < rest; ++j) to[j] = req == kAddTo ? to[j] + from[j] : from[j];
+      }
+    };
+    const size_t strip_size = static_cast<size_t>(kStrip * depth);
+    const size_t scratch_size = rest > 0 ? static_cast<size_t>(rows * kStrip) : 0;
+    const int threads = static_cast<int>(std::max<index_t>(
+        1, std::min<index_t>({mshadow::GetNumThreads(), strips,
+                              depth * cols / mshadow::expr::kMinElementsPerThread})));
+    if (rows <= register_gemm::kBlockRows) {
+      mshadow::ParallelFor(strips, threads, [&](index_t j) {
+        DType* strip = static_cast<DType*>(
+            mshadow::ThreadScratch((strip_size + scratch_size) * sizeof(DType)));
+        transpose_strip(j, strip);
+        if (j == whole) return multiply_partial_strip(strip, strip + strip_size, 1);
+        register_gemm::MultiplyBlock<false>(rows, depth, kStrip, left,
+                                            RightOperand<DType>::Packed(strip, depth),
+                                            dst.dptr_ + j * kStrip, dst.stride_, start);
+      });
+      return;
+    }
     const std::unique_ptr<void, void (*)(void*)> memory(
-        mshadow::AllocHost(static_cast<size_t>(depth * cols) * sizeof(DType), 64,
+        mshadow::AllocHost((strips * strip_size + scratch_size) * sizeof(DType), 64,
                            "a matrix product's packed right operand"),
         mshadow::FreeHost);
     DType* packed = static_cast<DType*>(memory.get());
-    const index_t strips = cols / kStrip;
-    const int threads = static_cast<int>(std::min<index_t>(
-        {mshadow::GetNumThreads(), strips, depth * cols / mshadow::expr::kMinElementsPerThread}));
-    mshadow::ParallelFor(strips, std::max(threads, 1), [&](index_t j) {
-      transpose::Transpose2D<false>(b_t.dptr_ + j * kStrip * b_t.stride_, b_t.stride_,
-                                    packed + j * kStrip * depth, kStrip, kStrip, depth);
-    });
-    register_gemm::TiledGemm(rows, depth, cols,
-                             register_gemm::LeftOperand<DType>{a.dptr_, a.stride_, false},
-                             register_gemm::RightOperand<DType>::Packed(packed, depth), dst.dptr_,
-                             dst.stride_, req == kAddTo);
+    mshadow::ParallelFor(strips, threads,
+                         [&](index_t j) { transpose_strip(j, packed + j * strip_size); });
+    if (whole > 0) {
+      register_gemm::TiledGemm(rows, depth, whole * kStrip, left,
+                               RightOperand<DType>::Packed(packed, depth), dst.dptr_, dst.stride_,
+                               start);
+    }
+    if (rest > 0) {
+      multiply_partial_strip(packed + whole * strip_size, packed + strips * strip_size, threads);
+    }
   } else {
     Assign(dst, req, mshadow::expr::dot(a, b_t.T()));
   }

@@ -29,8 +29,8 @@ struct Axis {
 // out[n][f][o...] = bias[f] + sum over c in f's group and kernel taps k of
 // data[n][c][o * stride - pad + k * dilate] * weight[f][c - group start][k].
 Values DirectConvolution(const TShape& data_shape, const Values& data, const Values& weight,
-                         const Values* bias, const std::vector<Axis>& axes, int filters,
-                         int groups, const TShape& out_shape) {
+                         const Values* bias, const std::vector<Axis>& axes, int filters, int groups,
+                         const TShape& out_shape) {
   const int nd = static_cast<int>(axes.size());
   const int batch = data_shape[0], channels = data_shape[1];
   const int group_channels = channels / groups, group_filters = filters / groups;
@@ -116,8 +116,8 @@ TEST_P(ConvolutionTest, MatchesDirectLoopWithGradients) {
   const TShape out_shape = testing::InferOutputShapes(c)[0];
   testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
     return std::vector<Values>{DirectConvolution(cc.data, in[0], in[1],
-                                                 cc.no_bias ? nullptr : &in[2], cc.axes,
-                                                 cc.filters, cc.groups, out_shape)};
+                                                 cc.no_bias ? nullptr : &in[2], cc.axes, cc.filters,
+                                                 cc.groups, out_shape)};
   });
   testing::CheckWriteModes(c);
   testing::CheckStreamedForward(c);
@@ -508,10 +508,10 @@ TEST(ConvolutionTest, Winograd3dProductsOverRunsOfTapsMatchTheDirectLoop) {
 // Winograd's gradients with slots of images summed apart (3 images: 3 slots) on 1, 2 and 3
 // threads.
 TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {
-  const OpCase c{"Convolution",
-                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}},
-                 {InputSpec{TShape{3, 2, 6, 7}}, InputSpec{TShape{3, 2, 3, 3}},
-                  InputSpec{TShape{3}}}};
+  const OpCase c{
+      "Convolution",
+      {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}},
+      {InputSpec{TShape{3, 2, 6, 7}}, InputSpec{TShape{3, 2, 3, 3}}, InputSpec{TShape{3}}}};
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     mshadow::SetNumThreads(threads);
@@ -659,20 +659,20 @@ TEST(ConvolutionTest, BadParametersAndShapes) {
   EXPECT_THAT(infer({{"kernel", "(5,5)"}, {"num_filter", "2"}}, TShape{1, 2, 4, 9}),
               HasSubstr("the kernel (5,5) (dilated extent 5 on spatial axis 0) is larger than "
                         "the padded input (4)"));
-  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "4"}, {"num_group", "2"}},
-                    TShape{1, 3, 5, 5}),
-              HasSubstr("num_group 2 must divide both the input channels (3) and num_filter (4)"));
-  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"stride", "(1,0)"}},
-                    TShape{1, 1, 5, 5}),
-              HasSubstr("stride (1,0) has entry 0 on axis 1; each must be at least 1"));
-  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1,1)"}},
-                    TShape{1, 1, 5, 5}),
-              HasSubstr("pad (1,1,1) has 3 entries but the kernel has 2 spatial axes"));
+  EXPECT_THAT(
+      infer({{"kernel", "(3,3)"}, {"num_filter", "4"}, {"num_group", "2"}}, TShape{1, 3, 5, 5}),
+      HasSubstr("num_group 2 must divide both the input channels (3) and num_filter (4)"));
+  EXPECT_THAT(
+      infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"stride", "(1,0)"}}, TShape{1, 1, 5, 5}),
+      HasSubstr("stride (1,0) has entry 0 on axis 1; each must be at least 1"));
+  EXPECT_THAT(
+      infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1,1)"}}, TShape{1, 1, 5, 5}),
+      HasSubstr("pad (1,1,1) has 3 entries but the kernel has 2 spatial axes"));
   EXPECT_THAT(infer({{"kernel", "(1,1,1,1)"}, {"num_filter", "2"}}, TShape{1, 1, 5, 5, 5, 5}),
               HasSubstr("kernel (1,1,1,1) must have 1, 2 or 3 entries"));
-  EXPECT_THAT(infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"layout", "NHWC"}},
-                    TShape{1, 5, 5, 1}),
-              HasSubstr("channel-first layouts NCW, NCHW and NCDHW only"));
+  EXPECT_THAT(
+      infer({{"kernel", "(3,3)"}, {"num_filter", "2"}, {"layout", "NHWC"}}, TShape{1, 5, 5, 1}),
+      HasSubstr("channel-first layouts NCW, NCHW and NCDHW only"));
   EXPECT_THAT(testing::ErrorOf([] {
                 ParseAttrs(Op::Get("Convolution"), {{"kernel", "(3,3)"}, {"num_filter", "0"}});
               }),

@@ -107,9 +107,9 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
     bool tiled = false;
     if constexpr (std::is_same_v<xpu, cpu>) {  // the CPU's types alone have strips
-      tiled = shape[0] > 1 && (TiledProducts<xpu>() ||
-                               (MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
-                                shape[0] <= kTiledForwardMaxRows));
+      tiled = shape[0] > 1 &&
+              (TiledProducts<xpu>() || (MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
+                                        shape[0] <= kTiledForwardMaxRows));
     }
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {

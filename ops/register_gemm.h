@@ -21,6 +21,7 @@
 #define OPS_REGISTER_GEMM_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -83,10 +84,10 @@ struct Start {
 
 // How a product writes c: through the caches, or, for a c far larger than the last-level
 // cache that nothing reads back soon (a convolution's whole output), by streaming stores, which
-// neither read each line of c before writing it nor evict the operands: a 1x1 layer's 100 MiB
-// output took a third of its time with ordinary stores (docs/benchmarks.md, fifty-eighth
-// session). Only whole aligned lines stream (tiles of two packets whose rows start on a
-// line); the rest of c, and c read back between blocks of depth, goes through the caches.
+// neither read each line of c before writing it nor evict the operands (a 1x1 layer's large
+// output: docs/benchmarks.md, fifty-eighth session). Only whole aligned lines stream (tiles of
+// two packets whose rows start on a line); the rest of c, and c read back between blocks of
+// depth, goes through the caches.
 enum class Stores { kCached, kStreaming };
 
 // Columns of the strips a product reads its right operand by: two packets.

@@ -5,11 +5,11 @@
 #include "ops/matrix_product.h"
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "ops/testing/uniform_vector.h"
 
 namespace ops {
 namespace {
@@ -19,15 +19,6 @@ class ProductWithTransposedRightTest : public ::testing::Test {};
 
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(ProductWithTransposedRightTest, Types);
-
-template <typename DType>
-std::vector<DType> Random(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<DType> v(n);
-  for (auto& x : v) x = static_cast<DType>(dist(gen));
-  return v;
-}
 
 TYPED_TEST(ProductWithTransposedRightTest, MatchesTripleLoop) {
   using DType = TypeParam;
@@ -50,9 +41,9 @@ TYPED_TEST(ProductWithTransposedRightTest, MatchesTripleLoop) {
       for (const OpReqType req : {kWriteTo, kAddTo}) {
         // Rows of every operand padded past their widths.
         const index_t lda = c.depth + 3, ldb = c.depth + 1, ldc = c.cols + 2;
-        const auto a = Random<DType>(static_cast<size_t>(c.rows * lda), 1);
-        const auto b_t = Random<DType>(static_cast<size_t>(c.cols * ldb), 2);
-        auto out = Random<DType>(static_cast<size_t>(c.rows * ldc), 3);
+        const auto a = testing::UniformVector<DType>(static_cast<size_t>(c.rows * lda), 1);
+        const auto b_t = testing::UniformVector<DType>(static_cast<size_t>(c.cols * ldb), 2);
+        auto out = testing::UniformVector<DType>(static_cast<size_t>(c.rows * ldc), 3);
         const auto before = out;
         ProductWithTransposedRight(
             Tensor<cpu, 2, DType>(out.data(), Shape2(c.rows, c.cols), ldc, nullptr), req,

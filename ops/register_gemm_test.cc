@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "mshadow/host_memory.h"
 #include "mshadow/parallel.h"
+#include "ops/testing/uniform_vector.h"
 
 namespace ops {
 namespace register_gemm {
@@ -27,15 +27,6 @@ class TiledGemmTest : public ::testing::Test {};
 
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(TiledGemmTest, Types);
-
-template <typename DType>
-std::vector<DType> Random(index_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<DType> v(static_cast<size_t>(n));
-  for (auto& x : v) x = static_cast<DType>(dist(gen));
-  return v;
-}
 
 TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
   using DType = TypeParam;
@@ -69,11 +60,11 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
           const index_t a_rows = transposed ? g.depth : g.rows;
           const index_t a_cols = transposed ? g.rows : g.depth;
           const index_t lda = a_cols + 3, ldb = g.cols + 2, ldc = g.cols + 5;
-          const auto a = Random<DType>(a_rows * lda + 1, 1);
-          const auto b = Random<DType>(g.depth * ldb + 1, 2);
-          auto c = Random<DType>(g.rows * ldc + 1, 3);
+          const auto a = testing::UniformVector<DType>(a_rows * lda + 1, 1);
+          const auto b = testing::UniformVector<DType>(g.depth * ldb + 1, 2);
+          auto c = testing::UniformVector<DType>(g.rows * ldc + 1, 3);
           const auto c_before = c;
-          const auto row_values = Random<DType>(g.rows, 4);
+          const auto row_values = testing::UniformVector<DType>(g.rows, 4);
           const LeftOperand<DType> left{a.data(), lda, transposed};
           if (start_kind == 2) {
             TiledGemm<DType>(g.rows, g.depth, g.cols, left, RightOperand<DType>{b.data(), ldb},
@@ -114,8 +105,8 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
 TYPED_TEST(TiledGemmTest, PackedRightOperandMatchesInPlace) {
   using DType = TypeParam;
   const index_t rows = 13, depth = 300, cols = 2 * kStripWidth<DType>, ldb = cols + 3;
-  const auto a = Random<DType>(rows * depth, 1);
-  const auto b = Random<DType>(depth * ldb, 2);
+  const auto a = testing::UniformVector<DType>(rows * depth, 1);
+  const auto b = testing::UniformVector<DType>(depth * ldb, 2);
   std::vector<DType> packed(static_cast<size_t>(depth * cols));
   PackRightOperand(depth, cols, b.data(), ldb, packed.data());
   for (const int threads : {1, 2}) {
@@ -163,12 +154,12 @@ TYPED_TEST(TiledGemmTest, IndirectAndFoldedRightOperands) {
       // Folded rows `pitch` apart; each operand row is a span of the buffer, the spans in
       // shuffled order, with room for strips read whole past a row's last column.
       const index_t pitch = folded ? fc.width + 3 : cols, span = pitch * (fc.fold_rows + 1) + 16;
-      const auto buffer = Random<DType>(fc.depth * span, 4);
+      const auto buffer = testing::UniformVector<DType>(fc.depth * span, 4);
       std::vector<index_t> offsets(static_cast<size_t>(fc.depth));
       for (index_t k = 0; k < fc.depth; ++k) offsets[k] = ((k * 7) % fc.depth) * span + k % 3;
-      const auto a = Random<DType>(rows * fc.depth, 5);
+      const auto a = testing::UniformVector<DType>(rows * fc.depth, 5);
       for (const bool accumulate : {false, true}) {
-        auto c = Random<DType>(rows * cols, 6);
+        auto c = testing::UniformVector<DType>(rows * cols, 6);
         const auto c_before = c;
         RightOperand<DType> b{buffer.data(), 0, offsets.data()};
         if (folded) b = b.Folded(fc.width, pitch);
@@ -208,9 +199,9 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
     for (const GemmCase& g : cases) {
       for (const index_t c_offset : {index_t{0}, index_t{1}}) {
         for (const index_t ldc : {(g.cols + kLine - 1) / kLine * kLine, g.cols + 1}) {
-          const auto a = Random<DType>(g.rows * g.depth, 1);
-          const auto b = Random<DType>(g.depth * g.cols, 2);
-          const auto row_values = Random<DType>(g.rows, 3);
+          const auto a = testing::UniformVector<DType>(g.rows * g.depth, 1);
+          const auto b = testing::UniformVector<DType>(g.depth * g.cols, 2);
+          const auto row_values = testing::UniformVector<DType>(g.rows, 3);
           const size_t size = static_cast<size_t>(g.rows * ldc + c_offset);
           const std::unique_ptr<void, void (*)(void*)> memory(
               mshadow::AllocHost(size * sizeof(DType), 64, "test output"), mshadow::FreeHost);
@@ -218,7 +209,7 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
           const bool aligned = c_offset == 0 && ldc % kLine == 0;
           EXPECT_EQ(StreamsTile<2>(streamed, ldc), aligned && sizeof(DType) * kSize * 2 % 64 == 0);
           for (const int start_kind : {0, 1, 2}) {
-            const auto c_before = Random<DType>(g.rows * ldc, 4);
+            const auto c_before = testing::UniformVector<DType>(g.rows * ldc, 4);
             std::vector<DType> cached = c_before;
             std::copy(c_before.begin(), c_before.end(), streamed);
             const Start<DType> start{start_kind == 1,

@@ -92,6 +92,17 @@ bool TiledProducts() {
 // kernels are faster (docs/benchmarks.md, fifty-eighth session).
 constexpr index_t kTiledForwardMaxRows = 64;
 
+// Whether the forward's product of `rows` rows runs on the register tiles: where
+// TiledProducts says, and for up to kTiledForwardMaxRows rows wherever the packets are AVX-512.
+template <typename xpu>
+bool TiledForward(index_t rows) {
+  if constexpr (std::is_same_v<xpu, cpu> && MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512) {
+    return rows > 1 && (rows <= kTiledForwardMaxRows || TiledProducts<xpu>());
+  } else {
+    return false;
+  }
+}
+
 template <typename xpu>
 void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -105,12 +116,7 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto weight = in[1].get<xpu, 2, DType>(stream);
     auto y =
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
-    bool tiled = false;
-    if constexpr (std::is_same_v<xpu, cpu>) {  // the CPU's types alone have strips
-      tiled = shape[0] > 1 &&
-              (TiledProducts<xpu>() || (MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512 &&
-                                        shape[0] <= kTiledForwardMaxRows));
-    }
+    const bool tiled = TiledForward<xpu>(shape[0]);
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {
       if (tiled) {

@@ -86,18 +86,21 @@ bool TiledProducts() {
   }
 }
 
-// The most rows for which the forward runs on the register tiles even where BLAS runs AVX-512
-// kernels: with few rows, OpenBLAS's time goes to copying all of W into its panels, where
-// ProductWithTransposedRight transposes it straight into the strips it reads; with many, its
-// kernels are faster (docs/benchmarks.md, fifty-eighth session).
-constexpr index_t kTiledForwardMaxRows = 64;
+// The most rows for which the products run on the register tiles even where BLAS runs AVX-512
+// kernels: the forward and the data gradient (a batch's rows times W^T or W) up to
+// kTiledBatchMaxRows rows, the weight gradient (og^T data, depth the batch) up to
+// kTiledWeightGradientMaxRows. With few rows OpenBLAS's time goes to copying all of W into its
+// panels, where the tiles read W a strip at a time; with many, its kernels are as fast or
+// faster (docs/benchmarks.md, fifty-eighth and fifty-ninth sessions).
+constexpr index_t kTiledBatchMaxRows = 64;
+constexpr index_t kTiledWeightGradientMaxRows = 128;
 
-// Whether the forward's product of `rows` rows runs on the register tiles: where
-// TiledProducts says, and for up to kTiledForwardMaxRows rows wherever the packets are AVX-512.
+// Whether a product of a batch of `rows` rows runs on the register tiles: where TiledProducts
+// says, and for more than one row and up to `max_rows` wherever the packets are AVX-512.
 template <typename xpu>
-bool TiledForward(index_t rows) {
+bool TiledBatch(index_t rows, index_t max_rows) {
   if constexpr (std::is_same_v<xpu, cpu> && MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512) {
-    return rows > 1 && (rows <= kTiledForwardMaxRows || TiledProducts<xpu>());
+    return rows > 1 && (rows <= max_rows || TiledProducts<xpu>());
   } else {
     return false;
   }
@@ -116,7 +119,7 @@ void FullyConnectedCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto weight = in[1].get<xpu, 2, DType>(stream);
     auto y =
         out[0].get_with_shape<xpu, 2, DType>(mshadow::Shape2(shape[0], param.num_hidden), stream);
-    const bool tiled = TiledForward<xpu>(shape[0]);
+    const bool tiled = TiledBatch<xpu>(shape[0], kTiledBatchMaxRows);
     // y (as req says) = data weight^T, or (tiled) accumulated onto y.
     const auto product = [&](OpReqType product_req) {
       if (tiled) {
@@ -180,12 +183,17 @@ void FullyConnectedBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (shape[0] == 1) {
         Assign(dx, req[0], dot(og, weight));  // a gemv (the engine's choice)
         OuterProduct(og[0], data[0], dw, req[1]);
-      } else if (TiledProducts<xpu>()) {
-        Product(dx, req[0], og, false, weight);
-        Product(dw, req[1], og, true, data);
       } else {
-        Assign(dx, req[0], dot(og, weight));
-        Assign(dw, req[1], dot(og.T(), data));
+        if (TiledBatch<xpu>(shape[0], kTiledBatchMaxRows)) {
+          Product(dx, req[0], og, false, weight);
+        } else {
+          Assign(dx, req[0], dot(og, weight));
+        }
+        if (TiledBatch<xpu>(shape[0], kTiledWeightGradientMaxRows)) {
+          Product(dw, req[1], og, true, data);
+        } else {
+          Assign(dw, req[1], dot(og.T(), data));
+        }
       }
     } else {
       Assign(dx, req[0], dot(og, weight));

@@ -86,12 +86,19 @@ TEST(FullyConnectedTest, BatchesWithWholeStripsOfHiddenUnits) {
   CheckWithAndWithoutBias(70, 37, 96);
 }
 
-// Batches of up to 64 rows (fully_connected::kTiledForwardMaxRows) take the register-tiled
-// forward where the packets are AVX-512, whatever BLAS runs: hidden units past the last whole
-// strip go through one more strip, zero-padded (3 strips and 4 units; 13 units, no whole strip).
+// Batches of up to 64 rows (fully_connected::kTiledBatchMaxRows) take the register-tiled
+// forward and data gradient where the packets are AVX-512, whatever BLAS runs: hidden units
+// past the last whole strip go through one more strip, zero-padded (3 strips and 4 units; 13
+// units, no whole strip).
 TEST(FullyConnectedTest, SmallBatchesWithHiddenUnitsPastWholeStrips) {
   CheckWithAndWithoutBias(33, 37, 100);
   CheckWithAndWithoutBias(64, 20, 13);
+}
+
+// Between 64 and 128 rows (kTiledWeightGradientMaxRows) only the weight gradient takes the
+// tiles there: the forward and the data gradient go to BLAS in the same call.
+TEST(FullyConnectedTest, BatchesWhoseWeightGradientAloneTakesTheTiles) {
+  CheckWithAndWithoutBias(100, 19, 40);
 }
 
 TEST(FullyConnectedTest, InfersWeightAndBiasAndExplainsConflicts) {

@@ -150,17 +150,18 @@ bool PacksColumns(index_t cols) {
 
 // packed (depth * cols elements) = b (depth x cols, rows ldb apart) as strips of
 // kStripWidth columns (PacksColumns(cols)), for RightOperand::Packed: an operand that several
-// products read is copied once.
+// products read is copied once. Each row of b is read from start to end: a strip's rows
+// alone are a line or two each, ldb apart, and a row more than a page long puts each on a
+// page of its own, where the hardware prefetchers do not follow.
 template <typename DType>
 void PackRightOperand(index_t depth, index_t cols, const DType* b, index_t ldb, DType* packed) {
   using P = vec::Full<DType>;
   constexpr index_t kWidth = kStripWidth<DType>;
-  for (index_t j = 0; j < cols; j += kWidth) {
-    DType* strip = packed + j * depth;
-    for (index_t k = 0; k < depth; ++k) {
+  for (index_t k = 0; k < depth; ++k) {
+    for (index_t j = 0; j < cols; j += kWidth) {
       OPS_UNROLL_FULLY
       for (index_t l = 0; l < kWidth; l += P::kSize) {
-        P::LoadUnAligned(b + k * ldb + j + l).StoreUnAligned(strip + k * kWidth + l);
+        P::LoadUnAligned(b + k * ldb + j + l).StoreUnAligned(packed + j * depth + k * kWidth + l);
       }
     }
   }
@@ -354,15 +355,73 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
   }
 }
 
+// Strips of an operand read in place (neither packed, indirect nor folded) that several
+// tiles read, where the part of it one call reads outgrows a quarter of the L2 cache (it comes
+// from farther out): packed kChunkStrips at a time, a block of depth at a time
+// (PackRightOperand, each row's run of the chunk read whole). A strip at a time, its rows are
+// a line or two each, on pages of their own where b's rows are a page or more long, which the
+// hardware prefetchers do not follow (FullyConnected's data gradient, W read in place: 21% of
+// its time went to packing its strips). Smaller operands keep one strip's block (16 KiB) in
+// the L1 cache: chunks had slowed the attention products, whose operands are 32 KiB, 5-17%.
+constexpr index_t kChunkStrips = 8;
+constexpr size_t kChunkMinBytes = 256 * 1024;
+
+template <typename DType>
+bool PacksChunks(index_t rows, index_t depth, index_t cols, const RightOperand<DType>& b) {
+  return rows > kTileRows && cols >= 2 * kStripWidth<DType> && b.packed_depth == 0 &&
+         b.row_offsets == nullptr && b.fold_width == 0 &&
+         static_cast<size_t>(depth * cols) * sizeof(DType) >= kChunkMinBytes;
+}
+
+// The whole strips of c (rows x cols, a multiple of kStripWidth) (+)= a times b
+// (PacksChunks), as MultiplyColumns takes them.
+template <bool kATransposed, typename DType>
+void MultiplyPackedChunks(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
+                          index_t tile_step, const RightOperand<DType>& b, DType* c, index_t ldc,
+                          Start<DType> start, Stores stores) {
+  constexpr index_t kStrip = kStripWidth<DType>;
+  constexpr index_t kDepthBlock = PackedStrip<2, DType>::kDepthBlock;
+  const index_t chunk_cols = std::min(cols, kChunkStrips * kStrip);
+  const index_t block_depth = std::max<index_t>(1, std::min(depth, kDepthBlock));
+  const std::unique_ptr<void, void (*)(void*)> memory(
+      mshadow::AllocHost(static_cast<size_t>(chunk_cols * block_depth) * sizeof(DType), 64,
+                         "a matrix product's packed strips"),
+      mshadow::FreeHost);
+  DType* packed = static_cast<DType*>(memory.get());
+  for (index_t j0 = 0; j0 < cols; j0 += chunk_cols) {
+    const index_t width = std::min(chunk_cols, cols - j0);
+    // The first block of depth starts from `start`, the others add to it; the last writes
+    // c as `stores` says.
+    for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += kDepthBlock) {
+      const index_t k_len = std::min(kDepthBlock, depth - k0);
+      PackRightOperand(k_len, width, b.Row(k0) + j0, b.stride, packed);
+      const DType* ak = a + (kATransposed ? k0 * lda : k0);
+      const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
+      const Stores block_stores = k0 + k_len >= depth ? stores : Stores::kCached;
+      for (index_t j = 0; j < width; j += kStrip) {
+        MultiplyStrip<2, kATransposed>(rows, k_len, ak, lda, tile_step,
+                                       RightOperand<DType>::Packed(packed + j * k_len, k_len),
+                                       c + j0 + j, ldc, from, block_stores);
+      }
+    }
+  }
+}
+
 // c (rows x cols) (+)= a (rows x depth, stored as `lda` and tile_step say, see MultiplyStrip;
 // rows of a tile row_step apart) times b (depth x cols), on the calling thread: strips of two
-// packets, one packet, then the last columns one element at a time.
+// packets (packed a chunk at a time where PacksChunks), one packet, then the last columns one
+// element at a time.
 template <bool kATransposed, typename DType>
 void MultiplyColumns(index_t rows, index_t depth, index_t cols, const DType* a, index_t lda,
                      index_t tile_step, index_t row_step, const RightOperand<DType>& b, DType* c,
                      index_t ldc, Start<DType> start, Stores stores) {
   constexpr index_t kSize = vec::Full<DType>::kSize;
   index_t col = 0;
+  if (PacksChunks(rows, depth, cols, b)) {
+    col = cols / (2 * kSize) * (2 * kSize);
+    MultiplyPackedChunks<kATransposed>(rows, depth, col, a, lda, tile_step, b, c, ldc, start,
+                                       stores);
+  }
   for (; col + 2 * kSize <= cols; col += 2 * kSize) {
     MultiplyStrip<2, kATransposed>(rows, depth, a, lda, tile_step, b.FromColumn(col), c + col, ldc,
                                    start, stores);

@@ -1,7 +1,7 @@
 // TiledGemm against a float64 triple loop: shapes that end inside a register tile (rows not a
 // multiple of kTileRows, columns ending in a one-packet strip and a scalar tail), a read
-// transposed, strided operands, each start (zero, c itself, a value per row), float and double,
-// one and two threads.
+// transposed, strided operands, b read in place a strip or a chunk of strips at a time, each
+// start (zero, c itself, a value per row), float and double, one and two threads.
 #include "ops/register_gemm.h"
 
 #include <algorithm>
@@ -47,6 +47,10 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       // The same, b large enough that its strips are packed on both threads.
       {200, 600, 4 * 2 * kSize},
       {64, 20, 2 * kSize},  // 64 rows: one row block
+      // One row block whose column blocks hold more than kChunkStrips strips, read in place
+      // and packed a chunk and a block of depth at a time: two chunks and a part, three
+      // blocks of depth, a one-packet strip and a scalar tail.
+      {kTileRows + 1, 261, 2100},
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
   for (const int threads : {1, 2}) {

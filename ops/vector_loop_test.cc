@@ -1,4 +1,5 @@
-// Tests for the batch loops of ops/vector_loop.h: every image once, on the threads asked for.
+// Tests for ops/vector_loop.h: CopyRun's copies and additions at every length (whole packets
+// and each narrower tail), the batch loops' every image once, on the threads asked for.
 #include "ops/vector_loop.h"
 
 #include <atomic>
@@ -13,6 +14,33 @@
 
 namespace ops {
 namespace {
+
+// dst[0, n) = src or += src for every n up to five packets, src and dst a lane off a packet
+// boundary: exact sums, and nothing written before dst or past dst + n.
+template <typename DType>
+void CheckCopyRuns() {
+  constexpr index_t kLanes = vec::Full<DType>::kSize;
+  for (index_t n = 0; n <= 5 * kLanes; ++n) {
+    std::vector<DType> src(n + 2), dst(n + 2), before(n + 2);
+    for (index_t i = 0; i < n + 2; ++i) {
+      src[i] = DType(i + 1) / 4;
+      before[i] = dst[i] = DType(3 * i + 7) / 8;
+    }
+    CopyRun<true>(dst.data() + 1, src.data() + 1, n);
+    for (index_t i = 0; i < n + 2; ++i) {
+      const DType expected = i == 0 || i > n ? before[i] : before[i] + src[i];
+      ASSERT_EQ(dst[i], expected) << "adding " << n << " elements, at " << i;
+    }
+    CopyRun<false>(dst.data() + 1, src.data() + 1, n);
+    for (index_t i = 0; i < n + 2; ++i) {
+      const DType expected = i == 0 || i > n ? before[i] : src[i];
+      ASSERT_EQ(dst[i], expected) << "copying " << n << " elements, at " << i;
+    }
+  }
+}
+
+TEST(CopyRunTest, EveryLengthFloat) { CheckCopyRuns<float>(); }
+TEST(CopyRunTest, EveryLengthDouble) { CheckCopyRuns<double>(); }
 
 // The images each thread index ran, and the OS threads behind each index.
 struct Visits {

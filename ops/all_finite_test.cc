@@ -84,6 +84,26 @@ TEST(AllFiniteTest, InitOutputAndSeveralArrays) {
   EXPECT_EQ(FlagOf({{-inf}, {2}}, mshadow::kFloat16, false, 0.5f), 0.0f);
 }
 
+// A flag is written or left (kNullOp); an addition to it is refused, by both operators.
+TEST(AllFiniteTest, WriteModes) {
+  const CpuTensor data = testing::TensorOf(mshadow::kFloat32, {1, 2});
+  for (const char* name : {"all_finite", "multi_all_finite"}) {
+    const NodeAttrs attrs = ParseAttrs(Op::Get(name), {});
+    CpuTensor flag(TShape{1}, mshadow::kFloat32);
+    for (const OpReqType req : {kNullOp, kWriteInplace, kAddTo}) {
+      *flag.data<float>() = 0.5f;
+      try {
+        Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs), {data.blob()}, {req}, {flag.blob()});
+        EXPECT_NE(req, kAddTo) << name << ": kAddTo accepted";
+      } catch (const dmlc::Error& e) {
+        EXPECT_EQ(req, kAddTo) << e.what();
+        EXPECT_THAT(e.what(), HasSubstr(std::string(name) + " writes a flag, it cannot add"));
+      }
+      EXPECT_EQ(*flag.data<float>(), req == kWriteInplace ? 1.0f : 0.5f) << name << " req " << req;
+    }
+  }
+}
+
 TEST(AllFiniteTest, ShapesTypesAndNames) {
   const testing::OpCase c{
       "multi_all_finite", {{"num_arrays", "3"}}, {{TShape{2, 3}}, {TShape{4}}, {TShape{1, 1, 5}}}};

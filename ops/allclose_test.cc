@@ -116,6 +116,12 @@ TEST(AllCloseTest, OnePairFarAtEveryPlace) {
 TEST(AllCloseTest, WriteModes) {
   EXPECT_EQ(AllClose({1}, {2}, mshadow::kFloat32, {}, kNullOp, 7), 7);
   EXPECT_EQ(AllClose({1}, {1}, mshadow::kFloat32, {}, kWriteInplace, 7), 1);
+  try {
+    AllClose({1}, {1}, mshadow::kFloat32, {}, kAddTo, 7);
+    ADD_FAILURE() << "kAddTo accepted";
+  } catch (const dmlc::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("_contrib_allclose writes a flag, it cannot add to it"));
+  }
 }
 
 TEST(AllCloseTest, ShapesTypesAndErrors) {

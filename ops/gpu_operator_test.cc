@@ -82,14 +82,14 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
   }
 
   // Runs `attrs` on the GPU on copies of `inputs` into outputs holding `initial` (as `req`
-  // says) and returns the outputs on the host.
+  // says) and returns the outputs on the host. An operator that draws random numbers draws
+  // from the seed its caller set.
   std::vector<CpuTensor> RunGpu(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
                                 const std::vector<CpuTensor>& initial, OpReqType req) {
     const std::vector<GpuTensor> in = CopiesOf(inputs);
     std::vector<TBlob> initial_blobs = ops::Blobs(initial);
     const std::vector<GpuTensor> out = CopiesOf(initial_blobs);
     GpuCall call(attrs, stream_->stream_, /*is_train=*/true);
-    SetRandomSeed(kSeed);  // the draws the CPU made
     Invoke<gpu>(attrs, call.context(), Blobs(in), std::vector<OpReqType>(out.size(), req),
                 Blobs(out));
     stream_->Wait();
@@ -120,6 +120,13 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
     for (const TBlob& x : inputs) single = single || x.type_flag_ == mshadow::kFloat32;
     const double tolerance = single ? float32_tolerance : 1e-11;
     for (const OpReqType req : {kWriteTo, kAddTo}) {
+      if (req == kAddTo && CpuRefusesAddTo(attrs, inputs, expected)) {
+        SetRandomSeed(kSeed);
+        EXPECT_THROW(RunGpu(attrs, inputs, ones, req), dmlc::Error)
+            << what << ": the CPU refuses kAddTo, the GPU accepts it";
+        continue;
+      }
+      SetRandomSeed(kSeed);  // the draws the CPU made
       const std::vector<CpuTensor> actual = RunGpu(attrs, inputs, ones, req);
       for (size_t i = 0; i < expected.size(); ++i) {
         const Values want = testing::ToValues(expected[i].blob());
@@ -137,6 +144,23 @@ class GpuOperatorTest : public gpu_testing::GpuTest {
         }
       }
     }
+  }
+
+  // Whether the CPU refuses to add to the operator's outputs (flags, assignments into a copy
+  // of an input), run on copies of `inputs`: the GPU must refuse too.
+  static bool CpuRefusesAddTo(const NodeAttrs& attrs, const std::vector<TBlob>& inputs,
+                              const std::vector<CpuTensor>& expected) {
+    std::vector<CpuTensor> in, out;
+    for (const TBlob& x : inputs)
+      in.push_back(testing::TensorOf(x.shape_, x.type_flag_, testing::ToValues(x)));
+    for (const CpuTensor& e : expected) out.emplace_back(e.shape(), e.type_flag());
+    try {
+      Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs, /*is_train=*/true), ops::Blobs(in),
+                           std::vector<OpReqType>(out.size(), kAddTo), ops::Blobs(out));
+    } catch (const dmlc::Error&) {
+      return true;
+    }
+    return false;
   }
 
   int CompareCase(const Op* op, const OpCase& c, int type_flag, const std::string& what,

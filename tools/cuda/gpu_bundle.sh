@@ -68,7 +68,7 @@ for binary in "$out"/bin/* "$out"/bench/* "$out"/tools/* "$out"/python/mshadow_o
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*) ;;
-    libcuda*|libcublas*|libcudart*|libcudnn*|libcusolver*|libnvJitLink*) ;;
+    libcuda*|libcublas*|libcudart*|libcudnn*|libcusolver*|libcusparse*|libnvJitLink*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
@@ -168,14 +168,14 @@ set -x
 "$opctl" bench LayerNorm --shape 'data=(4096,1024)' --iterations 50 --device gpu
 "$opctl" bench Dropout --shape 'data=(32,64,56,56)' --param p=0.5 --iterations 20 --device gpu
 RUN
-# Where the scripts find their shared libraries: this bundle's, the CUDA toolkit's, and cuDNN
-# and cuSOLVER from the NVIDIA wheels PyTorch brings (a bare CUDA machine may have no other).
+# Where the scripts find their shared libraries: this bundle's, the CUDA toolkit's, and cuDNN,
+# cuSOLVER and the cuSPARSE it needs from the NVIDIA wheels PyTorch brings (a bare CUDA machine may have no other).
 cat > "$out/env.sh" <<'RUN'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 wheel_libs=$(python3 -c '
 import glob, os, site
 found = []
-for name in ("libcudnn.so.9", "libcusolver.so.12"):
+for name in ("libcudnn.so.9", "libcusolver.so.12", "libcusparse.so.12"):
     for d in site.getsitepackages():
         hits = glob.glob(os.path.join(d, "nvidia", "**", name), recursive=True)
         if hits:

@@ -65,8 +65,11 @@ def test_forward_on_cuda_tensors_matches_the_cpu(case):
         for y, e in zip(on_gpu, expected):
             assert y.is_cuda, case.name
             assert tuple(y.shape) == e.shape, case.name
+            # An output of its own type (the sampling operators' float32 from float64
+            # parameters): that type's tolerance.
+            out_tol = tol if e.dtype == np.float64 else max(tol, 1e-4)
             np.testing.assert_allclose(y.cpu().numpy().astype(np.float64), e.astype(np.float64),
-                                       rtol=tol, atol=tol, err_msg=case.name)
+                                       rtol=out_tol, atol=out_tol, err_msg=case.name)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if mo.operator_info(c.op)["backward"]
@@ -75,7 +78,10 @@ def test_gradients_on_cuda_tensors_match_the_cpu(case):
     inputs = _inputs(case, np.float64, seed=4)
     outputs = _listed(mo.invoke(case.op, [x.copy() for x in inputs], **case.params))
     heads = [np.random.default_rng(5).uniform(-1, 1, y.shape).astype(y.dtype) for y in outputs]
+    # grad runs the forward again: a sampling operator's gradient needs the same draws on each.
+    mo.seed(7)
     expected = mo.grad(case.op, [x.copy() for x in inputs], heads, **case.params)
+    mo.seed(7)
     on_gpu = mo.grad(case.op, _to_cuda(inputs), _to_cuda(heads), **case.params)
     for index, (g, e) in enumerate(zip(on_gpu, expected)):
         if not case.differentiable()[index]:

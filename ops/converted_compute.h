@@ -1,6 +1,7 @@
 // ops/converted_compute.h: runs a kernel written for one element type on tensors of other
-// types, converting through temporary space. What lets softmax take float16 data or give an
-// output of another type (its dtype) with kernels for float32 and float64 alone.
+// floating types, converting through temporary space. What lets softmax take float16 or
+// bfloat16 data or give an output of another type (its dtype) with kernels for float32 and
+// float64 alone.
 //
 //   // compute: an FCompute for blobs that all have type `type` (its first two inputs and
 //   // first output are converted; a length input or its gradient passes as it is).
@@ -18,11 +19,11 @@
 
 namespace ops {
 
-// dst = src converted (element types from the blobs), with request `req`.
+// dst = src converted (floating element types from the blobs), with request `req`.
 template <typename xpu>
 void ConvertBlob(mshadow::Stream<xpu>* s, const TBlob& src, const TBlob& dst, OpReqType req) {
-  MSHADOW_TYPE_SWITCH(src.type_flag_, SrcType, {
-    MSHADOW_TYPE_SWITCH(dst.type_flag_, DstType, {
+  MSHADOW_REAL_TYPE_SWITCH_EX(src.type_flag_, SrcType, {
+    MSHADOW_REAL_TYPE_SWITCH_EX(dst.type_flag_, DstType, {
       OPS_REQ_SWITCH(req, Req, {
         Kernel<op_with_req<cast::convert_to<DstType>, Req>, xpu>::Launch(
             s, dst.Size(), dst.dptr<DstType>(), src.dptr<SrcType>());

@@ -36,14 +36,15 @@ struct SoftmaxParam : public dmlc::Parameter<SoftmaxParam> {
         .add_enum("float16", mshadow::kFloat16)
         .add_enum("float32", mshadow::kFloat32)
         .add_enum("float64", mshadow::kFloat64)
+        .add_enum("bfloat16", mshadow::kBfloat16)
         .set_default(dmlc::optional<int>())
-        .describe("The output's type; None means the data's.");
+        .describe("The output's type; None means the data's (bfloat16 beyond MXNet).");
   }
 };
 
 // The type the kernels compute in: float64 when the data or the output is float64, float32
-// otherwise (float16 data or output is converted: a float16 sum of exponentials would lose
-// most of its digits).
+// otherwise (float16 and bfloat16 data or outputs are converted: a 16-bit sum of
+// exponentials would lose most of its digits).
 inline int ComputeType(int data_type, int output_type) {
   return data_type == mshadow::kFloat64 || output_type == mshadow::kFloat64 ? mshadow::kFloat64
                                                                             : mshadow::kFloat32;

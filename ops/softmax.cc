@@ -1,5 +1,5 @@
 // softmax(axis, temperature, use_length, dtype), log_softmax and softmin (axis, temperature,
-// dtype) and softmax_cross_entropy, with backward operators. float16 data or a dtype other than the
+// dtype) and softmax_cross_entropy, with backward operators. 16-bit data or a dtype other than the
 // data's runs the float32/float64 kernels through converted copies (ComputeConverted). Each works
 // on (outer, n, inner) views of the input, n being the extent of the axis, and subtracts the
 // maximum before exponentiating (no overflow). The CPU kernels are here; softmax.cu has the GPU's.
@@ -73,14 +73,16 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
-// The data is float16, float32 or float64; the output has dtype (the data's type when None);
+// The data is float16, bfloat16, float32 or float64; the output has dtype (the data's type when
+// None);
 // length is an index type (the data's when unknown).
 bool SoftmaxType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   const int data = (*in)[0];
   if (data == -1) return false;
-  if (data != mshadow::kFloat16 && data != mshadow::kFloat32 && data != mshadow::kFloat64) {
+  if (data != mshadow::kFloat16 && data != mshadow::kBfloat16 && data != mshadow::kFloat32 &&
+      data != mshadow::kFloat64) {
     throw dmlc::Error("data type " + mshadow::TypeFlagName(data) +
-                      " is not supported; valid: float16, float32, float64");
+                      " is not supported; valid: float16, bfloat16, float32, float64");
   }
   if (in->size() > 1) {
     const int length = (*in)[1];

@@ -305,14 +305,20 @@ TEST(SoftmaxTest, Softmin) {
               HasSubstr("use_length is softmax's alone"));
 }
 
-// dtype and float16 data: the kernels run in float32 or float64 on converted copies. Every
+// dtype and 16-bit data: the kernels run in float32 or float64 on converted copies. Every
 // pairing of data and output types, along the last axis and another, forward (kWriteTo and
 // kAddTo) and backward against double-precision formulas on the values the types hold.
-TEST(SoftmaxTest, DtypeAndFloat16Data) {
+TEST(SoftmaxTest, DtypeAndSixteenBitData) {
   const TShape shape{4, 37};
-  const int types[] = {mshadow::kFloat16, mshadow::kFloat32, mshadow::kFloat64};
+  const int types[] = {mshadow::kFloat16, mshadow::kBfloat16, mshadow::kFloat32,
+                       mshadow::kFloat64};
   auto tolerance = [](int type) {
-    return type == mshadow::kFloat16 ? 2e-3 : type == mshadow::kFloat32 ? 2e-6 : 1e-12;
+    switch (type) {
+      case mshadow::kFloat16: return 2e-3;
+      case mshadow::kBfloat16: return 1.6e-2;  // 8 bits of mantissa: 2^-7 relative, twice
+      case mshadow::kFloat32: return 2e-6;
+      default: return 1e-12;
+    }
   };
   for (const bool log : {false, true}) {
     for (const int axis : {-1, 0}) {
@@ -374,14 +380,15 @@ TEST(SoftmaxTest, DtypeAndFloat16Data) {
   EXPECT_THAT(testing::ErrorOf([] {
                 ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}});
               }),
-              ::testing::HasSubstr("valid values are: {'float16', 'float32', 'float64'}"));
+              ::testing::HasSubstr(
+                  "valid values are: {'bfloat16', 'float16', 'float32', 'float64'}"));
   const OpCase int_data{"softmax", {}, {InputSpec{TShape{2, 3}}}};
   EXPECT_THAT(testing::ErrorOf([&] {
                 RunCpu(ParseAttrs(Op::Get("softmax"), {}),
                        Blobs(testing::MakeInputs(int_data, mshadow::kInt32)));
               }),
-              ::testing::HasSubstr("data type int32 is not supported; valid: float16, float32, "
-                                   "float64"));
+              ::testing::HasSubstr("data type int32 is not supported; valid: float16, bfloat16, "
+                                   "float32, float64"));
 }
 
 TEST(SoftmaxCrossEntropyTest, ForwardGradientAndLabels) {

@@ -310,14 +310,17 @@ TEST(SoftmaxTest, Softmin) {
 // kAddTo) and backward against double-precision formulas on the values the types hold.
 TEST(SoftmaxTest, DtypeAndSixteenBitData) {
   const TShape shape{4, 37};
-  const int types[] = {mshadow::kFloat16, mshadow::kBfloat16, mshadow::kFloat32,
-                       mshadow::kFloat64};
+  const int types[] = {mshadow::kFloat16, mshadow::kBfloat16, mshadow::kFloat32, mshadow::kFloat64};
   auto tolerance = [](int type) {
     switch (type) {
-      case mshadow::kFloat16: return 2e-3;
-      case mshadow::kBfloat16: return 1.6e-2;  // 8 bits of mantissa: 2^-7 relative, twice
-      case mshadow::kFloat32: return 2e-6;
-      default: return 1e-12;
+      case mshadow::kFloat16:
+        return 2e-3;
+      case mshadow::kBfloat16:
+        return 1.6e-2;  // 8 bits of mantissa: 2^-7 relative, twice
+      case mshadow::kFloat32:
+        return 2e-6;
+      default:
+        return 1e-12;
     }
   };
   for (const bool log : {false, true}) {
@@ -377,11 +380,11 @@ TEST(SoftmaxTest, DtypeAndSixteenBitData) {
       }
     }
   }
-  EXPECT_THAT(testing::ErrorOf([] {
-                ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}});
-              }),
-              ::testing::HasSubstr(
-                  "valid values are: {'bfloat16', 'float16', 'float32', 'float64'}"));
+  EXPECT_THAT(
+      testing::ErrorOf([] {
+        ParseAttrs(Op::Get("softmax"), {{"dtype", "int32"}});
+      }),
+      ::testing::HasSubstr("valid values are: {'bfloat16', 'float16', 'float32', 'float64'}"));
   const OpCase int_data{"softmax", {}, {InputSpec{TShape{2, 3}}}};
   EXPECT_THAT(testing::ErrorOf([&] {
                 RunCpu(ParseAttrs(Op::Get("softmax"), {}),

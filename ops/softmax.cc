@@ -73,9 +73,8 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
-// The data is float16, bfloat16, float32 or float64; the output has dtype (the data's type when
-// None);
-// length is an index type (the data's when unknown).
+// The data is float16, bfloat16, float32 or float64; the output has dtype (the data's type
+// when None); length is an index type (the data's when unknown).
 bool SoftmaxType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   const int data = (*in)[0];
   if (data == -1) return false;

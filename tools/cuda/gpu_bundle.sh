@@ -169,7 +169,8 @@ set -x
 "$opctl" bench Dropout --shape 'data=(32,64,56,56)' --param p=0.5 --iterations 20 --device gpu
 RUN
 # Where the scripts find their shared libraries: this bundle's, the CUDA toolkit's, and cuDNN,
-# cuSOLVER and the cuSPARSE it needs from the NVIDIA wheels PyTorch brings (a bare CUDA machine may have no other).
+# cuSOLVER and the cuSPARSE it needs from the NVIDIA wheels PyTorch brings (a bare CUDA
+# machine may have no other).
 cat > "$out/env.sh" <<'RUN'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 wheel_libs=$(python3 -c '

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "dmlc/logging.h"
+#include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
+#include "ops/blocked_triangular.h"
 #include "ops/small_triangular.h"
 
 // LAPACK's Fortran entry points in OpenBLAS; the trailing size_t arguments are the lengths of
@@ -143,6 +145,17 @@ struct Lapack<mshadow::cpu, DType> {
                    bool transpose, DType alpha) {
     if (a.size(1) <= small_triangular::kMaxOrder) {
       return SmallTriangular<true>(a, b, rightside, lower, transpose, alpha);
+    }
+    // On one thread, large triangles by blocks on the register-tiled products, which ran them
+    // faster than OpenBLAS's trsm; on more, OpenBLAS's: its threads, still spinning after the
+    // BLAS call before (trmm in potrf's gradient), took a core from the library's (potrf's
+    // gradient at 0.75 of its time through OpenBLAS; docs/benchmarks.md, sixty-first session).
+    if (mshadow::GetNumThreads() == 1) {
+      ForEach(a.size(0), [&](index_t i) {
+        blocked_triangular::Solve(a[i].dptr_, a.size(2), a.size(1), lower, transpose, rightside,
+                                  alpha, b[i].dptr_, b.size(2), b.size(1), b.size(2));
+      });
+      return;
     }
     ForEach(a.size(0), [&](index_t i) {
       F::trsm(CblasRowMajor, rightside ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper,

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/dense_matrix.h"
 #include "ops/testing/op_test_util.h"
 
@@ -139,6 +140,37 @@ TEST(LinalgTriangularTest, LargeTriangularGradientsByBlocks) {
 }
 
 // 19 x 21: the gradient's dOut + dOut^T through whole register squares and their edges.
+// One thread solves a large triangle by blocks (ops/blocked_triangular.h), more call OpenBLAS:
+// the two agree on every side, triangle and transposition of an order-300 float32 solve.
+TEST(LinalgTriangularTest, LargeTrsmOnOneThreadAgreesWithOpenBlas) {
+  const int k = 300, other = 70;
+  for (const bool right : {false, true}) {
+    for (const bool lower : {true, false}) {
+      for (const bool transpose : {false, true}) {
+        const Kw kw{{"rightside", right ? "True" : "False"},
+                    {"lower", lower ? "True" : "False"},
+                    {"transpose", transpose ? "True" : "False"},
+                    {"alpha", "0.75"}};
+        const int rows = right ? other : k, columns = right ? k : other;
+        const OpCase c{"_linalg_trsm",
+                       kw,
+                       {testing::ParseInputSpec("(" + std::to_string(k) + "," + std::to_string(k) +
+                                                ")+" + std::to_string(k) + "I"),
+                        InputSpec{TShape{rows, columns}}}};
+        const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
+        mshadow::SetNumThreads(1);
+        const Values blocked = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+        mshadow::SetNumThreads(2);
+        const Values blas = testing::ToValues(testing::Forward(c, inputs)[0].blob());
+        mshadow::SetNumThreads(0);
+        testing::ExpectClose(blas, blocked, 1e-5, 1e-6,
+                             "right " + std::to_string(right) + ", lower " + std::to_string(lower) +
+                                 ", transpose " + std::to_string(transpose));
+      }
+    }
+  }
+}
+
 TEST(LinalgTriangularTest, SyrkBothWays) {
   for (const auto& [rows, columns] : std::vector<std::pair<int, int>>{{3, 5}, {19, 21}}) {
     for (const bool transpose : {false, true}) {

@@ -16,6 +16,13 @@
 //   1120 x 256), /2 a Deconvolution's column matrix (transposed, 1024 x 64 times 64 x 784),
 //   /3 and /4 FullyConnected's gradients at batch 256, 1024 -> 1024 (data: 256 x 1024 times
 //   1024 x 1024; weight: transposed, 1024 x 256 times 256 x 1024).
+// - BM_Trsm_Project: the blocked triangular solve of the linear-algebra operators
+//   (ops/blocked_triangular.h) against BM_Trsm_BaselineStrsm, cblas_strsm on the same
+//   operands: /0 _linalg_trsm's MXNet comparison case (b 1024 x 1024 times the inverse of a
+//   lower triangle's transpose, from the right), /1 the left side of the same, /2 an upper
+//   triangle, transposed, of order 512 from the left, /3 32 rows from the right and /4 16
+//   columns from the left of order-1024 triangles, /5 the trsm of _linalg_trsm's gradient in /0
+//   (the triangle not transposed: solved right to left). b is restored between solves, untimed.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -23,6 +30,7 @@
 #include <random>
 #include <vector>
 
+#include "ops/blocked_triangular.h"
 #include "ops/imperative.h"
 #include "ops/register_gemm.h"
 
@@ -229,6 +237,74 @@ void BM_TiledGemm_BaselineSgemm(benchmark::State& state) {
   g.SetFlops(state);
 }
 
+struct TrsmShape {
+  index_t n, other;  // the triangle's order; b's rows (rightside) or columns
+  bool rightside, lower, transpose;
+};
+constexpr TrsmShape kTrsmShapes[] = {
+    {1024, 1024, true, true, true}, {1024, 1024, false, true, false},
+    {512, 512, false, false, true}, {1024, 32, true, true, false},
+    {1024, 16, false, true, false}, {1024, 1024, true, true, false}};
+
+// A triangle of kTrsmShapes[state.range(0)] (random, n added to its diagonal, both triangles
+// filled: the other must not be read) and b at random.
+struct TrsmOperands {
+  TrsmShape shape;
+  index_t rows, cols;
+  std::vector<float> a, b, solved;
+
+  explicit TrsmOperands(const benchmark::State& state)
+      : shape(kTrsmShapes[state.range(0)]),
+        rows(shape.rightside ? shape.other : shape.n),
+        cols(shape.rightside ? shape.n : shape.other),
+        a(shape.n * shape.n),
+        b(rows * cols),
+        solved(b.size()) {
+    std::mt19937 gen(2);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (float& x : a) x = dist(gen);
+    for (index_t i = 0; i < shape.n; ++i) a[i * shape.n + i] += static_cast<float>(shape.n);
+    for (float& x : b) x = dist(gen);
+  }
+  // Before each solve: the last one left its solution in place.
+  void Restore(benchmark::State& state) {
+    state.PauseTiming();
+    std::copy(b.begin(), b.end(), solved.begin());
+    state.ResumeTiming();
+  }
+  void SetFlops(benchmark::State& state) const {
+    state.counters["GFLOPS"] = benchmark::Counter(
+        static_cast<double>(shape.n) * shape.n * shape.other * state.iterations(),
+        benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  }
+};
+
+void BM_Trsm_Project(benchmark::State& state) {
+  TrsmOperands t(state);
+  const TrsmShape& s = t.shape;
+  for (auto _ : state) {
+    t.Restore(state);
+    ops::blocked_triangular::Solve(t.a.data(), s.n, s.n, s.lower, s.transpose, s.rightside, 0.5f,
+                                   t.solved.data(), t.cols, t.rows, t.cols);
+    benchmark::DoNotOptimize(t.solved.data());
+  }
+  t.SetFlops(state);
+}
+
+void BM_Trsm_BaselineStrsm(benchmark::State& state) {
+  TrsmOperands t(state);
+  const TrsmShape& s = t.shape;
+  for (auto _ : state) {
+    t.Restore(state);
+    cblas_strsm(CblasRowMajor, s.rightside ? CblasRight : CblasLeft,
+                s.lower ? CblasLower : CblasUpper, s.transpose ? CblasTrans : CblasNoTrans,
+                CblasNonUnit, static_cast<int>(t.rows), static_cast<int>(t.cols), 0.5f, t.a.data(),
+                static_cast<int>(s.n), t.solved.data(), static_cast<int>(t.cols));
+    benchmark::DoNotOptimize(t.solved.data());
+  }
+  t.SetFlops(state);
+}
+
 BENCHMARK(BM_Dispatch_BaselineInlineClamp);
 BENCHMARK(BM_Dispatch_Project);
 BENCHMARK(BM_DispatchPreParsed_Project);
@@ -240,5 +316,7 @@ BENCHMARK(BM_FullyConnected_Project)->UseRealTime();
 BENCHMARK(BM_FullyConnectedNoBias_Project)->UseRealTime();
 BENCHMARK(BM_TiledGemm_BaselineSgemm)->DenseRange(0, 4)->UseRealTime();
 BENCHMARK(BM_TiledGemm_Project)->DenseRange(0, 4)->UseRealTime();
+BENCHMARK(BM_Trsm_BaselineStrsm)->DenseRange(0, 5)->UseRealTime();
+BENCHMARK(BM_Trsm_Project)->DenseRange(0, 5)->UseRealTime();
 
 }  // namespace

@@ -29,6 +29,15 @@ bool Flag(const Kw& kw, const std::string& key, bool fallback) {
   return it == kw.end() ? fallback : it->second == "True";
 }
 
+// trmm's and trsm's parameters.
+Kw TriangularKw(bool right, bool lower, bool transpose, const std::string& alpha) {
+  const auto flag = [](bool value) { return std::string(value ? "True" : "False"); };
+  return {{"rightside", flag(right)},
+          {"lower", flag(lower)},
+          {"transpose", flag(transpose)},
+          {"alpha", alpha}};
+}
+
 // op(A) of trmm and trsm.
 Dense TriangularOperand(const Dense& a, const Kw& kw) {
   const Dense t = a.Triangle(Flag(kw, "lower", true));
@@ -62,10 +71,7 @@ TEST(LinalgTriangularTest, TrmmAndTrsmOnEverySideTriangleAndTransposition) {
       for (const bool lower : {true, false}) {
         for (const bool transpose : {false, true}) {
           const int k = right ? n : m;
-          const Kw kw{{"rightside", right ? "True" : "False"},
-                      {"lower", lower ? "True" : "False"},
-                      {"transpose", transpose ? "True" : "False"},
-                      {"alpha", "-0.75"}};
+          const Kw kw = TriangularKw(right, lower, transpose, "-0.75");
           SCOPED_TRACE((right ? "right " : "left ") + std::string(lower ? "lower" : "upper") +
                        (transpose ? " transposed" : ""));
           for (const bool solve : {false, true}) {
@@ -96,10 +102,7 @@ TEST(LinalgTriangularTest, LargeTriangularGradientsByBlocks) {
     for (const bool right : {false, true}) {
       for (const bool lower : {true, false}) {
         for (const bool transpose : {false, true}) {
-          const Kw kw{{"rightside", right ? "True" : "False"},
-                      {"lower", lower ? "True" : "False"},
-                      {"transpose", transpose ? "True" : "False"},
-                      {"alpha", "0.75"}};
+          const Kw kw = TriangularKw(right, lower, transpose, "0.75");
           const int rows = right ? other : k, columns = right ? k : other;
           const std::string a_spec = "(" + std::to_string(batch) + "," + std::to_string(k) + "," +
                                      std::to_string(k) + ")+" + std::to_string(k) + "I";
@@ -139,7 +142,6 @@ TEST(LinalgTriangularTest, LargeTriangularGradientsByBlocks) {
   }
 }
 
-// 19 x 21: the gradient's dOut + dOut^T through whole register squares and their edges.
 // One thread solves a large triangle by blocks (ops/blocked_triangular.h), more call OpenBLAS:
 // the two agree on every side, triangle and transposition of an order-300 float32 solve.
 TEST(LinalgTriangularTest, LargeTrsmOnOneThreadAgreesWithOpenBlas) {
@@ -147,10 +149,7 @@ TEST(LinalgTriangularTest, LargeTrsmOnOneThreadAgreesWithOpenBlas) {
   for (const bool right : {false, true}) {
     for (const bool lower : {true, false}) {
       for (const bool transpose : {false, true}) {
-        const Kw kw{{"rightside", right ? "True" : "False"},
-                    {"lower", lower ? "True" : "False"},
-                    {"transpose", transpose ? "True" : "False"},
-                    {"alpha", "0.75"}};
+        const Kw kw = TriangularKw(right, lower, transpose, "0.75");
         const int rows = right ? other : k, columns = right ? k : other;
         const OpCase c{"_linalg_trsm",
                        kw,
@@ -171,6 +170,7 @@ TEST(LinalgTriangularTest, LargeTrsmOnOneThreadAgreesWithOpenBlas) {
   }
 }
 
+// 19 x 21: the gradient's dOut + dOut^T through whole register squares and their edges.
 TEST(LinalgTriangularTest, SyrkBothWays) {
   for (const auto& [rows, columns] : std::vector<std::pair<int, int>>{{3, 5}, {19, 21}}) {
     for (const bool transpose : {false, true}) {

@@ -1,9 +1,8 @@
-// ops/blocked_triangular.h: BLAS's trsm for one large matrix on the CPU, by blocks: each block
-// of rows (or columns, from the right) first takes the product of the solved ones off
-// (ops/register_gemm.h, nearly all of the work), then solves its own small triangle
-// (ops/small_triangular.h). OpenBLAS's own trsm ran a 1024 x 1024 solve at 0.75 of MXNet's
-// on this project's AVX-512 machines (docs/benchmarks.md, fifty-ninth and sixty-first
-// sessions).
+// ops/blocked_triangular.h: BLAS's trsm for one large matrix on the CPU, by blocks of rows (or
+// columns, from the right): each block's own small triangle through ops/small_triangular.h,
+// the products between blocks (nearly all of the work) through ops/register_gemm.h.
+// OpenBLAS's own trsm ran a 1024 x 1024 solve at 0.75 of MXNet's on this project's AVX-512
+// machines (docs/benchmarks.md, fifty-ninth and sixty-first sessions).
 //
 // Row-major: a is n x n (its lower triangle with `lower`, else its upper one; the other is not
 // read; op(a) = a or a^T), b is rows x cols, overwritten:
@@ -31,21 +30,16 @@ using mshadow::index_t;
 // The order of the diagonal blocks: the largest small_triangular solves in registers.
 constexpr index_t kBlock = small_triangular::kMaxOrder;
 
-// From the left, the blocks of an order above kOuterBlock: their own triangles go by kBlock
-// blocks in turn, and the products between them are kOuterBlock deep, where kBlock deep ones
-// spent a fifth of their time loading and storing b's rows.
-constexpr index_t kOuterBlock = 4 * kBlock;
-
 // Rows of b a thread solves at a time against a diagonal block from the right (through a
 // transposed copy of kRightPanelRows x kBlock, which stays in the L1 cache).
 constexpr index_t kRightPanelRows = 64;
 
-// The blocks of [0, n), `block` wide, in the given order. fn(begin, end, done_begin,
-// done_end): the block and the blocks before it in that order.
+// The blocks of [0, n), kBlock wide, in the given order. fn(begin, end, done_begin, done_end):
+// the block and the blocks before it in that order.
 template <typename Fn>
-void ForEachBlock(index_t n, index_t block, bool ascending, Fn&& fn) {
-  for (index_t solved = 0; solved < n; solved += block) {
-    const index_t width = std::min(block, n - solved);
+void ForEachBlock(index_t n, bool ascending, Fn&& fn) {
+  for (index_t solved = 0; solved < n; solved += kBlock) {
+    const index_t width = std::min(kBlock, n - solved);
     if (ascending) {
       fn(solved, solved + width, index_t{0}, solved);
     } else {
@@ -103,25 +97,20 @@ void SolveLeft(const DType* a, index_t lda, index_t n, bool lower, bool transpos
   // columns, copied there for the same reason.
   std::vector<DType> beside, diagonal(kBlock * kBlock), group(kBlock * kGroup);
   const bool ascending = lower != transpose;
-  const index_t block_width = n > kOuterBlock ? kOuterBlock : kBlock;
-  ForEachBlock(n, block_width, ascending, [&](index_t begin, index_t end, index_t, index_t) {
+  ForEachBlock(n, ascending, [&](index_t begin, index_t end, index_t, index_t) {
     const index_t width = end - begin;
     DType* block = b + begin * ldb;
-    if (width > kBlock) {
-      SolveLeft(a + begin * lda + begin, lda, width, lower, transpose, block, ldb, cols);
-    } else {
-      CopyOfOp(a, lda, transpose, begin, begin, width, width, DType(1), diagonal.data(), width);
-      for (index_t first = 0; first < cols; first += kGroup) {
-        const index_t count = std::min(kGroup, cols - first);
-        for (index_t i = 0; i < width; ++i) {
-          std::copy_n(block + i * ldb + first, count, group.data() + i * kGroup);
-        }
-        small_triangular::LeftInPlace<true>(diagonal.data(), width, width, ascending,
-                                            /*transpose=*/false, DType(1), group.data(), kGroup,
-                                            count);
-        for (index_t i = 0; i < width; ++i) {
-          std::copy_n(group.data() + i * kGroup, count, block + i * ldb + first);
-        }
+    CopyOfOp(a, lda, transpose, begin, begin, width, width, DType(1), diagonal.data(), width);
+    for (index_t first = 0; first < cols; first += kGroup) {
+      const index_t count = std::min(kGroup, cols - first);
+      for (index_t i = 0; i < width; ++i) {
+        std::copy_n(block + i * ldb + first, count, group.data() + i * kGroup);
+      }
+      small_triangular::LeftInPlace<true>(diagonal.data(), width, width, ascending,
+                                          /*transpose=*/false, DType(1), group.data(), kGroup,
+                                          count);
+      for (index_t i = 0; i < width; ++i) {
+        std::copy_n(group.data() + i * kGroup, count, block + i * ldb + first);
       }
     }
     const index_t rest_begin = ascending ? end : 0, rest = ascending ? n - end : begin;
@@ -145,8 +134,7 @@ void SolveRight(const DType* a, index_t lda, index_t n, bool lower, bool transpo
   std::vector<DType> beside, packed, diagonal(kBlock * kBlock), scratch;
   const bool effective_lower = lower != transpose;
   ForEachBlock(
-      n, kBlock, !effective_lower,
-      [&](index_t begin, index_t end, index_t done_begin, index_t done_end) {
+      n, !effective_lower, [&](index_t begin, index_t end, index_t done_begin, index_t done_end) {
         const index_t width = end - begin, done = done_end - done_begin;
         DType* block = b + begin;
         register_gemm::RightOperand<DType> right{nullptr, width};

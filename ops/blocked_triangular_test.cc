@@ -1,8 +1,7 @@
 // blocked_triangular::Solve against float64 substitution, for every side, triangle and
-// transposition, on orders of one block and a part, several blocks and a part, whole blocks,
-// and past kOuterBlock (blocks within blocks from the left); b wider than its columns (the
-// padding must stay as it was) and a's other triangle NaN (it must not be read); the same
-// results on one thread and two; alpha 0 as BLAS.
+// transposition, on orders of one block and a part, several blocks and a part, and whole
+// blocks; b wider than its columns (the padding must stay as it was) and a's other triangle
+// NaN (it must not be read); the same results on one thread and two; alpha 0 as BLAS.
 #include "ops/blocked_triangular.h"
 
 #include <cmath>

@@ -146,11 +146,12 @@ struct Lapack<mshadow::cpu, DType> {
     if (a.size(1) <= small_triangular::kMaxOrder) {
       return SmallTriangular<true>(a, b, rightside, lower, transpose, alpha);
     }
-    // On one thread, large triangles by blocks on the register-tiled products, which ran them
-    // faster than OpenBLAS's trsm; on more, OpenBLAS's: its threads, still spinning after the
-    // BLAS call before (trmm in potrf's gradient), took a core from the library's (potrf's
-    // gradient at 0.75 of its time through OpenBLAS; docs/benchmarks.md, sixty-first session).
-    if (mshadow::GetNumThreads() == 1) {
+    // From the right on one thread, large triangles by blocks on the register-tiled products,
+    // which ran them 1.13-1.23x faster than OpenBLAS's trsm (from the left 0.87-0.97x). On more
+    // threads OpenBLAS's: its threads, still spinning after the BLAS call before (trmm in
+    // potrf's gradient), took a core from the library's (potrf's gradient at 0.75-0.90 of its
+    // time through OpenBLAS; docs/benchmarks.md, sixty-first session).
+    if (rightside && mshadow::GetNumThreads() == 1) {
       ForEach(a.size(0), [&](index_t i) {
         blocked_triangular::Solve(a[i].dptr_, a.size(2), a.size(1), lower, transpose, rightside,
                                   alpha, b[i].dptr_, b.size(2), b.size(1), b.size(2));

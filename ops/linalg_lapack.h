@@ -147,7 +147,7 @@ struct Lapack<mshadow::cpu, DType> {
       return SmallTriangular<true>(a, b, rightside, lower, transpose, alpha);
     }
     // From the right on one thread, large triangles by blocks on the register-tiled products,
-    // which ran them 1.13-1.23x faster than OpenBLAS's trsm (from the left 0.87-0.97x). On more
+    // which ran them 1.13-1.23x faster than OpenBLAS's trsm (from the left 0.87-1.14x). On more
     // threads OpenBLAS's: its threads, still spinning after the BLAS call before (trmm in
     // potrf's gradient), took a core from the library's (potrf's gradient at 0.75-0.90 of its
     // time through OpenBLAS; docs/benchmarks.md, sixty-first session).

@@ -182,6 +182,54 @@ struct IndirectRows {
   MSHADOW_CINLINE const DType* operator()(index_t k) const { return b + offsets[k]; }
 };
 
+// Fetches a block of an operand into the L2 cache, a line each time Next is called: runs of
+// run_bytes, stride_bytes apart. Calls spread through the products before the block is read
+// overlap its reading from memory with them, where the hardware prefetchers would not fetch
+// it (runs of a line or a few on pages of their own) and bursts of prefetches between
+// products had not hidden it (docs/benchmarks.md, sixty-second session).
+class LinePrefetcher {
+ public:
+  LinePrefetcher() = default;  // fetches nothing
+  LinePrefetcher(const void* first, size_t run_bytes, size_t stride_bytes, index_t runs)
+      : run_(reinterpret_cast<uintptr_t>(first)),
+        run_bytes_(run_bytes),
+        stride_(stride_bytes),
+        runs_left_(run_bytes > 0 ? runs : 0),
+        line_(run_ / kLine * kLine) {}
+
+  // The line the next call fetches; null once the block is fetched.
+  const void* NextLine() const {
+    return runs_left_ == 0 ? nullptr : reinterpret_cast<const void*>(line_);
+  }
+
+  MSHADOW_CINLINE void Next() {
+    if (runs_left_ == 0) return;
+    __builtin_prefetch(reinterpret_cast<const void*>(line_), 0, 2);  // prefetcht1: the L2 cache
+    line_ += kLine;
+    if (line_ < run_ + run_bytes_) return;
+    run_ += stride_;
+    line_ = run_ / kLine * kLine;
+    --runs_left_;
+  }
+
+ private:
+  static constexpr uintptr_t kLine = 64;
+  uintptr_t run_ = 0, run_bytes_ = 0, stride_ = 0;
+  index_t runs_left_ = 0;
+  uintptr_t line_ = 0;
+};
+
+// Rows ldb apart, each call also fetching a line of the block to come (LinePrefetcher).
+template <typename DType>
+struct PrefetchingRows {
+  StridedRows<DType> rows;
+  LinePrefetcher* prefetcher;
+  MSHADOW_CINLINE const DType* operator()(index_t k) const {
+    prefetcher->Next();
+    return rows(k);
+  }
+};
+
 // c (kRows x kPackets packets, row stride ldc) = start + a (kRows x depth) times b (depth x
 // kPackets packets, row k at b_rows(k)); written by streaming stores where `stream` (every
 // packet of c aligned: StreamsTile).
@@ -302,8 +350,25 @@ struct PackedStrip {
   }
 };
 
-// The rows of one column strip kPackets packets wide: whole tiles, then one tile of the rows
-// left. Tile r / kTileRows starts at a + (r / kTileRows) * tile_step. An indirect strip whose
+// c (rows x kPackets packets) = start + a times one strip of b (depth rows, row k at
+// b_rows(k)): whole tiles, then one tile of the rows left, tile r / kTileRows reading a from
+// a + (r / kTileRows) * tile_step; written by streaming stores where `stream`.
+template <int kPackets, bool kATransposed, typename DType, typename Rows>
+void MultiplyStripTiles(index_t rows, index_t depth, const DType* a, index_t lda, index_t tile_step,
+                        Rows b_rows, DType* c, index_t ldc, Start<DType> start, bool stream) {
+  index_t r = 0;
+  for (; r + kTileRows <= rows; r += kTileRows) {
+    MultiplyTile<kTileRows, kPackets, kATransposed>(a + r / kTileRows * tile_step, lda, depth,
+                                                    b_rows, c + r * ldc, ldc, start.FromRow(r),
+                                                    stream);
+  }
+  if (r < rows) {
+    MultiplyTailTile<kPackets, kATransposed>(rows - r, a + r / kTileRows * tile_step, lda, depth,
+                                             b_rows, c + r * ldc, ldc, start.FromRow(r), stream);
+  }
+}
+
+// The rows of one column strip kPackets packets wide (MultiplyStripTiles). An indirect strip whose
 // columns are consecutive is read in place, its whole depth at once (the rows a convolution's
 // taps read overlap: the strip's lines stay in the L1 cache, 10% faster than copying them).
 // Otherwise, where more than one tile reads the strip (or its folded columns span rows), it
@@ -317,20 +382,10 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
   // The first block of depth starts from `start`, the others add to it; the last writes c
   // as `stores` says (the others' sums are read back).
   auto tiles = [&](index_t k0, index_t k_len, auto b_rows) {
-    const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
-    const bool stream = streams && k0 + k_len >= depth;
     // Element (i, k) of a tile is a[k * lda + i] transposed, a[i * lda + k] otherwise.
-    const DType* ak = a + (kATransposed ? k0 * lda : k0);
-    index_t r = 0;
-    for (; r + kTileRows <= rows; r += kTileRows) {
-      MultiplyTile<kTileRows, kPackets, kATransposed>(ak + r / kTileRows * tile_step, lda, k_len,
-                                                      b_rows, c + r * ldc, ldc, from.FromRow(r),
-                                                      stream);
-    }
-    if (r < rows) {
-      MultiplyTailTile<kPackets, kATransposed>(rows - r, ak + r / kTileRows * tile_step, lda, k_len,
-                                               b_rows, c + r * ldc, ldc, from.FromRow(r), stream);
-    }
+    MultiplyStripTiles<kPackets, kATransposed>(
+        rows, k_len, a + (kATransposed ? k0 * lda : k0), lda, tile_step, b_rows, c, ldc,
+        k0 == 0 ? start : Start<DType>::Accumulating(), streams && k0 + k_len >= depth);
   };
   using Strip = PackedStrip<kPackets, DType>;
   const StripRuns<Strip::kWidth> runs(b);
@@ -358,9 +413,10 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
 // Strips of an operand read in place (neither packed, indirect nor folded) that several
 // tiles read, where the part of it one call reads outgrows a quarter of the L2 cache (it comes
 // from farther out): packed kChunkStrips at a time, a block of depth at a time
-// (PackRightOperand, each row's run of the chunk read whole). A strip at a time, its rows are
-// a line or two each, on pages of their own where b's rows are a page or more long, which the
-// hardware prefetchers do not follow (FullyConnected's data gradient, W read in place: 21% of
+// (PackRightOperand, each row's run of the chunk read whole), the products of each block
+// fetching the next one (LinePrefetcher). A strip at a time, its rows are a line or two each,
+// on pages of their own where b's rows are a page or more long, which the hardware
+// prefetchers do not follow (FullyConnected's data gradient, W read in place: 21% of
 // its time went to packing its strips). Smaller operands keep one strip's block (16 KiB) in
 // the L1 cache: chunks had slowed the attention products, whose operands are 32 KiB, 5-17%.
 constexpr index_t kChunkStrips = 8;
@@ -395,13 +451,23 @@ void MultiplyPackedChunks(index_t rows, index_t depth, index_t cols, const DType
     for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += kDepthBlock) {
       const index_t k_len = std::min(kDepthBlock, depth - k0);
       PackRightOperand(k_len, width, b.Row(k0) + j0, b.stride, packed);
+      // The products fetch the next block of depth of this chunk, or the next chunk's first.
+      const bool last_block = k0 + k_len >= depth;
+      const index_t next_k = last_block ? 0 : k0 + k_len, next_j = last_block ? j0 + width : j0;
+      LinePrefetcher prefetcher;
+      if (next_j < cols) {
+        prefetcher = LinePrefetcher(
+            b.Row(next_k) + next_j, std::min(chunk_cols, cols - next_j) * sizeof(DType),
+            b.stride * sizeof(DType), std::min(kDepthBlock, depth - next_k));
+      }
       const DType* ak = a + (kATransposed ? k0 * lda : k0);
       const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
-      const Stores block_stores = k0 + k_len >= depth ? stores : Stores::kCached;
+      const bool stream = last_block && stores == Stores::kStreaming;
       for (index_t j = 0; j < width; j += kStrip) {
-        MultiplyStrip<2, kATransposed>(rows, k_len, ak, lda, tile_step,
-                                       RightOperand<DType>::Packed(packed + j * k_len, k_len),
-                                       c + j0 + j, ldc, from, block_stores);
+        MultiplyStripTiles<2, kATransposed>(
+            rows, k_len, ak, lda, tile_step,
+            PrefetchingRows<DType>{{packed + j * k_len, kStrip}, &prefetcher}, c + j0 + j, ldc,
+            from, stream && StreamsTile<2>(c + j0 + j, ldc));
       }
     }
   }

@@ -1,11 +1,13 @@
 // TiledGemm against a float64 triple loop: shapes that end inside a register tile (rows not a
 // multiple of kTileRows, columns ending in a one-packet strip and a scalar tail), a read
 // transposed, strided operands, b read in place a strip or a chunk of strips at a time, each
-// start (zero, c itself, a value per row), float and double, one and two threads.
+// start (zero, c itself, a value per row), float and double, one and two threads; and the
+// lines LinePrefetcher fetches.
 #include "ops/register_gemm.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -232,6 +234,38 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
     }
   }
   mshadow::SetNumThreads(0);
+}
+
+// The lines LinePrefetcher fetches, as offsets from a line-aligned base.
+std::vector<uintptr_t> FetchedLines(LinePrefetcher prefetcher, const char* base) {
+  std::vector<uintptr_t> lines;
+  for (int calls = 0; prefetcher.NextLine() != nullptr && calls < 1000; ++calls) {
+    lines.push_back(static_cast<const char*>(prefetcher.NextLine()) - base);
+    prefetcher.Next();
+  }
+  return lines;
+}
+
+// Every line each run touches, once, from its first line (a run need not start on one) to its
+// last, and then nothing.
+TEST(LinePrefetcherTest, FetchesEachLineOfEachRun) {
+  alignas(64) static char block[4096];
+  using Lines = std::vector<uintptr_t>;
+  EXPECT_EQ(FetchedLines(LinePrefetcher(block, 128, 1024, 2), block), (Lines{0, 64, 1024, 1088}));
+  // Bytes 10-129 and 210-329: three lines each.
+  EXPECT_EQ(FetchedLines(LinePrefetcher(block + 10, 120, 200, 2), block),
+            (Lines{0, 64, 128, 192, 256, 320}));
+  // A run ending on a line's last byte, and one a byte past it.
+  EXPECT_EQ(FetchedLines(LinePrefetcher(block, 64, 128, 1), block), (Lines{0}));
+  EXPECT_EQ(FetchedLines(LinePrefetcher(block, 65, 128, 1), block), (Lines{0, 64}));
+  EXPECT_TRUE(FetchedLines(LinePrefetcher(block, 64, 128, 0), block).empty());
+  EXPECT_TRUE(FetchedLines(LinePrefetcher(block, 0, 128, 3), block).empty());
+  EXPECT_TRUE(FetchedLines(LinePrefetcher(), block).empty());
+  // Next past the end changes nothing.
+  LinePrefetcher done(block, 64, 128, 1);
+  done.Next();
+  done.Next();
+  EXPECT_EQ(done.NextLine(), nullptr);
 }
 
 }  // namespace

@@ -65,10 +65,7 @@ template <typename xpu, typename Param>
 void AllFiniteCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  // A sum of flags means nothing; MXNet 1.9.1 writes over it silently.
-  if (req[0] == kAddTo) {
-    throw dmlc::Error(attrs.op->name + " writes a flag, it cannot add to it (kAddTo)");
-  }
+  RefuseAddTo(attrs, req[0], "a flag");
   const bool init = GetParam<Param>(attrs).init_output;
   float* flag = out[0].dptr<float>();
   if constexpr (std::is_same_v<xpu, cpu>) {

@@ -51,6 +51,14 @@ inline void AssignValue(DType* out, OpReqType req, DType value) {
   }
 }
 
+// A dmlc::Error for kAddTo from an operator whose output cannot be added to: `what` it
+// writes ("a flag": a sum of flags means nothing, where MXNet 1.9.1 writes over it silently).
+inline void RefuseAddTo(const NodeAttrs& attrs, OpReqType req, const std::string& what) {
+  if (req == kAddTo) {
+    throw dmlc::Error(attrs.op->name + " writes " + what + ", it cannot add to it (kAddTo)");
+  }
+}
+
 // Every element of a contiguous blob, as a 1-D tensor.
 template <typename DType>
 Tensor<cpu, 1, DType> Flat(const TBlob& blob) {

@@ -284,11 +284,7 @@ template <typename xpu, bool kScalar>
 void SliceAssignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  if (req[0] == kAddTo) {
-    throw dmlc::Error(attrs.op->name +
-                      " writes its output (write or in place), it cannot add "
-                      "to it (kAddTo)");
-  }
+  RefuseAddTo(attrs, req[0], "its output (write or in place)");
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const SliceView view =
       kScalar ? ViewOf(SliceOf(GetParam<SliceAssignScalarParam>(attrs)), in[0].shape_)

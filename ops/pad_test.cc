@@ -5,6 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -116,6 +118,38 @@ TEST(PadTest, ConstantGradientIsTheOutputGradientAtEachElementsPosition) {
       for (size_t j = 0; j < padded.size(); ++j) expected += padded[j] * out_grad[j];
       ASSERT_EQ(in_grad[i], expected) << "element " << i;
     }
+  }
+}
+
+// The constant gradient of a large output goes by streaming stores (here the threshold
+// lowered to one byte), a plane per item: the same values as the cached copies on one and two
+// threads, planes whose rows start on and off a cache line; kAddTo still adds.
+TEST(PadTest, ConstantGradientThroughStreamingStoresMatchesCachedCopies) {
+  for (const TShape& shape : {TShape{2, 3, 9, 7}, TShape{3, 5, 16, 16}, TShape{4, 37}}) {
+    const std::string pad_width = shape.ndim() == 4 ? "(0,0,0,0,1,2,3,1)" : "(0,0,2,1)";
+    const OpCase c = PadCase("constant", pad_width, Iota(shape));
+    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
+    const TShape out_shape = testing::Forward(c, inputs)[0].shape();
+    Values out_grad(out_shape.Size());
+    for (size_t j = 0; j < out_grad.size(); ++j) out_grad[j] = 0.5 * static_cast<double>(j % 977);
+    const Values cached = testing::ToValues(testing::Backward(c, inputs, {out_grad})[0].blob());
+    mshadow::SetStreamingStoreMinBytes(1);
+    for (const int threads : {1, 2}) {
+      mshadow::SetNumThreads(threads);
+      EXPECT_EQ(testing::ToValues(testing::Backward(c, inputs, {out_grad})[0].blob()), cached)
+          << shape << ", " << threads << " threads";
+    }
+    mshadow::SetNumThreads(0);
+    CpuTensor grad(out_shape, mshadow::kFloat32), sum(shape, mshadow::kFloat32);
+    testing::SetValues(grad.blob(), out_grad);
+    testing::SetValues(sum.blob(), Values(shape.Size(), 1.0));
+    Invoke<mshadow::cpu>(
+        ParseAttrs(Op::Get("_backward_Pad"), {{"mode", "constant"}, {"pad_width", pad_width}}),
+        OpContext(), {grad.blob()}, {kAddTo}, {sum.blob()});
+    mshadow::SetStreamingStoreMinBytes(0);
+    Values expected = cached;
+    for (double& v : expected) v += 1;
+    EXPECT_EQ(testing::ToValues(sum.blob()), expected) << shape << ", kAddTo";
   }
 }
 

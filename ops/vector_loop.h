@@ -271,6 +271,39 @@ inline void StreamRun(DType* dst, const DType* src, index_t n) {
   if (i < floats) std::memcpy(to + i, from + i, (floats - i) * sizeof(float));
 }
 
+// dst[0, rows * n) = src's `rows` rows of n elements each, `stride` apart, through streaming
+// stores: gathered a block at a time into a buffer in the L1 cache and streamed from there as
+// one contiguous run (rows of a few dozen elements, a plane cut out of a padded one, mostly
+// start off a packet's alignment, where StreamRun would fall back to plain copies). The
+// elements before dst's first aligned packet go by plain stores. The caller fences.
+template <typename DType>
+inline void StreamRows(DType* dst, const DType* src, index_t rows, index_t n, index_t stride) {
+  constexpr index_t kBlock = 2048 / sizeof(DType);
+  constexpr uintptr_t kAlign = vec::Full<float>::kSize * sizeof(float);
+  alignas(64) DType block[kBlock];
+  const index_t total = rows * n;
+  const uintptr_t misaligned = reinterpret_cast<uintptr_t>(dst) % kAlign;
+  index_t start = misaligned % sizeof(DType) == 0
+                      ? std::min<index_t>(total, (kAlign - misaligned) % kAlign / sizeof(DType))
+                      : total;  // never aligned: plain stores throughout
+  index_t y = 0, x = 0;         // the next element's row and column in src
+  const auto gather = [&](DType* to, index_t count) {
+    for (index_t filled = 0; filled < count;) {
+      const index_t take = std::min(n - x, count - filled);
+      std::memcpy(to + filled, src + y * stride + x, take * sizeof(DType));
+      filled += take;
+      x += take;
+      if (x == n) x = 0, ++y;
+    }
+  };
+  gather(dst, start);
+  for (; start < total; start += kBlock) {
+    const index_t count = std::min(kBlock, total - start);
+    gather(block, count);
+    StreamRun(dst + start, block, count);
+  }
+}
+
 // Whether a copy that writes `bytes` goes through streaming stores (take's rows, transpose's
 // tiles): the engine's rule for its maps (mshadow/cpu/packet_executor.h), the output counted
 // twice reaching mshadow::StreamingStoreMinBytes().

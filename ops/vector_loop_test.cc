@@ -1,9 +1,11 @@
 // Tests for ops/vector_loop.h: CopyRun's copies and additions at every length (whole packets
-// and each narrower tail), the batch loops' every image once, on the threads asked for.
+// and each narrower tail), StreamRows's gathered rows on and off alignment, the batch loops' every
+// image once, on the threads asked for.
 #include "ops/vector_loop.h"
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -11,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 
 namespace ops {
 namespace {
@@ -41,6 +44,41 @@ void CheckCopyRuns() {
 
 TEST(CopyRunTest, EveryLengthFloat) { CheckCopyRuns<float>(); }
 TEST(CopyRunTest, EveryLengthDouble) { CheckCopyRuns<double>(); }
+
+// StreamRows for rows narrower and wider than its 2 KiB blocks, rows that cross a block, dst
+// on and off a packet's alignment (and off an element's): every element from its row, and
+// nothing written before dst or past its end.
+template <typename DType>
+void CheckStreamRows() {
+  for (const index_t rows : {0, 1, 3, 40}) {
+    for (const index_t n : {1, 7, 56, 300}) {
+      for (const size_t offset_bytes : {size_t{0}, sizeof(DType), size_t{24}, size_t{2}}) {
+        const index_t stride = n + 3, total = rows * n;
+        std::vector<DType> src(rows * stride);
+        for (index_t i = 0; i < rows * stride; ++i) src[i] = DType(i % 1013) / 4;
+        std::vector<unsigned char> bytes((total + 2) * sizeof(DType) + 128, 0xA5);
+        unsigned char* aligned =
+            bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64);
+        DType* dst = reinterpret_cast<DType*>(aligned + offset_bytes + sizeof(DType));
+        StreamRows(dst, src.data(), rows, n, stride);
+        mshadow::FenceStreamingStores();
+        for (index_t i = 0; i < total; ++i) {
+          DType value;
+          std::memcpy(&value, dst + i, sizeof(DType));
+          ASSERT_EQ(value, src[i / n * stride + i % n])
+              << rows << " rows of " << n << ", offset " << offset_bytes << ", at " << i;
+        }
+        for (const unsigned char* edge :
+             {aligned + offset_bytes, reinterpret_cast<unsigned char*>(dst + total)}) {
+          for (size_t b = 0; b < sizeof(DType); ++b) ASSERT_EQ(edge[b], 0xA5);
+        }
+      }
+    }
+  }
+}
+
+TEST(StreamRowsTest, EveryRowInOrderFloat) { CheckStreamRows<float>(); }
+TEST(StreamRowsTest, EveryRowInOrderDouble) { CheckStreamRows<double>(); }
 
 // The images each thread index ran, and the OS threads behind each index.
 struct Visits {

@@ -243,6 +243,41 @@ struct pad_forward_row {
   }
 };
 
+// CPU item, constant mode, an overwrite: output plane q (its last two axes, or the last one
+// for 1-d data) front to back as runs, the padding's rows and the gap between two input rows
+// each one fill, an input row one copy; with kStream (an output large against the last-level
+// cache) by streaming stores. Input planes of at least one element.
+template <bool kStream>
+struct pad_forward_constant_plane {
+  template <typename DType>
+  static void Map(index_t q, DType* out, const DType* in, const PadGeometry g, DType constant) {
+    const int last = g.ndim - 1, first_in_plane = last > 0 ? last - 1 : 0;
+    index_t rest = q, in_plane = 0, stride = 1;
+    bool inside = true;
+    for (int d = first_in_plane - 1; d >= 0; --d) {
+      const index_t c = SourceOn(g, d, rest % g.out[d]);
+      rest /= g.out[d];
+      inside = inside && c >= 0;
+      in_plane += c * stride;
+      stride *= g.in[d];
+    }
+    const index_t n = g.in[last], width = g.out[last];
+    const index_t rows = last > 0 ? g.in[last - 1] : 1;
+    const index_t rows_before = last > 0 ? g.before[last - 1] : 0;
+    const index_t rows_after = last > 0 ? g.after[last - 1] : 0;
+    RunWriter<DType, kStream> writer(out + q * (rows_before + rows + rows_after) * width);
+    if (!inside) return writer.Fill(constant, (rows_before + rows + rows_after) * width);
+    const DType* from = in + in_plane * rows * n;
+    writer.Fill(constant, rows_before * width + g.before[last]);
+    for (index_t y = 0; y + 1 < rows; ++y, from += n) {
+      writer.Copy(from, n);
+      writer.Fill(constant, g.after[last] + g.before[last]);
+    }
+    writer.Copy(from, n);
+    writer.Fill(constant, g.after[last] + rows_after * width);
+  }
+};
+
 // CPU item, constant mode: plane q of the input's gradient (its last two axes, or the last
 // one for 1-d data), the output gradient's elements that read it, each read once (edge and
 // reflect padding read an element several times: pad_backward): a copy per row, the plane's
@@ -266,7 +301,11 @@ struct pad_backward_constant_plane {
     const index_t first_row = last > 0 ? g.before[last - 1] : 0;
     const DType* from = out_grad + (out_plane * out_rows + first_row) * out_width + g.before[last];
     DType* to = in_grad + q * rows * n;
-    if constexpr (kStream) return StreamRows(to, from, rows, n, out_width);
+    if constexpr (kStream) {
+      RunWriter<DType, true> writer(to);
+      for (index_t y = 0; y < rows; ++y, from += out_width) writer.Copy(from, n);
+      return;
+    }
     for (index_t y = 0; y < rows; ++y, from += out_width, to += n) {
       for (index_t t = 0; t < n; ++t) AssignReq<kReq>(to + t, from[t]);
     }
@@ -301,6 +340,23 @@ void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
           return;
         }
       } else if constexpr (std::is_same_v<xpu, cpu>) {
+        const index_t in_plane = g.in[last] * (last > 0 ? g.in[last - 1] : 1);
+        const index_t out_plane = g.out[last] * (last > 0 ? g.out[last - 1] : 1);
+        if (g.mode == kConstant && Req != kAddTo && in_plane > 0) {
+          const auto planes = [&](auto stream) {
+            Kernel<pad_forward_constant_plane<decltype(stream)::value>, cpu>::LaunchItems(
+                s, static_cast<index_t>(out[0].Size()) / out_plane, out_plane,
+                out[0].dptr<DType>(), in[0].dptr<DType>(), g,
+                static_cast<DType>(param.constant_value));
+          };
+          if (StreamsCopyOf(out[0].Size() * sizeof(DType))) {
+            planes(std::true_type());
+            mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
+          } else {
+            planes(std::false_type());
+          }
+          return;
+        }
         if (g.out[last] > 0) {
           const index_t rows = static_cast<index_t>(out[0].Size()) / g.out[last];
           return Kernel<pad_forward_row<Req>, cpu>::LaunchItems(

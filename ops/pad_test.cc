@@ -121,13 +121,19 @@ TEST(PadTest, ConstantGradientIsTheOutputGradientAtEachElementsPosition) {
   }
 }
 
-// The constant gradient of a large output goes by streaming stores (here the threshold
-// lowered to one byte), a plane per item: the same values as the cached copies on one and two
-// threads, planes whose rows start on and off a cache line; kAddTo still adds.
-TEST(PadTest, ConstantGradientThroughStreamingStoresMatchesCachedCopies) {
-  for (const TShape& shape : {TShape{2, 3, 9, 7}, TShape{3, 5, 16, 16}, TShape{4, 37}}) {
-    const std::string pad_width = shape.ndim() == 4 ? "(0,0,0,0,1,2,3,1)" : "(0,0,2,1)";
-    const OpCase c = PadCase("constant", pad_width, Iota(shape));
+// Constant mode's forward and gradient of a large output go by streaming stores (here the
+// threshold lowered to one byte), a plane per item: the same values as cached writes on one and
+// two threads, planes whose rows start on and off a cache line, padded leading axes; the
+// gradient's kAddTo still adds.
+TEST(PadTest, ConstantModeThroughStreamingStoresMatchesCachedWrites) {
+  for (const auto& [shape, pad_width] : std::vector<std::pair<TShape, std::string>>{
+           {TShape{2, 3, 9, 7}, "(0,0,0,0,1,2,3,1)"},
+           {TShape{3, 5, 16, 16}, "(0,0,0,0,1,2,3,1)"},
+           {TShape{2, 2, 3, 20}, "(1,0,0,2,1,1,1,3)"},
+           {TShape{4, 37}, "(0,0,2,1)"},
+           {TShape{300}, "(5,2)"}}) {
+    const OpCase c = PadCase("constant", pad_width, Iota(shape), "-1.5");
+    testing::CheckStreamedForward(c);
     const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat32);
     const TShape out_shape = testing::Forward(c, inputs)[0].shape();
     Values out_grad(out_shape.Size());

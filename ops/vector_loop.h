@@ -271,38 +271,79 @@ inline void StreamRun(DType* dst, const DType* src, index_t n) {
   if (i < floats) std::memcpy(to + i, from + i, (floats - i) * sizeof(float));
 }
 
-// dst[0, rows * n) = src's `rows` rows of n elements each, `stride` apart, through streaming
-// stores: gathered a block at a time into a buffer in the L1 cache and streamed from there as
-// one contiguous run (rows of a few dozen elements, a plane cut out of a padded one, mostly
-// start off a packet's alignment, where StreamRun would fall back to plain copies). The
-// elements before dst's first aligned packet go by plain stores. The caller fences.
-template <typename DType>
-inline void StreamRows(DType* dst, const DType* src, index_t rows, index_t n, index_t stride) {
-  constexpr index_t kBlock = 2048 / sizeof(DType);
-  constexpr uintptr_t kAlign = vec::Full<float>::kSize * sizeof(float);
-  alignas(64) DType block[kBlock];
-  const index_t total = rows * n;
-  const uintptr_t misaligned = reinterpret_cast<uintptr_t>(dst) % kAlign;
-  index_t start = misaligned % sizeof(DType) == 0
-                      ? std::min<index_t>(total, (kAlign - misaligned) % kAlign / sizeof(DType))
-                      : total;  // never aligned: plain stores throughout
-  index_t y = 0, x = 0;         // the next element's row and column in src
-  const auto gather = [&](DType* to, index_t count) {
-    for (index_t filled = 0; filled < count;) {
-      const index_t take = std::min(n - x, count - filled);
-      std::memcpy(to + filled, src + y * stride + x, take * sizeof(DType));
-      filled += take;
-      x += take;
-      if (x == n) x = 0, ++y;
+// A contiguous output written front to back in pieces (copied runs, filled runs), with
+// kStream through streaming stores: the pieces are gathered a block at a time into a buffer in
+// the L1 cache and each block streamed out whole, since the pieces (rows of a few dozen
+// elements, a plane cut out of a padded one) mostly start off a packet's alignment, where
+// StreamRun would fall back to plain copies. The elements before the output's first aligned
+// packet go by plain stores. Without kStream the pieces go straight to the output. The last
+// block goes out when the writer is destroyed; the caller then fences.
+//
+//   RunWriter<float, true> out(dst);
+//   out.Fill(0.f, 3);  out.Copy(row, 56);  ...
+template <typename DType, bool kStream>
+class RunWriter {
+ public:
+  explicit RunWriter(DType* dst) : dst_(dst) {
+    if constexpr (kStream) {
+      const uintptr_t misaligned = reinterpret_cast<uintptr_t>(dst) % kAlign;
+      head_ = misaligned % sizeof(DType) == 0
+                  ? static_cast<index_t>((kAlign - misaligned) % kAlign / sizeof(DType))
+                  : std::numeric_limits<index_t>::max();  // never aligned: plain stores only
     }
-  };
-  gather(dst, start);
-  for (; start < total; start += kBlock) {
-    const index_t count = std::min(kBlock, total - start);
-    gather(block, count);
-    StreamRun(dst + start, block, count);
   }
-}
+  ~RunWriter() { Flush(); }
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
+
+  // The next n elements = src[0, n).
+  void Copy(const DType* src, index_t n) {
+    Append(n, [&](DType* to, index_t done, index_t count) {
+      std::memcpy(to, src + done, count * sizeof(DType));
+    });
+  }
+  // The next n elements = value.
+  void Fill(DType value, index_t n) {
+    Append(n, [&](DType* to, index_t, index_t count) { std::fill_n(to, count, value); });
+  }
+
+ private:
+  static constexpr index_t kBlock = 2048 / sizeof(DType);
+  static constexpr uintptr_t kAlign = vec::Full<float>::kSize * sizeof(float);
+
+  // Writes n elements by put(to, done, count) in pieces: count elements at `to`, the piece
+  // starting `done` elements into the n.
+  template <typename Put>
+  void Append(index_t n, Put&& put) {
+    index_t done = 0;
+    if (!kStream || head_ > 0) {  // plain stores
+      const index_t count = kStream ? std::min(head_, n) : n;
+      put(dst_, done, count);
+      dst_ += count;
+      done = count;
+      if constexpr (kStream) head_ -= count;
+    }
+    while (done < n) {
+      const index_t count = std::min(kBlock - filled_, n - done);
+      put(block_ + filled_, done, count);
+      filled_ += count;
+      done += count;
+      if (filled_ == kBlock) Flush();
+    }
+  }
+
+  void Flush() {
+    if constexpr (kStream) {
+      StreamRun(dst_, block_, filled_);
+      dst_ += filled_;
+      filled_ = 0;
+    }
+  }
+
+  DType* dst_;
+  index_t head_ = 0, filled_ = 0;
+  alignas(64) DType block_[kStream ? kBlock : 1];
+};
 
 // Whether a copy that writes `bytes` goes through streaming stores (take's rows, transpose's
 // tiles): the engine's rule for its maps (mshadow/cpu/packet_executor.h), the output counted

@@ -1,5 +1,5 @@
 // Tests for ops/vector_loop.h: CopyRun's copies and additions at every length (whole packets
-// and each narrower tail), StreamRows's gathered rows on and off alignment, the batch loops' every
+// and each narrower tail), RunWriter's pieces on and off alignment, the batch loops' every
 // image once, on the threads asked for.
 #include "ops/vector_loop.h"
 
@@ -45,27 +45,37 @@ void CheckCopyRuns() {
 TEST(CopyRunTest, EveryLengthFloat) { CheckCopyRuns<float>(); }
 TEST(CopyRunTest, EveryLengthDouble) { CheckCopyRuns<double>(); }
 
-// StreamRows for rows narrower and wider than its 2 KiB blocks, rows that cross a block, dst
-// on and off a packet's alignment (and off an element's): every element from its row, and
-// nothing written before dst or past its end.
-template <typename DType>
-void CheckStreamRows() {
+// RunWriter with and without streaming stores: copied rows and filled runs narrower and wider
+// than its 2 KiB blocks, pieces that cross a block, outputs on and off a packet's alignment
+// (and off an element's): every element in order, nothing written before the output or past
+// its end.
+template <typename DType, bool kStream>
+void CheckRunWriter() {
   for (const index_t rows : {0, 1, 3, 40}) {
     for (const index_t n : {1, 7, 56, 300}) {
       for (const size_t offset_bytes : {size_t{0}, sizeof(DType), size_t{24}, size_t{2}}) {
-        const index_t stride = n + 3, total = rows * n;
-        std::vector<DType> src(rows * stride);
-        for (index_t i = 0; i < rows * stride; ++i) src[i] = DType(i % 1013) / 4;
+        std::vector<DType> src(n), expected;
+        for (index_t i = 0; i < n; ++i) src[i] = DType(i + 1) / 4;
+        const index_t total = rows * (n + 2 * n / 3 + 1);
         std::vector<unsigned char> bytes((total + 2) * sizeof(DType) + 128, 0xA5);
         unsigned char* aligned =
             bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64);
         DType* dst = reinterpret_cast<DType*>(aligned + offset_bytes + sizeof(DType));
-        StreamRows(dst, src.data(), rows, n, stride);
+        {
+          RunWriter<DType, kStream> writer(dst);
+          for (index_t y = 0; y < rows; ++y) {
+            writer.Copy(src.data(), n);
+            writer.Fill(DType(-y), 2 * n / 3 + 1);
+            expected.insert(expected.end(), src.begin(), src.end());
+            expected.insert(expected.end(), 2 * n / 3 + 1, DType(-y));
+          }
+        }
         mshadow::FenceStreamingStores();
+        ASSERT_EQ(static_cast<index_t>(expected.size()), total);
         for (index_t i = 0; i < total; ++i) {
           DType value;
           std::memcpy(&value, dst + i, sizeof(DType));
-          ASSERT_EQ(value, src[i / n * stride + i % n])
+          ASSERT_EQ(value, expected[i])
               << rows << " rows of " << n << ", offset " << offset_bytes << ", at " << i;
         }
         for (const unsigned char* edge :
@@ -77,8 +87,9 @@ void CheckStreamRows() {
   }
 }
 
-TEST(StreamRowsTest, EveryRowInOrderFloat) { CheckStreamRows<float>(); }
-TEST(StreamRowsTest, EveryRowInOrderDouble) { CheckStreamRows<double>(); }
+TEST(RunWriterTest, StreamedPiecesInOrderFloat) { CheckRunWriter<float, true>(); }
+TEST(RunWriterTest, StreamedPiecesInOrderDouble) { CheckRunWriter<double, true>(); }
+TEST(RunWriterTest, CachedPiecesInOrder) { CheckRunWriter<float, false>(); }
 
 // The images each thread index ran, and the OS threads behind each index.
 struct Visits {

@@ -142,21 +142,30 @@ MSHADOW_XINLINE int ReadersOn(const PadGeometry& g, int d, index_t c, index_t* l
   return runs;
 }
 
+// Over the leading `axes` axes: the input position (flat, into *source) that the output's
+// position o (flat over the same axes) reads; false where o is in a constant padding.
+MSHADOW_XINLINE bool SourceIndex(const PadGeometry& g, int axes, index_t o, index_t* source) {
+  index_t at = 0, stride = 1;
+  bool inside = true;
+  for (int d = axes - 1; d >= 0; --d) {
+    const index_t c = SourceOn(g, d, o % g.out[d]);
+    o /= g.out[d];
+    inside = inside && c >= 0;
+    at += c * stride;
+    stride *= g.in[d];
+  }
+  *source = at;
+  return inside;
+}
+
 // out[i] (as kReq says) = the input element output position i reads, or the constant.
 template <int kReq>
 struct pad_forward {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, const DType* in, const PadGeometry g,
                                   DType constant) {
-    index_t rest = i, source = 0, stride = 1;
-    bool inside = true;
-    for (int d = g.ndim - 1; d >= 0; --d) {
-      const index_t c = SourceOn(g, d, rest % g.out[d]);
-      rest /= g.out[d];
-      inside = inside && c >= 0;
-      source += c * stride;
-      stride *= g.in[d];
-    }
+    index_t source = 0;
+    const bool inside = SourceIndex(g, g.ndim, i, &source);
     AssignReq<kReq>(out + i, inside ? in[source] : constant);
   }
 };
@@ -218,15 +227,8 @@ struct pad_forward_row {
                                   DType constant) {
     const int last = g.ndim - 1;
     const index_t width = g.out[last], n = g.in[last], before = g.before[last];
-    index_t rest = r, source_row = 0, stride = 1;
-    bool inside = true;
-    for (int d = last - 1; d >= 0; --d) {
-      const index_t c = SourceOn(g, d, rest % g.out[d]);
-      rest /= g.out[d];
-      inside = inside && c >= 0;
-      source_row += c * stride;
-      stride *= g.in[d];
-    }
+    index_t source_row = 0;
+    const bool inside = SourceIndex(g, last, r, &source_row);
     DType* to = out + r * width;
     if (!inside) {
       for (index_t x = 0; x < width; ++x) AssignReq<kReq>(to + x, constant);
@@ -252,15 +254,8 @@ struct pad_forward_constant_plane {
   template <typename DType>
   static void Map(index_t q, DType* out, const DType* in, const PadGeometry g, DType constant) {
     const int last = g.ndim - 1, first_in_plane = last > 0 ? last - 1 : 0;
-    index_t rest = q, in_plane = 0, stride = 1;
-    bool inside = true;
-    for (int d = first_in_plane - 1; d >= 0; --d) {
-      const index_t c = SourceOn(g, d, rest % g.out[d]);
-      rest /= g.out[d];
-      inside = inside && c >= 0;
-      in_plane += c * stride;
-      stride *= g.in[d];
-    }
+    index_t in_plane = 0;
+    const bool inside = SourceIndex(g, first_in_plane, q, &in_plane);
     const index_t n = g.in[last], width = g.out[last];
     const index_t rows = last > 0 ? g.in[last - 1] : 1;
     const index_t rows_before = last > 0 ? g.before[last - 1] : 0;

@@ -285,11 +285,10 @@ template <typename DType, bool kStream>
 class RunWriter {
  public:
   explicit RunWriter(DType* dst) : dst_(dst) {
+    static_assert(kAlign % sizeof(DType) == 0, "a packet holds whole elements");
     if constexpr (kStream) {
       const uintptr_t misaligned = reinterpret_cast<uintptr_t>(dst) % kAlign;
-      head_ = misaligned % sizeof(DType) == 0
-                  ? static_cast<index_t>((kAlign - misaligned) % kAlign / sizeof(DType))
-                  : std::numeric_limits<index_t>::max();  // never aligned: plain stores only
+      head_ = static_cast<index_t>((kAlign - misaligned) % kAlign / sizeof(DType));
     }
   }
   ~RunWriter() { Flush(); }

@@ -307,6 +307,18 @@ struct pad_backward_constant_plane {
   }
 };
 
+// launch(std::true_type()) and a fence where `stream`, else launch(std::false_type()): a CPU
+// kernel's streaming and cached variants, chosen once per call.
+template <typename Launch>
+void WithStreamingStores(bool stream, Launch&& launch) {
+  if (stream) {
+    launch(std::true_type());
+    mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
+  } else {
+    launch(std::false_type());
+  }
+}
+
 // Forward: in = (data), out = (padded). Backward: in = (out_grad), out = (data's gradient).
 template <typename xpu, bool kBackward>
 void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -318,45 +330,33 @@ void PadCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   const int last = g.ndim - 1;
   MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
-      if constexpr (std::is_same_v<xpu, cpu> && kBackward) {
-        const index_t plane = g.in[last] * (last > 0 ? g.in[last - 1] : 1);
-        if (g.mode == kConstant && plane > 0) {
-          const auto planes = [&](auto stream) {
-            Kernel<pad_backward_constant_plane<Req, decltype(stream)::value>, cpu>::LaunchItems(
-                s, static_cast<index_t>(out[0].Size()) / plane, plane, out[0].dptr<DType>(),
-                in[0].dptr<DType>(), g);
-          };
-          if (Req != kAddTo && StreamsCopyOf(out[0].Size() * sizeof(DType))) {
-            planes(std::true_type());
-            mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
-          } else {
-            planes(std::false_type());
-          }
-          return;
-        }
-      } else if constexpr (std::is_same_v<xpu, cpu>) {
+      if constexpr (std::is_same_v<xpu, cpu>) {
         const index_t in_plane = g.in[last] * (last > 0 ? g.in[last - 1] : 1);
-        const index_t out_plane = g.out[last] * (last > 0 ? g.out[last - 1] : 1);
-        if (g.mode == kConstant && Req != kAddTo && in_plane > 0) {
-          const auto planes = [&](auto stream) {
-            Kernel<pad_forward_constant_plane<decltype(stream)::value>, cpu>::LaunchItems(
-                s, static_cast<index_t>(out[0].Size()) / out_plane, out_plane,
-                out[0].dptr<DType>(), in[0].dptr<DType>(), g,
-                static_cast<DType>(param.constant_value));
-          };
-          if (StreamsCopyOf(out[0].Size() * sizeof(DType))) {
-            planes(std::true_type());
-            mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
-          } else {
-            planes(std::false_type());
+        const bool stream = Req != kAddTo && StreamsCopyOf(out[0].Size() * sizeof(DType));
+        if constexpr (kBackward) {
+          if (g.mode == kConstant && in_plane > 0) {
+            return WithStreamingStores(stream, [&](auto streaming) {
+              Kernel<pad_backward_constant_plane<Req, decltype(streaming)::value>,
+                     cpu>::LaunchItems(s, static_cast<index_t>(out[0].Size()) / in_plane, in_plane,
+                                       out[0].dptr<DType>(), in[0].dptr<DType>(), g);
+            });
           }
-          return;
-        }
-        if (g.out[last] > 0) {
-          const index_t rows = static_cast<index_t>(out[0].Size()) / g.out[last];
-          return Kernel<pad_forward_row<Req>, cpu>::LaunchItems(
-              s, rows, g.out[last], out[0].dptr<DType>(), in[0].dptr<DType>(), g,
-              static_cast<DType>(param.constant_value));
+        } else {
+          const index_t out_plane = g.out[last] * (last > 0 ? g.out[last - 1] : 1);
+          if (g.mode == kConstant && Req != kAddTo && in_plane > 0) {
+            return WithStreamingStores(stream, [&](auto streaming) {
+              Kernel<pad_forward_constant_plane<decltype(streaming)::value>, cpu>::LaunchItems(
+                  s, static_cast<index_t>(out[0].Size()) / out_plane, out_plane,
+                  out[0].dptr<DType>(), in[0].dptr<DType>(), g,
+                  static_cast<DType>(param.constant_value));
+            });
+          }
+          if (g.out[last] > 0) {
+            const index_t rows = static_cast<index_t>(out[0].Size()) / g.out[last];
+            return Kernel<pad_forward_row<Req>, cpu>::LaunchItems(
+                s, rows, g.out[last], out[0].dptr<DType>(), in[0].dptr<DType>(), g,
+                static_cast<DType>(param.constant_value));
+          }
         }
       }
       if constexpr (kBackward) {

@@ -18,6 +18,7 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/position_lanes.h"
 #include "ops/tap_gradient.h"
 #include "ops/tile_convolution.h"
 #include "ops/winograd_conv.h"
@@ -289,6 +290,11 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
         return depthwise::Forward(g, batch, static_cast<const DType*>(data.dptr_),
                                   static_cast<const DType*>(weight.dptr_),
                                   param.no_bias ? nullptr : in[2].dptr<DType>(), req[0], y.dptr_);
+      } else if (position_lanes::Serves(g, gs.groups)) {
+        return position_lanes::Forward(
+            g, gs.groups, filters, batch, static_cast<const DType*>(data.dptr_),
+            static_cast<const DType*>(weight.dptr_), param.no_bias ? nullptr : in[2].dptr<DType>(),
+            req[0], y.dptr_, [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       } else if (UsesTapProducts<DType>(g, gs, filters)) {
         return deconvolution::RunByPhases(
             deconvolution::PlanConvolutionPhases(g, gs.groups, filters), batch,

@@ -1,0 +1,287 @@
+// ops/position_lanes.h: the CPU's forward of a 1-d or 2-d convolution with few channels per
+// group (an image's first layer: 1 to 4 colour channels) with output positions along the
+// vector lanes. A tile takes a few packets of consecutive outputs of a row and a few filters;
+// per channel and tap it loads each packet's inputs (consecutive, from the zero-padded input
+// split by column residue of the stride) and multiplies them into the filters' weights,
+// broadcast. Each filter's sums are then a run of its output row: stored in place, no
+// transpose. Position tiles (ops/position_tiles.h) broadcast inputs into strips of filters
+// and transpose their sums into the output, which for a layer of a few dozen products per
+// output cost as much as the products (a 3x3 layer of 3 channels ran at 0.4 of MXNet's
+// oneDNN; docs/benchmarks.md, sixty-fourth session).
+//
+//   if (position_lanes::Serves(g, groups))
+//     position_lanes::Forward(g, groups, filters, batch, data, weight, bias, req, y, space);
+#ifndef OPS_POSITION_LANES_H_
+#define OPS_POSITION_LANES_H_
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "mshadow/base.h"
+#include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
+#include "ops/conv_geometry.h"
+#include "ops/op_types.h"
+#include "ops/register_gemm.h"
+#include "ops/tap_gradient.h"
+#include "ops/vector_loop.h"
+
+namespace ops {
+namespace position_lanes {
+
+// Channels per group up to which the lanes serve a layer (grey, RGB, RGBA images).
+constexpr index_t kMaxChannels = 4;
+
+// Packets of positions and filters of a tile: its sums, the filters' broadcast weights and a
+// packet of inputs fill the vector registers (AVX-512: 16 + 8 + 1 of 32; AVX2: 8 + 4 + 1 of
+// 16). On a Zen 4 core ResNet's stem ran as fast with 3 x 8, 4 x 4 and 6 x 4 (docs/benchmarks.md).
+constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
+constexpr int kTilePackets = 2;
+constexpr int kTileFilters = kWide ? 8 : 4;
+
+// Whether the lanes serve convolution g in `groups` groups: 1-d or 2-d, at most kMaxChannels
+// channels per group.
+inline bool Serves(const ConvGeometry& g, index_t groups) {
+  return g.ndim <= 2 && g.channels / groups <= kMaxChannels;
+}
+
+// A group's padded input as the tiles read it: per channel, per column residue r of the
+// stride (sx of them), the padded rows' columns r, r + sx, ... (`pitch` of them per row), so
+// that the inputs of consecutive outputs are consecutive. Output (oy, ox) reads tap (ky, kx)
+// of channel c at (c * sx + kx * dx % sx) * Residue() + (oy * sy + ky * dy) * pitch + ox +
+// kx * dx / sx.
+struct SplitInput {
+  tap_gradient::TapLayer t;
+  index_t pitch;  // columns per row of a residue
+
+  explicit SplitInput(const tap_gradient::TapLayer& layer)
+      : t(layer), pitch((layer.Pitch() + layer.sx - 1) / layer.sx) {}
+  index_t Rows() const { return t.in_h + 2 * t.pad_h; }
+  index_t Residue() const { return Rows() * pitch; }
+  index_t Channel() const { return t.sx * Residue(); }
+  // Elements of an image's split input and the slack after it: the lanes of a row's last
+  // packet past its outputs read up to a packet beyond the row (their sums are not stored).
+  template <typename DType>
+  index_t Size() const {
+    return t.groups * t.channels * Channel() + vec::Full<DType>::kSize;
+  }
+  // Where channel c's tap (ky, kx) starts for output (0, 0).
+  index_t TapOffset(index_t c, index_t ky, index_t kx) const {
+    const index_t column = kx * t.dx;
+    return (c * t.sx + column % t.sx) * Residue() + ky * t.dy * pitch + column / t.sx;
+  }
+
+  // split = the image (groups * channels, in_h, in_w) padded and split; the slack zeros.
+  template <typename DType>
+  void Fill(const DType* image, DType* split) const {
+    std::fill(split, split + Size<DType>(), DType(0));
+    const index_t channels = t.groups * t.channels;
+    for (index_t c = 0; c < channels; ++c) {
+      for (index_t i = 0; i < t.in_h; ++i) {
+        const DType* from = image + (c * t.in_h + i) * t.in_w;
+        for (index_t r = 0; r < t.sx; ++r) {
+          // Columns r + j * sx of the padded row: input column r + j * sx - pad_w.
+          DType* to = split + (c * t.sx + r) * Residue() + (i + t.pad_h) * pitch;
+          const index_t j_begin = std::max<index_t>(0, (t.pad_w - r + t.sx - 1) / t.sx);
+          const index_t j_end =
+              std::min<index_t>(pitch, (t.in_w + t.pad_w - r + t.sx - 1) / t.sx);
+          if (t.sx == 1) {
+            std::memcpy(to + j_begin, from + j_begin - t.pad_w,
+                        static_cast<size_t>(j_end - j_begin) * sizeof(DType));
+          } else {
+            const DType* column = from + r - t.pad_w;
+            for (index_t j = j_begin; j < j_end; ++j) to[j] = column[j * t.sx];
+          }
+        }
+      }
+    }
+  }
+};
+
+// One packet of a row's outputs: where its inputs start (output (oy, ox)'s in the split
+// input, tap (0, 0) of channel 0), where its outputs go (filter 0's), how many are outputs.
+struct Run {
+  index_t input, output, count;
+};
+
+// The runs of an image's output plane, row by row, a packet of positions each (a row's last
+// one shorter where the row is not whole packets).
+template <typename DType>
+std::vector<Run> RunsOf(const SplitInput& s) {
+  constexpr index_t kLanes = vec::Full<DType>::kSize;
+  const tap_gradient::TapLayer& t = s.t;
+  std::vector<Run> runs;
+  for (index_t oy = 0; oy < t.out_h; ++oy) {
+    for (index_t ox = 0; ox < t.out_w; ox += kLanes) {
+      runs.push_back({oy * t.sy * s.pitch + ox, oy * t.out_w + ox,
+                      std::min(kLanes, t.out_w - ox)});
+    }
+  }
+  return runs;
+}
+
+// The sums of a tile's packet: stored whole (by streaming stores where kStream and the run
+// starts a line; added where kAdd), or its first `count` lanes.
+template <bool kAdd, bool kStream, typename DType, typename P>
+MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
+  if (count == P::kSize) {
+    if constexpr (kStream && !kAdd) {
+      if (reinterpret_cast<uintptr_t>(y) % sizeof(P) == 0) return sum.StoreStreaming(y);
+    }
+    if constexpr (kAdd) sum = sum + P::LoadUnAligned(y);
+    return sum.StoreUnAligned(y);
+  }
+  DType lanes[P::kSize];
+  sum.StoreUnAligned(lanes);
+  for (index_t i = 0; i < count; ++i) y[i] = kAdd ? y[i] + lanes[i] : lanes[i];
+}
+
+// The outputs of runs[0, kPackets) for kTileFilters filters (the first `filters` of them
+// stored; filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the
+// products over `depth` channels and taps, input at split[run.input + offsets[k]] and weights
+// w[k * kTileFilters + f].
+template <int kPackets, bool kAdd, bool kStream, typename DType>
+MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
+                                  index_t depth, const DType* w, const DType* bias,
+                                  index_t filters, DType* y, index_t y_plane) {
+  using P = vec::Full<DType>;
+  P sum[kPackets][kTileFilters];
+  OPS_UNROLL_FULLY
+  for (int f = 0; f < kTileFilters; ++f) {
+    const P start = P::Fill(bias == nullptr || f >= filters ? DType(0) : bias[f]);
+    OPS_UNROLL_FULLY
+    for (int p = 0; p < kPackets; ++p) sum[p][f] = start;
+  }
+  const DType* x[kPackets];
+  OPS_UNROLL_FULLY
+  for (int p = 0; p < kPackets; ++p) x[p] = split + runs[p].input;
+  for (index_t k = 0; k < depth; ++k) {
+    const index_t offset = offsets[k];
+    P wk[kTileFilters];
+    OPS_UNROLL_FULLY
+    for (int f = 0; f < kTileFilters; ++f) wk[f] = P::Fill(w[k * kTileFilters + f]);
+    OPS_UNROLL_FULLY
+    for (int p = 0; p < kPackets; ++p) {
+      const P xp = P::LoadUnAligned(x[p] + offset);
+      OPS_UNROLL_FULLY
+      for (int f = 0; f < kTileFilters; ++f)
+        sum[p][f] = register_gemm::MultiplyAdd(xp, wk[f], sum[p][f]);
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int f = 0; f < kTileFilters; ++f) {
+    if (f >= filters) break;
+    OPS_UNROLL_FULLY
+    for (int p = 0; p < kPackets; ++p) {
+      StoreRun<kAdd, kStream>(sum[p][f], y + f * y_plane + runs[p].output, runs[p].count);
+    }
+  }
+}
+
+// A group's weights as the tiles read them: per tile of kTileFilters filters, per channel and
+// tap k (the weight's order: c * taps + (ky * kw + kx)), the tile's filters' weights
+// consecutively, zeros past the group's last filter.
+template <typename DType>
+std::vector<DType> PackWeights(const DType* weight, index_t filters, index_t depth) {
+  const index_t tiles = (filters + kTileFilters - 1) / kTileFilters;
+  std::vector<DType> packed(tiles * depth * kTileFilters, DType(0));
+  for (index_t f = 0; f < filters; ++f) {
+    for (index_t k = 0; k < depth; ++k) {
+      packed[(f / kTileFilters * depth + k) * kTileFilters + f % kTileFilters] =
+          weight[f * depth + k];
+    }
+  }
+  return packed;
+}
+
+// y (batch, filters, out...) = (or +=, as req says) bias (null: none) + convolution g
+// (Serves) of data (batch, channels, in...) by weight (filters, channels per group,
+// kernel...) in `groups` groups. The images go to the library's threads, each with its own
+// split input (space(size) returns `size` elements of scratch); a batch smaller than the
+// threads shares each image's runs out instead.
+template <typename DType, typename Space>
+void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+             const DType* data, const DType* weight, const DType* bias, OpReqType req, DType* y,
+             Space&& space) {
+  if (req == kNullOp) return;
+  const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
+  const SplitInput split{t};
+  const index_t depth = t.channels * t.Taps(), out_plane = t.OutPlane();
+  std::vector<index_t> offsets(depth);
+  for (index_t c = 0; c < t.channels; ++c) {
+    for (index_t ky = 0; ky < t.kh; ++ky) {
+      for (index_t kx = 0; kx < t.kw; ++kx) {
+        offsets[(c * t.kh + ky) * t.kw + kx] = split.TapOffset(c, ky, kx);
+      }
+    }
+  }
+  std::vector<std::vector<DType>> packed(groups);
+  for (index_t grp = 0; grp < groups; ++grp) {
+    packed[grp] = PackWeights(weight + grp * t.filters * depth, t.filters, depth);
+  }
+  const std::vector<Run> runs = RunsOf<DType>(split);
+  const index_t run_count = static_cast<index_t>(runs.size());
+  const index_t filter_tiles = (t.filters + kTileFilters - 1) / kTileFilters;
+  const bool stream = req != kAddTo && StreamsCopyOf(batch * filters * out_plane *
+                                                     static_cast<index_t>(sizeof(DType)));
+  // Runs [begin, end) of image n's output from its split input, every group and filter.
+  auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end) {
+    auto tiles = [&](auto add, auto streamed) {
+      constexpr bool kAdd = decltype(add)::value, kStream = decltype(streamed)::value;
+      for (index_t grp = 0; grp < groups; ++grp) {
+        const DType* group_split = image_split + grp * t.channels * split.Channel();
+        DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
+        for (index_t i = begin; i < end; i += kTilePackets) {
+          for (index_t ft = 0; ft < filter_tiles; ++ft) {
+            const index_t f0 = ft * kTileFilters;
+            const index_t count = std::min<index_t>(kTileFilters, t.filters - f0);
+            const DType* w = packed[grp].data() + ft * depth * kTileFilters;
+            const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters + f0;
+            DType* y_tile = y_group + f0 * out_plane;
+            if (i + kTilePackets <= end) {
+              MultiplyTile<kTilePackets, kAdd, kStream>(group_split, &runs[i], offsets.data(),
+                                                        depth, w, b, count, y_tile, out_plane);
+            } else {
+              for (index_t j = i; j < end; ++j) {
+                MultiplyTile<1, kAdd, kStream>(group_split, &runs[j], offsets.data(), depth, w, b,
+                                               count, y_tile, out_plane);
+              }
+            }
+          }
+        }
+      }
+    };
+    if (req == kAddTo) {
+      tiles(std::true_type{}, std::false_type{});
+    } else if (stream) {
+      tiles(std::false_type{}, std::true_type{});
+    } else {
+      tiles(std::false_type{}, std::false_type{});
+    }
+  };
+  const index_t image = t.groups * t.channels * t.in_h * t.in_w;
+  const index_t threads = BatchThreads(batch);
+  const index_t split_size = split.template Size<DType>();
+  DType* scratch = space(threads * split_size);
+  if (batch >= mshadow::GetNumThreads()) {
+    ForEachImage(batch, threads, [&](index_t th, index_t n) {
+      DType* own = scratch + th * split_size;
+      split.Fill(data + n * image, own);
+      convolve(own, n, 0, run_count);
+    });
+  } else {
+    for (index_t n = 0; n < batch; ++n) {
+      split.Fill(data + n * image, scratch);
+      ParallelRows(run_count, vec::Full<DType>::kSize * depth * filters,
+                   [&](index_t begin, index_t end) { convolve(scratch, n, begin, end); });
+    }
+  }
+  // This thread's streaming stores (ParallelFor fences its workers').
+  if (stream) mshadow::FenceStreamingStores();
+}
+
+}  // namespace position_lanes
+}  // namespace ops
+
+#endif  // OPS_POSITION_LANES_H_

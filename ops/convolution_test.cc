@@ -552,6 +552,62 @@ TEST(ConvolutionTest, PositionTilesInBandsOfRowsMatchTheDirectLoop) {
   testing::CheckWriteModes(c);
 }
 
+// Position lanes (ops/position_lanes.h: 1 to 4 channels per group): rows that end in a short
+// packet (37, 45, 50 outputs... of 16 lanes), tiles of filters past the last filter (10 = 8 +
+// 2, 9, 3), column strides 1 to 3 (stride 2 from an odd and an even pad: the rows split in
+// pairs; stride 3 with dilation: residue by residue), rows strided alone, 1-d layers, two
+// groups; on 1 to 3 threads (three images: shared out whole; one image: its runs shared out),
+// streamed and cached stores, every write mode.
+TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
+  struct Layer {
+    TShape data;
+    std::vector<Axis> axes;
+    int filters, groups;
+  };
+  const Layer layers[] = {
+      {TShape{3, 3, 9, 37}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 10, 1},
+      {TShape{3, 4, 11, 45}, {{7, 2, 1, 3}, {7, 2, 1, 3}}, 9, 1},
+      {TShape{3, 3, 10, 40}, {{5, 2, 1, 2}, {5, 2, 1, 2}}, 16, 1},
+      {TShape{3, 2, 12, 41}, {{3, 1, 2, 1}, {3, 3, 2, 1}}, 3, 1},
+      {TShape{3, 1, 13, 34}, {{3, 2, 1, 0}, {1, 1, 1, 0}}, 8, 1},
+      {TShape{3, 2, 50}, {{5, 2, 1, 1}}, 12, 1},
+      {TShape{3, 6, 7, 19}, {{3, 1, 1, 1}, {3, 2, 1, 1}}, 8, 2},
+  };
+  for (size_t i = 0; i < std::size(layers); ++i) {
+    const Layer& l = layers[i];
+    const int nd = static_cast<int>(l.axes.size());
+    TShape weight(static_cast<index_t>(nd + 2));
+    weight[0] = l.filters;
+    weight[1] = l.data[1] / l.groups;
+    for (int a = 0; a < nd; ++a) weight[2 + a] = l.axes[a].kernel;
+    for (const index_t batch : {index_t{3}, index_t{1}}) {
+      TShape data = l.data;
+      data[0] = batch;
+      const OpCase c{"Convolution",
+                     {{"kernel", TupleOf(l.axes, &Axis::kernel)},
+                      {"stride", TupleOf(l.axes, &Axis::stride)},
+                      {"dilate", TupleOf(l.axes, &Axis::dilate)},
+                      {"pad", TupleOf(l.axes, &Axis::pad)},
+                      {"num_filter", std::to_string(l.filters)},
+                      {"num_group", std::to_string(l.groups)}},
+                     {InputSpec{data}, InputSpec{weight}, InputSpec{TShape{l.filters}}}};
+      const TShape out_shape = testing::InferOutputShapes(c)[0];
+      for (const int threads : {1, 2, 3}) {
+        SCOPED_TRACE("layer " + std::to_string(i) + " batch=" + std::to_string(batch) +
+                     " threads=" + std::to_string(threads));
+        mshadow::SetNumThreads(threads);
+        testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+          return std::vector<Values>{DirectConvolution(data, in[0], in[1], &in[2], l.axes,
+                                                       l.filters, l.groups, out_shape)};
+        });
+        testing::CheckWriteModes(c);
+        testing::CheckStreamedForward(c);
+      }
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
 // Layers whose float32 and float64 gradients take different paths: a 3x3 layer of 32 channels
 // and filters (on AVX-512 its float32 data gradient takes position tiles over the output
 // gradient's phases, float64's Winograd), a strided, dilated 5x5 layer of 32 filters in 2

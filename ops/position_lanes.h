@@ -33,9 +33,8 @@ namespace position_lanes {
 // Channels per group up to which the lanes serve a layer (grey, RGB, RGBA images).
 constexpr index_t kMaxChannels = 4;
 
-// Packets of positions and filters of a tile: its sums, the filters' broadcast weights and a
-// packet of inputs fill the vector registers (AVX-512: 16 + 8 + 1 of 32; AVX2: 8 + 4 + 1 of
-// 16). On a Zen 4 core ResNet's stem ran as fast with 3 x 8, 4 x 4 and 6 x 4 (docs/benchmarks.md).
+// Packets of positions and filters of a tile: its sums, its packets of inputs and a broadcast
+// weight in the vector registers (AVX-512: 16 + 2 + 1 of 32; AVX2: 8 + 2 + 1 of 16).
 constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
 constexpr int kTilePackets = 2;
 constexpr int kTileFilters = kWide ? 8 : 4;
@@ -60,6 +59,11 @@ struct SplitInput {
   index_t Rows() const { return t.in_h + 2 * t.pad_h; }
   index_t Residue() const { return Rows() * pitch; }
   index_t Channel() const { return t.sx * Residue(); }
+  // The columns of residue r's rows that are input columns (the rest are pad).
+  index_t ColumnBegin(index_t r) const { return (t.pad_w - r + t.sx - 1) / t.sx; }
+  index_t ColumnEnd(index_t r) const {
+    return std::min<index_t>(pitch, (t.in_w + t.pad_w - r + t.sx - 1) / t.sx);
+  }
   // Elements of an image's split input and the slack after it: the lanes of a row's last
   // packet past its outputs read up to a packet beyond the row (their sums are not stored).
   template <typename DType>
@@ -73,29 +77,65 @@ struct SplitInput {
   }
 
   // split = the image (groups * channels, in_h, in_w) padded and split; the slack zeros.
+  // Each element written once (zeroing the whole split first had been a second pass).
   template <typename DType>
   void Fill(const DType* image, DType* split) const {
-    std::fill(split, split + Size<DType>(), DType(0));
     const index_t channels = t.groups * t.channels;
     for (index_t c = 0; c < channels; ++c) {
+      for (index_t r = 0; r < t.sx; ++r) {  // the pad rows
+        DType* residue = split + (c * t.sx + r) * Residue();
+        std::fill(residue, residue + t.pad_h * pitch, DType(0));
+        std::fill(residue + (t.pad_h + t.in_h) * pitch, residue + Residue(), DType(0));
+      }
       for (index_t i = 0; i < t.in_h; ++i) {
         const DType* from = image + (c * t.in_h + i) * t.in_w;
+        DType* row = split + c * Channel() + (i + t.pad_h) * pitch;  // residue 0's
         for (index_t r = 0; r < t.sx; ++r) {
-          // Columns r + j * sx of the padded row: input column r + j * sx - pad_w.
-          DType* to = split + (c * t.sx + r) * Residue() + (i + t.pad_h) * pitch;
-          const index_t j_begin = std::max<index_t>(0, (t.pad_w - r + t.sx - 1) / t.sx);
-          const index_t j_end =
-              std::min<index_t>(pitch, (t.in_w + t.pad_w - r + t.sx - 1) / t.sx);
-          if (t.sx == 1) {
-            std::memcpy(to + j_begin, from + j_begin - t.pad_w,
-                        static_cast<size_t>(j_end - j_begin) * sizeof(DType));
-          } else {
+          // Columns [j_begin(r), j_end(r)) of residue r's row (padded columns r + j * sx) are
+          // input columns r + j * sx - pad_w; the others pad.
+          DType* to = row + r * Residue();
+          std::fill(to, to + ColumnBegin(r), DType(0));
+          std::fill(to + ColumnEnd(r), to + pitch, DType(0));
+        }
+        if (t.sx == 1) {
+          std::memcpy(row + t.pad_w, from, static_cast<size_t>(t.in_w) * sizeof(DType));
+        } else if (t.sx == 2) {
+          SplitPairs(from, row, row + Residue());
+        } else {
+          for (index_t r = 0; r < t.sx; ++r) {
+            DType* to = row + r * Residue();
             const DType* column = from + r - t.pad_w;
-            for (index_t j = j_begin; j < j_end; ++j) to[j] = column[j * t.sx];
+            for (index_t j = ColumnBegin(r); j < ColumnEnd(r); ++j) to[j] = column[j * t.sx];
           }
         }
       }
     }
+    std::fill(split + channels * Channel(), split + Size<DType>(), DType(0));
+  }
+
+ private:
+  // A row of stride 2 into its two residues (`even` and `odd`: padded columns 2j and 2j + 1
+  // at j), a pair of input columns at a time: a loop vectorized into shuffles (the residues
+  // one at a time, by scalar strided loads, had been 13% of a 5x5 stride-2 layer's time).
+  template <typename DType>
+  void SplitPairs(const DType* __restrict from, DType* __restrict even,
+                  DType* __restrict odd) const {
+    index_t c = 0;                         // input column c is padded column c + pad_w
+    if (t.pad_w % 2 == 1 && t.in_w > 0) {  // input column 0 is odd
+      odd[t.pad_w / 2] = from[0];
+      c = 1;
+    }
+    // Input columns c + 2m (even padded columns) and c + 2m + 1 (odd) at j0 + m.
+    const index_t j0 = (c + t.pad_w) / 2, pairs = (t.in_w - c) / 2;
+    DType* __restrict e = even + j0;
+    DType* __restrict o = odd + j0;
+    const DType* __restrict x = from + c;
+    OPS_SIMD_LOOP
+    for (index_t m = 0; m < pairs; ++m) {
+      e[m] = x[2 * m];
+      o[m] = x[2 * m + 1];
+    }
+    if (c + 2 * pairs < t.in_w) e[pairs] = x[2 * pairs];
   }
 };
 
@@ -114,8 +154,7 @@ std::vector<Run> RunsOf(const SplitInput& s) {
   std::vector<Run> runs;
   for (index_t oy = 0; oy < t.out_h; ++oy) {
     for (index_t ox = 0; ox < t.out_w; ox += kLanes) {
-      runs.push_back({oy * t.sy * s.pitch + ox, oy * t.out_w + ox,
-                      std::min(kLanes, t.out_w - ox)});
+      runs.push_back({oy * t.sy * s.pitch + ox, oy * t.out_w + ox, std::min(kLanes, t.out_w - ox)});
     }
   }
   return runs;
@@ -140,11 +179,12 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
 // The outputs of runs[0, kPackets) for kTileFilters filters (the first `filters` of them
 // stored; filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the
 // products over `depth` channels and taps, input at split[run.input + offsets[k]] and weights
-// w[k * kTileFilters + f].
+// w[k * kTileFilters + f]. Not inlined: inlined into the loops over tiles, GCC kept one to
+// three of the sums on the stack (1.3x slower).
 template <int kPackets, bool kAdd, bool kStream, typename DType>
-MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
-                                  index_t depth, const DType* w, const DType* bias,
-                                  index_t filters, DType* y, index_t y_plane) {
+[[gnu::noinline]] void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
+                                    index_t depth, const DType* w, const DType* bias,
+                                    index_t filters, DType* y, index_t y_plane) {
   using P = vec::Full<DType>;
   P sum[kPackets][kTileFilters];
   OPS_UNROLL_FULLY
@@ -158,23 +198,25 @@ MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const ind
   for (int p = 0; p < kPackets; ++p) x[p] = split + runs[p].input;
   for (index_t k = 0; k < depth; ++k) {
     const index_t offset = offsets[k];
-    P wk[kTileFilters];
+    P xk[kPackets];
     OPS_UNROLL_FULLY
-    for (int f = 0; f < kTileFilters; ++f) wk[f] = P::Fill(w[k * kTileFilters + f]);
+    for (int p = 0; p < kPackets; ++p) xk[p] = P::LoadUnAligned(x[p] + offset);
+    // A weight at a time: the tile's sums and inputs and one broadcast in registers.
     OPS_UNROLL_FULLY
-    for (int p = 0; p < kPackets; ++p) {
-      const P xp = P::LoadUnAligned(x[p] + offset);
+    for (int f = 0; f < kTileFilters; ++f) {
+      const P wf = P::Fill(w[k * kTileFilters + f]);
       OPS_UNROLL_FULLY
-      for (int f = 0; f < kTileFilters; ++f)
-        sum[p][f] = register_gemm::MultiplyAdd(xp, wk[f], sum[p][f]);
+      for (int p = 0; p < kPackets; ++p)
+        sum[p][f] = register_gemm::MultiplyAdd(xk[p], wf, sum[p][f]);
     }
   }
   OPS_UNROLL_FULLY
   for (int f = 0; f < kTileFilters; ++f) {
-    if (f >= filters) break;
     OPS_UNROLL_FULLY
     for (int p = 0; p < kPackets; ++p) {
-      StoreRun<kAdd, kStream>(sum[p][f], y + f * y_plane + runs[p].output, runs[p].count);
+      if (f < filters) {
+        StoreRun<kAdd, kStream>(sum[p][f], y + f * y_plane + runs[p].output, runs[p].count);
+      }
     }
   }
 }

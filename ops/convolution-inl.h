@@ -393,23 +393,30 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     }
     // On the CPU each gradient takes the first way that serves it (depthwise layers above):
     // the data gradient of a small pointwise layer one product per image
-    // (UsesPointwiseDataProduct), Winograd (UsesWinograd), then for 3-d layers of stride 1
-    // position tiles (tile_convolution::ServesDataGradient), then output phases
+    // (UsesPointwiseDataProduct), position lanes onto up to 4 channels per group
+    // (position_lanes::ServesDataGradient), Winograd (UsesWinograd), then for 3-d layers of
+    // stride 1 position tiles (tile_convolution::ServesDataGradient), then output phases
     // (UsesPhaseDataGradient); the weight gradient Winograd, tap tiles (ops/tap_gradient.h),
     // then column chunks (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d
     // and 3-d depthwise layers, strided 3-d layers of many channels) goes through the column
     // matrix image by image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
-    const bool winograd_data_gradient =
-        UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
-    bool phase_data_gradient = false, tile_data_gradient = false, pointwise_data_gradient = false;
+    bool pointwise_data_gradient = false, lane_data_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
       pointwise_data_gradient = req[0] != kNullOp && UsesPointwiseDataProduct(g);
+      lane_data_gradient = req[0] != kNullOp && !pointwise_data_gradient &&
+                           position_lanes::ServesDataGradient(g, gs.groups);
+    }
+    const bool winograd_data_gradient =
+        !lane_data_gradient && UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
+    bool phase_data_gradient = false, tile_data_gradient = false;
+    if constexpr (std::is_same_v<xpu, cpu>) {
       tile_data_gradient = !winograd_data_gradient && !pointwise_data_gradient &&
+                           !lane_data_gradient &&
                            tile_convolution::ServesDataGradient<DType>(g, g.channels / gs.groups);
       phase_data_gradient = !tile_data_gradient && !pointwise_data_gradient &&
-                            UsesPhaseDataGradient<DType>(g, gs, filters);
+                            !lane_data_gradient && UsesPhaseDataGradient<DType>(g, gs, filters);
     }
     bool tap_weight_gradient = false;
     if constexpr (std::is_same_v<xpu, cpu>) {
@@ -423,7 +430,7 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                         !tap_weight_gradient && !column_chunk_weight_gradient;
     const bool im2col_data_gradient = req[0] != kNullOp && !winograd_data_gradient &&
                                       !phase_data_gradient && !tile_data_gradient &&
-                                      !pointwise_data_gradient;
+                                      !pointwise_data_gradient && !lane_data_gradient;
     if (im2col_weight_gradient || im2col_data_gradient) {
       Tensor<xpu, 2, DType> col = ColumnBuffer<xpu, DType>(ctx, g, stream);
       for (index_t n = 0; n < batch; ++n) {
@@ -499,6 +506,12 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             deconvolution::PlanPhases(g, gs.groups, gs.filters), batch,
             deconvolution::WeightLayout::kDeconvolution, weight.dptr_, og.dptr_,
             static_cast<const DType*>(nullptr), dx.dptr_, req[0],
+            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+      }
+      if (lane_data_gradient) {
+        position_lanes::DataGradient(
+            g, gs.groups, filters, batch, static_cast<const DType*>(og.dptr_),
+            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_,
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (tile_data_gradient) {

@@ -608,6 +608,39 @@ TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
+// Position lanes' data gradient (stride 1 onto 1 to 4 channels per group: the convolution of
+// the output gradient with the kernels flipped): 3x3 and dilated 5x3 layers whose rows end in a
+// short packet, a 1-d layer without padding (the gradient's pad 4), two groups; the narrow
+// tiles (up to 4 channels) and the wide ones (the forward of 16 filters); 1 and 2 threads.
+TEST(ConvolutionTest, PositionLanesDataGradientMatchesDifferences) {
+  struct Layer {
+    TShape data, weight;
+    std::string kernel, pad, dilate;
+    int groups;
+  };
+  const Layer layers[] = {
+      {TShape{2, 3, 9, 21}, TShape{16, 3, 3, 3}, "(3,3)", "(1,1)", "(1,1)", 1},
+      {TShape{2, 4, 7, 19}, TShape{5, 4, 5, 3}, "(5,3)", "(1,2)", "(2,2)", 1},
+      {TShape{3, 2, 30}, TShape{3, 2, 5}, "(5,)", "(0,)", "(1,)", 1},
+      {TShape{2, 6, 5, 17}, TShape{8, 3, 3, 3}, "(3,3)", "(1,0)", "(1,1)", 2},
+  };
+  for (const Layer& l : layers) {
+    const OpCase c{"Convolution",
+                   {{"kernel", l.kernel},
+                    {"pad", l.pad},
+                    {"dilate", l.dilate},
+                    {"num_filter", std::to_string(l.weight[0])},
+                    {"num_group", std::to_string(l.groups)}},
+                   {InputSpec{l.data}, InputSpec{l.weight}, InputSpec{TShape{l.weight[0]}}}};
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE("kernel " + l.kernel + " threads=" + std::to_string(threads));
+      mshadow::SetNumThreads(threads);
+      testing::CheckGradient(c);
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
 // Layers whose float32 and float64 gradients take different paths: a 3x3 layer of 32 channels
 // and filters (on AVX-512 its float32 data gradient takes position tiles over the output
 // gradient's phases, float64's Winograd), a strided, dilated 5x5 layer of 32 filters in 2

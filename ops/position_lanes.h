@@ -33,11 +33,19 @@ namespace position_lanes {
 // Channels per group up to which the lanes serve a layer (grey, RGB, RGBA images).
 constexpr index_t kMaxChannels = 4;
 
-// Packets of positions and filters of a tile: its sums, its packets of inputs and a broadcast
-// weight in the vector registers (AVX-512: 16 + 2 + 1 of 32; AVX2: 8 + 2 + 1 of 16).
+// A tile's packets of positions and filters: its sums, its packets of inputs and a broadcast
+// weight in the vector registers (AVX-512: 16 + 2 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
+// of at most kNarrowFilters filters per group (a data gradient onto an image's colour
+// channels) take tiles of as many sums with fewer filters, so that no tile's products are
+// mostly for filters past the last.
+template <int kPacketCount, int kFilterCount>
+struct TileShape {
+  static constexpr int kPackets = kPacketCount, kFilters = kFilterCount;
+};
 constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
-constexpr int kTilePackets = 2;
-constexpr int kTileFilters = kWide ? 8 : 4;
+using WideTile = TileShape<2, kWide ? 8 : 4>;
+using NarrowTile = TileShape<4, kWide ? 4 : 2>;
+constexpr index_t kNarrowFilters = NarrowTile::kFilters;
 
 // Whether the lanes serve convolution g in `groups` groups: 1-d or 2-d, at most kMaxChannels
 // channels per group.
@@ -176,19 +184,19 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
   for (index_t i = 0; i < count; ++i) y[i] = kAdd ? y[i] + lanes[i] : lanes[i];
 }
 
-// The outputs of runs[0, kPackets) for kTileFilters filters (the first `filters` of them
-// stored; filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the
-// products over `depth` channels and taps, input at split[run.input + offsets[k]] and weights
-// w[k * kTileFilters + f]. Not inlined: inlined into the loops over tiles, GCC kept one to
-// three of the sums on the stack (1.3x slower).
-template <int kPackets, bool kAdd, bool kStream, typename DType>
+// The outputs of runs[0, kPackets) for kFilters filters (the first `filters` of them stored;
+// filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the products over
+// `depth` channels and taps, input at split[run.input + offsets[k]] and weights w[k *
+// kFilters + f]. Not inlined: inlined into the loops over tiles, GCC kept one to three of the
+// sums on the stack (1.3x slower).
+template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
 [[gnu::noinline]] void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
                                     index_t depth, const DType* w, const DType* bias,
                                     index_t filters, DType* y, index_t y_plane) {
   using P = vec::Full<DType>;
-  P sum[kPackets][kTileFilters];
+  P sum[kPackets][kFilters];
   OPS_UNROLL_FULLY
-  for (int f = 0; f < kTileFilters; ++f) {
+  for (int f = 0; f < kFilters; ++f) {
     const P start = P::Fill(bias == nullptr || f >= filters ? DType(0) : bias[f]);
     OPS_UNROLL_FULLY
     for (int p = 0; p < kPackets; ++p) sum[p][f] = start;
@@ -203,15 +211,15 @@ template <int kPackets, bool kAdd, bool kStream, typename DType>
     for (int p = 0; p < kPackets; ++p) xk[p] = P::LoadUnAligned(x[p] + offset);
     // A weight at a time: the tile's sums and inputs and one broadcast in registers.
     OPS_UNROLL_FULLY
-    for (int f = 0; f < kTileFilters; ++f) {
-      const P wf = P::Fill(w[k * kTileFilters + f]);
+    for (int f = 0; f < kFilters; ++f) {
+      const P wf = P::Fill(w[k * kFilters + f]);
       OPS_UNROLL_FULLY
       for (int p = 0; p < kPackets; ++p)
         sum[p][f] = register_gemm::MultiplyAdd(xk[p], wf, sum[p][f]);
     }
   }
   OPS_UNROLL_FULLY
-  for (int f = 0; f < kTileFilters; ++f) {
+  for (int f = 0; f < kFilters; ++f) {
     OPS_UNROLL_FULLY
     for (int p = 0; p < kPackets; ++p) {
       if (f < filters) {
@@ -221,35 +229,40 @@ template <int kPackets, bool kAdd, bool kStream, typename DType>
   }
 }
 
-// A group's weights as the tiles read them: per tile of kTileFilters filters, per channel and
-// tap k (the weight's order: c * taps + (ky * kw + kx)), the tile's filters' weights
+// A group's weights as the tiles read them: per tile of kFilters filters, per channel and
+// tap k (c * taps + (ky * kw + kx)), the tile's filters' weights weight_at(f, c, tap)
 // consecutively, zeros past the group's last filter.
-template <typename DType>
-std::vector<DType> PackWeights(const DType* weight, index_t filters, index_t depth) {
-  const index_t tiles = (filters + kTileFilters - 1) / kTileFilters;
-  std::vector<DType> packed(tiles * depth * kTileFilters, DType(0));
+template <int kFilters, typename DType, typename WeightAt>
+std::vector<DType> PackWeights(WeightAt weight_at, index_t filters, index_t channels,
+                               index_t taps) {
+  const index_t tiles = (filters + kFilters - 1) / kFilters, depth = channels * taps;
+  std::vector<DType> packed(tiles * depth * kFilters, DType(0));
   for (index_t f = 0; f < filters; ++f) {
-    for (index_t k = 0; k < depth; ++k) {
-      packed[(f / kTileFilters * depth + k) * kTileFilters + f % kTileFilters] =
-          weight[f * depth + k];
+    for (index_t c = 0; c < channels; ++c) {
+      for (index_t tap = 0; tap < taps; ++tap) {
+        const index_t k = c * taps + tap;
+        packed[(f / kFilters * depth + k) * kFilters + f % kFilters] = weight_at(f, c, tap);
+      }
     }
   }
   return packed;
 }
 
-// y (batch, filters, out...) = (or +=, as req says) bias (null: none) + convolution g
-// (Serves) of data (batch, channels, in...) by weight (filters, channels per group,
-// kernel...) in `groups` groups. The images go to the library's threads, each with its own
-// split input (space(size) returns `size` elements of scratch); a batch smaller than the
-// threads shares each image's runs out instead.
-template <typename DType, typename Space>
-void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
-             const DType* data, const DType* weight, const DType* bias, OpReqType req, DType* y,
-             Space&& space) {
+// y (batch, filters, out...) = (or +=, as req says) bias (null: none) + convolution g (1-d
+// or 2-d) of data (batch, channels, in...) by the weight weight_at(group, filter, channel,
+// tap) returns (tap ky * kw + kx), in `groups` groups, by tiles of Tile's shape. The images go
+// to the library's threads, each with its own split input (space(size) returns `size`
+// elements of scratch); a batch smaller than the threads shares each image's runs out
+// instead.
+template <typename Tile, typename DType, typename WeightAt, typename Space>
+void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                     const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
+                     DType* y, Space&& space) {
   if (req == kNullOp) return;
+  constexpr int kPackets = Tile::kPackets, kFilters = Tile::kFilters;
   const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
   const SplitInput split{t};
-  const index_t depth = t.channels * t.Taps(), out_plane = t.OutPlane();
+  const index_t taps = t.Taps(), depth = t.channels * taps, out_plane = t.OutPlane();
   std::vector<index_t> offsets(depth);
   for (index_t c = 0; c < t.channels; ++c) {
     for (index_t ky = 0; ky < t.kh; ++ky) {
@@ -260,11 +273,13 @@ void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t bat
   }
   std::vector<std::vector<DType>> packed(groups);
   for (index_t grp = 0; grp < groups; ++grp) {
-    packed[grp] = PackWeights(weight + grp * t.filters * depth, t.filters, depth);
+    packed[grp] = PackWeights<kFilters, DType>(
+        [&](index_t f, index_t c, index_t tap) { return weight_at(grp, f, c, tap); }, t.filters,
+        t.channels, taps);
   }
   const std::vector<Run> runs = RunsOf<DType>(split);
   const index_t run_count = static_cast<index_t>(runs.size());
-  const index_t filter_tiles = (t.filters + kTileFilters - 1) / kTileFilters;
+  const index_t filter_tiles = (t.filters + kFilters - 1) / kFilters;
   const bool stream = req != kAddTo && StreamsCopyOf(batch * filters * out_plane *
                                                      static_cast<index_t>(sizeof(DType)));
   // Runs [begin, end) of image n's output from its split input, every group and filter.
@@ -274,20 +289,20 @@ void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t bat
       for (index_t grp = 0; grp < groups; ++grp) {
         const DType* group_split = image_split + grp * t.channels * split.Channel();
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
-        for (index_t i = begin; i < end; i += kTilePackets) {
+        for (index_t i = begin; i < end; i += kPackets) {
           for (index_t ft = 0; ft < filter_tiles; ++ft) {
-            const index_t f0 = ft * kTileFilters;
-            const index_t count = std::min<index_t>(kTileFilters, t.filters - f0);
-            const DType* w = packed[grp].data() + ft * depth * kTileFilters;
+            const index_t f0 = ft * kFilters;
+            const index_t count = std::min<index_t>(kFilters, t.filters - f0);
+            const DType* w = packed[grp].data() + ft * depth * kFilters;
             const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters + f0;
             DType* y_tile = y_group + f0 * out_plane;
-            if (i + kTilePackets <= end) {
-              MultiplyTile<kTilePackets, kAdd, kStream>(group_split, &runs[i], offsets.data(),
-                                                        depth, w, b, count, y_tile, out_plane);
+            if (i + kPackets <= end) {
+              MultiplyTile<kPackets, kFilters, kAdd, kStream>(
+                  group_split, &runs[i], offsets.data(), depth, w, b, count, y_tile, out_plane);
             } else {
               for (index_t j = i; j < end; ++j) {
-                MultiplyTile<1, kAdd, kStream>(group_split, &runs[j], offsets.data(), depth, w, b,
-                                               count, y_tile, out_plane);
+                MultiplyTile<1, kFilters, kAdd, kStream>(group_split, &runs[j], offsets.data(),
+                                                         depth, w, b, count, y_tile, out_plane);
               }
             }
           }
@@ -321,6 +336,69 @@ void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t bat
   }
   // This thread's streaming stores (ParallelFor fences its workers').
   if (stream) mshadow::FenceStreamingStores();
+}
+
+// ConvolveByLanes with the tiles that suit `filters_per_group`.
+template <typename DType, typename WeightAt, typename Space>
+void ConvolveByLanesOf(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                       const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
+                       DType* y, Space&& space) {
+  if (filters / groups <= kNarrowFilters) {
+    ConvolveByLanes<NarrowTile>(g, groups, filters, batch, data, weight_at, bias, req, y, space);
+  } else {
+    ConvolveByLanes<WideTile>(g, groups, filters, batch, data, weight_at, bias, req, y, space);
+  }
+}
+
+// y = (or +=) bias (null: none) + convolution g (Serves) of data by weight (filters, channels
+// per group, kernel...) in `groups` groups.
+template <typename DType, typename Space>
+void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+             const DType* data, const DType* weight, const DType* bias, OpReqType req, DType* y,
+             Space&& space) {
+  const index_t channels = g.channels / groups, taps = g.KernelSize();
+  const index_t group_filters = filters / groups;
+  ConvolveByLanesOf(
+      g, groups, filters, batch, data,
+      [&](index_t grp, index_t f, index_t c, index_t tap) {
+        return weight[((grp * group_filters + f) * channels + c) * taps + tap];
+      },
+      bias, req, y, space);
+}
+
+// Whether the lanes serve the data gradient of convolution g: 1-d or 2-d, stride 1, pad at
+// most dilate * (kernel - 1) on each axis, at most kNarrowFilters channels per group (the
+// gradient's filters: an image's colour channels).
+inline bool ServesDataGradient(const ConvGeometry& g, index_t groups) {
+  if (g.ndim > 2 || g.channels / groups > kNarrowFilters) return false;
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] > g.dilate[a] * (g.kernel[a] - 1)) return false;
+  }
+  return true;
+}
+
+// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
+// (ServesDataGradient) from og (batch, filters, out...) and its weight: at stride 1 the
+// convolution of og, padded by dilate * (kernel - 1) - pad, with the kernels flipped and
+// their channels and filters swapped.
+template <typename DType, typename Space>
+void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                  const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
+  ConvGeometry gradient = g;
+  gradient.channels = filters;
+  for (int a = 0; a < g.ndim; ++a) {
+    gradient.in[a] = g.out[a];
+    gradient.out[a] = g.in[a];
+    gradient.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
+  }
+  const index_t channels = g.channels / groups, group_filters = filters / groups;
+  const index_t taps = g.KernelSize();
+  ConvolveByLanesOf(
+      gradient, groups, g.channels, batch, og,
+      [&](index_t grp, index_t c, index_t f, index_t tap) {
+        return weight[((grp * group_filters + f) * channels + c) * taps + taps - 1 - tap];
+      },
+      static_cast<const DType*>(nullptr), req, dx, space);
 }
 
 }  // namespace position_lanes

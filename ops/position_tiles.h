@@ -397,12 +397,8 @@ MSHADOW_CINLINE void ForEachInputRun(const Phase<DType>& phase, index_t oy, inde
 // is scratch for the tiles' sums: each phase writes its positions among the others', so that
 // the sums are transposed into y once, as whole output planes (the stores of a transpose per
 // phase had left lines half-written, and one pass per phase over the output had been a pass
-// over the whole output each). One phase on a grid of strides 1 (a convolution) has whole
-// output rows after each band: its sums are transposed band by band from the same band-sized
-// part of acc, which stays in the L2 cache (a whole image's sums, 1.6 MiB a strip for
-// ResNet's stem, had gone to the L3 cache and back). stream_output: y written through
-// streaming stores (where transpose::StreamsTransposeOf the operator's whole output), fenced
-// before returning. The
+// over the whole output each). stream_output: y written through streaming stores (where
+// transpose::StreamsTransposeOf the operator's whole output), fenced before returning. The
 // strips of filters (`strips`, a range of them: a part of the image's work; default all) go
 // to the library's threads (run on the caller when already inside a ParallelFor); each takes
 // bands of BandRows() rows of every phase at a time.
@@ -423,27 +419,9 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
     max_rows = std::max(max_rows, phases[q].layer.rows);
   }
   const index_t band = BandRows<DType>(phases[0].layer);
-  const bool by_band = count == 1 && grid.row_stride == 1 && grid.col_stride == 1 &&
-                       phases[0].first_row == 0 && phases[0].first_col == 0;
-  // y's planes of the strip from acc's sums of `positions` positions from output position
-  // `first` on.
-  auto transpose_out = [&](const DType* sums, DType* y_s, index_t first, index_t positions) {
-    if (stream_output) {
-      transpose::TransposeBlock<kAdd, true>(sums, kStrip, y_s + first, y_plane, positions, kStrip);
-    } else {
-      // Ordinary stores read each line of y before writing it: a packet of filters' rows at
-      // a time (16 on AVX-512) ran 0.5-3.5% faster than the strip's 32 rows at once.
-      constexpr index_t kRows = vec::Full<DType>::kSize;
-      for (index_t f = 0; f < kStrip; f += kRows) {
-        transpose::TransposeBlock<kAdd, false>(sums + f, kStrip, y_s + f * y_plane + first,
-                                               y_plane, positions, kRows);
-      }
-    }
-  };
   mshadow::ParallelFor(strips.end - strips.begin, mshadow::GetNumThreads(), [&](index_t i) {
     const index_t s = strips.begin + i;
     DType* acc_s = acc + s * out_plane * kStrip;
-    DType* y_s = y + s * kStrip * y_plane;
     DType start[kStrip];
     for (index_t f = 0; f < kStrip; ++f)
       start[f] = bias == nullptr ? DType(0) : bias[s * kStrip + f];
@@ -463,9 +441,7 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
           const DType* w = w_s + k0 * kStrip;
           const index_t block_channels = l.taps == 0 ? 0 : k_len / l.taps;
           for (index_t oy = first_row; oy < std::min(l.rows, first_row + band); ++oy) {
-            // by_band: the band's sums from acc_s on.
-            const index_t acc_oy = by_band ? oy - first_row : oy;
-            DType* acc_row = acc_q + acc_oy * grid.row_stride * grid.cols * kStrip;
+            DType* acc_row = acc_q + oy * grid.row_stride * grid.cols * kStrip;
             for (const RowTile& tile : row_tiles[q]) {
               const index_t n = tile.positions;
               const DType* x = padded + oy * l.pitch + tile.ox * step;
@@ -503,12 +479,19 @@ void ConvolvePhases(const Phase<DType>* phases, index_t count, const PhaseGrid& 
           }
         }
       }
-      if (by_band) {
-        const index_t rows = std::min(max_rows, first_row + band) - first_row;
-        transpose_out(acc_s, y_s, first_row * grid.cols, rows * grid.cols);
+    }
+    DType* y_s = y + s * kStrip * y_plane;
+    if (stream_output) {
+      transpose::TransposeBlock<kAdd, true>(acc_s, kStrip, y_s, y_plane, out_plane, kStrip);
+    } else {
+      // Ordinary stores read each line of y before writing it: a packet of filters' rows at
+      // a time (16 on AVX-512) ran 0.5-3.5% faster than the strip's 32 rows at once.
+      constexpr index_t kRows = vec::Full<DType>::kSize;
+      for (index_t f = 0; f < kStrip; f += kRows) {
+        transpose::TransposeBlock<kAdd, false>(acc_s + f, kStrip, y_s + f * y_plane, y_plane,
+                                               out_plane, kRows);
       }
     }
-    if (!by_band) transpose_out(acc_s, y_s, 0, out_plane);
   });
   // This thread's streaming stores (ParallelFor fences its workers').
   if (stream_output) mshadow::FenceStreamingStores();

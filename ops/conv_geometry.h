@@ -132,6 +132,48 @@ inline void PositionsReadingInput(index_t first, index_t step, index_t count, in
   while (*end > *begin && !reads_input(*end - 1)) --*end;
 }
 
+// Whether convolution g's data gradient is a convolution of its output gradient at stride 1:
+// stride 1 and pad at most dilate * (kernel - 1) on every axis.
+inline bool DataGradientIsConvolution(const ConvGeometry& g) {
+  for (int a = 0; a < g.ndim; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] > g.dilate[a] * (g.kernel[a] - 1)) return false;
+  }
+  return true;
+}
+
+// That convolution (DataGradientIsConvolution): over the output gradient of g's `filters`
+// channels, padded by dilate * (kernel - 1) - pad, onto g's input; its weight is
+// FlippedWeight's.
+inline ConvGeometry DataGradientGeometry(const ConvGeometry& g, index_t filters) {
+  ConvGeometry gradient = g;
+  gradient.channels = filters;
+  for (int a = 0; a < g.ndim; ++a) {
+    gradient.in[a] = g.out[a];
+    gradient.out[a] = g.in[a];
+    gradient.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
+  }
+  return gradient;
+}
+
+// The weight of DataGradientGeometry's convolution from g's weight (filters, channels per
+// group, kernel...): the kernels flipped on every axis, their channels and filters swapped.
+// (group, channel, filter, tap) as the tile kernels' weight_at takes them (tap flat over the
+// kernel's axes).
+template <typename DType>
+struct FlippedWeight {
+  const DType* weight;
+  index_t channels, filters, taps;  // per group of g, and g's kernel size
+
+  FlippedWeight(const DType* w, const ConvGeometry& g, index_t groups, index_t all_filters)
+      : weight(w),
+        channels(g.channels / groups),
+        filters(all_filters / groups),
+        taps(g.KernelSize()) {}
+  DType operator()(index_t group, index_t c, index_t f, index_t tap) const {
+    return weight[((group * filters + f) * channels + c) * taps + taps - 1 - tap];
+  }
+};
+
 }  // namespace ops
 
 #endif  // OPS_CONV_GEOMETRY_H_

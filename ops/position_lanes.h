@@ -370,11 +370,7 @@ void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t bat
 // most dilate * (kernel - 1) on each axis, at most kNarrowFilters channels per group (the
 // gradient's filters: an image's colour channels).
 inline bool ServesDataGradient(const ConvGeometry& g, index_t groups) {
-  if (g.ndim > 2 || g.channels / groups > kNarrowFilters) return false;
-  for (int a = 0; a < g.ndim; ++a) {
-    if (g.stride[a] != 1 || g.pad[a] > g.dilate[a] * (g.kernel[a] - 1)) return false;
-  }
-  return true;
+  return g.ndim <= 2 && g.channels / groups <= kNarrowFilters && DataGradientIsConvolution(g);
 }
 
 // dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
@@ -384,21 +380,9 @@ inline bool ServesDataGradient(const ConvGeometry& g, index_t groups) {
 template <typename DType, typename Space>
 void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                   const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
-  ConvGeometry gradient = g;
-  gradient.channels = filters;
-  for (int a = 0; a < g.ndim; ++a) {
-    gradient.in[a] = g.out[a];
-    gradient.out[a] = g.in[a];
-    gradient.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
-  }
-  const index_t channels = g.channels / groups, group_filters = filters / groups;
-  const index_t taps = g.KernelSize();
-  ConvolveByLanesOf(
-      gradient, groups, g.channels, batch, og,
-      [&](index_t grp, index_t c, index_t f, index_t tap) {
-        return weight[((grp * group_filters + f) * channels + c) * taps + taps - 1 - tap];
-      },
-      static_cast<const DType*>(nullptr), req, dx, space);
+  ConvolveByLanesOf(DataGradientGeometry(g, filters), groups, g.channels, batch, og,
+                    FlippedWeight<DType>(weight, g, groups, filters),
+                    static_cast<const DType*>(nullptr), req, dx, space);
 }
 
 }  // namespace position_lanes

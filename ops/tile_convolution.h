@@ -144,11 +144,8 @@ void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, ind
 // every axis, data channels per group in whole strips.
 template <typename DType>
 bool ServesDataGradient(const ConvGeometry& g, index_t channels_per_group) {
-  if (g.ndim != 3 || !position_tiles::Serves<DType>(channels_per_group)) return false;
-  for (int a = 0; a < g.ndim; ++a) {
-    if (g.stride[a] != 1 || g.pad[a] > g.dilate[a] * (g.kernel[a] - 1)) return false;
-  }
-  return true;
+  return g.ndim == 3 && position_tiles::Serves<DType>(channels_per_group) &&
+         DataGradientIsConvolution(g);
 }
 
 // dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
@@ -159,21 +156,9 @@ template <typename DType, typename Space>
 void DataGradientByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                          const DType* og, const DType* weight, OpReqType req, DType* dx,
                          Space&& space) {
-  ConvGeometry gradient = g;
-  gradient.channels = filters;
-  for (int a = 0; a < g.ndim; ++a) {
-    gradient.in[a] = g.out[a];
-    gradient.out[a] = g.in[a];
-    gradient.pad[a] = g.dilate[a] * (g.kernel[a] - 1) - g.pad[a];
-  }
-  const index_t channels = g.channels / groups, group_filters = filters / groups;
-  const index_t taps = g.KernelSize();
-  ConvolveByTilesOf(
-      gradient, groups, g.channels, batch, og,
-      [&](index_t grp, index_t c, index_t f, index_t k) {
-        return weight[((grp * group_filters + f) * channels + c) * taps + taps - 1 - k];
-      },
-      static_cast<const DType*>(nullptr), req, dx, space);
+  ConvolveByTilesOf(DataGradientGeometry(g, filters), groups, g.channels, batch, og,
+                    FlippedWeight<DType>(weight, g, groups, filters),
+                    static_cast<const DType*>(nullptr), req, dx, space);
 }
 
 }  // namespace tile_convolution

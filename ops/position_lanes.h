@@ -7,14 +7,18 @@
 // transpose. Position tiles (ops/position_tiles.h) broadcast inputs into strips of filters
 // and transpose their sums into the output, which for a layer of a few dozen products per
 // output cost as much as the products (a 3x3 layer of 3 channels ran at 0.4 of MXNet's
-// oneDNN; docs/benchmarks.md, sixty-fourth session).
+// oneDNN; docs/benchmarks.md, sixty-fourth session). The same tiles take the data gradient of
+// a stride-1 layer onto its few channels: a convolution of the output gradient.
 //
 //   if (position_lanes::Serves(g, groups))
 //     position_lanes::Forward(g, groups, filters, batch, data, weight, bias, req, y, space);
+//   if (position_lanes::ServesDataGradient(g, groups))
+//     position_lanes::DataGradient(g, groups, filters, batch, og, weight, req, dx, space);
 #ifndef OPS_POSITION_LANES_H_
 #define OPS_POSITION_LANES_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 

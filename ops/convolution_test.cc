@@ -129,19 +129,20 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ConvCase{"conv2d_3x3_pad1", TShape{2, 3, 5, 6}, {{3, 1, 1, 1}, {3, 1, 1, 1}}, 4, 1, false},
         // 3x3, stride 1: the CPU runs these (and, for pad <= 2, their data gradients) by
-        // Winograd's F(2x2, 3x3), odd output extents and all-padding tiles included.
+        // Winograd's F(2x2, 3x3), odd output extents and all-padding tiles included (5 channels:
+        // the position lanes take layers of 1 to 4).
         ConvCase{"conv2d_3x3_pad0_odd_extents",
-                 TShape{1, 2, 7, 8},
+                 TShape{1, 5, 7, 8},
                  {{3, 1, 1, 0}, {3, 1, 1, 0}},
                  3,
                  1,
                  true},
         ConvCase{
-            "conv2d_3x3_pad2_pad1", TShape{2, 3, 6, 5}, {{3, 1, 1, 2}, {3, 1, 1, 1}}, 2, 1, false},
-        ConvCase{"conv2d_3x3_pad3", TShape{1, 2, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1, false},
+            "conv2d_3x3_pad2_pad1", TShape{2, 5, 6, 5}, {{3, 1, 1, 2}, {3, 1, 1, 1}}, 2, 1, false},
+        ConvCase{"conv2d_3x3_pad3", TShape{1, 5, 4, 3}, {{3, 1, 1, 3}, {3, 1, 1, 3}}, 2, 1, false},
         // Two chunks of images (3 of 289 tiles each, then 1) through every gradient.
         ConvCase{"conv2d_3x3_two_chunks",
-                 TShape{4, 1, 33, 33},
+                 TShape{4, 5, 33, 33},
                  {{3, 1, 1, 1}, {3, 1, 1, 1}},
                  2,
                  1,
@@ -149,15 +150,15 @@ INSTANTIATE_TEST_SUITE_P(
         // Blocks of whole tile rows (as many as keep 2^18 elements of transformed inputs and
         // products: about 470 tiles at these channels): rows of 265 tiles, one to a block (the
         // last packets of each row past its end); 30 rows of 18 tiles, blocks of 26 and 4 (the
-        // data gradient's 30 rows of 19, blocks of 25 and 5).
+        // data gradient's 30 rows of 19, blocks of 23 and 7: 5 channels out).
         ConvCase{"conv2d_3x3_wide_rows",
-                 TShape{1, 2, 3, 530},
+                 TShape{1, 5, 3, 530},
                  {{3, 1, 1, 1}, {3, 1, 1, 1}},
                  2,
                  1,
                  false},
         ConvCase{"conv2d_3x3_two_blocks",
-                 TShape{2, 2, 60, 37},
+                 TShape{2, 5, 60, 37},
                  {{3, 1, 1, 1}, {3, 1, 1, 0}},
                  3,
                  1,
@@ -287,7 +288,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Strided or dilated with whole strips of filters: the forward by position tiles
         // reading the padded input with the strides (a step of 2 and one of 3 along rows).
         ConvCase{
-            "strided_tiles_step2", TShape{2, 3, 9, 11}, {{3, 2, 1, 1}, {4, 2, 1, 2}}, 32, 1, false},
+            "strided_tiles_step2", TShape{2, 5, 9, 11}, {{3, 2, 1, 1}, {4, 2, 1, 2}}, 32, 1, false},
         ConvCase{"strided_tiles_step3_dilated",
                  TShape{1, 6, 8, 13},
                  {{2, 1, 2, 1}, {3, 3, 2, 2}},
@@ -450,11 +451,11 @@ TEST(ConvolutionTest, TapProductsThroughStreamingStoresMatchTheDirectLoop) {
 }
 
 void CheckWinogradChunks() {
-  const TShape data{5, 3, 40, 38};
+  const TShape data{5, 5, 40, 38};
   const std::vector<Axis> axes{{3, 1, 1, 1}, {3, 1, 1, 1}};
   const OpCase c{"Convolution",
                  {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "17"}},
-                 {InputSpec{data}, InputSpec{TShape{17, 3, 3, 3}}, InputSpec{TShape{17}}}};
+                 {InputSpec{data}, InputSpec{TShape{17, 5, 3, 3}}, InputSpec{TShape{17}}}};
   CheckForwardMatchesDirectLoop(c, axes, 17);
   testing::CheckWriteModes(c);
 }
@@ -511,7 +512,7 @@ TEST(ConvolutionTest, WinogradGradientsOnThreadsMatchDifferences) {
   const OpCase c{
       "Convolution",
       {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}},
-      {InputSpec{TShape{3, 2, 6, 7}}, InputSpec{TShape{3, 2, 3, 3}}, InputSpec{TShape{3}}}};
+      {InputSpec{TShape{3, 5, 6, 7}}, InputSpec{TShape{3, 5, 3, 3}}, InputSpec{TShape{3}}}};
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     mshadow::SetNumThreads(threads);

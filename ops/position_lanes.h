@@ -103,8 +103,8 @@ struct SplitInput {
         const DType* from = image + (c * t.in_h + i) * t.in_w;
         DType* row = split + c * Channel() + (i + t.pad_h) * pitch;  // residue 0's
         for (index_t r = 0; r < t.sx; ++r) {
-          // Columns [j_begin(r), j_end(r)) of residue r's row (padded columns r + j * sx) are
-          // input columns r + j * sx - pad_w; the others pad.
+          // Columns [ColumnBegin(r), ColumnEnd(r)) of residue r's row (padded columns r + j *
+          // sx) are input columns r + j * sx - pad_w; the others pad.
           DType* to = row + r * Residue();
           std::fill(to, to + ColumnBegin(r), DType(0));
           std::fill(to + ColumnEnd(r), to + pitch, DType(0));

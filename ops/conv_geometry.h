@@ -155,22 +155,33 @@ inline ConvGeometry DataGradientGeometry(const ConvGeometry& g, index_t filters)
   return gradient;
 }
 
-// The weight of DataGradientGeometry's convolution from g's weight (filters, channels per
-// group, kernel...): the kernels flipped on every axis, their channels and filters swapped.
-// (group, channel, filter, tap) as the tile kernels' weight_at takes them (tap flat over the
-// kernel's axes).
+// Convolution g's weight (filters, channels per group, kernel...) as the tile kernels'
+// weight_at takes it: (group, filter, channel, tap), tap flat over the kernel's axes.
 template <typename DType>
-struct FlippedWeight {
+struct GroupedWeight {
   const DType* weight;
   index_t channels, filters, taps;  // per group of g, and g's kernel size
 
-  FlippedWeight(const DType* w, const ConvGeometry& g, index_t groups, index_t all_filters)
+  GroupedWeight(const DType* w, const ConvGeometry& g, index_t groups, index_t all_filters)
       : weight(w),
         channels(g.channels / groups),
         filters(all_filters / groups),
         taps(g.KernelSize()) {}
+  DType operator()(index_t group, index_t f, index_t c, index_t tap) const {
+    return weight[((group * filters + f) * channels + c) * taps + tap];
+  }
+};
+
+// The weight of DataGradientGeometry's convolution from g's: the kernels flipped on every
+// axis, their channels and filters swapped, (group, channel, filter, tap).
+template <typename DType>
+struct FlippedWeight {
+  GroupedWeight<DType> of;
+
+  FlippedWeight(const DType* w, const ConvGeometry& g, index_t groups, index_t all_filters)
+      : of(w, g, groups, all_filters) {}
   DType operator()(index_t group, index_t c, index_t f, index_t tap) const {
-    return weight[((group * filters + f) * channels + c) * taps + taps - 1 - tap];
+    return of(group, f, c, of.taps - 1 - tap);
   }
 };
 

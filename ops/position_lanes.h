@@ -180,8 +180,7 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
     if constexpr (kStream && !kAdd) {
       if (reinterpret_cast<uintptr_t>(y) % sizeof(P) == 0) return sum.StoreStreaming(y);
     }
-    if constexpr (kAdd) sum = sum + P::LoadUnAligned(y);
-    return sum.StoreUnAligned(y);
+    return vec::Store<kAdd>(y, sum);
   }
   DType lanes[P::kSize];
   sum.StoreUnAligned(lanes);
@@ -360,14 +359,8 @@ template <typename DType, typename Space>
 void Forward(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
              const DType* data, const DType* weight, const DType* bias, OpReqType req, DType* y,
              Space&& space) {
-  const index_t channels = g.channels / groups, taps = g.KernelSize();
-  const index_t group_filters = filters / groups;
-  ConvolveByLanesOf(
-      g, groups, filters, batch, data,
-      [&](index_t grp, index_t f, index_t c, index_t tap) {
-        return weight[((grp * group_filters + f) * channels + c) * taps + tap];
-      },
-      bias, req, y, space);
+  ConvolveByLanesOf(g, groups, filters, batch, data,
+                    GroupedWeight<DType>(weight, g, groups, filters), bias, req, y, space);
 }
 
 // Whether the lanes serve the data gradient of convolution g: 1-d or 2-d, stride 1, pad at

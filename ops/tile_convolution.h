@@ -129,14 +129,8 @@ template <typename DType, typename Space>
 void ConvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                      const DType* data, const DType* weight, const DType* bias, OpReqType req,
                      DType* y, Space&& space) {
-  const index_t channels = g.channels / groups, taps = g.KernelSize();
-  const index_t group_filters = filters / groups;
-  ConvolveByTilesOf(
-      g, groups, filters, batch, data,
-      [&](index_t grp, index_t f, index_t c, index_t k) {
-        return weight[((grp * group_filters + f) * channels + c) * taps + k];
-      },
-      bias, req, y, space);
+  ConvolveByTilesOf(g, groups, filters, batch, data,
+                    GroupedWeight<DType>(weight, g, groups, filters), bias, req, y, space);
 }
 
 // Whether the tiles serve the data gradient of 3-d convolution g (1-d and 2-d layers take

@@ -38,16 +38,18 @@ namespace position_lanes {
 constexpr index_t kMaxChannels = 4;
 
 // A tile's packets of positions and filters: its sums, its packets of inputs and a broadcast
-// weight in the vector registers (AVX-512: 16 + 2 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
+// weight in the vector registers (AVX-512: 16 + 4 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
 // of at most kNarrowFilters filters per group (a data gradient onto an image's colour
 // channels) take tiles of as many sums with fewer filters, so that no tile's products are
-// mostly for filters past the last.
+// mostly for filters past the last. On AVX-512 every layer takes 4 packets x 4 filters: a
+// tile's stores to filters' planes a multiple of 4 KiB apart fall in one L1 set, and 2 x 8
+// (8 in a set) was 2-5% slower on networks' first layers (docs/benchmarks.md).
 template <int kPacketCount, int kFilterCount>
 struct TileShape {
   static constexpr int kPackets = kPacketCount, kFilters = kFilterCount;
 };
 constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
-using WideTile = TileShape<2, kWide ? 8 : 4>;
+using WideTile = TileShape<kWide ? 4 : 2, 4>;
 using NarrowTile = TileShape<4, kWide ? 4 : 2>;
 constexpr index_t kNarrowFilters = NarrowTile::kFilters;
 
@@ -190,12 +192,11 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
 // The outputs of runs[0, kPackets) for kFilters filters (the first `filters` of them stored;
 // filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the products over
 // `depth` channels and taps, input at split[run.input + offsets[k]] and weights w[k *
-// kFilters + f]. Not inlined: inlined into the loops over tiles, GCC kept one to three of the
-// sums on the stack (1.3x slower).
+// kFilters + f].
 template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
-[[gnu::noinline]] void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
-                                    index_t depth, const DType* w, const DType* bias,
-                                    index_t filters, DType* y, index_t y_plane) {
+MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
+                                  index_t depth, const DType* w, const DType* bias,
+                                  index_t filters, DType* y, index_t y_plane) {
   using P = vec::Full<DType>;
   P sum[kPackets][kFilters];
   OPS_UNROLL_FULLY
@@ -229,6 +230,23 @@ template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
         StoreRun<kAdd, kStream>(sum[p][f], y + f * y_plane + runs[p].output, runs[p].count);
       }
     }
+  }
+}
+
+// MultiplyTile of runs[0, kPackets) for each tile of kFilters of a group's `filters`
+// filters: weights w (PackWeights), bias (null: none), filter f's outputs y + f * y_plane.
+// Not inlined: inlined into the loops over runs, GCC kept one to three of the sums on the
+// stack (1.3x slower); one call for all the filter tiles of runs rather than one a tile was
+// 0-1.5% faster.
+template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
+[[gnu::noinline]] void MultiplyFilterTiles(const DType* split, const Run* runs,
+                                           const index_t* offsets, index_t depth,
+                                           const DType* w, const DType* bias, index_t filters,
+                                           DType* y, index_t y_plane) {
+  for (index_t f0 = 0; f0 < filters; f0 += kFilters) {
+    MultiplyTile<kPackets, kFilters, kAdd, kStream>(
+        split, runs, offsets, depth, w + f0 * depth, bias == nullptr ? nullptr : bias + f0,
+        std::min<index_t>(kFilters, filters - f0), y + f0 * y_plane, y_plane);
   }
 }
 
@@ -282,7 +300,6 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   }
   const std::vector<Run> runs = RunsOf<DType>(split);
   const index_t run_count = static_cast<index_t>(runs.size());
-  const index_t filter_tiles = (t.filters + kFilters - 1) / kFilters;
   const bool stream = req != kAddTo && StreamsCopyOf(batch * filters * out_plane *
                                                      static_cast<index_t>(sizeof(DType)));
   // Runs [begin, end) of image n's output from its split input, every group and filter.
@@ -292,21 +309,18 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
       for (index_t grp = 0; grp < groups; ++grp) {
         const DType* group_split = image_split + grp * t.channels * split.Channel();
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
+        const DType* w = packed[grp].data();
+        const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters;
         for (index_t i = begin; i < end; i += kPackets) {
-          for (index_t ft = 0; ft < filter_tiles; ++ft) {
-            const index_t f0 = ft * kFilters;
-            const index_t count = std::min<index_t>(kFilters, t.filters - f0);
-            const DType* w = packed[grp].data() + ft * depth * kFilters;
-            const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters + f0;
-            DType* y_tile = y_group + f0 * out_plane;
-            if (i + kPackets <= end) {
-              MultiplyTile<kPackets, kFilters, kAdd, kStream>(
-                  group_split, &runs[i], offsets.data(), depth, w, b, count, y_tile, out_plane);
-            } else {
-              for (index_t j = i; j < end; ++j) {
-                MultiplyTile<1, kFilters, kAdd, kStream>(group_split, &runs[j], offsets.data(),
-                                                         depth, w, b, count, y_tile, out_plane);
-              }
+          if (i + kPackets <= end) {
+            MultiplyFilterTiles<kPackets, kFilters, kAdd, kStream>(
+                group_split, &runs[i], offsets.data(), depth, w, b, t.filters, y_group,
+                out_plane);
+          } else {
+            for (index_t j = i; j < end; ++j) {
+              MultiplyFilterTiles<1, kFilters, kAdd, kStream>(group_split, &runs[j],
+                                                             offsets.data(), depth, w, b,
+                                                             t.filters, y_group, out_plane);
             }
           }
         }

@@ -120,6 +120,30 @@ def time_calls(call, waitall, min_time, repetitions):
     return samples
 
 
+def default_layout_surcharge(mx, call, out, waitall, args):
+    """Microseconds MXNet adds to a call to hand its outputs over in the default (row-major)
+    layout: oneDNN's operators leave them in a layout of their own (a convolution's in NHWC,
+    `acdb`), converted when something outside oneDNN reads them. The call followed by a copy
+    of each output into a default-layout array, less the call alone and less the same copy
+    from default-layout arrays (a plain copy); at least 0."""
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    targets = [mx.nd.zeros(o.shape, dtype=o.dtype) for o in outs]
+    plain = [mx.nd.zeros(o.shape, dtype=o.dtype) for o in outs]
+
+    def call_and_copy():
+        call()
+        for o, t in zip(outs, targets):
+            o.copyto(t)
+
+    def copy_only():
+        for p, t in zip(plain, targets):
+            p.copyto(t)
+    median = lambda f: statistics.median(  # noqa: E731
+        time_calls(f, waitall, args.min_time, args.repetitions))
+    surcharge = median(call_and_copy) - median(call) - median(copy_only)
+    return max(surcharge, 0.0) * 1e6
+
+
 def mxnet_worker(args):
     import mxnet as mx
     mx.random.seed(1234)
@@ -174,6 +198,8 @@ def mxnet_worker(args):
                 with mode():
                     fn(*inputs, out=out, **params)
             overhead = forward_overhead
+            if args.default_layout:
+                conversion = default_layout_surcharge(mx, call, out, waitall, args)
         else:
             for x, (_, _, _, integer, _) in zip(inputs, case["inputs"]):
                 if not integer:  # indices and labels take no gradient (MXNet's Embedding
@@ -191,6 +217,8 @@ def mxnet_worker(args):
         results["cases"][case["key"]] = {"raw_us": statistics.median(samples) * 1e6,
                                          "samples_us": samples_us,
                                          "us": statistics.median(samples_us)}
+        if args.default_layout and case["direction"] == "forward":
+            results["cases"][case["key"]]["conversion_us"] = conversion
     json.dump(results, sys.stdout)
 
 
@@ -250,7 +278,8 @@ def run_mxnet(args, python, threads):
     out = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", f"--cases={args.cases}",
          f"--suite={args.suite}", f"--min-time={args.min_time}",
-         f"--repetitions={args.repetitions}"],
+         f"--repetitions={args.repetitions}"]
+        + (["--default-layout"] if getattr(args, "default_layout", False) else []),
         env=thread_env(threads), capture_output=True, text=True)
     if out.returncode != 0:
         # The worker names each case on stderr before it runs it: the last one failed.
@@ -288,9 +317,15 @@ def case_summary(rounds, key):
     project = [x["project_us"][key] for x in rounds]
     mxnet = [x["mxnet"]["cases"][key]["us"] for x in rounds]
     ratios = [m / p for m, p in zip(mxnet, project)]
-    return {"project_us": statistics.median(project), "mxnet_us": statistics.median(mxnet),
-            "ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
-            "fastest": min(mxnet) / min(project)}
+    summary = {"project_us": statistics.median(project), "mxnet_us": statistics.median(mxnet),
+               "ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
+               "fastest": min(mxnet) / min(project)}
+    conversions = [x["mxnet"]["cases"][key].get("conversion_us") for x in rounds]
+    if None not in conversions:  # --default-layout: MXNet's time with its outputs converted
+        summary["conversion_us"] = statistics.median(conversions)
+        summary["converted_ratio"] = statistics.median(
+            (m + v) / p for m, v, p in zip(mxnet, conversions, project))
+    return summary
 
 
 def main():
@@ -305,6 +340,9 @@ def main():
     parser.add_argument("--min-time", type=float, default=0.1)
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--json", help="write every measurement here")
+    parser.add_argument("--default-layout", action="store_true",
+                        help="also time MXNet's forward calls with their outputs converted to "
+                        "the default layout, which oneDNN's operators leave in their own")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -345,12 +383,15 @@ def main():
         print(f"\n{threads} thread(s); MXNet per-call overhead subtracted: forward "
               f"{fwd:.1f} us, backward {bwd:.1f} us")
         print(f"{'case':45} {'project us':>11} {'MXNet us':>10} {'ratio':>7}  {'range':9}  "
-              "fastest")
+              "fastest" + ("  conversion us  ratio with it" if args.default_layout else ""))
         for case in cases:
             c = case_summary(rounds, case["key"])
             worst = c["ratio"] if worst is None else min(worst, c["ratio"])
-            print(f"ratio {case['key']:39} {c['project_us']:11.1f} {c['mxnet_us']:10.1f} "
-                  f"{c['ratio']:7.2f}  {c['low']:.2f}-{c['high']:.2f}  {c['fastest']:7.2f}")
+            line = (f"ratio {case['key']:39} {c['project_us']:11.1f} {c['mxnet_us']:10.1f} "
+                    f"{c['ratio']:7.2f}  {c['low']:.2f}-{c['high']:.2f}  {c['fastest']:7.2f}")
+            if "conversion_us" in c:
+                line += f"  {c['conversion_us']:13.1f}  {c['converted_ratio']:13.2f}"
+            print(line)
     print(f"\nlowest median ratio: {worst:.2f}")
     if args.json:
         with open(args.json, "w") as f:

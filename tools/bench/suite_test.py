@@ -65,6 +65,17 @@ class SuiteTest(unittest.TestCase):
         self.assertAlmostEqual(c["ratio"], 1.2)  # ratios 1.2, 0.5, 2.0
         self.assertEqual((c["low"], c["high"]), (0.5, 2.0))
         self.assertEqual(c["fastest"], 10.0 / 8.0)
+        self.assertNotIn("converted_ratio", c)
+
+    def test_case_summary_adds_mxnets_conversion_to_the_default_layout(self):
+        def round_of(project, mxnet, conversion):
+            return {"project_us": {"c": project},
+                    "mxnet": {"cases": {"c": {"us": mxnet, "conversion_us": conversion}}}}
+        rounds = [round_of(10.0, 9.0, 2.0), round_of(10.0, 8.0, 1.0), round_of(5.0, 6.0, 0.0)]
+        c = mxnet_compare.case_summary(rounds, "c")
+        self.assertEqual(c["conversion_us"], 1.0)
+        self.assertAlmostEqual(c["converted_ratio"], 1.1)  # 1.1, 0.9, 1.2
+        self.assertAlmostEqual(c["ratio"], 0.9)  # 0.9, 0.8, 1.2
 
     def test_unknown_suite(self):
         with self.assertRaises(SystemExit) as raised:

@@ -182,6 +182,7 @@ def mxnet_worker(args):
                   for shape, lo, hi, integer, _ in case["inputs"]]
         inputs = [mx.nd.broadcast_add(x, shift * mx.nd.eye(x.shape[-1])) if shift else x
                   for x, (*_, shift) in zip(inputs, case["inputs"])]
+        conversion = None  # --default-layout: MXNet's conversion of a forward's outputs
         if case["direction"] == "forward":
             # The project's harness runs forward calls in training mode unless the case says
             # `inference`; MXNet gets the same mode.
@@ -217,7 +218,7 @@ def mxnet_worker(args):
         results["cases"][case["key"]] = {"raw_us": statistics.median(samples) * 1e6,
                                          "samples_us": samples_us,
                                          "us": statistics.median(samples_us)}
-        if args.default_layout and case["direction"] == "forward":
+        if conversion is not None:
             results["cases"][case["key"]]["conversion_us"] = conversion
     json.dump(results, sys.stdout)
 
@@ -279,7 +280,7 @@ def run_mxnet(args, python, threads):
         [python, os.path.abspath(__file__), "--worker", f"--cases={args.cases}",
          f"--suite={args.suite}", f"--min-time={args.min_time}",
          f"--repetitions={args.repetitions}"]
-        + (["--default-layout"] if getattr(args, "default_layout", False) else []),
+        + (["--default-layout"] if args.default_layout else []),
         env=thread_env(threads), capture_output=True, text=True)
     if out.returncode != 0:
         # The worker names each case on stderr before it runs it: the last one failed.
@@ -293,7 +294,7 @@ def mxnet_entries(suite, repetitions, min_time, python, cases=DEFAULT_CASES):
     (one "iteration" entry per repetition, named like op_bench's with binary "mxnet"), on
     the threads of the caller's environment. `python`: ensure_venv's interpreter."""
     args = argparse.Namespace(cases=cases, suite=suite, min_time=min_time,
-                              repetitions=repetitions)
+                              repetitions=repetitions, default_layout=False)
     env_threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
     worker = run_mxnet(args, python, env_threads)
     entries = []

@@ -90,41 +90,45 @@ struct SplitInput {
     return (c * t.sx + column % t.sx) * Residue() + ky * t.dy * pitch + column / t.sx;
   }
 
-  // split = the image (groups * channels, in_h, in_w) padded and split; the slack zeros.
-  // Each element written once (zeroing the whole split first had been a second pass).
+  // A split's pads (pad rows, pad columns, the slack) zeroed: the whole split, once per
+  // scratch. Copy writes only the input's places, so a thread's split keeps its pads across
+  // its images (zeroing them with every image, a few small fills a row, had cost as much as
+  // the copy).
   template <typename DType>
-  void Fill(const DType* image, DType* split) const {
+  void ZeroPads(DType* split) const {
+    std::fill(split, split + Size<DType>(), DType(0));
+  }
+
+  // The input's places of split (ZeroPads' before) = the image (groups * channels, in_h,
+  // in_w) split by column residue.
+  template <typename DType>
+  void Copy(const DType* image, DType* split) const {
     const index_t channels = t.groups * t.channels;
     for (index_t c = 0; c < channels; ++c) {
-      for (index_t r = 0; r < t.sx; ++r) {  // the pad rows
-        DType* residue = split + (c * t.sx + r) * Residue();
-        std::fill(residue, residue + t.pad_h * pitch, DType(0));
-        std::fill(residue + (t.pad_h + t.in_h) * pitch, residue + Residue(), DType(0));
-      }
-      for (index_t i = 0; i < t.in_h; ++i) {
-        const DType* from = image + (c * t.in_h + i) * t.in_w;
-        DType* row = split + c * Channel() + (i + t.pad_h) * pitch;  // residue 0's
-        for (index_t r = 0; r < t.sx; ++r) {
-          // Columns [ColumnBegin(r), ColumnEnd(r)) of residue r's row (padded columns r + j *
-          // sx) are input columns r + j * sx - pad_w; the others pad.
-          DType* to = row + r * Residue();
-          std::fill(to, to + ColumnBegin(r), DType(0));
-          std::fill(to + ColumnEnd(r), to + pitch, DType(0));
+      const DType* plane = image + c * t.in_h * t.in_w;
+      DType* rows = split + c * Channel() + t.pad_h * pitch;  // residue 0's first input row
+      if (t.sx == 1) {
+        for (index_t i = 0; i < t.in_h; ++i) {
+          std::memcpy(rows + i * pitch + t.pad_w, plane + i * t.in_w,
+                      static_cast<size_t>(t.in_w) * sizeof(DType));
         }
-        if (t.sx == 1) {
-          std::memcpy(row + t.pad_w, from, static_cast<size_t>(t.in_w) * sizeof(DType));
-        } else if (t.sx == 2) {
-          SplitPairs(from, row, row + Residue());
-        } else {
-          for (index_t r = 0; r < t.sx; ++r) {
-            DType* to = row + r * Residue();
-            const DType* column = from + r - t.pad_w;
-            for (index_t j = ColumnBegin(r); j < ColumnEnd(r); ++j) to[j] = column[j * t.sx];
+      } else if (t.sx == 2) {
+        for (index_t i = 0; i < t.in_h; ++i) {
+          SplitPairs(plane + i * t.in_w, rows + i * pitch, rows + Residue() + i * pitch);
+        }
+      } else {
+        // Columns [ColumnBegin(r), ColumnEnd(r)) of residue r's rows (padded columns r + j *
+        // sx) are input columns r + j * sx - pad_w.
+        for (index_t r = 0; r < t.sx; ++r) {
+          const index_t begin = ColumnBegin(r), end = ColumnEnd(r);
+          for (index_t i = 0; i < t.in_h; ++i) {
+            DType* to = rows + r * Residue() + i * pitch;
+            const DType* column = plane + i * t.in_w + r - t.pad_w;
+            for (index_t j = begin; j < end; ++j) to[j] = column[j * t.sx];
           }
         }
       }
     }
-    std::fill(split + channels * Channel(), split + Size<DType>(), DType(0));
   }
 
  private:
@@ -339,14 +343,20 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const index_t split_size = split.template Size<DType>();
   DType* scratch = space(threads * split_size);
   if (batch >= mshadow::GetNumThreads()) {
+    std::vector<char> zeroed(threads, 0);  // whether thread th's split has its pads
     ForEachImage(batch, threads, [&](index_t th, index_t n) {
       DType* own = scratch + th * split_size;
-      split.Fill(data + n * image, own);
+      if (!zeroed[th]) {
+        split.ZeroPads(own);
+        zeroed[th] = 1;
+      }
+      split.Copy(data + n * image, own);
       convolve(own, n, 0, run_count);
     });
   } else {
+    split.ZeroPads(scratch);
     for (index_t n = 0; n < batch; ++n) {
-      split.Fill(data + n * image, scratch);
+      split.Copy(data + n * image, scratch);
       ParallelRows(run_count, vec::Full<DType>::kSize * depth * filters,
                    [&](index_t begin, index_t end) { convolve(scratch, n, begin, end); });
     }

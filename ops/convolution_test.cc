@@ -557,7 +557,8 @@ TEST(ConvolutionTest, PositionTilesInBandsOfRowsMatchTheDirectLoop) {
 // packet (37, 45, 50 outputs... of 16 lanes), tiles of filters past the last filter (10 = 8 +
 // 2, 9, 3), column strides 1 to 3 (stride 2 from an odd and an even pad: the rows split in
 // pairs; stride 3 with dilation: residue by residue), rows strided alone, 1-d layers, two
-// groups; on 1 to 3 threads (three images: shared out whole; one image: its runs shared out),
+// groups; on 1 to 3 threads (three images: shared out whole, the last ones by parts of their
+// runs, a thread's split copied anew for another image; one image: its runs shared out),
 // streamed and cached stores, every write mode.
 TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
   struct Layer {

@@ -573,24 +573,6 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
   }
 }
 
-// ForEachImage, with each of the last `threads` images cut into `parts` parts handed out one
-// at a time as well: fn(t, n, part, parts) (part 0 of 1 for the other images). A thread that
-// found no whole image left had waited for the other's last: 3-15% of the time of batches of
-// 4 to 32 images on two threads (docs/benchmarks.md, thirty-sixth session).
-template <typename Fn>
-void ForEachImagePart(index_t images, index_t threads, index_t parts, Fn&& fn) {
-  const index_t whole = std::max<index_t>(0, images - threads);
-  const index_t split = threads == 1 ? 1 : std::max<index_t>(1, parts);
-  ForEachImage(whole + (images - whole) * split, threads, [&](index_t t, index_t item) {
-    if (item < whole) return fn(t, item, index_t{0}, index_t{1});
-    fn(t, whole + (item - whole) / split, (item - whole) % split, split);
-  });
-}
-
-// Parts of the strips of filters each of a batch's last images is cut into for the threads
-// (ForEachImagePart), where the position tiles serve.
-constexpr index_t kImageParts = 4;
-
 // Scratch for DeconvolveByPhases on `threads` (BatchThreads'): the taps (as long as the
 // weight), the position tiles' operands where they serve (as long again), then per thread a
 // padded image and its PhaseBuffers().
@@ -627,7 +609,7 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   // The tiles' last images by parts of their strips (ForEachImagePart), each thread padding
   // an image it had not padded last.
   const index_t strips = position_tiles ? p.filters / position_tiles::kFilterStrip<DType> : 1;
-  const index_t parts = std::min<index_t>(strips, kImageParts);
+  const index_t parts = std::min<index_t>(strips, kLastImageParts);
   std::vector<index_t> padded_image(threads, -1);
   ForEachImagePart(batch, threads, parts, [&](index_t t, index_t n, index_t part, index_t of) {
     DType* padded = scratch + t * per_thread;

@@ -284,6 +284,7 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
                      const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
                      DType* y, Space&& space) {
   if (req == kNullOp) return;
+  const mshadow::WorkersStayAwake awake;  // through the packing, for the images' threads
   constexpr int kPackets = Tile::kPackets, kFilters = Tile::kFilters;
   const tap_gradient::TapLayer t = tap_gradient::TapLayerOf(g, groups, filters);
   const SplitInput split{t};
@@ -343,16 +344,21 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const index_t split_size = split.template Size<DType>();
   DType* scratch = space(threads * split_size);
   if (batch >= mshadow::GetNumThreads()) {
-    std::vector<char> zeroed(threads, 0);  // whether thread th's split has its pads
-    ForEachImage(batch, threads, [&](index_t th, index_t n) {
-      DType* own = scratch + th * split_size;
-      if (!zeroed[th]) {
-        split.ZeroPads(own);
-        zeroed[th] = 1;
-      }
-      split.Copy(data + n * image, own);
-      convolve(own, n, 0, run_count);
-    });
+    // The last images by parts of their runs (ForEachImagePart), each thread copying an image
+    // it had not copied last.
+    const index_t run_groups = (run_count + kPackets - 1) / kPackets;
+    std::vector<index_t> held(threads, -1);  // the image in thread th's split (-1: none yet)
+    ForEachImagePart(batch, threads, std::min(run_groups, kLastImageParts),
+                     [&](index_t th, index_t n, index_t part, index_t parts) {
+                       DType* own = scratch + th * split_size;
+                       if (held[th] < 0) split.ZeroPads(own);
+                       if (held[th] != n) split.Copy(data + n * image, own);
+                       held[th] = n;
+                       const auto run = [&](index_t p) {
+                         return std::min(run_count, run_groups * p / parts * kPackets);
+                       };
+                       convolve(own, n, run(part), run(part + 1));
+                     });
   } else {
     split.ZeroPads(scratch);
     for (index_t n = 0; n < batch; ++n) {

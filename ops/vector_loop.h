@@ -203,6 +203,23 @@ void ForEachImage(index_t images, index_t threads, Fn&& fn) {
   });
 }
 
+// The parts ForEachImagePart's callers cut each of a batch's last images into (at most).
+constexpr index_t kLastImageParts = 4;
+
+// ForEachImage, with each of the last `threads` images cut into `parts` parts handed out one
+// at a time as well: fn(t, n, part, parts) (part 0 of 1 for the other images). A thread that
+// found no whole image left had waited for the other's last: 3-15% of the time of batches of
+// 4 to 32 images on two threads (docs/benchmarks.md, thirty-sixth session).
+template <typename Fn>
+void ForEachImagePart(index_t images, index_t threads, index_t parts, Fn&& fn) {
+  const index_t whole = std::max<index_t>(0, images - threads);
+  const index_t split = threads == 1 ? 1 : std::max<index_t>(1, parts);
+  ForEachImage(whole + (images - whole) * split, threads, [&](index_t t, index_t item) {
+    if (item < whole) return fn(t, item, index_t{0}, index_t{1});
+    fn(t, whole + (item - whole) / split, (item - whole) % split, split);
+  });
+}
+
 namespace vec {
 
 // The packets next narrower than kArch's that the build has, down to plain ones.

@@ -237,20 +237,35 @@ MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const ind
   }
 }
 
-// MultiplyTile of runs[0, kPackets) for each tile of kFilters of a group's `filters`
-// filters: weights w (PackWeights), bias (null: none), filter f's outputs y + f * y_plane.
-// Not inlined: inlined into the loops over runs, GCC kept one to three of the sums on the
-// stack (1.3x slower); one call for all the filter tiles of runs rather than one a tile was
-// 0-1.5% faster.
+// Run groups (kPackets runs each) a band takes: MultiplyBand's filter tiles each cover a
+// band's runs in turn. A tile's stores then follow its filters' planes for a band's lines
+// rather than leave each of the layer's planes after one tile's (a run group at a time was
+// 3-4% slower on CIFAR's first layer: docs/benchmarks.md); the band's inputs stay in L1.
+constexpr index_t kBandRunGroups = 8;
+
+// MultiplyTile, for each tile of kFilters of a group's `filters` filters, of runs[0, count)
+// (kPackets at a time, a last few one at a time): weights w (PackWeights), bias (null:
+// none), filter f's outputs y + f * y_plane. Not inlined: inlined into the loops over runs,
+// GCC kept one to three of the sums on the stack (1.3x slower).
 template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
-[[gnu::noinline]] void MultiplyFilterTiles(const DType* split, const Run* runs,
-                                           const index_t* offsets, index_t depth,
-                                           const DType* w, const DType* bias, index_t filters,
-                                           DType* y, index_t y_plane) {
+[[gnu::noinline]] void MultiplyBand(const DType* split, const Run* runs, index_t count,
+                                    const index_t* offsets, index_t depth, const DType* w,
+                                    const DType* bias, index_t filters, DType* y,
+                                    index_t y_plane) {
   for (index_t f0 = 0; f0 < filters; f0 += kFilters) {
-    MultiplyTile<kPackets, kFilters, kAdd, kStream>(
-        split, runs, offsets, depth, w + f0 * depth, bias == nullptr ? nullptr : bias + f0,
-        std::min<index_t>(kFilters, filters - f0), y + f0 * y_plane, y_plane);
+    const DType* tile_w = w + f0 * depth;
+    const DType* tile_bias = bias == nullptr ? nullptr : bias + f0;
+    const index_t tile_filters = std::min<index_t>(kFilters, filters - f0);
+    DType* tile_y = y + f0 * y_plane;
+    index_t j = 0;
+    for (; j + kPackets <= count; j += kPackets) {
+      MultiplyTile<kPackets, kFilters, kAdd, kStream>(split, runs + j, offsets, depth, tile_w,
+                                                      tile_bias, tile_filters, tile_y, y_plane);
+    }
+    for (; j < count; ++j) {
+      MultiplyTile<1, kFilters, kAdd, kStream>(split, runs + j, offsets, depth, tile_w,
+                                               tile_bias, tile_filters, tile_y, y_plane);
+    }
   }
 }
 
@@ -316,18 +331,10 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
         const DType* w = packed[grp].data();
         const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters;
-        for (index_t i = begin; i < end; i += kPackets) {
-          if (i + kPackets <= end) {
-            MultiplyFilterTiles<kPackets, kFilters, kAdd, kStream>(
-                group_split, &runs[i], offsets.data(), depth, w, b, t.filters, y_group,
-                out_plane);
-          } else {
-            for (index_t j = i; j < end; ++j) {
-              MultiplyFilterTiles<1, kFilters, kAdd, kStream>(group_split, &runs[j],
-                                                             offsets.data(), depth, w, b,
-                                                             t.filters, y_group, out_plane);
-            }
-          }
+        for (index_t i = begin; i < end; i += kBandRunGroups * kPackets) {
+          MultiplyBand<kPackets, kFilters, kAdd, kStream>(
+              group_split, &runs[i], std::min(kBandRunGroups * kPackets, end - i),
+              offsets.data(), depth, w, b, t.filters, y_group, out_plane);
         }
       }
     };

@@ -2,6 +2,7 @@
 // loads and stores, arithmetic, Sum, the alignment helpers, and MapPacketPlan against the
 // scalar path on every width 1..130, on strided and misaligned views, with every saver and
 // with streaming stores.
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -218,6 +219,17 @@ TEST(StreamingStoresTest, ThresholdDefaultsToTheLastLevelCache) {
   EXPECT_EQ(StreamingStoreMinBytes(), 12345);
   SetStreamingStoreMinBytes(-1);
   EXPECT_EQ(StreamingStoreMinBytes(), by_default);
+}
+
+TEST(StreamingStoresTest, TileThresholdIsTheCacheUpTo32MiBOrWhatWasSet) {
+  SetStreamingStoreMinBytes(0);
+  EXPECT_EQ(TileStreamingStoreMinBytes(), std::min(StreamingStoreMinBytes(), index_t{32} << 20));
+  SetStreamingStoreMinBytes(index_t{1} << 30);  // set: kernels of both kinds take it
+  EXPECT_EQ(TileStreamingStoreMinBytes(), index_t{1} << 30);
+  SetStreamingStoreMinBytes(kNoStreamingStores);
+  EXPECT_EQ(TileStreamingStoreMinBytes(), kNoStreamingStores);
+  SetStreamingStoreMinBytes(0);
+  EXPECT_LE(TileStreamingStoreMinBytes(), index_t{32} << 20);
 }
 
 TEST(PacketEngineTest, AssignmentTakesThePacketPathWithTheSameResults) {

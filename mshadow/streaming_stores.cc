@@ -1,5 +1,6 @@
 #include "mshadow/streaming_stores.h"
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <string>
@@ -8,6 +9,9 @@ namespace mshadow {
 namespace {
 
 constexpr index_t kFallbackLastLevelCacheBytes = index_t{32} << 20;
+
+// The most TileStreamingStoreMinBytes() takes by default (mshadow/streaming_stores.h).
+constexpr index_t kMaxDefaultTileMinBytes = index_t{32} << 20;
 
 // The size of one instance of the highest-level cache, as Linux describes it in sysfs
 // (e.g. "32768K"). sysconf's figure is no substitute: on AMD it sums the L3 of all the
@@ -33,10 +37,13 @@ index_t LastLevelCacheBytes() {
   return bytes;
 }
 
+index_t DefaultTileMinBytes() { return std::min(LastLevelCacheBytes(), kMaxDefaultTileMinBytes); }
+
 }  // namespace
 
 void SetStreamingStoreMinBytes(index_t bytes) {
   detail::streaming_store_min_bytes.store(bytes > 0 ? bytes : LastLevelCacheBytes());
+  detail::tile_streaming_store_min_bytes.store(bytes > 0 ? bytes : DefaultTileMinBytes());
 }
 
 namespace detail {
@@ -46,6 +53,12 @@ index_t ResolveDefaultStreamingStoreMinBytes() {
   // A concurrent SetStreamingStoreMinBytes wins over the default.
   streaming_store_min_bytes.compare_exchange_strong(unset, LastLevelCacheBytes());
   return streaming_store_min_bytes.load();
+}
+
+index_t ResolveDefaultTileStreamingStoreMinBytes() {
+  index_t unset = 0;
+  tile_streaming_store_min_bytes.compare_exchange_strong(unset, DefaultTileMinBytes());
+  return tile_streaming_store_min_bytes.load();
 }
 
 }  // namespace detail

@@ -13,6 +13,14 @@
 //   mshadow::SetStreamingStoreMinBytes(1 << 20);  // operations moving 1 MiB or more
 //   mshadow::SetStreamingStoreMinBytes(kNoStreamingStores);  // never
 //
+// Register-tiled products, whose stores go to a tile's rows at once, ask
+// TileStreamingStoreMinBytes() instead: the same threshold where it is set, by default the
+// LLC's size up to 32 MiB. The hardware prefetchers do not fetch such stores' lines ahead, so
+// each waits on its own read, and a large L3 shared over a mesh, as a many-core Xeon's, holds
+// the output no faster than memory would: on a 480 MiB-L3 Xeon a 1x1 convolution with 103 MB
+// of output ran 1.6x faster streamed, where the engine's maps ran 1-15% slower and a
+// (64,256,256) transpose 19% slower (docs/benchmarks.md, sixty-eighth session).
+//
 // Streaming stores are weakly ordered; whoever issues them calls FenceStreamingStores()
 // before another thread may read the output (ParallelFor does so for its workers).
 #ifndef MSHADOW_STREAMING_STORES_H_
@@ -33,19 +41,28 @@ constexpr index_t kNoStreamingStores = std::numeric_limits<index_t>::max();
 
 // The bytes moved from which an operation writes its output with streaming stores (for
 // `dst = expression`: twice the output's size); 0 restores the default, the last-level
-// cache's size (32 MiB where the system does not say).
+// cache's size (32 MiB where the system does not say). Sets TileStreamingStoreMinBytes()
+// as well.
 void SetStreamingStoreMinBytes(index_t bytes);
 
 namespace detail {
-// The threshold in effect; 0 until the default is first looked up.
+// The thresholds in effect; 0 until the default is first looked up.
 inline std::atomic<index_t> streaming_store_min_bytes{0};
+inline std::atomic<index_t> tile_streaming_store_min_bytes{0};
 index_t ResolveDefaultStreamingStoreMinBytes();
+index_t ResolveDefaultTileStreamingStoreMinBytes();
 }  // namespace detail
 
 // Inline: every `dst = expression` asks, and a call would cost small expressions 1-2%.
 inline index_t StreamingStoreMinBytes() {
   const index_t bytes = detail::streaming_store_min_bytes.load(std::memory_order_relaxed);
   return bytes > 0 ? bytes : detail::ResolveDefaultStreamingStoreMinBytes();
+}
+
+// The threshold for register-tiled products (see above).
+inline index_t TileStreamingStoreMinBytes() {
+  const index_t bytes = detail::tile_streaming_store_min_bytes.load(std::memory_order_relaxed);
+  return bytes > 0 ? bytes : detail::ResolveDefaultTileStreamingStoreMinBytes();
 }
 
 // Orders this thread's streaming stores before its later stores and synchronization.

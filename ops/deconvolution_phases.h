@@ -601,7 +601,7 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   // transposes, and by the products' whole lines.
   const index_t y_bytes = batch * y_image * static_cast<index_t>(sizeof(DType));
   const bool stream = !kAdd && transpose::StreamsTransposeOf(y_bytes);
-  const bool stream_product = !kAdd && StreamsCopyOf(y_bytes);
+  const bool stream_product = !kAdd && StreamsProductOf(y_bytes);
   DType* tile_taps = space + p.WeightSize();
   std::vector<index_t> tile_offsets;
   if (position_tiles) PackPhaseTiles(p, taps, row_offsets, tile_taps, &tile_offsets);

@@ -366,6 +366,12 @@ class RunWriter {
 // twice reaching mshadow::StreamingStoreMinBytes().
 inline bool StreamsCopyOf(index_t bytes) { return 2 * bytes >= mshadow::StreamingStoreMinBytes(); }
 
+// The same for a register-tiled product that writes `bytes`, against
+// mshadow::TileStreamingStoreMinBytes().
+inline bool StreamsProductOf(index_t bytes) {
+  return 2 * bytes >= mshadow::TileStreamingStoreMinBytes();
+}
+
 // dst[0, n) = value or += value as the write mode says.
 template <bool kAdd, typename DType>
 inline void FillRun(DType* dst, DType value, index_t n) {

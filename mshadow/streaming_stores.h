@@ -13,13 +13,14 @@
 //   mshadow::SetStreamingStoreMinBytes(1 << 20);  // operations moving 1 MiB or more
 //   mshadow::SetStreamingStoreMinBytes(kNoStreamingStores);  // never
 //
-// Register-tiled products, whose stores go to a tile's rows at once, ask
-// TileStreamingStoreMinBytes() instead: the same threshold where it is set, by default the
-// LLC's size up to 32 MiB. The hardware prefetchers do not fetch such stores' lines ahead, so
-// each waits on its own read, and a large L3 shared over a mesh, as a many-core Xeon's, holds
-// the output no faster than memory would: on a 480 MiB-L3 Xeon a 1x1 convolution with 103 MB
-// of output ran 1.6x faster streamed, where the engine's maps ran 1-15% slower and a
-// (64,256,256) transpose 19% slower (docs/benchmarks.md, sixty-eighth session).
+// Register-tiled kernels (products, the first layers' lanes), whose stores go to a tile's rows
+// at once, ask TileStreamingStoreMinBytes() instead: the same threshold where it is set, by
+// default the LLC's size up to 32 MiB. The hardware prefetchers do not fetch such stores'
+// lines ahead, so each waits on its own read, and a large L3 shared over a mesh, as a
+// many-core Xeon's, holds the output no faster than memory would: on a 480 MiB-L3 Xeon a 1x1
+// convolution with 103 MB of output ran 1.6x faster streamed and VGG's first layer 1.2-1.3x,
+// where the engine's maps ran 1-15% slower and a (64,256,256) transpose 19% slower
+// (docs/benchmarks.md, sixty-eighth session).
 //
 // Streaming stores are weakly ordered; whoever issues them calls FenceStreamingStores()
 // before another thread may read the output (ParallelFor does so for its workers).
@@ -59,7 +60,7 @@ inline index_t StreamingStoreMinBytes() {
   return bytes > 0 ? bytes : detail::ResolveDefaultStreamingStoreMinBytes();
 }
 
-// The threshold for register-tiled products (see above).
+// The threshold for register-tiled kernels (see above).
 inline index_t TileStreamingStoreMinBytes() {
   const index_t bytes = detail::tile_streaming_store_min_bytes.load(std::memory_order_relaxed);
   return bytes > 0 ? bytes : detail::ResolveDefaultTileStreamingStoreMinBytes();

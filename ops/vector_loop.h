@@ -366,8 +366,8 @@ class RunWriter {
 // twice reaching mshadow::StreamingStoreMinBytes().
 inline bool StreamsCopyOf(index_t bytes) { return 2 * bytes >= mshadow::StreamingStoreMinBytes(); }
 
-// The same for a register-tiled product that writes `bytes`, against
-// mshadow::TileStreamingStoreMinBytes().
+// The same for a register-tiled kernel (a product, position_lanes' tiles) that writes `bytes`,
+// against mshadow::TileStreamingStoreMinBytes().
 inline bool StreamsProductOf(index_t bytes) {
   return 2 * bytes >= mshadow::TileStreamingStoreMinBytes();
 }

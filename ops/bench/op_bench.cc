@@ -14,7 +14,7 @@
 // array in ordinary pages (mshadow::SetHostHugePageMinBytes), as a host whose allocator does
 // not ask for huge pages gives them. --streaming_stores=0 writes every output through the
 // caches (mshadow::SetStreamingStoreMinBytes), where by default outputs of half the last-level
-// cache or more bypass them.
+// cache or more bypass them (a register-tiled kernel's from 16 MiB where the cache is larger).
 //
 // Threads: the engine's (OMP_NUM_THREADS, or all cores) and OpenBLAS's (OPENBLAS_NUM_THREADS),
 // from the environment. CPU only: the library has no CUDA backend yet.

@@ -321,7 +321,7 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const std::vector<Run> runs = RunsOf<DType>(split);
   const index_t run_count = static_cast<index_t>(runs.size());
   const bool stream = req != kAddTo && StreamsProductOf(batch * filters * out_plane *
-                                                     static_cast<index_t>(sizeof(DType)));
+                                                        static_cast<index_t>(sizeof(DType)));
   // Runs [begin, end) of image n's output from its split input, every group and filter.
   auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end) {
     auto tiles = [&](auto add, auto streamed) {

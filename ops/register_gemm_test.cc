@@ -53,6 +53,9 @@ TYPED_TEST(TiledGemmTest, MatchesTripleLoop) {
       // and packed a chunk and a block of depth at a time: two chunks and a part, three
       // blocks of depth, a one-packet strip and a scalar tail.
       {kTileRows + 1, 261, 2100},
+      // Fewer columns than a packet, and a 14x14 layer's 196 (packets and a part of one).
+      {2 * kTileRows + 5, 3, kSize - 1},
+      {256, 64, 196},
   };
   const double tol = std::is_same_v<DType, float> ? 2e-5 : 1e-12;
   for (const int threads : {1, 2}) {

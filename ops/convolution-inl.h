@@ -19,6 +19,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/position_lanes.h"
+#include "ops/register_gemm.h"
 #include "ops/tap_gradient.h"
 #include "ops/tile_convolution.h"
 #include "ops/winograd_conv.h"
@@ -241,16 +242,43 @@ inline bool IsPointwise(const ConvGeometry& g) {
   return true;
 }
 
-// Whether the CPU's forward runs a pointwise layer as one BLAS product per image on the image
-// itself: where an image's output is at most 2^18 elements. Measured (docs/benchmarks.md,
-// fifty-sixth session): (32,256,14,14) to 64 filters 7.2 -> 3.1 ms at 1 thread and 3.7 -> 1.9
-// at 2; (32,64,56,56) to 256 filters (3.2 MiB an image) 23.4 -> 33.5-37.2 ms at 2 threads,
-// where the tap products' threads over images outran OpenBLAS's within each product.
+// Whether the CPU's forward runs a pointwise layer as one product per image on the image
+// itself (PointwiseForward): where an image's output is at most 2^18 elements. Measured
+// (docs/benchmarks.md, fifty-sixth and sixty-ninth sessions): (32,256,14,14) to 64 filters
+// 7.2 -> 3.1 ms at 1 thread; (32,64,56,56) to 256 filters (3.2 MiB an image), whose outputs
+// the tap products stream to memory, 1.5-1.7x slower by products per image.
 inline bool UsesPointwiseProduct(const ConvGeometry& g, index_t filters) {
   return IsPointwise(g) && filters * g.OutSize() <= (index_t{1} << 18);
 }
 
 // The same for the data gradient (weight^T times the output gradient, into the image), by the
+// The forward of a pointwise layer on the CPU (UsesPointwiseProduct): each image's output
+// the product of the weight and the image (its column matrix), an image a thread, the bias
+// its rows' start (added after the product where it adds to the output). One product per
+// image on OpenBLAS's threads had been 1.5x slower at 2 threads on (32,256,14,14) to 64
+// filters, 1.08x at 1 (docs/benchmarks.md, sixty-ninth session).
+template <typename DType>
+void PointwiseForward(const GroupSizes& gs, index_t size, index_t batch,
+                      const Tensor<cpu, 2, DType>& data, const Tensor<cpu, 2, DType>& weight,
+                      const DType* bias, OpReqType req, const Tensor<cpu, 3, DType>& y) {
+  const bool add_to = req == kAddTo;
+  ForEachImage(batch, BatchThreads(batch), [&](index_t, index_t n) {
+    for (index_t grp = 0; grp < gs.groups; ++grp) {
+      const index_t f0 = grp * gs.filters;
+      DType* yg = y[n][f0].dptr_;
+      register_gemm::TiledGemm<DType>(
+          gs.filters, gs.col_rows, size, {weight[f0].dptr_, weight.stride_, false},
+          {data[n].dptr_ + grp * gs.col_rows * size, size}, yg, size,
+          register_gemm::Start<DType>{add_to, bias == nullptr ? nullptr : bias + f0});
+      if (!add_to || bias == nullptr) continue;
+      for (index_t f = 0; f < gs.filters; ++f) {
+        DType* row = yg + f * size;
+        for (index_t i = 0; i < size; ++i) row[i] += bias[f0 + f];
+      }
+    }
+  });
+}
+
 // size of an image's data gradient.
 inline bool UsesPointwiseDataProduct(const ConvGeometry& g) {
   return IsPointwise(g) && g.channels * g.InSize() <= (index_t{1} << 18);
@@ -277,15 +305,12 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto y = out[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, g.OutSize()),
                                                   stream);
     // A pointwise layer (1x1, stride 1, no padding) has the image as its column matrix (no
-    // im2col); on the CPU, small ones are one product per image (UsesPointwiseProduct), below.
+    // im2col); on the CPU, small ones are one product per image (PointwiseForward).
     const bool pointwise = IsPointwise(g);
-    bool pointwise_product = pointwise;
     if constexpr (std::is_same_v<xpu, cpu>) {
-      pointwise_product = UsesPointwiseProduct(g, filters);
-    }
-    if constexpr (std::is_same_v<xpu, cpu>) {
-      if (pointwise_product) {
-        // the product below
+      if (UsesPointwiseProduct(g, filters)) {
+        return PointwiseForward(gs, g.OutSize(), batch, data, weight,
+                                param.no_bias ? nullptr : in[2].dptr<DType>(), req[0], y);
       } else if (depthwise::Serves(g, gs.groups, filters)) {
         return depthwise::Forward(g, batch, static_cast<const DType*>(data.dptr_),
                                   static_cast<const DType*>(weight.dptr_),
@@ -318,9 +343,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx,
       }
     }
     if constexpr (std::is_same_v<xpu, cpu>) {
-      if (pointwise_product) {
-        // the product below
-      } else if (UsesStridedTiles<DType>(g, gs, filters)) {
+      if (UsesStridedTiles<DType>(g, gs, filters)) {
         return tile_convolution::ConvolveByTiles(
             g, gs.groups, filters, batch, static_cast<const DType*>(data.dptr_),
             static_cast<const DType*>(weight.dptr_), param.no_bias ? nullptr : in[2].dptr<DType>(),
@@ -466,21 +489,15 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                         wt[grp * gs.col_rows].dptr_, wt.stride_, gs.filters,
                                         gs.col_rows);
         }
-        // One thread: OpenBLAS's product; more: the library's, an image per thread (OpenBLAS
-        // threading each product had been slower, as in the forward's UsesPointwiseProduct).
-        const index_t threads = BatchThreads(batch);
-        ForEachImage(batch, threads, [&](index_t, index_t n) {
+        // The library's product, an image a thread (as in PointwiseForward).
+        ForEachImage(batch, BatchThreads(batch), [&](index_t, index_t n) {
           Tensor<cpu, 2, DType> dxn(dx[n].dptr_, mshadow::Shape2(g.ColRows(), g.OutSize()),
                                     g.OutSize(), stream);
           for (index_t grp = 0; grp < gs.groups; ++grp) {
             Tensor<cpu, 2, DType> to = dxn.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
             Tensor<cpu, 2, DType> w = wt.Slice(grp * gs.col_rows, (grp + 1) * gs.col_rows);
             Tensor<cpu, 2, DType> from = og[n].Slice(grp * gs.filters, (grp + 1) * gs.filters);
-            if (threads == 1) {
-              Assign(to, req[0], dot(w, from));
-            } else {
-              Product(to, req[0], w, false, from);
-            }
+            Product(to, req[0], w, false, from);
           }
         });
       }

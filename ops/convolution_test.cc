@@ -401,17 +401,24 @@ INSTANTIATE_TEST_SUITE_P(
                  false}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
-// Pointwise layers' data gradient is a product per image (UsesPointwiseDataProduct):
-// OpenBLAS's on one thread, the library's an image per thread on more; with groups, every
-// write mode and against finite differences on 1, 2 and 3 threads.
-TEST(ConvolutionTest, PointwiseDataGradientOnThreadsMatchesDifferences) {
-  const OpCase c{
-      "Convolution",
-      {{"kernel", "(1,1)"}, {"num_filter", "6"}, {"num_group", "2"}},
-      {InputSpec{TShape{3, 4, 5, 6}}, InputSpec{TShape{6, 2, 1, 1}}, InputSpec{TShape{6}}}};
+// Small pointwise layers' forward and data gradient are a product per image, an image a thread
+// (PointwiseForward, UsesPointwiseDataProduct): with groups, against the direct loop, in every
+// write mode and against finite differences on 1, 2 and 3 threads; 17 positions an image,
+// a packet and a part of one on every build.
+TEST(ConvolutionTest, PointwiseProductsOnThreadsMatchDifferences) {
+  const TShape data{3, 4, 1, 17};
+  const OpCase c{"Convolution",
+                 {{"kernel", "(1,1)"}, {"num_filter", "6"}, {"num_group", "2"}},
+                 {InputSpec{data}, InputSpec{TShape{6, 2, 1, 1}}, InputSpec{TShape{6}}}};
+  const std::vector<Axis> axes = {{1, 1, 1, 0}, {1, 1, 1, 0}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     mshadow::SetNumThreads(threads);
+    testing::CheckForwardOfSums(c, [&](const std::vector<Values>& in) {
+      return std::vector<Values>{
+          DirectConvolution(data, in[0], in[1], &in[2], axes, 6, 2, out_shape)};
+    });
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
   }

@@ -15,7 +15,7 @@
 //   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
 //   const std::vector<index_t> offsets = TileOffsets(l);  // once
 //   PadInput(l, image, padded);                           // per image
-//   AddImageGradient(l, padded_group, offsets, og_t, sums);  // per image and group
+//   AddImageGradient(l, padded_group, offsets, og_strips, sums);  // per image and group
 //   WeightGradient(l, threads, batch, data, og, req, dw, space);  // all of it, on threads
 #ifndef OPS_TAP_GRADIENT_H_
 #define OPS_TAP_GRADIENT_H_
@@ -215,16 +215,19 @@ inline std::vector<index_t> TileOffsets(const TapLayer& l) {
 }
 
 // sums (Rows() x filters) += one image's gradient for one group: `padded` the group's padded
-// input (PadInput), `offsets` TileOffsets(l), og_t its output gradient (OutSize() x filters).
-// A slice of output depth at a time (its inputs od * sz planes on), its output rows a block
-// at a time (about 128 positions), each block through every tile, so that the block's og_t
-// stays in the L1 cache.
+// input (PadInput), `offsets` TileOffsets(l), og_strips its output gradient transposed strip
+// by strip (StripsOfOutputGradient). A slice of output depth at a time (its inputs od * sz
+// planes on), its output rows a block at a time (about 256 positions), each block through
+// every tile, so that a strip's block (32 KiB) stays in the L1 cache. Each block
+// passes over all the sums, which outgrow the L2 cache on wide layers (2.25 MiB for a 3x3 layer
+// of 256 channels and filters): a 14x14 plane in one block, not two of 128 positions, made
+// that layer's backward 1.06-1.1x faster (docs/benchmarks.md, sixty-ninth session).
 template <typename DType>
 void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* offsets,
-                      const DType* og_t, DType* sums) {
+                      const DType* og_strips, DType* sums) {
   constexpr index_t kStrip = kFilterStrip<DType>;
   constexpr index_t kTileRows = register_gemm::kTileRows;
-  const index_t block_rows = std::max<index_t>(1, 128 / std::max<index_t>(1, l.out_w));
+  const index_t block_rows = std::max<index_t>(1, 256 / std::max<index_t>(1, l.out_w));
   const index_t taps = l.Taps(), rows = l.Rows();
   // Per tap, the output rows [y0, y1) and columns [x0, x1) whose input there is not padding
   // (the same for every slice, block and tile).
@@ -240,14 +243,15 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
   }
   for (index_t od = 0; od < l.out_d; ++od) {
     const DType* slice = padded + od * l.sz * l.Plane();
-    const DType* og_slice = og_t + od * l.OutPlane() * l.filters;
+    const DType* og_slice = og_strips + od * l.OutPlane() * kStrip;
     for (index_t oy0 = 0; oy0 < l.out_h; oy0 += block_rows) {
       const index_t oy1 = std::min(l.out_h, oy0 + block_rows);
       for (index_t s = 0; s < l.filters; s += kStrip) {
         if (!TilesByTap(l)) {
           for (index_t r = 0; r < rows; r += kTileRows) {
-            GradientTileOf(std::min(kTileRows, rows - r), l, slice, offsets + r, og_slice + s,
-                           l.filters, oy0, oy1, 0, l.out_w, sums + r * l.filters + s, l.filters);
+            GradientTileOf(std::min(kTileRows, rows - r), l, slice, offsets + r,
+                           og_slice + s * l.OutSize(), kStrip, oy0, oy1, 0, l.out_w,
+                           sums + r * l.filters + s, l.filters);
           }
           continue;
         }
@@ -260,13 +264,26 @@ void AddImageGradient(const TapLayer& l, const DType* padded, const index_t* off
             const TapOutputs& o = tap_outputs[t];
             const index_t y0 = std::max(o.y0, oy0), y1 = std::min(o.y1, oy1);
             if (z < 0 || z >= l.in_d || y0 >= y1 || o.x0 == o.x1) continue;
-            GradientTileOf(tile_rows, l, slice, offsets + t * l.channels + c, og_slice + s,
-                           l.filters, y0, y1, o.x0, o.x1, sums + (c * taps + t) * l.filters + s,
-                           taps * l.filters);
+            GradientTileOf(tile_rows, l, slice, offsets + t * l.channels + c,
+                           og_slice + s * l.OutSize(), kStrip, y0, y1, o.x0, o.x1,
+                           sums + (c * taps + t) * l.filters + s, taps * l.filters);
           }
         }
       }
     }
+  }
+}
+
+// The strips of kFilterStrip filters of one group's output gradient (filters x OutSize()),
+// each transposed to OutSize() x kFilterStrip, one after the other: a tile's block of
+// positions is then consecutive. Transposed whole (positions `filters` apart), a block's
+// positions are 1 KiB apart for 256 filters and fall into a few sets of the L1 cache.
+template <typename DType>
+void StripsOfOutputGradient(const TapLayer& l, const DType* og, DType* strips) {
+  constexpr index_t kStrip = kFilterStrip<DType>;
+  for (index_t s = 0; s < l.filters; s += kStrip) {
+    transpose::Transpose2D<false>(og + s * l.OutSize(), l.OutSize(), strips + s * l.OutSize(),
+                                  kStrip, kStrip, l.OutSize());
   }
 }
 
@@ -309,8 +326,7 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
       }
       for (index_t grp = 0; grp < l.groups; ++grp) {
         const DType* og_group = og + n * og_image + grp * l.filters * l.OutSize();
-        transpose::Transpose2D<false>(og_group, l.OutSize(), og_t, l.filters, l.filters,
-                                      l.OutSize());
+        StripsOfOutputGradient(l, og_group, og_t);
         AddImageGradient(l, input + grp * l.channels * l.Volume(), offsets.data(), og_t,
                          sums + grp * group_sums);
       }

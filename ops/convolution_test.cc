@@ -224,7 +224,8 @@ INSTANTIATE_TEST_SUITE_P(
         // input in place (tap_gradient::WeightGradient), 3x1 and 1x1.
         ConvCase{"taps_unpadded_groups", TShape{2, 16, 3, 5}, {{3, 1, 1, 0}, {1, 1, 1, 0}}, 64, 2,
                  false},
-        ConvCase{"taps_unpadded_1x1", TShape{2, 8, 3, 5}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 32, 1, true},
+        ConvCase{
+            "taps_unpadded_1x1", TShape{2, 8, 3, 5}, {{1, 1, 1, 0}, {1, 1, 1, 0}}, 32, 1, true},
         ConvCase{"taps_uneven_kernel_and_pad",
                  TShape{1, 16, 5, 7},
                  {{2, 1, 1, 0}, {4, 1, 1, 3}},

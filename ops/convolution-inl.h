@@ -252,6 +252,11 @@ inline bool UsesPointwiseProduct(const ConvGeometry& g, index_t filters) {
 }
 
 // The same for the data gradient (weight^T times the output gradient, into the image), by the
+// size of an image's data gradient.
+inline bool UsesPointwiseDataProduct(const ConvGeometry& g) {
+  return IsPointwise(g) && g.channels * g.InSize() <= (index_t{1} << 18);
+}
+
 // The forward of a pointwise layer on the CPU (UsesPointwiseProduct): each image's output
 // the product of the weight and the image (its column matrix), an image a thread, the bias
 // its rows' start (added after the product where it adds to the output). One product per
@@ -277,11 +282,6 @@ void PointwiseForward(const GroupSizes& gs, index_t size, index_t batch,
       }
     }
   });
-}
-
-// size of an image's data gradient.
-inline bool UsesPointwiseDataProduct(const ConvGeometry& g) {
-  return IsPointwise(g) && g.channels * g.InSize() <= (index_t{1} << 18);
 }
 
 // Inputs: data (N, C, spatial...), weight (F, C / groups, kernel...), bias (F). Output:

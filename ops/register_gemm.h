@@ -499,8 +499,9 @@ void MultiplyNarrowColumns(index_t rows, index_t depth, index_t width, const DTy
     const index_t n = std::min<index_t>(kTileRows, rows - r);
     if (start.accumulate) {
       for (index_t i = 0; i < n; ++i) {
-        for (index_t j = 0; j < kSize; ++j)
+        for (index_t j = 0; j < kSize; ++j) {
           tile[i * kSize + j] = j < width ? c[(r + i) * ldc + j] : 0;
+        }
       }
     }
     const DType* ar = a + r / kTileRows * tile_step;

@@ -1,16 +1,16 @@
-// ops/tap_gradient.h: the CPU's weight gradient of a 1-d, 2-d or 3-d convolution without a
-// column matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o]
-// times the input element tap k of channel c sees at o. Per image the input is zero-padded
-// (PadInput) and the output gradient transposed, position by position (its filters
-// consecutive); register tiles of kTileRows (channel, tap) rows by a strip of filters then
-// run over the output positions, each position loading a strip of the output gradient and
-// broadcasting one input element per row, read in place from the padded input at that row's
-// offset (as ops/position_tiles.h reads a forward's taps). A tile's rows are channels at one
-// tap (TilesByTap), and it covers only the outputs whose input at that tap is not padding.
-// Any stride and dilation: a row's elements are broadcast one at a time, wherever they lie; a
-// 3-d layer a slice of output depth at a time, its rows' offsets reaching across the input's
-// depth. The sums stay transposed (a row a (channel, tap), filters consecutive) until the
-// batch is summed (column_chunks::AddSums).
+// ops/tap_gradient.h: the CPU's weight gradient of a 1-d, 2-d or 3-d convolution without a column
+// matrix. dw[f][c][k] is the sum over the batch and the output positions o of og[f][o] times the
+// input element tap k of channel c sees at o. Per image the input is zero-padded (PadInput; read in
+// place where there is no padding) and the output gradient transposed a strip of filters at a time
+// (StripsOfOutputGradient); register tiles of kTileRows (channel, tap) rows by a strip of filters
+// then run over the output positions, each position loading a strip of the output gradient and
+// broadcasting one input element per row, read in place from the padded input at that row's offset
+// (as ops/position_tiles.h reads a forward's taps). A tile's rows are channels at one tap
+// (TilesByTap), and it covers only the outputs whose input at that tap is not padding. Any stride
+// and dilation: a row's elements are broadcast one at a time, wherever they lie; a 3-d layer a
+// slice of output depth at a time, its rows' offsets reaching across the input's depth. The sums
+// stay transposed (a row a (channel, tap), filters consecutive) until the batch is summed
+// (column_chunks::AddSums).
 //
 //   const TapLayer l = TapLayerOf(g, groups, filters);   // filters per group: whole strips
 //   const std::vector<index_t> offsets = TileOffsets(l);  // once
@@ -288,7 +288,7 @@ void StripsOfOutputGradient(const TapLayer& l, const DType* og, DType* strips) {
 }
 
 // Scratch for WeightGradient on `threads` threads: per thread a padded image, one group's
-// output gradient transposed and the thread's sums.
+// output gradient in strips and the thread's sums.
 inline index_t GradientSpace(const TapLayer& l, index_t threads) {
   return threads * (l.groups * l.channels * l.Volume() + l.OutSize() * l.filters +
                     l.groups * l.Rows() * l.filters);
@@ -313,7 +313,7 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
   };
   ForEachImageRun(batch, threads, [&](index_t t, index_t begin, index_t end) {
     DType* padded = space + t * per_thread;
-    DType* og_t = padded + l.groups * l.channels * l.Volume();
+    DType* og_strips = padded + l.groups * l.channels * l.Volume();
     DType* sums = sums_of(t);
     std::fill(sums, sums + l.groups * group_sums, DType(0));
     for (index_t n = begin; n < end; ++n) {
@@ -326,8 +326,8 @@ void WeightGradient(const TapLayer& l, index_t threads, index_t batch, const DTy
       }
       for (index_t grp = 0; grp < l.groups; ++grp) {
         const DType* og_group = og + n * og_image + grp * l.filters * l.OutSize();
-        StripsOfOutputGradient(l, og_group, og_t);
-        AddImageGradient(l, input + grp * l.channels * l.Volume(), offsets.data(), og_t,
+        StripsOfOutputGradient(l, og_group, og_strips);
+        AddImageGradient(l, input + grp * l.channels * l.Volume(), offsets.data(), og_strips,
                          sums + grp * group_sums);
       }
     }

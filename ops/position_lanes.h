@@ -38,18 +38,19 @@ namespace position_lanes {
 constexpr index_t kMaxChannels = 4;
 
 // A tile's packets of positions and filters: its sums, its packets of inputs and a broadcast
-// weight in the vector registers (AVX-512: 16 + 4 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
+// weight in the vector registers (AVX-512: 24 + 3 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
 // of at most kNarrowFilters filters per group (a data gradient onto an image's colour
-// channels) take tiles of as many sums with fewer filters, so that no tile's products are
-// mostly for filters past the last. On AVX-512 every layer takes 4 packets x 4 filters: a
-// tile's stores to filters' planes a multiple of 4 KiB apart fall in one L1 set, and 2 x 8
-// (8 in a set) was 2-5% slower on networks' first layers (docs/benchmarks.md).
+// channels) take tiles of fewer filters (AVX-512: 16 + 4 + 1), so that no tile's products
+// are mostly for filters past the last. On AVX-512, 3 packets x 8 filters ran networks' first
+// layers 8-18% faster than 4 x 4, whose 16 sums had been kept because 2 x 8 was 2-5% slower
+// (a tile's stores to planes a multiple of 4 KiB apart fall in one L1 set; docs/benchmarks.md,
+// sixty-fourth and seventieth sessions).
 template <int kPacketCount, int kFilterCount>
 struct TileShape {
   static constexpr int kPackets = kPacketCount, kFilters = kFilterCount;
 };
 constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
-using WideTile = TileShape<kWide ? 4 : 2, 4>;
+using WideTile = TileShape<kWide ? 3 : 2, kWide ? 8 : 4>;
 using NarrowTile = TileShape<4, kWide ? 4 : 2>;
 constexpr index_t kNarrowFilters = NarrowTile::kFilters;
 

@@ -41,10 +41,10 @@ constexpr index_t kMaxChannels = 4;
 // weight in the vector registers (AVX-512: 24 + 3 + 1 of 32; AVX2: 8 + 2 + 1 of 16). Layers
 // of at most kNarrowFilters filters per group (a data gradient onto an image's colour
 // channels) take tiles of fewer filters (AVX-512: 16 + 4 + 1), so that no tile's products
-// are mostly for filters past the last. On AVX-512, 3 packets x 8 filters ran networks' first
-// layers 8-18% faster than 4 x 4, whose 16 sums had been kept because 2 x 8 was 2-5% slower
-// (a tile's stores to planes a multiple of 4 KiB apart fall in one L1 set; docs/benchmarks.md,
-// sixty-fourth and seventieth sessions).
+// are mostly for filters past the last. On AVX-512 the wide tile's 24 sums ran networks'
+// first layers faster than 4 x 4's 16, though its 8 filters' stores, to planes a multiple of
+// 4 KiB apart, fall in one L1 set as 2 x 8's did (docs/benchmarks.md, sixty-fifth and
+// seventieth sessions, has the figures).
 template <int kPacketCount, int kFilterCount>
 struct TileShape {
   static constexpr int kPackets = kPacketCount, kFilters = kFilterCount;

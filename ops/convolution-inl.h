@@ -18,6 +18,7 @@
 #include "ops/im2col.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/phase_lanes.h"
 #include "ops/position_lanes.h"
 #include "ops/register_gemm.h"
 #include "ops/tap_gradient.h"
@@ -417,10 +418,11 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     // On the CPU each gradient takes the first way that serves it (depthwise layers above):
     // the data gradient of a small pointwise layer one product per image
     // (UsesPointwiseDataProduct), position lanes onto up to 4 channels per group
-    // (position_lanes::ServesDataGradient), Winograd (UsesWinograd), then for 3-d layers of
-    // stride 1 position tiles (tile_convolution::ServesDataGradient), then output phases
-    // (UsesPhaseDataGradient); the weight gradient Winograd, tap tiles (ops/tap_gradient.h),
-    // then column chunks (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d
+    // (position_lanes::ServesDataGradient at stride 1, by phases strided: phase_lanes::Serves),
+    // Winograd (UsesWinograd), then for 3-d layers of stride 1 position tiles
+    // (tile_convolution::ServesDataGradient), then output phases (UsesPhaseDataGradient); the
+    // weight gradient Winograd, tap tiles (ops/tap_gradient.h), then column chunks
+    // (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d
     // and 3-d depthwise layers, strided 3-d layers of many channels) goes through the column
     // matrix image by image.
     const bool winograd_weight_gradient =
@@ -429,7 +431,8 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     if constexpr (std::is_same_v<xpu, cpu>) {
       pointwise_data_gradient = req[0] != kNullOp && UsesPointwiseDataProduct(g);
       lane_data_gradient = req[0] != kNullOp && !pointwise_data_gradient &&
-                           position_lanes::ServesDataGradient(g, gs.groups);
+                           (position_lanes::ServesDataGradient(g, gs.groups) ||
+                            phase_lanes::Serves(g, gs.groups));
     }
     const bool winograd_data_gradient =
         !lane_data_gradient && UsesWinograd<xpu, DType>(g, gs, filters, Pass::kDataGradient);
@@ -526,10 +529,16 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (lane_data_gradient) {
-        position_lanes::DataGradient(
-            g, gs.groups, filters, batch, static_cast<const DType*>(og.dptr_),
-            static_cast<const DType*>(weight.dptr_), req[0], dx.dptr_,
-            [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+        const auto space = [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); };
+        const DType* og_data = og.dptr_;
+        const DType* w = weight.dptr_;
+        if (position_lanes::ServesDataGradient(g, gs.groups)) {
+          position_lanes::DataGradient(g, gs.groups, filters, batch, og_data, w, req[0],
+                                       dx.dptr_, space);
+        } else {
+          phase_lanes::DataGradient(g, gs.groups, filters, batch, og_data, w, req[0], dx.dptr_,
+                                    space);
+        }
       }
       if (tile_data_gradient) {
         tile_convolution::DataGradientByTiles(

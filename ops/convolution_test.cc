@@ -656,6 +656,42 @@ TEST(ConvolutionTest, PositionLanesDataGradientMatchesDifferences) {
   mshadow::SetNumThreads(0);
 }
 
+// Phase lanes' data gradient (strided onto 1 to 4 channels per group: the deconvolution of
+// the output gradient by output phase): the stem's 7x7 kernel of stride 2 on an odd image,
+// strides 2 and 3 on the two axes, an even 4x4 kernel (both residues 2 taps) in two groups,
+// pad past kernel - 1 (outputs whose taps reach past the output gradient), a 1-d layer of
+// stride 3 without padding; 1 and 2 threads.
+TEST(ConvolutionTest, PhaseLanesDataGradientMatchesDifferences) {
+  struct Layer {
+    TShape data, weight;
+    std::string kernel, stride, pad;
+    int groups;
+  };
+  const Layer layers[] = {
+      {TShape{2, 3, 15, 21}, TShape{8, 3, 7, 7}, "(7,7)", "(2,2)", "(3,3)", 1},
+      {TShape{2, 3, 13, 17}, TShape{5, 3, 3, 4}, "(3,4)", "(2,3)", "(1,2)", 1},
+      {TShape{2, 4, 11, 12}, TShape{6, 2, 4, 4}, "(4,4)", "(2,2)", "(1,1)", 2},
+      {TShape{2, 1, 9, 10}, TShape{3, 1, 2, 2}, "(2,2)", "(2,2)", "(1,2)", 1},
+      {TShape{3, 2, 40}, TShape{4, 2, 5}, "(5,)", "(3,)", "(0,)", 1},
+  };
+  for (const Layer& l : layers) {
+    const OpCase c{"Convolution",
+                   {{"kernel", l.kernel},
+                    {"stride", l.stride},
+                    {"pad", l.pad},
+                    {"num_filter", std::to_string(l.weight[0])},
+                    {"num_group", std::to_string(l.groups)}},
+                   {InputSpec{l.data}, InputSpec{l.weight}, InputSpec{TShape{l.weight[0]}}}};
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE("kernel " + l.kernel + " stride " + l.stride + " threads=" +
+                   std::to_string(threads));
+      mshadow::SetNumThreads(threads);
+      testing::CheckGradient(c);
+    }
+  }
+  mshadow::SetNumThreads(0);
+}
+
 // Layers whose float32 and float64 gradients take different paths: a 3x3 layer of 32 channels
 // and filters (on AVX-512 its float32 data gradient takes position tiles over the output
 // gradient's phases, float64's Winograd), a strided, dilated 5x5 layer of 32 filters in 2
@@ -708,6 +744,41 @@ std::vector<Values> DirectConvolutionGradients(const TShape& data_shape, const V
                             dw[w] += og[o] * data[x];
                           });
   return {dx, dw};
+}
+
+// Phase lanes over an image of several bands (the output gradient's rows copied a band at a
+// time: 2 bands of 128 filters' rows in float32, 4 in float64), against direct sums; 1 and 2
+// threads.
+TEST(ConvolutionTest, PhaseLanesBandsMatchDirectSums) {
+  const TShape data{2, 3, 161, 30};
+  const int filters = 128;
+  const OpCase c{
+      "Convolution",
+      {{"kernel", "(7,7)"},
+       {"stride", "(2,2)"},
+       {"pad", "(3,3)"},
+       {"num_filter", std::to_string(filters)}},
+      {InputSpec{data}, InputSpec{TShape{filters, 3, 7, 7}}, InputSpec{TShape{filters}}}};
+  const TShape out_shape = testing::InferOutputShapes(c)[0];
+  ASSERT_EQ(out_shape, (TShape{2, filters, 81, 15}));
+  std::mt19937_64 rng(11);
+  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
+  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
+    const std::vector<Values> expected =
+        DirectConvolutionGradients(data, testing::ToValues(inputs[0].blob()),
+                                   testing::ToValues(inputs[1].blob()), og, 7, 2, 3, out_shape);
+    const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE("float" + std::to_string(type_flag == mshadow::kFloat64 ? 64 : 32) +
+                   " threads=" + std::to_string(threads));
+      mshadow::SetNumThreads(threads);
+      const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
+      testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol,
+                           "data grad");
+    }
+  }
+  mshadow::SetNumThreads(0);
 }
 
 // A layer whose column matrix the CPU makes in two chunks of input channels (20 channels of

@@ -53,6 +53,18 @@ constexpr bool kWide = MSHADOW_DEFAULT_PACKET == mshadow::packet::kAVX512;
 using WideTile = TileShape<kWide ? 3 : 2, kWide ? 8 : 4>;
 using NarrowTile = TileShape<4, kWide ? 4 : 2>;
 constexpr index_t kNarrowFilters = NarrowTile::kFilters;
+// Layers of 3 filters per group (a data gradient onto RGB) take tiles of exactly 3 (AVX-512:
+// 18 sums + 6 inputs + 1; AVX2: 9 + 3 + 1), where 4 x 4's (or two of 4 x 2) left a quarter
+// of their products to a filter past the last.
+using TripleTile = TileShape<kWide ? 6 : 3, 3>;
+
+// fn(tile) with the tile for a layer of `filters_per_group` (at most kNarrowFilters): 3
+// filters TripleTile, others NarrowTile.
+template <typename Fn>
+void WithNarrowTile(index_t filters_per_group, Fn&& fn) {
+  if (filters_per_group == TripleTile::kFilters) return fn(TripleTile{});
+  fn(NarrowTile{});
+}
 
 // Whether the lanes serve convolution g in `groups` groups: 1-d or 2-d, at most kMaxChannels
 // channels per group.
@@ -385,7 +397,10 @@ void ConvolveByLanesOf(const ConvGeometry& g, index_t groups, index_t filters, i
                        const DType* data, WeightAt weight_at, const DType* bias, OpReqType req,
                        DType* y, Space&& space) {
   if (filters / groups <= kNarrowFilters) {
-    ConvolveByLanes<NarrowTile>(g, groups, filters, batch, data, weight_at, bias, req, y, space);
+    WithNarrowTile(filters / groups, [&](auto tile) {
+      ConvolveByLanes<decltype(tile)>(g, groups, filters, batch, data, weight_at, bias, req, y,
+                                      space);
+    });
   } else {
     ConvolveByLanes<WideTile>(g, groups, filters, batch, data, weight_at, bias, req, y, space);
   }

@@ -623,62 +623,38 @@ TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
-// Position lanes' data gradient (stride 1 onto 1 to 4 channels per group: the convolution of
-// the output gradient with the kernels flipped): 3x3 and dilated 5x3 layers whose rows end in a
-// short packet, a 1-d layer without padding (the gradient's pad 4), two groups; the narrow
-// tiles (up to 4 channels) and the wide ones (the forward of 16 filters); 1 and 2 threads.
-TEST(ConvolutionTest, PositionLanesDataGradientMatchesDifferences) {
+// The lanes' data gradients onto 1 to 4 channels per group, in float64 against differences;
+// 1 and 2 threads. At stride 1 (position_lanes: the convolution of the output gradient with
+// the kernels flipped): 3x3 and dilated 5x3 layers whose rows end in a short packet, a 1-d
+// layer without padding (the gradient's pad 4), two groups; the narrow tiles (up to 4
+// channels), the 3-filter ones and the wide ones (the forward of 16 filters). Strided
+// (phase_lanes: the deconvolution of the output gradient by output phase): the stem's 7x7
+// kernel of stride 2 on an odd image, strides 2 and 3 on the two axes, an even 4x4 kernel
+// (both residues 2 taps) in two groups, pad past kernel - 1 (outputs whose taps reach past the
+// output gradient), a 1-d layer of stride 3 without padding.
+TEST(ConvolutionTest, LaneDataGradientsMatchDifferences) {
   struct Layer {
     TShape data, weight;
-    std::string kernel, pad, dilate;
+    std::string kernel, stride, pad, dilate;
     int groups;
   };
   const Layer layers[] = {
-      {TShape{2, 3, 9, 21}, TShape{16, 3, 3, 3}, "(3,3)", "(1,1)", "(1,1)", 1},
-      {TShape{2, 4, 7, 19}, TShape{5, 4, 5, 3}, "(5,3)", "(1,2)", "(2,2)", 1},
-      {TShape{3, 2, 30}, TShape{3, 2, 5}, "(5,)", "(0,)", "(1,)", 1},
-      {TShape{2, 6, 5, 17}, TShape{8, 3, 3, 3}, "(3,3)", "(1,0)", "(1,1)", 2},
-  };
-  for (const Layer& l : layers) {
-    const OpCase c{"Convolution",
-                   {{"kernel", l.kernel},
-                    {"pad", l.pad},
-                    {"dilate", l.dilate},
-                    {"num_filter", std::to_string(l.weight[0])},
-                    {"num_group", std::to_string(l.groups)}},
-                   {InputSpec{l.data}, InputSpec{l.weight}, InputSpec{TShape{l.weight[0]}}}};
-    for (const int threads : {1, 2}) {
-      SCOPED_TRACE("kernel " + l.kernel + " threads=" + std::to_string(threads));
-      mshadow::SetNumThreads(threads);
-      testing::CheckGradient(c);
-    }
-  }
-  mshadow::SetNumThreads(0);
-}
-
-// Phase lanes' data gradient (strided onto 1 to 4 channels per group: the deconvolution of
-// the output gradient by output phase): the stem's 7x7 kernel of stride 2 on an odd image,
-// strides 2 and 3 on the two axes, an even 4x4 kernel (both residues 2 taps) in two groups,
-// pad past kernel - 1 (outputs whose taps reach past the output gradient), a 1-d layer of
-// stride 3 without padding; 1 and 2 threads.
-TEST(ConvolutionTest, PhaseLanesDataGradientMatchesDifferences) {
-  struct Layer {
-    TShape data, weight;
-    std::string kernel, stride, pad;
-    int groups;
-  };
-  const Layer layers[] = {
-      {TShape{2, 3, 15, 21}, TShape{8, 3, 7, 7}, "(7,7)", "(2,2)", "(3,3)", 1},
-      {TShape{2, 3, 13, 17}, TShape{5, 3, 3, 4}, "(3,4)", "(2,3)", "(1,2)", 1},
-      {TShape{2, 4, 11, 12}, TShape{6, 2, 4, 4}, "(4,4)", "(2,2)", "(1,1)", 2},
-      {TShape{2, 1, 9, 10}, TShape{3, 1, 2, 2}, "(2,2)", "(2,2)", "(1,2)", 1},
-      {TShape{3, 2, 40}, TShape{4, 2, 5}, "(5,)", "(3,)", "(0,)", 1},
+      {TShape{2, 3, 9, 21}, TShape{16, 3, 3, 3}, "(3,3)", "(1,1)", "(1,1)", "(1,1)", 1},
+      {TShape{2, 4, 7, 19}, TShape{5, 4, 5, 3}, "(5,3)", "(1,1)", "(1,2)", "(2,2)", 1},
+      {TShape{3, 2, 30}, TShape{3, 2, 5}, "(5,)", "(1,)", "(0,)", "(1,)", 1},
+      {TShape{2, 6, 5, 17}, TShape{8, 3, 3, 3}, "(3,3)", "(1,1)", "(1,0)", "(1,1)", 2},
+      {TShape{2, 3, 15, 21}, TShape{8, 3, 7, 7}, "(7,7)", "(2,2)", "(3,3)", "(1,1)", 1},
+      {TShape{2, 3, 13, 17}, TShape{5, 3, 3, 4}, "(3,4)", "(2,3)", "(1,2)", "(1,1)", 1},
+      {TShape{2, 4, 11, 12}, TShape{6, 2, 4, 4}, "(4,4)", "(2,2)", "(1,1)", "(1,1)", 2},
+      {TShape{2, 1, 9, 10}, TShape{3, 1, 2, 2}, "(2,2)", "(2,2)", "(1,2)", "(1,1)", 1},
+      {TShape{3, 2, 40}, TShape{4, 2, 5}, "(5,)", "(3,)", "(0,)", "(1,)", 1},
   };
   for (const Layer& l : layers) {
     const OpCase c{"Convolution",
                    {{"kernel", l.kernel},
                     {"stride", l.stride},
                     {"pad", l.pad},
+                    {"dilate", l.dilate},
                     {"num_filter", std::to_string(l.weight[0])},
                     {"num_group", std::to_string(l.groups)}},
                    {InputSpec{l.data}, InputSpec{l.weight}, InputSpec{TShape{l.weight[0]}}}};

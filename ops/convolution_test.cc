@@ -722,71 +722,65 @@ std::vector<Values> DirectConvolutionGradients(const TShape& data_shape, const V
   return {dx, dw};
 }
 
-// Phase lanes over an image of several bands (the output gradient's rows copied a band at a
-// time: 2 bands of 128 filters' rows in float32, 4 in float64), against direct sums; 1 and 2
-// threads.
-TEST(ConvolutionTest, PhaseLanesBandsMatchDirectSums) {
-  const TShape data{2, 3, 161, 30};
-  const int filters = 128;
-  const OpCase c{
-      "Convolution",
-      {{"kernel", "(7,7)"},
-       {"stride", "(2,2)"},
-       {"pad", "(3,3)"},
-       {"num_filter", std::to_string(filters)}},
-      {InputSpec{data}, InputSpec{TShape{filters, 3, 7, 7}}, InputSpec{TShape{filters}}}};
+// A square layer (kernel, stride, pad on both axes) with data `data` and `filters` filters.
+OpCase SquareLayer(const TShape& data, int filters, int kernel, int stride, int pad) {
+  const std::string k = std::to_string(kernel), s = std::to_string(stride);
+  const std::string p = std::to_string(pad);
+  return OpCase{"Convolution",
+                {{"kernel", "(" + k + "," + k + ")"},
+                 {"stride", "(" + s + "," + s + ")"},
+                 {"pad", "(" + p + "," + p + ")"},
+                 {"num_filter", std::to_string(filters)}},
+                {InputSpec{data}, InputSpec{TShape{filters, data[1], kernel, kernel}},
+                 InputSpec{TShape{filters}}}};
+}
+
+// SquareLayer's data and weight gradients, float64 and float32, against direct sums, on each of
+// `thread_counts` threads (0: the library's default).
+void CheckGradientsMatchDirectSums(const TShape& data, int filters, int kernel, int stride,
+                                   int pad, std::initializer_list<int> thread_counts) {
+  const OpCase c = SquareLayer(data, filters, kernel, stride, pad);
   const TShape out_shape = testing::InferOutputShapes(c)[0];
-  ASSERT_EQ(out_shape, (TShape{2, filters, 81, 15}));
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(9);
   const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
     const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-    const std::vector<Values> expected =
-        DirectConvolutionGradients(data, testing::ToValues(inputs[0].blob()),
-                                   testing::ToValues(inputs[1].blob()), og, 7, 2, 3, out_shape);
+    const std::vector<Values> expected = DirectConvolutionGradients(
+        data, testing::ToValues(inputs[0].blob()), testing::ToValues(inputs[1].blob()), og,
+        kernel, stride, pad, out_shape);
     const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
-    for (const int threads : {1, 2}) {
+    for (const int threads : thread_counts) {
       SCOPED_TRACE("float" + std::to_string(type_flag == mshadow::kFloat64 ? 64 : 32) +
                    " threads=" + std::to_string(threads));
       mshadow::SetNumThreads(threads);
       const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
       testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol,
                            "data grad");
+      testing::ExpectClose(expected[1], testing::ToValues(grads[1].blob()), rtol, rtol,
+                           "weight grad");
     }
   }
   mshadow::SetNumThreads(0);
 }
 
+// Phase lanes over an image of several bands (the output gradient's rows copied a band at a
+// time: 2 bands of 128 filters' rows in float32, 4 in float64); 1 and 2 threads.
+TEST(ConvolutionTest, PhaseLanesBandsMatchDirectSums) {
+  const TShape data{2, 3, 161, 30};
+  ASSERT_EQ(testing::InferOutputShapes(SquareLayer(data, 128, 7, 2, 3))[0],
+            (TShape{2, 128, 81, 15}));
+  CheckGradientsMatchDirectSums(data, 128, 7, 2, 3, {1, 2});
+}
+
 // A layer whose column matrix the CPU makes in two chunks of input channels (20 channels of
 // 20 x 20 outputs through a 5 x 5 kernel: chunks of 10 in float64), its forward products and
-// weight gradient summed over them; float64 and float32 against direct sums.
+// weight gradient summed over them.
 TEST(ConvolutionTest, ColumnChunksMatchDirectSums) {
   const TShape data{2, 20, 40, 40};
-  const int filters = 16;
-  const std::vector<Axis> axes{{5, 2, 1, 2}, {5, 2, 1, 2}};
-  const OpCase c{
-      "Convolution",
-      {{"kernel", "(5,5)"},
-       {"stride", "(2,2)"},
-       {"pad", "(2,2)"},
-       {"num_filter", std::to_string(filters)}},
-      {InputSpec{data}, InputSpec{TShape{filters, 20, 5, 5}}, InputSpec{TShape{filters}}}};
-  const TShape out_shape = testing::InferOutputShapes(c)[0];
-  ASSERT_EQ(out_shape, (TShape{2, filters, 20, 20}));
-  CheckForwardMatchesDirectLoop(c, axes, filters);
-  std::mt19937_64 rng(9);
-  const Values og = testing::RandomValues(static_cast<size_t>(out_shape.Size()), -1, 1, &rng);
-  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
-    const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-    const std::vector<Values> expected =
-        DirectConvolutionGradients(data, testing::ToValues(inputs[0].blob()),
-                                   testing::ToValues(inputs[1].blob()), og, 5, 2, 2, out_shape);
-    const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {og});
-    const double rtol = type_flag == mshadow::kFloat64 ? 1e-10 : 1e-4;
-    testing::ExpectClose(expected[0], testing::ToValues(grads[0].blob()), rtol, rtol, "data grad");
-    testing::ExpectClose(expected[1], testing::ToValues(grads[1].blob()), rtol, rtol,
-                         "weight grad");
-  }
+  const OpCase c = SquareLayer(data, 16, 5, 2, 2);
+  ASSERT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 16, 20, 20}));
+  CheckForwardMatchesDirectLoop(c, {{5, 2, 1, 2}, {5, 2, 1, 2}}, 16);
+  CheckGradientsMatchDirectSums(data, 16, 5, 2, 2, {0});
 }
 
 TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {

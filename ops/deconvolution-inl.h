@@ -6,8 +6,9 @@
 // gradient of the convolution that maps its output (N, F, out...) back to (N, C, in...) with
 // the same weight, kernel, stride, dilation and padding. So it runs on the convolution's
 // column matrix (ops/im2col.h), seen from the output: per image and group, col = weight^T *
-// data, then Col2Im onto the output (on the CPU, layers without dilation run by output phase
-// instead where ops/deconvolution_phases.h serves them). Its data gradient is that convolution's
+// data, then Col2Im onto the output (on the CPU, layers onto 1 to 4 channels per group run on
+// position lanes, ops/position_lanes.h and ops/phase_lanes.h, and others without dilation by
+// output phase where ops/deconvolution_phases.h serves them). Its data gradient is that convolution's
 // forward (Im2Col of the output gradient, then weight * col), its weight gradient data * col^T.
 //
 // Per spatial axis, out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj; a
@@ -28,6 +29,8 @@
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/matrix_product.h"
+#include "ops/phase_lanes.h"
+#include "ops/position_lanes.h"
 #include "ops/tap_gradient.h"
 #include "ops/tile_convolution.h"
 #include "ops/transpose_block.h"
@@ -186,11 +189,22 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
     auto y = out[0].get_with_shape<xpu, 3, DType>(
         mshadow::Shape3(batch, param.num_filter, g.InSize()), stream);
     if constexpr (std::is_same_v<xpu, cpu>) {
+      // Onto 1 to 4 channels per group by position lanes (stride 1) or by phase over them;
+      // others by output phase where PhasesServe.
+      const DType* bias = param.no_bias ? nullptr : in[2].dptr<DType>();
+      const auto space = [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); };
+      if (position_lanes::ServesDataGradient(g, gs.groups)) {
+        return position_lanes::Deconvolve(g, gs.groups, channels, batch, data.dptr_,
+                                          weight.dptr_, bias, req[0], y.dptr_, space);
+      }
+      if (phase_lanes::Serves(g, gs.groups)) {
+        return phase_lanes::Deconvolve(g, gs.groups, channels, batch, data.dptr_, weight.dptr_,
+                                       bias, req[0], y.dptr_, space);
+      }
       if (PhasesServe<DType>(g, gs.groups, gs.channels)) {
         return RunByPhases(PlanPhases(g, gs.groups, gs.channels), batch,
-                           WeightLayout::kDeconvolution, weight.dptr_, data.dptr_,
-                           param.no_bias ? nullptr : in[2].dptr<DType>(), y.dptr_, req[0],
-                           [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
+                           WeightLayout::kDeconvolution, weight.dptr_, data.dptr_, bias, y.dptr_,
+                           req[0], space);
       }
     }
     auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(
@@ -213,7 +227,8 @@ void Deconvolve(const DeconvolutionParam& param, const OpContext& ctx,
 
 // The CPU's backward for groups of at least a packet of channels. Where the data's channels
 // per group are whole strips of the tiles (1-d to 3-d layers), its data gradient is the
-// equivalent convolution's forward by position tiles (ops/tile_convolution.h) and its weight
+// equivalent convolution's forward by position tiles (ops/tile_convolution.h; by position
+// lanes, ops/position_lanes.h, where og has 1 to 4 channels per group) and its weight
 // gradient that convolution's by tap tiles (ops/tap_gradient.h, the data's channels as its
 // filters): both read og in place. Otherwise both go over chunks of og's column matrix
 // (ops/column_chunks.h): the weight gradient data * col^T summed over the batch, and with each
@@ -228,10 +243,16 @@ void DeconvolveBackwardCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
   const index_t batch = data.size(0), threads = BatchThreads(batch);
   if (tile_convolution::Serves<DType>(g, gs.channels)) {
     const index_t channels = gs.groups * gs.channels;
-    tile_convolution::ConvolveByTiles(g, gs.groups, channels, batch,
-                                      static_cast<const DType*>(og.dptr_),
-                                      static_cast<const DType*>(weight.dptr_),
-                                      static_cast<const DType*>(nullptr), dx_req, dx.dptr_, space);
+    const DType* og_data = og.dptr_;
+    const DType* w = weight.dptr_;
+    if (position_lanes::Serves(g, gs.groups)) {  // og of 1 to 4 channels per group
+      position_lanes::Forward(g, gs.groups, channels, batch, og_data, w,
+                              static_cast<const DType*>(nullptr), dx_req, dx.dptr_, space);
+    } else {
+      tile_convolution::ConvolveByTiles(g, gs.groups, channels, batch, og_data, w,
+                                        static_cast<const DType*>(nullptr), dx_req, dx.dptr_,
+                                        space);
+    }
     const tap_gradient::TapLayer l = tap_gradient::TapLayerOf(g, gs.groups, channels);
     return tap_gradient::WeightGradient(l, threads, batch, static_cast<const DType*>(og.dptr_),
                                         static_cast<const DType*>(data.dptr_), dw_req, dw,

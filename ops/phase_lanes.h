@@ -1,6 +1,7 @@
 // ops/phase_lanes.h: the CPU's data gradient of a strided 1-d or 2-d convolution onto a few
 // channels per group (an image's first layer: ResNet's 7x7 stride-2 stem), by output phase
-// over position lanes.
+// over position lanes; the same deconvolution for a strided Deconvolution's forward onto a few
+// channels (an image generator's last layer), with its bias.
 //
 // The data gradient is the deconvolution of the output gradient og by the weight; each of its
 // output phases (a residue of the stride on each axis: ops/deconvolution_phases.h) is a
@@ -14,6 +15,8 @@
 //
 //   if (phase_lanes::Serves(g, groups))
 //     phase_lanes::DataGradient(g, groups, filters, batch, og, weight, req, dx, space);
+//   if (phase_lanes::Serves(g, groups))  // g: the Deconvolution's equivalent convolution
+//     phase_lanes::Deconvolve(g, groups, filters, batch, x, weight, bias, req, y, space);
 #ifndef OPS_PHASE_LANES_H_
 #define OPS_PHASE_LANES_H_
 
@@ -215,15 +218,15 @@ void InterleaveBand(const BandPlan& b, const DType* sums, index_t q0, DType* dx)
   }
 }
 
-// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
-// (Serves) from og (batch, filters, out...) and its weight (filters, channels per group,
-// kernel...), in `groups` groups. The bands of the batch's images go to the library's threads,
-// each with its split and sums (space(size) returns `size` elements of scratch); by tiles of
-// Tile's shape.
+// y (batch, channels, in...) = (or +=, as req says) bias (null: none) + the deconvolution of
+// x (batch, filters, out...) by convolution g's weight (filters, channels per group,
+// kernel...), g Serves, in `groups` groups: the data gradient of g from output gradient x.
+// The bands of the batch's images go to the library's threads, each with its split and sums
+// (space(size) returns `size` elements of scratch); by tiles of Tile's shape.
 template <typename Tile, typename DType, typename Space>
-void DataGradientByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
-                         const DType* og, const DType* weight, OpReqType req, DType* dx,
-                         Space&& space) {
+void DeconvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                       const DType* x, const DType* weight, const DType* bias, OpReqType req,
+                       DType* y, Space&& space) {
   if (req == kNullOp) return;
   constexpr int kPackets = Tile::kPackets, kFilters = Tile::kFilters;
   const mshadow::WorkersStayAwake awake;  // through the packing, for the bands' threads
@@ -238,15 +241,15 @@ void DataGradientByTiles(const ConvGeometry& g, index_t groups, index_t filters,
   const index_t own = b.SplitSize<DType>() + b.SumSize();
   DType* scratch = space(threads * own);
   std::vector<char> zeroed(threads, 0);  // per thread: whether its split's pads are zero
-  const index_t og_image = filters * b.p.rows.in * b.p.cols.in;
-  const index_t dx_image = g.channels * b.p.rows.out * b.p.cols.out;
+  const index_t x_image = filters * b.p.rows.in * b.p.cols.in;
+  const index_t y_image = g.channels * b.p.rows.out * b.p.cols.out;
   ForEachImage(items, threads, [&](index_t th, index_t item) {
     DType* split = scratch + th * own;
     DType* sums = split + b.SplitSize<DType>();
     if (!zeroed[th]) std::fill(split, split + b.SplitSize<DType>(), DType(0));
     zeroed[th] = 1;
     const index_t n = item / bands, q0 = b.first_q + item % bands * b.band_q;
-    CopyBand(b, og + n * og_image, q0, split);
+    CopyBand(b, x + n * x_image, q0, split);
     for (const PhaseTiles<Tile, DType>& phase : phases) {
       const std::vector<position_lanes::Run> runs = phase.Runs(b, q0);
       const index_t count = static_cast<index_t>(runs.size());
@@ -258,25 +261,37 @@ void DataGradientByTiles(const ConvGeometry& g, index_t groups, index_t filters,
           position_lanes::MultiplyBand<kPackets, kFilters, false, false>(
               group_split, &runs[i], std::min(position_lanes::kBandRunGroups * kPackets, count - i),
               phase.offsets.data(), depth, phase.packed[grp].data(),
-              static_cast<const DType*>(nullptr), b.p.filters, group_sums, b.SumPlane());
+              bias == nullptr ? nullptr : bias + grp * b.p.filters, b.p.filters, group_sums,
+              b.SumPlane());
         }
       }
     }
     if (req == kAddTo) {
-      InterleaveBand<true>(b, sums, q0, dx + n * dx_image);
+      InterleaveBand<true>(b, sums, q0, y + n * y_image);
     } else {
-      InterleaveBand<false>(b, sums, q0, dx + n * dx_image);
+      InterleaveBand<false>(b, sums, q0, y + n * y_image);
     }
   });
 }
 
-// DataGradientByTiles with the tiles that suit the data's channels per group.
+// DeconvolveByTiles with the tiles that suit the output's channels per group (a
+// Deconvolution's forward onto 1 to 4 channels per group, g its equivalent convolution).
+template <typename DType, typename Space>
+void Deconvolve(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                const DType* x, const DType* weight, const DType* bias, OpReqType req, DType* y,
+                Space&& space) {
+  position_lanes::WithNarrowTile(g.channels / groups, [&](auto tile) {
+    DeconvolveByTiles<decltype(tile)>(g, groups, filters, batch, x, weight, bias, req, y, space);
+  });
+}
+
+// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
+// (Serves) from og (batch, filters, out...) and its weight: og's deconvolution.
 template <typename DType, typename Space>
 void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                   const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
-  position_lanes::WithNarrowTile(g.channels / groups, [&](auto tile) {
-    DataGradientByTiles<decltype(tile)>(g, groups, filters, batch, og, weight, req, dx, space);
-  });
+  Deconvolve(g, groups, filters, batch, og, weight, static_cast<const DType*>(nullptr), req, dx,
+             space);
 }
 
 }  // namespace phase_lanes

@@ -423,16 +423,26 @@ inline bool ServesDataGradient(const ConvGeometry& g, index_t groups) {
   return g.ndim <= 2 && g.channels / groups <= kNarrowFilters && DataGradientIsConvolution(g);
 }
 
+// y (batch, channels, in...) = (or +=, as req says) bias (null: none) + the deconvolution of
+// x (batch, filters, out...) by convolution g's weight, g ServesDataGradient: at stride 1 the
+// convolution of x, padded by dilate * (kernel - 1) - pad, with the kernels flipped and their
+// channels and filters swapped. (A Deconvolution's forward onto 1 to 4 channels per group,
+// g its equivalent convolution.)
+template <typename DType, typename Space>
+void Deconvolve(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
+                const DType* x, const DType* weight, const DType* bias, OpReqType req, DType* y,
+                Space&& space) {
+  ConvolveByLanesOf(DataGradientGeometry(g, filters), groups, g.channels, batch, x,
+                    FlippedWeight<DType>(weight, g, groups, filters), bias, req, y, space);
+}
+
 // dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
-// (ServesDataGradient) from og (batch, filters, out...) and its weight: at stride 1 the
-// convolution of og, padded by dilate * (kernel - 1) - pad, with the kernels flipped and
-// their channels and filters swapped.
+// (ServesDataGradient) from og (batch, filters, out...) and its weight: og's deconvolution.
 template <typename DType, typename Space>
 void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
                   const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
-  ConvolveByLanesOf(DataGradientGeometry(g, filters), groups, g.channels, batch, og,
-                    FlippedWeight<DType>(weight, g, groups, filters),
-                    static_cast<const DType*>(nullptr), req, dx, space);
+  Deconvolve(g, groups, filters, batch, og, weight, static_cast<const DType*>(nullptr), req, dx,
+             space);
 }
 
 }  // namespace position_lanes

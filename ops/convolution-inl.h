@@ -422,9 +422,9 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     // Winograd (UsesWinograd), then for 3-d layers of stride 1 position tiles
     // (tile_convolution::ServesDataGradient), then output phases (UsesPhaseDataGradient); the
     // weight gradient Winograd, tap tiles (ops/tap_gradient.h), then column chunks
-    // (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d
-    // and 3-d depthwise layers, strided 3-d layers of many channels) goes through the column
-    // matrix image by image.
+    // (ops/column_chunks.h). What none serves (the GPU's im2col path, 1-d and 3-d depthwise
+    // layers, strided 3-d layers of many channels) goes through the column matrix image by
+    // image.
     const bool winograd_weight_gradient =
         UsesWinograd<xpu, DType>(g, gs, filters, Pass::kWeightGradient);
     bool pointwise_data_gradient = false, lane_data_gradient = false;

@@ -8,8 +8,9 @@
 // column matrix (ops/im2col.h), seen from the output: per image and group, col = weight^T *
 // data, then Col2Im onto the output (on the CPU, layers onto 1 to 4 channels per group run on
 // position lanes, ops/position_lanes.h and ops/phase_lanes.h, and others without dilation by
-// output phase where ops/deconvolution_phases.h serves them). Its data gradient is that convolution's
-// forward (Im2Col of the output gradient, then weight * col), its weight gradient data * col^T.
+// output phase where ops/deconvolution_phases.h serves them). Its data gradient is that
+// convolution's forward (Im2Col of the output gradient, then weight * col), its weight
+// gradient data * col^T.
 //
 // Per spatial axis, out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj; a
 // target_shape instead sets pad and adj so that out is the target (pad rounded up, as MXNet).

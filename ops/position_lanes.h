@@ -8,7 +8,8 @@
 // and transpose their sums into the output, which for a layer of a few dozen products per
 // output cost as much as the products (a 3x3 layer of 3 channels ran at 0.4 of MXNet's
 // oneDNN; docs/benchmarks.md, sixty-fourth session). The same tiles take the data gradient of
-// a stride-1 layer onto its few channels: a convolution of the output gradient.
+// a stride-1 layer onto its few channels, a convolution of the output gradient, and so a
+// stride-1 Deconvolution's forward onto few channels (strided ones: ops/phase_lanes.h).
 //
 //   if (position_lanes::Serves(g, groups))
 //     position_lanes::Forward(g, groups, filters, batch, data, weight, bias, req, y, space);

@@ -529,15 +529,17 @@ void ConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
             [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); });
       }
       if (lane_data_gradient) {
+        // The deconvolution of og by the weight, without bias.
         const auto space = [&](index_t size) { return CpuWorkspace<DType>(ctx, size, stream); };
         const DType* og_data = og.dptr_;
         const DType* w = weight.dptr_;
+        const DType* no_bias = nullptr;
         if (position_lanes::ServesDataGradient(g, gs.groups)) {
-          position_lanes::DataGradient(g, gs.groups, filters, batch, og_data, w, req[0],
-                                       dx.dptr_, space);
+          position_lanes::Deconvolve(g, gs.groups, filters, batch, og_data, w, no_bias, req[0],
+                                     dx.dptr_, space);
         } else {
-          phase_lanes::DataGradient(g, gs.groups, filters, batch, og_data, w, req[0], dx.dptr_,
-                                    space);
+          phase_lanes::Deconvolve(g, gs.groups, filters, batch, og_data, w, no_bias, req[0],
+                                  dx.dptr_, space);
         }
       }
       if (tile_data_gradient) {

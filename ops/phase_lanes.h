@@ -13,8 +13,8 @@
 // each phase, are interleaved into dx. The phases as products of 3 rows reading og in place
 // (deconvolution::RunByPhases) had waited on og's planes from the L3 cache.
 //
-//   if (phase_lanes::Serves(g, groups))
-//     phase_lanes::DataGradient(g, groups, filters, batch, og, weight, req, dx, space);
+//   if (phase_lanes::Serves(g, groups))  // dx: og's deconvolution, no bias
+//     phase_lanes::Deconvolve(g, groups, filters, batch, og, weight, nullptr, req, dx, space);
 //   if (phase_lanes::Serves(g, groups))  // g: the Deconvolution's equivalent convolution
 //     phase_lanes::Deconvolve(g, groups, filters, batch, x, weight, bias, req, y, space);
 #ifndef OPS_PHASE_LANES_H_
@@ -283,15 +283,6 @@ void Deconvolve(const ConvGeometry& g, index_t groups, index_t filters, index_t 
   position_lanes::WithNarrowTile(g.channels / groups, [&](auto tile) {
     DeconvolveByTiles<decltype(tile)>(g, groups, filters, batch, x, weight, bias, req, y, space);
   });
-}
-
-// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
-// (Serves) from og (batch, filters, out...) and its weight: og's deconvolution.
-template <typename DType, typename Space>
-void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
-                  const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
-  Deconvolve(g, groups, filters, batch, og, weight, static_cast<const DType*>(nullptr), req, dx,
-             space);
 }
 
 }  // namespace phase_lanes

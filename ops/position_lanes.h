@@ -13,8 +13,8 @@
 //
 //   if (position_lanes::Serves(g, groups))
 //     position_lanes::Forward(g, groups, filters, batch, data, weight, bias, req, y, space);
-//   if (position_lanes::ServesDataGradient(g, groups))
-//     position_lanes::DataGradient(g, groups, filters, batch, og, weight, req, dx, space);
+//   if (position_lanes::ServesDataGradient(g, groups))  // dx: og's deconvolution, no bias
+//     position_lanes::Deconvolve(g, groups, filters, batch, og, weight, nullptr, req, dx, space);
 #ifndef OPS_POSITION_LANES_H_
 #define OPS_POSITION_LANES_H_
 
@@ -435,15 +435,6 @@ void Deconvolve(const ConvGeometry& g, index_t groups, index_t filters, index_t 
                 Space&& space) {
   ConvolveByLanesOf(DataGradientGeometry(g, filters), groups, g.channels, batch, x,
                     FlippedWeight<DType>(weight, g, groups, filters), bias, req, y, space);
-}
-
-// dx (batch, channels, in...) = (or +=, as req says) the data gradient of convolution g
-// (ServesDataGradient) from og (batch, filters, out...) and its weight: og's deconvolution.
-template <typename DType, typename Space>
-void DataGradient(const ConvGeometry& g, index_t groups, index_t filters, index_t batch,
-                  const DType* og, const DType* weight, OpReqType req, DType* dx, Space&& space) {
-  Deconvolve(g, groups, filters, batch, og, weight, static_cast<const DType*>(nullptr), req, dx,
-             space);
 }
 
 }  // namespace position_lanes

@@ -18,6 +18,7 @@
 #ifndef OPS_BOX_NMS_INL_H_
 #define OPS_BOX_NMS_INL_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -110,6 +111,16 @@ MSHADOW_XINLINE DType ConvertedGradient(const NmsLayout& l, const DType* g, inde
   }
   // cx = (x1 + x2) / 2, w = x2 - x1: dx1 = dcx / 2 - dw, dx2 = dcx / 2 + dw
   return c < 2 ? d[c] / DType(2) - d[c + 2] : d[c - 2] / DType(2) + d[c];
+}
+
+// Adds an output row's gradient g to its input row's: straight when the formats agree.
+template <typename DType>
+MSHADOW_XINLINE void AddRowGradient(const NmsLayout& l, const DType* g, DType* target) {
+  if (l.in_format == l.out_format) {
+    for (index_t k = 0; k < l.width; ++k) target[k] += g[k];
+  } else {
+    for (index_t k = 0; k < l.width; ++k) target[k] += ConvertedGradient(l, g, k);
+  }
 }
 
 // Sorts the entries (keys[k], order[k]), k < m, by descending key, equal keys in their order:
@@ -228,7 +239,25 @@ struct box_nms_scatter_gradient {
     const index_t item = r / l.boxes;
     DType* target = in_grad + (item * l.boxes + source) * l.width;
     const DType* g = out_grad + r * l.width;
-    for (index_t k = 0; k < l.width; ++k) target[k] += ConvertedGradient(l, g, k);
+    AddRowGradient(l, g, target);
+  }
+};
+
+// Item i (a batch item, on the CPU): its rows of the input gradient zeroed (unless added to)
+// and its kept rows' gradients added, on one thread, so no row's cache line is zeroed on one
+// core and added to on another.
+struct box_nms_item_gradient {
+  template <typename DType>
+  MSHADOW_XINLINE static void Map(index_t i, NmsLayout l, const DType* out_grad, const int* index,
+                                  DType* in_grad, bool add_to) {
+    DType* item_grad = in_grad + i * l.boxes * l.width;
+    if (!add_to) {
+      for (index_t k = 0; k < l.boxes * l.width; ++k) item_grad[k] = DType(0);
+    }
+    for (index_t r = i * l.boxes; r < (i + 1) * l.boxes; ++r) {
+      if (index[r] < 0) continue;
+      AddRowGradient(l, out_grad + r * l.width, item_grad + index[r] * l.width);
+    }
   }
 };
 
@@ -261,10 +290,16 @@ void BoxNmsBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const NmsLayout l = NmsLayoutOf(GetParam<BoxNmsParam>(attrs), out[0].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    if (req[0] != kAddTo)
-      Assign(Flat<xpu, DType>(out[0], s), kWriteTo, mshadow::expr::scalar<DType>(0));
-    Kernel<box_nms_scatter_gradient, xpu>::Launch(s, in[3].Size(), l, in[0].dptr<DType>(),
-                                                  in[3].dptr<int>(), out[0].dptr<DType>());
+    if constexpr (std::is_same_v<xpu, cpu>) {
+      Kernel<box_nms_item_gradient, xpu>::LaunchItems(
+          s, l.items, 2 * l.boxes * l.width, l, in[0].dptr<DType>(), in[3].dptr<int>(),
+          out[0].dptr<DType>(), req[0] == kAddTo);
+    } else {
+      if (req[0] != kAddTo)
+        Assign(Flat<xpu, DType>(out[0], s), kWriteTo, mshadow::expr::scalar<DType>(0));
+      Kernel<box_nms_scatter_gradient, xpu>::Launch(s, in[3].Size(), l, in[0].dptr<DType>(),
+                                                    in[3].dptr<int>(), out[0].dptr<DType>());
+    }
   });
 }
 

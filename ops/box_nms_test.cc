@@ -1,12 +1,15 @@
 // _contrib_box_nms against MXNet 1.9.1's printed results (classes, background, topk, the valid
 // threshold, both formats, ties, an IoU at the threshold), write modes, gradients through the
-// format conversion against central differences, batch axes, and the parameters it refuses.
+// format conversion against central differences, many items' gradients on two threads, batch
+// axes, and the parameters it refuses.
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -119,6 +122,36 @@ TEST(BoxNmsTest, WriteModesAndGradientsThroughEveryFormat) {
       testing::CheckGradient(c);
     }
   }
+}
+
+TEST(BoxNmsTest, GradientsOfManyItemsOnTwoThreadsFollowTheIndex) {
+  // Eight items of 512 random boxes, enough work for two threads: each input row's gradient is
+  // the gradient of the output row the hidden index sends it, zero for rows not kept.
+  constexpr index_t kItems = 8, kBoxesPerItem = 512, kWidth = 6;
+  const OpCase c{"_contrib_box_nms",
+                 {{"overlap_thresh", "0.3"}, {"topk", "200"}},
+                 {InputSpec(TShape{kItems, kBoxesPerItem, kWidth}, 0.0, 1.0)}};
+  const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
+  const Values index = testing::ToValues(testing::Forward(c, in)[1].blob());
+  std::mt19937_64 rng(3);
+  const Values out_grad = testing::RandomValues(index.size() * kWidth, -1, 1, &rng);
+  Values expected(out_grad.size(), 0.0);
+  index_t kept = 0;
+  for (index_t r = 0; r < kItems * kBoxesPerItem; ++r) {
+    if (index[r] < 0) continue;
+    ++kept;
+    const index_t source = r / kBoxesPerItem * kBoxesPerItem + static_cast<index_t>(index[r]);
+    for (index_t k = 0; k < kWidth; ++k) expected[source * kWidth + k] = out_grad[r * kWidth + k];
+  }
+  ASSERT_GT(kept, kItems);
+  ASSERT_LT(kept, kItems * 200 + 1);
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    mshadow::SetNumThreads(threads);
+    ExpectNear(expected, testing::ToValues(testing::Backward(c, in, {out_grad})[0].blob()),
+               "in_grad");
+  }
+  mshadow::SetNumThreads(1);
 }
 
 TEST(BoxNmsTest, BatchAxesAreItems) {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "mshadow/parallel.h"
@@ -130,6 +131,11 @@ struct PhaseTiles {
   index_t ry = 0, rx = 0;
   std::vector<index_t> offsets;
   std::vector<std::vector<DType>> packed;  // per group
+  // The runs of a band's row i (og row q0 + i) of this phase's outputs, row after row: inputs
+  // in the band's split, outputs in the band's sums (dx row i * sy + ry, column phase rx).
+  // Relative to the band, so the same for every band.
+  std::vector<position_lanes::Run> band_runs;
+  index_t runs_per_row = 0;
 
   PhaseTiles(const BandPlan& b, index_t phase_ry, index_t phase_rx,
              const GroupedWeight<DType>& weight)
@@ -153,24 +159,29 @@ struct PhaseTiles {
           },
           b.p.filters, b.p.channels, taps));
     }
+    PlanRuns(b);
   }
 
-  // The runs of this phase's outputs whose og rows q fall in [q0, q0 + band_q): inputs in the
-  // band's split, outputs in the band's sums (dx row (q - q0) * sy + ry, column phase rx).
-  std::vector<position_lanes::Run> Runs(const BandPlan& b, index_t q0) const {
-    constexpr index_t kLanes = vec::Full<DType>::kSize;
-    std::vector<position_lanes::Run> runs;
+  // Band q0's runs: those of its rows whose og rows q hold this phase's outputs.
+  std::pair<const position_lanes::Run*, index_t> Runs(const BandPlan& b, index_t q0) const {
     const index_t begin = std::max(q0, py.first);
     const index_t end = std::min(q0 + b.band_q, py.first + py.count);
-    for (index_t q = begin; q < end; ++q) {
-      const index_t input_row = (q - q0 + b.p.rows.lead - (py.taps - 1)) * b.pitch;
-      const index_t sum_row = ((q - q0) * b.p.rows.stride + ry) * b.SumRow() + rx * b.phase_width;
+    if (end <= begin) return {nullptr, 0};
+    return {band_runs.data() + (begin - q0) * runs_per_row, (end - begin) * runs_per_row};
+  }
+
+ private:
+  void PlanRuns(const BandPlan& b) {
+    constexpr index_t kLanes = vec::Full<DType>::kSize;
+    runs_per_row = (px.count + kLanes - 1) / kLanes;
+    for (index_t i = 0; i < b.band_q; ++i) {
+      const index_t input_row = (i + b.p.rows.lead - (py.taps - 1)) * b.pitch;
+      const index_t sum_row = (i * b.p.rows.stride + ry) * b.SumRow() + rx * b.phase_width;
       for (index_t j = 0; j < px.count; j += kLanes) {
-        runs.push_back({input_row + px.first + j + b.p.cols.lead - (px.taps - 1), sum_row + j,
-                        std::min(kLanes, px.count - j)});
+        band_runs.push_back({input_row + px.first + j + b.p.cols.lead - (px.taps - 1),
+                             sum_row + j, std::min(kLanes, px.count - j)});
       }
     }
-    return runs;
   }
 };
 
@@ -251,19 +262,13 @@ void DeconvolveByTiles(const ConvGeometry& g, index_t groups, index_t filters, i
     const index_t n = item / bands, q0 = b.first_q + item % bands * b.band_q;
     CopyBand(b, x + n * x_image, q0, split);
     for (const PhaseTiles<Tile, DType>& phase : phases) {
-      const std::vector<position_lanes::Run> runs = phase.Runs(b, q0);
-      const index_t count = static_cast<index_t>(runs.size());
+      const auto [runs, count] = phase.Runs(b, q0);
       const index_t depth = b.p.channels * phase.py.taps * phase.px.taps;
       for (index_t grp = 0; grp < b.p.groups; ++grp) {
-        const DType* group_split = split + grp * b.p.channels * b.SplitChannel();
-        DType* group_sums = sums + grp * b.p.filters * b.SumPlane();
-        for (index_t i = 0; i < count; i += position_lanes::kBandRunGroups * kPackets) {
-          position_lanes::MultiplyBand<kPackets, kFilters, false, false>(
-              group_split, &runs[i], std::min(position_lanes::kBandRunGroups * kPackets, count - i),
-              phase.offsets.data(), depth, phase.packed[grp].data(),
-              bias == nullptr ? nullptr : bias + grp * b.p.filters, b.p.filters, group_sums,
-              b.SumPlane());
-        }
+        position_lanes::MultiplyBands<kPackets, kFilters, false, false>(
+            split + grp * b.p.channels * b.SplitChannel(), runs, count, phase.offsets.data(),
+            depth, phase.packed[grp].data(), bias == nullptr ? nullptr : bias + grp * b.p.filters,
+            b.p.filters, sums + grp * b.p.filters * b.SumPlane(), b.SumPlane());
       }
     }
     if (req == kAddTo) {

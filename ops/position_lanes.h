@@ -283,6 +283,18 @@ template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
   }
 }
 
+// MultiplyBand over runs[0, count), kBandRunGroups run groups at a time.
+template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
+void MultiplyBands(const DType* split, const Run* runs, index_t count, const index_t* offsets,
+                   index_t depth, const DType* w, const DType* bias, index_t filters, DType* y,
+                   index_t y_plane) {
+  constexpr index_t kBand = kBandRunGroups * kPackets;
+  for (index_t i = 0; i < count; i += kBand) {
+    MultiplyBand<kPackets, kFilters, kAdd, kStream>(split, runs + i, std::min(kBand, count - i),
+                                                    offsets, depth, w, bias, filters, y, y_plane);
+  }
+}
+
 // A group's weights as the tiles read them: per tile of kFilters filters, per channel and
 // tap k (c * taps + (ky * kw + kx)), the tile's filters' weights weight_at(f, c, tap)
 // consecutively, zeros past the group's last filter.
@@ -345,11 +357,9 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
         DType* y_group = y + (n * filters + grp * t.filters) * out_plane;
         const DType* w = packed[grp].data();
         const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters;
-        for (index_t i = begin; i < end; i += kBandRunGroups * kPackets) {
-          MultiplyBand<kPackets, kFilters, kAdd, kStream>(
-              group_split, &runs[i], std::min(kBandRunGroups * kPackets, end - i),
-              offsets.data(), depth, w, b, t.filters, y_group, out_plane);
-        }
+        MultiplyBands<kPackets, kFilters, kAdd, kStream>(group_split, &runs[begin], end - begin,
+                                                         offsets.data(), depth, w, b, t.filters,
+                                                         y_group, out_plane);
       }
     };
     if (req == kAddTo) {

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mshadow/streaming_stores.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -64,15 +65,18 @@ void AddNCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
 
 // The CPU backward: the output gradient a block at a time, each block copied (or added) to
 // every input's gradient while it sits in the L1 cache (one read of it, not one per input).
-// The copies go out by streaming stores where the gradients together outgrow the caches: by
-// the rule of kernels that write several output lines at once (StreamsProductOf), not the
-// engine's one output at a time (docs/benchmarks.md, seventy-second session).
+// The copies go out by streaming stores where the gradients together reach the threshold of
+// kernels that write several output lines at once (mshadow::TileStreamingStoreMinBytes(),
+// the whole output's bytes, not twice them as for one output): the crossover measured, where
+// the engine's rule for each output alone kept 4 x 16 MiB cached and 2.4x slower
+// (docs/benchmarks.md, seventy-second session).
 template <typename DType>
 void AddNBackwardOnCpu(const TBlob& out_grad, const std::vector<OpReqType>& req,
                        const std::vector<TBlob>& in_grads) {
   const index_t n = out_grad.Size();
   const DType* from = out_grad.dptr<DType>();
-  const bool stream = StreamsProductOf(static_cast<index_t>(in_grads.size() * n * sizeof(DType)));
+  const bool stream = static_cast<index_t>(in_grads.size() * n * sizeof(DType)) >=
+                      mshadow::TileStreamingStoreMinBytes();
   constexpr index_t kBlock = 4096 / sizeof(DType);  // 4 KiB: a multiple of every alignment
   ParallelRows((n + kBlock - 1) / kBlock, kBlock * in_grads.size(), [&](index_t first,
                                                                        index_t last) {

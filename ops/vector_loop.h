@@ -366,9 +366,8 @@ class RunWriter {
 // twice reaching mshadow::StreamingStoreMinBytes().
 inline bool StreamsCopyOf(index_t bytes) { return 2 * bytes >= mshadow::StreamingStoreMinBytes(); }
 
-// The same for a kernel whose stores go to several output lines at once (a register-tiled
-// product, position_lanes' tiles, add_n's gradients) and write `bytes` in all, against
-// mshadow::TileStreamingStoreMinBytes().
+// The same for a register-tiled kernel (a product, position_lanes' tiles) that writes `bytes`,
+// against mshadow::TileStreamingStoreMinBytes().
 inline bool StreamsProductOf(index_t bytes) {
   return 2 * bytes >= mshadow::TileStreamingStoreMinBytes();
 }

@@ -212,36 +212,46 @@ inline bool Applies(const ConvGeometry& g, index_t groups, index_t filters) {
          std::max<index_t>(g.ColRows() * g.OutSize(), index_t(1) << 26);
 }
 
-// U[p][o][i] = (G g G^T)[p] for the 3x3 kernel g of output channel o and input channel i.
-// `kernel(o, i)` points at that kernel's 9 elements, row-major; `flip` reads it rotated by
-// 180 degrees (the data gradient's kernels).
+// U[p][o][i] = (G g G^T)[p] for the 3x3 kernel g of output channel o and every input channel
+// i (U's planes `plane` elements apart). `kernel(o, i)` points at that kernel's 9 elements,
+// row-major; `flip` reads it rotated by 180 degrees (the data gradient's kernels).
+template <typename DType, typename KernelOf>
+void TransformKernelsOf(index_t o, index_t in_channels, index_t plane, bool flip,
+                        KernelOf& kernel, DType* u) {
+  for (index_t i = 0; i < in_channels; ++i) {
+    const DType* k = kernel(o, i);
+    DType g[3][3];
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) g[r][c] = flip ? k[(2 - r) * 3 + (2 - c)] : k[r * 3 + c];
+    }
+    DType gg[4][3];  // G g
+    for (int c = 0; c < 3; ++c) {
+      gg[0][c] = g[0][c];
+      gg[1][c] = DType(0.5) * (g[0][c] + g[1][c] + g[2][c]);
+      gg[2][c] = DType(0.5) * (g[0][c] - g[1][c] + g[2][c]);
+      gg[3][c] = g[2][c];
+    }
+    DType* out = u + o * in_channels + i;
+    for (int r = 0; r < 4; ++r) {  // (G g) G^T
+      out[(r * 4 + 0) * plane] = gg[r][0];
+      out[(r * 4 + 1) * plane] = DType(0.5) * (gg[r][0] + gg[r][1] + gg[r][2]);
+      out[(r * 4 + 2) * plane] = DType(0.5) * (gg[r][0] - gg[r][1] + gg[r][2]);
+      out[(r * 4 + 3) * plane] = gg[r][2];
+    }
+  }
+}
+
+// TransformKernelsOf for every output channel, on the library's threads (one thread had held
+// the other waiting through a 256-channel layer's transform).
 template <typename DType, typename KernelOf>
 void TransformKernels(index_t out_channels, index_t in_channels, bool flip, KernelOf kernel,
                       DType* u) {
   const index_t plane = out_channels * in_channels;
-  for (index_t o = 0; o < out_channels; ++o) {
-    for (index_t i = 0; i < in_channels; ++i) {
-      const DType* k = kernel(o, i);
-      DType g[3][3];
-      for (int r = 0; r < 3; ++r) {
-        for (int c = 0; c < 3; ++c) g[r][c] = flip ? k[(2 - r) * 3 + (2 - c)] : k[r * 3 + c];
-      }
-      DType gg[4][3];  // G g
-      for (int c = 0; c < 3; ++c) {
-        gg[0][c] = g[0][c];
-        gg[1][c] = DType(0.5) * (g[0][c] + g[1][c] + g[2][c]);
-        gg[2][c] = DType(0.5) * (g[0][c] - g[1][c] + g[2][c]);
-        gg[3][c] = g[2][c];
-      }
-      DType* out = u + o * in_channels + i;
-      for (int r = 0; r < 4; ++r) {  // (G g) G^T
-        out[(r * 4 + 0) * plane] = gg[r][0];
-        out[(r * 4 + 1) * plane] = DType(0.5) * (gg[r][0] + gg[r][1] + gg[r][2]);
-        out[(r * 4 + 2) * plane] = DType(0.5) * (gg[r][0] - gg[r][1] + gg[r][2]);
-        out[(r * 4 + 3) * plane] = gg[r][2];
-      }
+  ParallelRows(out_channels, kPoints * in_channels, [&](index_t begin, index_t end) {
+    for (index_t o = begin; o < end; ++o) {
+      TransformKernelsOf(o, in_channels, plane, flip, kernel, u);
     }
-  }
+  });
 }
 
 using register_gemm::LeftOperand;

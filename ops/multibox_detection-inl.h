@@ -28,6 +28,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace bounding_box {
@@ -86,10 +87,12 @@ struct multibox_detection_item {
     int* order = order_space + b * n;
     int* spare = spare_space + b * n;
     // Each anchor's best class (in spare) and score (in keys), a class's row at a time: the
-    // first class read sets them, a later one replaces them only with a higher score.
+    // first class read sets them, a later one replaces them only with a higher score. The
+    // loops in SIMD lanes, which GCC's -O2 had left scalar (docs/benchmarks.md).
     int first = 0;
     while (first == l.background_id) ++first;
     if (first >= static_cast<int>(l.classes)) first = -1;
+    OPS_SIMD_LOOP
     for (index_t i = 0; i < n; ++i) {
       spare[i] = first;
       keys[i] = first < 0 ? DType(0) : prob[first * n + i];
@@ -97,6 +100,7 @@ struct multibox_detection_item {
     for (index_t c = first + 1; first >= 0 && c < l.classes; ++c) {
       if (static_cast<int>(c) == l.background_id) continue;
       const DType* row = prob + c * n;
+      OPS_SIMD_LOOP
       for (index_t i = 0; i < n; ++i) {
         const bool higher = row[i] > keys[i];
         keys[i] = higher ? row[i] : keys[i];

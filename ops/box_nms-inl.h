@@ -18,11 +18,13 @@
 #ifndef OPS_BOX_NMS_INL_H_
 #define OPS_BOX_NMS_INL_H_
 
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
 #include "ops/bounding_box-inl.h"
+#include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -291,6 +293,16 @@ void BoxNmsBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     if constexpr (std::is_same_v<xpu, cpu>) {
+      // The index comes back from the host: a row past the item's would be written outside.
+      const int* index = in[3].dptr<int>();
+      const index_t rows = static_cast<index_t>(in[3].Size());
+      const index_t bad = FirstOutside(index, rows, -2.0, static_cast<double>(l.boxes));
+      if (bad < rows) {
+        throw dmlc::Error("the index input (the forward's hidden output) holds " +
+                          std::to_string(index[bad]) + " at row " + std::to_string(bad) +
+                          "; valid: -1 (no input row) or an input row 0 to " +
+                          std::to_string(l.boxes - 1));
+      }
       Kernel<box_nms_item_gradient, xpu>::LaunchItems(
           s, l.items, 2 * l.boxes * l.width, l, in[0].dptr<DType>(), in[3].dptr<int>(),
           out[0].dptr<DType>(), req[0] == kAddTo);

@@ -154,6 +154,22 @@ TEST(BoxNmsTest, GradientsOfManyItemsOnTwoThreadsFollowTheIndex) {
   mshadow::SetNumThreads(1);
 }
 
+TEST(BoxNmsTest, AnIndexPastTheBoxesIsNamedByTheBackward) {
+  // Two boxes: the index (the forward's hidden output, back from the host) names row 2.
+  const NodeAttrs back = ParseAttrs(Op::Get("_backward_contrib_box_nms"), {});
+  const CpuTensor og = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 1.0));
+  const CpuTensor index_grad = testing::TensorOf(TShape{2}, mshadow::kInt32, {0, 0});
+  const CpuTensor out = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 0.5));
+  const CpuTensor index = testing::TensorOf(TShape{2}, mshadow::kInt32, {1, 2});
+  CpuTensor grad(TShape{2, 6}, mshadow::kFloat32);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<mshadow::cpu>(back, MakeCpuContext(back),
+                                     {og.blob(), index_grad.blob(), out.blob(), index.blob()},
+                                     {kWriteTo}, {grad.blob()});
+              }),
+              HasSubstr("holds 2 at row 1; valid: -1 (no input row) or an input row 0 to 1"));
+}
+
 TEST(BoxNmsTest, BatchAxesAreItems) {
   // The same six boxes twice over a (2, 1) batch: the same result twice.
   Values twice = kBoxes;

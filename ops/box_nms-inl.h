@@ -304,8 +304,8 @@ void BoxNmsBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                           std::to_string(l.boxes - 1));
       }
       Kernel<box_nms_item_gradient, xpu>::LaunchItems(
-          s, l.items, 2 * l.boxes * l.width, l, in[0].dptr<DType>(), in[3].dptr<int>(),
-          out[0].dptr<DType>(), req[0] == kAddTo);
+          s, l.items, 2 * l.boxes * l.width, l, in[0].dptr<DType>(), index, out[0].dptr<DType>(),
+          req[0] == kAddTo);
     } else {
       if (req[0] != kAddTo)
         Assign(Flat<xpu, DType>(out[0], s), kWriteTo, mshadow::expr::scalar<DType>(0));

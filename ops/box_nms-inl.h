@@ -291,18 +291,20 @@ void BoxNmsBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   if (req[0] == kNullOp) return;
   const NmsLayout l = NmsLayoutOf(GetParam<BoxNmsParam>(attrs), out[0].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  // The index comes back from the host: a row past the item's would be written outside the
+  // gradient. A GPU's is read on the host for the check (rows ints, one wait).
+  WithIndicesOnHost<xpu, int>(in[3], s, [&l](const int* index, index_t rows) {
+    const index_t bad = FirstOutside(index, rows, -2.0, static_cast<double>(l.boxes));
+    if (bad < rows) {
+      throw dmlc::Error("the index input (the forward's hidden output) holds " +
+                        std::to_string(index[bad]) + " at row " + std::to_string(bad) +
+                        "; valid: -1 (no input row) or an input row 0 to " +
+                        std::to_string(l.boxes - 1));
+    }
+  });
+  const int* index = in[3].dptr<int>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     if constexpr (std::is_same_v<xpu, cpu>) {
-      // The index comes back from the host: a row past the item's would be written outside.
-      const int* index = in[3].dptr<int>();
-      const index_t rows = static_cast<index_t>(in[3].Size());
-      const index_t bad = FirstOutside(index, rows, -2.0, static_cast<double>(l.boxes));
-      if (bad < rows) {
-        throw dmlc::Error("the index input (the forward's hidden output) holds " +
-                          std::to_string(index[bad]) + " at row " + std::to_string(bad) +
-                          "; valid: -1 (no input row) or an input row 0 to " +
-                          std::to_string(l.boxes - 1));
-      }
       Kernel<box_nms_item_gradient, xpu>::LaunchItems(
           s, l.items, 2 * l.boxes * l.width, l, in[0].dptr<DType>(), index, out[0].dptr<DType>(),
           req[0] == kAddTo);
@@ -310,7 +312,7 @@ void BoxNmsBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       if (req[0] != kAddTo)
         Assign(Flat<xpu, DType>(out[0], s), kWriteTo, mshadow::expr::scalar<DType>(0));
       Kernel<box_nms_scatter_gradient, xpu>::Launch(s, in[3].Size(), l, in[0].dptr<DType>(),
-                                                    in[3].dptr<int>(), out[0].dptr<DType>());
+                                                    index, out[0].dptr<DType>());
     }
   });
 }

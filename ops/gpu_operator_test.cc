@@ -3,6 +3,7 @@
 // accumulated (kAddTo), forward and backward; float16 and bfloat16 against float64 where the
 // operator takes them. Skips without a GPU ("no CUDA device").
 #include <cuda_runtime.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -344,6 +345,28 @@ TEST_F(GpuOperatorTest, CrossEntropyWithABadLabelGivesNaNRowsNotAnError) {
       EXPECT_NEAR(want[k], g[k], 1e-6) << "element " << k;
     }
   }
+}
+
+// box_nms's backward on the GPU with an index (the forward's hidden output, back from the host)
+// naming a row past the boxes: an error naming it, as on the CPU, and nothing written.
+TEST_F(GpuOperatorTest, BoxNmsBackwardNamesAnIndexPastTheBoxes) {
+  const NodeAttrs backward = ParseAttrs(Op::Get("_backward_contrib_box_nms"), {});
+  const CpuTensor og = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 1.0));
+  const CpuTensor index_grad = testing::TensorOf(TShape{2}, mshadow::kInt32, {0, 0});
+  const CpuTensor out = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 0.5));
+  const CpuTensor index = testing::TensorOf(TShape{2}, mshadow::kInt32, {1, 2});
+  const CpuTensor grad = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 7.0));
+  const std::vector<GpuTensor> in = CopiesOf({og.blob(), index_grad.blob(), out.blob(),
+                                              index.blob()});
+  const std::vector<GpuTensor> grads = CopiesOf({grad.blob()});
+  GpuCall call(backward, stream_->stream_, /*is_train=*/true);
+  EXPECT_THAT(testing::ErrorOf([&] {
+                Invoke<gpu>(backward, call.context(), Blobs(in), {kWriteTo}, Blobs(grads));
+              }),
+              ::testing::HasSubstr("holds 2 at row 1; valid: -1 (no input row) or an input row "
+                                   "0 to 1"));
+  stream_->Wait();
+  EXPECT_EQ(testing::ToValues(grads[0].ToCpu().blob()), Values(12, 7.0));
 }
 
 // Needs no GPU: the registry alone says which operators have a GPU implementation.

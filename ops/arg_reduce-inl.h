@@ -7,6 +7,7 @@
 #define OPS_ARG_REDUCE_INL_H_
 
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -35,13 +36,23 @@ inline AxisView ViewOf(const ArgReduceParam& param, const TShape& data) {
   return param.axis.has_value() ? ViewAround(data, param.axis.value()) : FlatView(data);
 }
 
+// Better(a, b): whether a beats b (false where either is NaN); on packets, IfBetter(a, b, t,
+// f): t in the lanes where a beats b, f in the others.
 struct greater {
   template <typename DType>
   MSHADOW_XINLINE static bool Better(DType a, DType b) { return a > b; }
+  template <typename P>
+  MSHADOW_CINLINE static P IfBetter(P a, P b, P if_true, P if_false) {
+    return SelectLess(b, a, if_true, if_false);
+  }
 };
 struct less {
   template <typename DType>
   MSHADOW_XINLINE static bool Better(DType a, DType b) { return a < b; }
+  template <typename P>
+  MSHADOW_CINLINE static P IfBetter(P a, P b, P if_true, P if_false) {
+    return SelectLess(a, b, if_true, if_false);
+  }
 };
 
 // Output position p = (outer, inner): the first k whose value no later one beats.
@@ -96,6 +107,64 @@ struct arg_reduce_block {
   }
 };
 
+// CPU item l: the output of contiguous line l (inner 1: the last axis, or the flattened
+// data), its elements in the lanes of kPackets packets, lane j taking elements j, j + kLanes,
+// ...: each lane keeps the first of its elements that no later one of them beats, starting
+// from the line's first element (so that a NaN there stays the answer in every lane, as in
+// the scan), and the answer is the lanes' best, the first position among equals: the same
+// answers as arg_reduce_kernel's scan, which compares each element after the one before it (1
+// ns an element). Positions are counted in DType lanes, exact for lines of up to
+// kMaxLineLength elements (ArgReduceCompute gives longer ones to the scan).
+template <typename Compare, int kReq>
+struct arg_reduce_line {
+  static constexpr int kPackets = 2;
+  template <typename DType>
+  static constexpr index_t kMaxLineLength = index_t{1} << std::numeric_limits<DType>::digits;
+
+  template <typename DType>
+  static void Map(index_t l, DType* out, const DType* data, AxisView v) {
+    using P = vec::Full<DType>;
+    constexpr index_t kLanes = kPackets * P::kSize;
+    const DType* line = data + l * v.n;
+    alignas(64) DType best[kLanes], best_at[kLanes];
+    for (index_t j = 0; j < kLanes; ++j) best_at[j] = static_cast<DType>(j);
+    P best_p[kPackets], at_p[kPackets], position[kPackets];
+    for (int p = 0; p < kPackets; ++p) {
+      best_p[p] = P::Fill(line[0]);
+      at_p[p] = P::Fill(DType(0));
+      position[p] = P::LoadUnAligned(best_at + p * P::kSize);  // 0, 1, ... kLanes - 1
+    }
+    const P step = P::Fill(static_cast<DType>(kLanes));
+    index_t k = 0;
+    for (; k + kLanes <= v.n; k += kLanes) {
+      for (int p = 0; p < kPackets; ++p) {
+        const P x = P::LoadUnAligned(line + k + p * P::kSize);
+        at_p[p] = Compare::IfBetter(x, best_p[p], position[p], at_p[p]);
+        best_p[p] = Compare::IfBetter(x, best_p[p], x, best_p[p]);
+        position[p] = position[p] + step;
+      }
+    }
+    for (int p = 0; p < kPackets; ++p) {
+      best_p[p].StoreUnAligned(best + p * P::kSize);
+      at_p[p].StoreUnAligned(best_at + p * P::kSize);
+    }
+    for (index_t j = 0; k + j < v.n; ++j) {  // the last, partial run of lanes
+      if (Compare::Better(line[k + j], best[j])) {
+        best[j] = line[k + j];
+        best_at[j] = static_cast<DType>(k + j);
+      }
+    }
+    index_t lane = 0;
+    for (index_t j = 1; j < kLanes; ++j) {
+      if (Compare::Better(best[j], best[lane]) ||
+          (best[j] == best[lane] && best_at[j] < best_at[lane])) {
+        lane = j;
+      }
+    }
+    AssignReq<kReq>(out + l, best_at[lane]);
+  }
+};
+
 template <typename xpu, typename Compare>
 void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -103,6 +172,12 @@ void ArgReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       if constexpr (std::is_same_v<xpu, cpu>) {
+        using Line = arg_reduce_line<Compare, Req>;
+        if (v.inner == 1 && v.n <= Line::template kMaxLineLength<DType>) {
+          Kernel<Line, cpu>::LaunchItems(nullptr, v.outer, v.n, out[0].dptr<DType>(),
+                                         in[0].dptr<DType>(), v);
+          return;
+        }
         if (v.inner > 1) {
           using Block = arg_reduce_block<Compare, Req>;
           const index_t blocks = (v.inner + Block::kBlock - 1) / Block::kBlock;

@@ -1,6 +1,7 @@
 // argmax, argmin and argmax_channel (arg_reduce-inl.h): shape inference and the CPU
 // registration; FCompute<gpu>: arg_reduce.cu.
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,19 @@ bool ArgReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector
     }
     if (dims.empty()) dims.push_back(1);
   }
-  AssignOutputShape(out, 0, TShape(dims.begin(), dims.end()));
+  const TShape result(dims.begin(), dims.end());
+  // An output position whose line has no element has no answer (its search would read
+  // outside the data).
+  const index_t extent =
+      param.axis.has_value() ? data[NormalizeAxis(param.axis.value(), data.ndim())] : data.Size();
+  if (extent == 0 && result.Size() > 0) {
+    std::ostringstream os;
+    os << attrs.op->name << ": data " << data
+       << " has no element to compare along the axis, but the output " << result
+       << " is not empty";
+    throw dmlc::Error(os.str());
+  }
+  AssignOutputShape(out, 0, result);
   return true;
 }
 

@@ -38,9 +38,10 @@ TEST(ArgReduceTest, FirstExtremeAlongAxes) {
               HasSubstr("axis 2"));
 }
 
-// Lines across wide inner extents (the CPU's blocks of 256 positions, the last partial) and
-// along the last axis: small integers (many ties) and NaN, against the first extreme found
-// by a walk along each line; a NaN first in line stays the answer.
+// Lines across wide inner extents (the CPU's blocks of 256 positions, the last partial), along
+// the last axis and over the flattened data (the CPU's lanes, the last chunk partial): small
+// integers (many ties) and NaN, against the first extreme found by a walk along each line; a
+// NaN first in line stays the answer.
 TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
   const TShape shape{3, 20, 300};
   Values x;
@@ -48,10 +49,12 @@ TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
     x.push_back(i % 97 == 0 ? NAN : static_cast<double>((i * 7919) % 13));
   }
   for (const std::string op : {"argmax", "argmin"}) {
-    for (const int axis : {0, 1, 2}) {
+    for (const int axis : {0, 1, 2, -1}) {  // -1: no axis, the flattened data
       SCOPED_TRACE(op + " axis " + std::to_string(axis));
-      const int64_t n = shape[axis], inner = shape.ProdShape(axis + 1, 3);
-      const int64_t outer = shape.ProdShape(0, axis);
+      const bool flat = axis < 0;
+      const int64_t n = flat ? shape.Size() : shape[axis];
+      const int64_t inner = flat ? 1 : shape.ProdShape(axis + 1, 3);
+      const int64_t outer = flat ? 1 : shape.ProdShape(0, axis);
       Values expected;
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t j = 0; j < inner; ++j) {
@@ -64,12 +67,29 @@ TEST(ArgReduceTest, FirstExtremeOnTiesAndNaNAcrossWideRows) {
         }
       }
       for (int type : {mshadow::kFloat32, mshadow::kFloat64}) {
-        EXPECT_EQ(
-            ArgOf({op, {{"axis", std::to_string(axis)}}, {InputSpec::WithValues(shape, x)}}, type),
-            expected);
+        const std::string axis_value = flat ? "None" : std::to_string(axis);
+        EXPECT_EQ(ArgOf({op, {{"axis", axis_value}}, {InputSpec::WithValues(shape, x)}}, type),
+                  expected);
       }
     }
   }
+}
+
+// An output position whose line is empty has no answer: an error (a search there would read
+// outside the data), unless the output is empty too.
+TEST(ArgReduceTest, AnEmptyLineIsAnErrorUnlessTheOutputIsEmpty) {
+  auto error = [](const OpCase& c) {
+    return testing::ErrorOf([&] { testing::InferOutputShapes(c); });
+  };
+  EXPECT_THAT(error({"argmax", {{"axis", "1"}}, {InputSpec(TShape{2, 0})}}),
+              HasSubstr("argmax: data (2,0) has no element to compare along the axis, but the "
+                        "output (2,) is not empty"));
+  EXPECT_THAT(error({"argmin", {}, {InputSpec(TShape{0, 3})}}),
+              HasSubstr("argmin: data (0,3) has no element"));
+  EXPECT_THAT(error({"argmax_channel", {}, {InputSpec(TShape{2, 0, 4})}}),
+              HasSubstr("argmax_channel: data (2,0,4) has no element"));
+  EXPECT_EQ(testing::InferOutputShapes({"argmax", {{"axis", "1"}}, {InputSpec(TShape{0, 3})}})[0],
+            TShape{0});
 }
 
 // argmax_channel is argmax along axis 1 (MXNet 1.9.1: [[1, 3, 2], [5, 0, 5]] -> [1, 0]; a

@@ -155,19 +155,21 @@ TEST(BoxNmsTest, GradientsOfManyItemsOnTwoThreadsFollowTheIndex) {
 }
 
 TEST(BoxNmsTest, AnIndexPastTheBoxesIsNamedByTheBackward) {
-  // Two boxes: the index (the forward's hidden output, back from the host) names row 2.
+  // Two boxes: the index (the forward's hidden output, back from the host) names row 2. The
+  // gradient is left as it was.
   const NodeAttrs back = ParseAttrs(Op::Get("_backward_contrib_box_nms"), {});
   const CpuTensor og = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 1.0));
   const CpuTensor index_grad = testing::TensorOf(TShape{2}, mshadow::kInt32, {0, 0});
   const CpuTensor out = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 0.5));
   const CpuTensor index = testing::TensorOf(TShape{2}, mshadow::kInt32, {1, 2});
-  CpuTensor grad(TShape{2, 6}, mshadow::kFloat32);
+  const CpuTensor grad = testing::TensorOf(TShape{2, 6}, mshadow::kFloat32, Values(12, 7.0));
   EXPECT_THAT(testing::ErrorOf([&] {
                 Invoke<mshadow::cpu>(back, MakeCpuContext(back),
                                      {og.blob(), index_grad.blob(), out.blob(), index.blob()},
                                      {kWriteTo}, {grad.blob()});
               }),
               HasSubstr("holds 2 at row 1; valid: -1 (no input row) or an input row 0 to 1"));
+  EXPECT_EQ(testing::ToValues(grad.blob()), Values(12, 7.0)) << "written before the check";
 }
 
 TEST(BoxNmsTest, BatchAxesAreItems) {

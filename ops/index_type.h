@@ -6,7 +6,9 @@
 #define OPS_INDEX_TYPE_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -76,15 +78,11 @@ void WithIndicesOnHost(const TBlob& indices, mshadow::Stream<xpu>* s, Fn&& fn) {
   }
 }
 
-// The position of the first of `count` values outside the open interval (low, high), compared
-// as doubles (NaN is outside), or `count` when none is: the values counted in SIMD lanes
-// first, and searched one by one only when one is outside (a bad index is an error).
-template <typename IType>
-index_t FirstOutside(const IType* values, index_t count, double low, double high) {
-  auto inside = [low, high](IType value) {
-    const double v = static_cast<double>(value);
-    return v > low && v < high;
-  };
+// The position of the first of `count` values for which inside(value) is false, or `count`
+// when there is none: the values counted in SIMD lanes first, and searched one by one only
+// when one is outside (a bad index is an error).
+template <typename IType, typename Inside>
+index_t FirstNotInside(const IType* values, index_t count, Inside inside) {
   index_t outside = 0;
   OPS_SIMD_SUM(outside)
   for (index_t j = 0; j < count; ++j) outside += inside(values[j]) ? 0 : 1;
@@ -92,6 +90,29 @@ index_t FirstOutside(const IType* values, index_t count, double low, double high
   index_t j = 0;
   while (inside(values[j])) ++j;
   return j;
+}
+
+// The position of the first of `count` values outside the open interval (low, high), or
+// `count` when none is. Floating-point values are compared as doubles (NaN is outside);
+// integers in their own type, against the first and last whole numbers inside the interval
+// (a lane per value, where a conversion to double had taken two).
+template <typename IType>
+index_t FirstOutside(const IType* values, index_t count, double low, double high) {
+  if constexpr (std::is_integral_v<IType>) {
+    using Limits = std::numeric_limits<IType>;
+    const double first = std::floor(low) + 1, last = std::ceil(high) - 1;
+    const double type_min = static_cast<double>(Limits::min());
+    const double type_max = static_cast<double>(Limits::max());
+    if (!(first <= last) || first > type_max || last < type_min) return 0;  // none is inside
+    const IType lo = first <= type_min ? Limits::min() : static_cast<IType>(first);
+    const IType hi = last >= type_max ? Limits::max() : static_cast<IType>(last);
+    return FirstNotInside(values, count, [lo, hi](IType v) { return v >= lo && v <= hi; });
+  } else {
+    return FirstNotInside(values, count, [low, high](IType value) {
+      const double v = static_cast<double>(value);
+      return v > low && v < high;
+    });
+  }
 }
 
 }  // namespace ops

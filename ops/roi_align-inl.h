@@ -263,36 +263,45 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
   return t;
 }
 
-// CPU forward item: output row (r, c), its bins from the table.
+// CPU forward item: kChannelBlock output channels of region r (item r * Blocks(g) + block),
+// their bins from the table. Each sample's offsets and weights are read once for the block's
+// channels (a channel an item had read them again for each), and the channels' sums are
+// independent chains of additions.
 template <int kReq>
 struct roi_align_table_forward {
+  static constexpr index_t kChannelBlock = 4;
+  static index_t Blocks(const Geometry& g) {
+    return (g.out_channels + kChannelBlock - 1) / kChannelBlock;
+  }
   template <typename DType>
-  static void Map(index_t rc, DType* out, const DType* data, SampleTable<DType> t, Geometry g) {
-    const index_t r = rc / g.out_channels, c = rc % g.out_channels;
+  static void Map(index_t item, DType* out, const DType* data, SampleTable<DType> t, Geometry g) {
+    const index_t blocks = Blocks(g);
+    const index_t r = item / blocks, c0 = item % blocks * kChannelBlock;
+    const index_t count = std::min(kChannelBlock, g.out_channels - c0);
     const index_t bins = g.pooled_h * g.pooled_w;
     for (index_t b = 0; b < bins; ++b) {
-      DType sum = 0;
+      DType sum[kChannelBlock] = {};
       if (t.image[r] >= 0) {
-        const DType* plane =
-            data + g.PlaneOffset(t.image[r], g.InputChannel(c, b / g.pooled_w, b % g.pooled_w));
-        // The samples alternate between two sums and each sample's corners add in pairs, so
-        // that an addition does not wait on the one before it (one chain had).
-        const auto sample_sum = [plane](const Sample<DType>& s) {
-          return (s.weight[0] * plane[s.offset[0]] + s.weight[1] * plane[s.offset[1]]) +
-                 (s.weight[2] * plane[s.offset[2]] + s.weight[3] * plane[s.offset[3]]);
-        };
-        const index_t first = t.begin[r * bins + b], count = t.end[r * bins + b] - first;
-        const Sample<DType>* samples = t.samples + first;
-        DType odd_sum = 0;
-        index_t k = 0;
-        for (; k + 2 <= count; k += 2) {
-          sum += sample_sum(samples[k]);
-          odd_sum += sample_sum(samples[k + 1]);
+        const DType* plane[kChannelBlock];
+        for (index_t i = 0; i < kChannelBlock; ++i) {
+          // Channels past the block's last read its plane again (their sums are not stored).
+          const index_t c = c0 + std::min(i, count - 1);
+          plane[i] = data + g.PlaneOffset(t.image[r],
+                                          g.InputChannel(c, b / g.pooled_w, b % g.pooled_w));
         }
-        if (k < count) sum += sample_sum(samples[k]);
-        sum += odd_sum;
+        for (index_t k = t.begin[r * bins + b]; k < t.end[r * bins + b]; ++k) {
+          const Sample<DType>& s = t.samples[k];
+          OPS_UNROLL_FULLY
+          for (index_t i = 0; i < kChannelBlock; ++i) {
+            const DType* p = plane[i];
+            sum[i] += (s.weight[0] * p[s.offset[0]] + s.weight[1] * p[s.offset[1]]) +
+                      (s.weight[2] * p[s.offset[2]] + s.weight[3] * p[s.offset[3]]);
+          }
+        }
       }
-      AssignReq<kReq>(out + rc * bins + b, sum);
+      for (index_t i = 0; i < count; ++i) {
+        AssignReq<kReq>(out + ((r * g.out_channels + c0 + i) * bins + b), sum[i]);
+      }
     }
   }
 };
@@ -365,8 +374,10 @@ void ROIAlignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
       const DType *data = in[0].dptr<DType>(), *rois = in[1].dptr<DType>();
       if constexpr (std::is_same_v<xpu, cpu>) {
         const SampleTable<DType> table = BuildSampleTable(ctx, s, rois, g);
-        Kernel<roi_align_table_forward<Req>, cpu>::LaunchItems(
-            s, g.regions * g.out_channels, g.pooled_h * g.pooled_w * 16, y, data, table, g);
+        using Forward = roi_align_table_forward<Req>;
+        Kernel<Forward, cpu>::LaunchItems(s, g.regions * Forward::Blocks(g),
+                                          g.pooled_h * g.pooled_w * 16 * Forward::kChannelBlock, y,
+                                          data, table, g);
       } else {
         Kernel<roi_align_forward<Req>, xpu>::Launch(s, out[0].Size(), y, data, rois, g);
       }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -94,15 +95,23 @@ TEST(ROIAlignTest, RegionsOutsideTheBatchOrNotFiniteAreIgnored) {
 // The GPU's items (an output element a thread, the gradient added atomically) run here on the
 // CPU through Kernel<OP, cpu>, against the CPU's own path (the sample table): what can be
 // checked of the GPU code without a GPU.
+// The CPU takes output channels four at a time: 4, 6 (a block and two) and 3 (position
+// sensitive, 6 channels over 2 bins) output channels.
 TEST(ROIAlignTest, TheGpuItemsAgreeWithTheCpuPath) {
-  for (const std::map<std::string, std::string>& kw :
-       std::vector<std::map<std::string, std::string>>{
-           {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
-           {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}},
-           {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"aligned", "1"}}}) {
+  using Kw = std::map<std::string, std::string>;
+  const std::vector<std::pair<TShape, Kw>> cases = {
+      {TShape{2, 4, 5, 6}, {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}}},
+      {TShape{2, 4, 5, 6},
+       {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}}},
+      {TShape{2, 4, 5, 6}, {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"aligned", "1"}}},
+      {TShape{2, 6, 5, 6}, {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}}},
+      {TShape{2, 6, 5, 6},
+       {{"pooled_size", "(1,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}}}};
+  for (const auto& [shape, kw] : cases) {
+    SCOPED_TRACE(kw.at("pooled_size") + " over " + std::to_string(shape[1]) + " channels");
     InputSpec rois = InputSpec::WithValues(TShape{4, 5}, kRois);
     rois.differentiable = false;
-    const OpCase c{"_contrib_ROIAlign", kw, {InputSpec{TShape{2, 4, 5, 6}}, rois}};
+    const OpCase c{"_contrib_ROIAlign", kw, {InputSpec{shape}, rois}};
     const std::vector<CpuTensor> in = testing::MakeInputs(c, mshadow::kFloat64);
     const Values y = testing::ToValues(testing::Forward(c, in)[0].blob());
     Values og(y.size());

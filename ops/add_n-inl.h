@@ -9,7 +9,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "mshadow/streaming_stores.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
@@ -63,42 +62,6 @@ void AddNCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob
   });
 }
 
-// The CPU backward: the output gradient a block at a time, each block copied (or added) to
-// every input's gradient while it sits in the L1 cache (one read of it, not one per input).
-// The copies go out by streaming stores where the gradients together reach the threshold of
-// kernels that write several output lines at once (mshadow::TileStreamingStoreMinBytes(),
-// the whole output's bytes, not twice them as for one output): the crossover measured, where
-// the engine's rule for each output alone kept 4 x 16 MiB cached and 2.4x slower
-// (docs/benchmarks.md, seventy-second session).
-template <typename DType>
-void AddNBackwardOnCpu(const TBlob& out_grad, const std::vector<OpReqType>& req,
-                       const std::vector<TBlob>& in_grads) {
-  const index_t n = out_grad.Size();
-  const DType* from = out_grad.dptr<DType>();
-  const bool stream = static_cast<index_t>(in_grads.size() * n * sizeof(DType)) >=
-                      mshadow::TileStreamingStoreMinBytes();
-  constexpr index_t kBlock = 4096 / sizeof(DType);  // 4 KiB: a multiple of every alignment
-  ParallelRows((n + kBlock - 1) / kBlock, kBlock * in_grads.size(), [&](index_t first,
-                                                                       index_t last) {
-    for (index_t start = first * kBlock; start < std::min(last * kBlock, n); start += kBlock) {
-      const index_t count = std::min(kBlock, n - start);
-      for (size_t k = 0; k < in_grads.size(); ++k) {
-        DType* to = in_grads[k].dptr<DType>() + start;
-        if (req[k] == kAddTo) {
-          CopyRun<true>(to, from + start, count);
-        } else if (req[k] != kNullOp && to != from + start) {
-          if (stream) {
-            StreamRun(to, from + start, count);
-          } else {
-            CopyRun<false>(to, from + start, count);
-          }
-        }
-      }
-    }
-  });
-  if (stream) mshadow::FenceStreamingStores();  // this thread's (ParallelFor fences its workers)
-}
-
 // Inputs: out_grad. Outputs: one gradient per input, each the output gradient.
 template <typename xpu>
 void AddNBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -106,7 +69,9 @@ void AddNBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::vect
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     if constexpr (std::is_same_v<xpu, cpu>) {
-      AddNBackwardOnCpu<DType>(in[0], req, out);
+      std::vector<DType*> grads;
+      for (const TBlob& g : out) grads.push_back(g.dptr<DType>());
+      CopyToEach(in[0].dptr<DType>(), static_cast<index_t>(in[0].Size()), grads, req);
     } else {
       for (size_t k = 0; k < out.size(); ++k) {
         Assign(Flat<xpu, DType>(out[k], s), req[k],

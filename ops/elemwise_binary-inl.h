@@ -16,6 +16,7 @@
 #include "ops/float_compute.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace binary {
@@ -94,10 +95,18 @@ void ElemwiseBackwardCompute(const NodeAttrs&, const OpContext& ctx, const std::
              og * F<InComputeType<DType, typename OP::rhs_grad>>(lhs, rhs));
     } else {  // constant derivatives
       const DType zero(0);
-      Assign(Flat<xpu, DType>(out[0], s), req[0],
-             og * InComputeType<DType, typename OP::lhs_grad>::Map(zero, zero));
-      Assign(Flat<xpu, DType>(out[1], s), req[1],
-             og * InComputeType<DType, typename OP::rhs_grad>::Map(zero, zero));
+      const DType lhs_grad = InComputeType<DType, typename OP::lhs_grad>::Map(zero, zero);
+      const DType rhs_grad = InComputeType<DType, typename OP::rhs_grad>::Map(zero, zero);
+      if constexpr (std::is_same_v<xpu, cpu> && std::is_floating_point_v<DType>) {
+        // elemwise_add's: the output gradient copied to both in one pass over it.
+        if (lhs_grad == DType(1) && rhs_grad == DType(1)) {
+          CopyToEach(og.dptr_, static_cast<index_t>(og.shape_.Size()),
+                     {out[0].dptr<DType>(), out[1].dptr<DType>()}, req);
+          return;
+        }
+      }
+      Assign(Flat<xpu, DType>(out[0], s), req[0], og * lhs_grad);
+      Assign(Flat<xpu, DType>(out[1], s), req[1], og * rhs_grad);
     }
   });
 }

@@ -1,5 +1,5 @@
 // Tests for ops/vector_loop.h: CopyRun's copies and additions at every length (whole packets
-// and each narrower tail), RunWriter's pieces on and off alignment, the batch loops' every
+// and each narrower tail), CopyToEach's blocks, RunWriter's pieces on and off alignment, the batch loops' every
 // image once, on the threads asked for.
 #include "ops/vector_loop.h"
 
@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,6 +45,43 @@ void CheckCopyRuns() {
 
 TEST(CopyRunTest, EveryLengthFloat) { CheckCopyRuns<float>(); }
 TEST(CopyRunTest, EveryLengthDouble) { CheckCopyRuns<double>(); }
+
+// CopyToEach over 4 KiB blocks on one and two threads, a partial block last, streamed or not:
+// a written output holds src, an added one its values plus src, a kNullOp one is untouched,
+// and an output that is src itself keeps it.
+template <typename DType>
+void CheckCopyToEach() {
+  struct StreamingFrom {
+    explicit StreamingFrom(index_t bytes) { mshadow::SetStreamingStoreMinBytes(bytes); }
+    ~StreamingFrom() { mshadow::SetStreamingStoreMinBytes(0); }
+  };
+  constexpr index_t kN = 40037;
+  std::vector<DType> src(kN);
+  for (index_t i = 0; i < kN; ++i) src[i] = DType(i % 251) / 8;
+  for (const index_t streaming_from : {index_t{1}, mshadow::kNoStreamingStores}) {
+    const StreamingFrom streaming(streaming_from);
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, streaming from " +
+                   std::to_string(streaming_from) + " bytes");
+      mshadow::SetNumThreads(threads);
+      std::vector<DType> written(kN, DType(-1)), added(kN), untouched(kN, DType(5));
+      for (index_t i = 0; i < kN; ++i) added[i] = DType(i % 7);
+      std::vector<DType> self = src;
+      CopyToEach(self.data(), kN, {written.data(), added.data(), untouched.data(), self.data()},
+                 {kWriteTo, kAddTo, kNullOp, kWriteTo});
+      for (index_t i = 0; i < kN; ++i) {
+        ASSERT_EQ(written[i], src[i]) << i;
+        ASSERT_EQ(added[i], DType(i % 7) + src[i]) << i;
+        ASSERT_EQ(untouched[i], DType(5)) << i;
+        ASSERT_EQ(self[i], src[i]) << i;
+      }
+    }
+  }
+  mshadow::SetNumThreads(1);
+}
+
+TEST(CopyToEachTest, BlocksOnTwoThreadsStreamedOrNotFloat) { CheckCopyToEach<float>(); }
+TEST(CopyToEachTest, BlocksOnTwoThreadsStreamedOrNotDouble) { CheckCopyToEach<double>(); }
 
 // RunWriter with and without streaming stores: copied rows and filled runs narrower and wider
 // than its 2 KiB blocks, pieces that cross a block, outputs on and off a packet's alignment:

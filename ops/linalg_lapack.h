@@ -23,6 +23,7 @@
 #include "mshadow/parallel.h"
 #include "mshadow/tensor.h"
 #include "ops/blocked_triangular.h"
+#include "ops/small_lu.h"
 #include "ops/small_triangular.h"
 
 // LAPACK's Fortran entry points in OpenBLAS; the trailing size_t arguments are the lengths of
@@ -203,11 +204,21 @@ struct Lapack<mshadow::cpu, DType> {
   // LU factorization with partial pivoting, in place, of each matrix's transpose (what LAPACK
   // sees): a^T = P L U. det(a) is the product of U's diagonal (a's diagonal after the call)
   // times (-1) for every pivot i (1-based) != i + 1. Returns each matrix's LAPACK info: k > 0
-  // where U's k-th diagonal element is zero (a singular matrix).
+  // where U's k-th diagonal element is zero (a singular matrix). Matrices of order up to
+  // small_lu::kMaxOrder by small_lu::Factor (LAPACK's layout and pivots), larger ones by LAPACK.
   static std::vector<int> Getrf(Stream*, const Batch& a,
                                 const mshadow::Tensor<mshadow::cpu, 2, int>& pivots) {
     const int n = Int(a.size(1)), ld = Ld(a.size(1));
     std::vector<int> info(a.size(0));
+    const index_t order = a.size(1);
+    if (order <= small_lu::kMaxOrder) {  // a matrix a thread at a time
+      ParallelRows(a.size(0), order * order * order / 3, [&](index_t begin, index_t end) {
+        for (index_t i = begin; i < end; ++i) {
+          info[i] = small_lu::Factor<DType>(order, a[i].dptr_, ld, pivots[i].dptr_);
+        }
+      });
+      return info;
+    }
     ForEach(a.size(0), [&](index_t i) {
       F::getrf(&n, &n, a[i].dptr_, &ld, pivots[i].dptr_, &info[i]);
       CHECK_GE(info[i], 0) << "getrf: bad argument " << -info[i];

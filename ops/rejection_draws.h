@@ -1,6 +1,6 @@
 // ops/rejection_draws.h: draws that take a varying number of uniforms, for every device: gamma
-// (Marsaglia and Tsang's squeeze and rejection), Poisson (Knuth's products below a mean of 10,
-// Hormann's transformed rejection PTRS above), and the negative binomials as gamma-Poisson
+// (Marsaglia and Tsang's squeeze and rejection), Poisson (inversion below a mean of 10, Hormann's
+// transformed rejection PTRS above), and the negative binomials as gamma-Poisson
 // mixtures.
 //
 // Element i of a call reads its own sequence: Philox4x32 blocks at counter range.counter + i
@@ -106,34 +106,67 @@ MSHADOW_XINLINE double GammaDraw(Uniforms* u, double alpha, double beta) {
   return value * beta;
 }
 
-// Poisson of mean lam >= 0.
+// What a Poisson draw of mean lam >= 0 computes from lam alone, once for every draw of that
+// mean: below a mean of 10, e^-lam for inversion; above, the constants of Hormann's
+// transformed rejection (PTRS).
+struct PoissonMean {
+  double lam;
+  double exp_minus_lam = 0;                                    // inversion
+  double log_lam = 0, b = 0, a = 0, log_inv_alpha = 0, vr = 0;  // PTRS
+
+  static constexpr double kInversionBelow = 10;
+
+  MSHADOW_XINLINE explicit PoissonMean(double mean) : lam(mean) {
+    if (lam < kInversionBelow) {
+      exp_minus_lam = std::exp(-lam);
+      return;
+    }
+    log_lam = std::log(lam);
+    b = 0.931 + 2.53 * std::sqrt(lam);
+    a = -0.059 + 0.02483 * b;
+    log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
+    vr = 0.9277 - 3.6224 / (b - 2);
+  }
+};
+
+// Poisson of mean m.lam.
 template <typename Uniforms>
-MSHADOW_XINLINE double PoissonDraw(Uniforms* u, double lam) {
-  if (lam < 10) {  // Knuth: the number of uniforms whose product stays above e^-lam
-    const double limit = std::exp(-lam);
-    double k = 0, product = u->Next();
-    while (product > limit) {
+MSHADOW_XINLINE double PoissonDraw(Uniforms* u, const PoissonMean& m) {
+  if (m.lam < PoissonMean::kInversionBelow) {
+    // Inversion: the first k whose cumulative probability reaches one uniform (Knuth's
+    // products took lam + 1 uniforms and more Philox blocks). A uniform past every sum that
+    // rounding lets the cumulative probability reach ends the search where the sum stops
+    // growing.
+    const double target = u->Next();
+    double k = 0, term = m.exp_minus_lam, cumulative = term;
+    while (target > cumulative) {
       k += 1;
-      product *= u->Next();
+      term *= m.lam / k;
+      const double next = cumulative + term;
+      if (next == cumulative) break;
+      cumulative = next;
     }
     return k;
   }
   // Hormann (1993), "The transformed rejection method for generating Poisson random
   // variables", PTRS.
-  const double slam = std::sqrt(lam), loglam = std::log(lam);
-  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
   for (;;) {
     const double U = u->Next() - 0.5, V = u->Next();
     const double us = 0.5 - (U < 0 ? -U : U);
-    const double k = std::floor((2 * a / us + b) * U + lam + 0.43);
-    if (us >= 0.07 && V <= vr) return k;
+    const double k = std::floor((2 * m.a / us + m.b) * U + m.lam + 0.43);
+    if (us >= 0.07 && V <= m.vr) return k;
     if (k < 0 || (us < 0.013 && V > us)) continue;
-    if (std::log(V) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
-        -lam + k * loglam - LogFactorial(k)) {
+    if (std::log(V) + m.log_inv_alpha - std::log(m.a / (us * us) + m.b) <=
+        -m.lam + k * m.log_lam - LogFactorial(k)) {
       return k;
     }
   }
+}
+
+// Poisson of mean lam >= 0.
+template <typename Uniforms>
+MSHADOW_XINLINE double PoissonDraw(Uniforms* u, double lam) {
+  return PoissonDraw(u, PoissonMean(lam));
 }
 
 // Failures before k successes of probability p in (0, 1]: Poisson of a Gamma(k, (1 - p) / p)

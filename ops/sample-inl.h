@@ -214,8 +214,8 @@ struct gamma_draw {
 };
 struct poisson_draw {
   template <typename Uniforms>
-  MSHADOW_XINLINE static double Value(Uniforms* u, double lam) {
-    return PoissonDraw(u, lam);
+  MSHADOW_XINLINE static double Value(Uniforms* u, const PoissonMean& mean) {
+    return PoissonDraw(u, mean);
   }
 };
 struct negative_binomial_draw {
@@ -285,7 +285,7 @@ template <typename xpu>
 void PoissonCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   DrawElementsInto<xpu, poisson_draw>(ctx, req[0], out[0],
-                                      double(GetParam<PoissonParam>(attrs).lam));
+                                      PoissonMean(GetParam<PoissonParam>(attrs).lam));
 }
 
 template <typename xpu>

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/random_source.h"
+#include "ops/rejection_draws.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -188,7 +189,7 @@ TEST(SampleTest, RejectionDrawsMoments) {
 }
 
 // Poisson's probabilities, value by value, against its frequencies on 200000 draws: a
-// chi-square statistic below its 99.9% point, for Knuth's products (mean 3) and PTRS (mean 25).
+// chi-square statistic below its 99.9% point, for inversion (mean 3) and PTRS (mean 25).
 TEST(SampleTest, PoissonFrequencies) {
   SetRandomSeed(31);
   for (const double lam : {3.0, 25.0}) {
@@ -215,6 +216,24 @@ TEST(SampleTest, PoissonFrequencies) {
     EXPECT_LT(chi2, cells + 4.6 * std::sqrt(cells) + 10)
         << "lam " << lam << ", " << cells << " cells";
   }
+}
+
+// Inversion's edges: a uniform at or below P(0) gives 0; a uniform of 1 (the largest a
+// float64 output's uniforms round to) stops where the cumulative probability stops growing
+// below it, instead of searching on with terms that add nothing.
+TEST(SampleTest, PoissonInversionAtTheUniformsEnds) {
+  struct Fixed {
+    double value;
+    double Next() const { return value; }
+  };
+  const sample::PoissonMean mean(4);
+  Fixed at_zero{std::exp(-4.0)}, one{1.0}, past_one{std::nextafter(1.0, 2.0)};
+  EXPECT_EQ(sample::PoissonDraw(&at_zero, mean), 0);
+  const double from_one = sample::PoissonDraw(&one, mean);
+  EXPECT_GE(from_one, 20);  // P(X >= 20) is below 1e-7: the search went to the tail
+  EXPECT_LE(from_one, 40);
+  EXPECT_EQ(sample::PoissonDraw(&past_one, mean), from_one);
+  EXPECT_EQ(sample::PoissonDraw(&one, sample::PoissonMean(0)), 0);
 }
 
 TEST(SampleTest, TypesShapesAndLikeForms) {

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/backward.h"
+#include "ops/dropout-inl.h"
 #include "ops/random_source.h"
 #include "ops/testing/op_test_util.h"
 
@@ -63,6 +64,31 @@ TEST(DropoutTest, ReproducibleForASeedOnAnyThreadCount) {
   EXPECT_EQ(RunDropout({}, shape, true).mask, next);
   mshadow::SetNumThreads(0);
   EXPECT_NE(first, next);
+}
+
+// The CPU's runs (DropoutRun: the blocks' words from SIMD lanes) against the definition,
+// element j kept where word j % 4 of block counter + j / 4 is below 1 - p, computed one
+// element at a time: lengths with runs of whole lane blocks, blocks left over in an item and
+// a partial last block, counters across 2^32.
+TEST(DropoutTest, CpuRunsDrawAsTheDefinition) {
+  constexpr index_t kItemElements = 4 * dropout::DropoutRun<kWriteTo>::kBlocks;
+  for (const index_t n : {index_t{5}, index_t{4 * 32 * 3}, kItemElements + 4 * 37 + 3,
+                          2 * kItemElements}) {
+    const PhiloxRange range{0x5eedull, 0xffffffffull - 50};
+    const float keep = 0.3f, scale = 1 / keep;
+    std::vector<float> x(n), out(n, -1);
+    std::vector<uint8_t> mask(n, 7);
+    for (index_t i = 0; i < n; ++i) x[i] = 1.0f + static_cast<float>(i % 13);
+    for (index_t r = 0; r <= n / kItemElements; ++r) {
+      dropout::DropoutRun<kWriteTo>::Map(r, n, range, keep, scale, x.data(), out.data(),
+                                         mask.data());
+    }
+    for (index_t i = 0; i < n; ++i) {
+      const bool kept = dropout::Keeps(range, i, keep);
+      ASSERT_EQ(mask[i], kept ? 1 : 0) << "element " << i << " of " << n;
+      ASSERT_EQ(out[i], kept ? x[i] * scale : 0.0f) << "element " << i << " of " << n;
+    }
+  }
 }
 
 TEST(DropoutTest, IdentityAtInferenceUnlessModeAlways) {

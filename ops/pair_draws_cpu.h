@@ -5,9 +5,12 @@
 #ifndef OPS_PAIR_DRAWS_CPU_H_
 #define OPS_PAIR_DRAWS_CPU_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
+#include "mshadow/cpu/philox_lanes.h"
 #include "ops/pair_draws.h"
 #include "ops/vector_loop.h"
 
@@ -57,32 +60,44 @@ struct PacketDraw<normal_draw> {
 };
 
 // Blocks [begin, end) of the run of n draws at out whose block 0 is at counter: runs of
-// kLanes whole blocks on packets (their uniforms into packets, the distribution on them, the
-// pairs interleaved into the output), the rest one block at a time. Callers start begin at a
-// multiple of kLanes, so that the split of the work does not move the runs.
+// kPhiloxLaneBlocks whole blocks from SIMD lanes (mshadow/cpu/philox_lanes.h), their uniforms
+// into packets, the distribution on them, the pairs interleaved into the output; the rest one
+// block at a time. Callers start begin at a multiple of kPhiloxLaneBlocks, so that the split of
+// the work does not move the runs.
 template <typename Draw, int kReq, typename DType, typename... Args>
 void DrawPairsOnCpu(DType* out, index_t n, const mshadow::PhiloxKey& key, uint64_t counter,
                     index_t begin, index_t end, Args... args) {
   using Real = DrawType<DType>;
   using P = vec::Full<Real>;
-  constexpr index_t kLanes = P::kSize;
-  alignas(64) Real u[kLanes], v[kLanes], first[kLanes], second[kLanes];
+  constexpr index_t kLanes = P::kSize, kRun = mshadow::kPhiloxLaneBlocks;
+  static_assert(kRun % kLanes == 0, "a run of whole packets");
+  mshadow::PhiloxLaneWords words;
+  alignas(64) Real u[kRun], v[kRun], first[kRun], second[kRun];
   index_t b = begin;
-  for (; b + kLanes <= end && (b + kLanes) * kPerBlock <= n; b += kLanes) {
-    for (index_t j = 0; j < kLanes; ++j) {
-      // One block at a time: the compiler's SIMD form of the rounds (32 x 32 -> 64-bit
-      // multiplies in lanes, with their shuffles) ran slower (docs/benchmarks.md).
-      const mshadow::PhiloxBlock block =
-          mshadow::Philox4x32(key, counter + static_cast<uint64_t>(b + j));
-      u[j] = Unit<Real>(block, 0);
-      v[j] = Unit<Real>(block, 1);
+  for (; b + kRun <= end && (b + kRun) * kPerBlock <= n; b += kRun) {
+    mshadow::PhiloxLanes(key, counter + static_cast<uint64_t>(b), 0, &words);
+    // Uniform k of block j from its words (Unit).
+    if constexpr (std::is_same_v<Real, double>) {
+      OPS_SIMD_LOOP
+      for (index_t j = 0; j < kRun; ++j) {
+        u[j] = mshadow::UnitDouble(words.w[0][j], words.w[1][j]);
+        v[j] = mshadow::UnitDouble(words.w[2][j], words.w[3][j]);
+      }
+    } else {
+      OPS_SIMD_LOOP
+      for (index_t j = 0; j < kRun; ++j) {
+        u[j] = mshadow::UnitFloat(words.w[0][j]);
+        v[j] = mshadow::UnitFloat(words.w[2][j]);
+      }
     }
-    P x, y;
-    PacketDraw<Draw>::template Pair<Real>(P::Load(u), P::Load(v), args..., &x, &y);
-    x.Store(first);
-    y.Store(second);
+    for (index_t j = 0; j < kRun; j += kLanes) {
+      P x, y;
+      PacketDraw<Draw>::template Pair<Real>(P::Load(u + j), P::Load(v + j), args..., &x, &y);
+      x.Store(first + j);
+      y.Store(second + j);
+    }
     DType* to = out + b * kPerBlock;
-    for (index_t j = 0; j < kLanes; ++j) {
+    for (index_t j = 0; j < kRun; ++j) {
       AssignReq<kReq>(to + 2 * j, static_cast<DType>(first[j]));
       AssignReq<kReq>(to + 2 * j + 1, static_cast<DType>(second[j]));
     }
@@ -98,7 +113,8 @@ template <typename Draw, typename DType, typename ParametersOf>
 void DrawRunsOnCpu(OpReqType req, DType* out, index_t count, index_t per, PhiloxRange range,
                    ParametersOf parameters_of) {
   if (req == kNullOp || count == 0 || per == 0) return;
-  constexpr index_t kPieceBlocks = vec::Full<DrawType<DType>>::kSize * 16;
+  constexpr index_t kPieceBlocks =
+      std::max<index_t>(vec::Full<DrawType<DType>>::kSize * 16, mshadow::kPhiloxLaneBlocks);
   const index_t blocks = PairBlocks(per);
   const index_t pieces = (blocks + kPieceBlocks - 1) / kPieceBlocks;
   const mshadow::PhiloxKey key = mshadow::PhiloxKeyFromSeed(range.seed);

@@ -65,13 +65,14 @@ TEST(SampleTest, SameSeedSameDrawsOnAnyThreadCount) {
 
 // The CPU draws whole runs of Philox blocks on packets and the rest a block at a time (as the
 // GPU does): the two paths give element i the same value, to the rounding of their log, sine
-// and cosine. Seven elements are all from the block-at-a-time path; 1000 mostly from runs.
+// and cosine. 63 elements (32 blocks, the last short) are all from the block-at-a-time path;
+// 1000 mostly from runs, whose first covers every lane of a run (mshadow::kPhiloxLaneBlocks).
 TEST(SampleTest, PacketRunsDrawWhatSingleBlocksDraw) {
   for (const std::string op : {"_random_uniform", "_random_normal", "_random_exponential"}) {
     for (const std::string dtype : {"float32", "float64"}) {
       SCOPED_TRACE(op + " " + dtype);
       SetRandomSeed(23);
-      const Values few = Draw(op, {{"shape", "(7,)"}, {"dtype", dtype}});
+      const Values few = Draw(op, {{"shape", "(63,)"}, {"dtype", dtype}});
       SetRandomSeed(23);
       const Values many = Draw(op, {{"shape", "(1000,)"}, {"dtype", dtype}});
       for (size_t i = 0; i < few.size(); ++i) {

@@ -129,6 +129,41 @@ struct PoissonMean {
   }
 };
 
+// Inversion's cumulative probabilities for a mean below PoissonMean::kInversionBelow, each
+// sum as PoissonDraw's search computes it: its draw for a uniform u is the count of sums
+// below u (Draw), which the CPU counts for many uniforms at once. Up to kMaxSums sums: the
+// search stops where they stop growing (at most 48 below a mean of 10).
+struct PoissonInversionSums {
+  static constexpr int kMaxSums = 64;
+  double sum[kMaxSums];
+  int count = 0;
+
+  // The sums of m; count 0 where m needs more than kMaxSums (never below a mean of 10).
+  MSHADOW_XINLINE explicit PoissonInversionSums(const PoissonMean& m) {
+    double k = 0, term = m.exp_minus_lam, cumulative = term;
+    sum[count++] = cumulative;
+    for (;;) {
+      k += 1;
+      term *= m.lam / k;
+      const double next = cumulative + term;
+      if (next == cumulative) return;
+      if (count == kMaxSums) {
+        count = 0;
+        return;
+      }
+      cumulative = next;
+      sum[count++] = cumulative;
+    }
+  }
+
+  // The draw for uniform u: the count of sums below it.
+  MSHADOW_XINLINE double Draw(double u) const {
+    int k = 0;
+    while (k < count && u > sum[k]) ++k;
+    return k;
+  }
+};
+
 // Poisson of mean m.lam.
 template <typename Uniforms>
 MSHADOW_XINLINE double PoissonDraw(Uniforms* u, const PoissonMean& m) {

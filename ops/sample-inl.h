@@ -165,6 +165,11 @@ template <typename DType>
 void ExponentialOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float lam);
 template <typename DType>
 void NormalOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float loc, float scale);
+// Poisson draws of one mean below 10, the sums counted for many draws at once (sample.cc,
+// ops/poisson_inversion_cpu.h).
+template <typename DType>
+void PoissonInversionOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range,
+                           const PoissonInversionSums& sums);
 
 // out = draws of Draw with these arguments, from fresh blocks of the random resource.
 template <typename xpu, typename Draw, typename... Args>
@@ -284,8 +289,21 @@ void GammaCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
 template <typename xpu>
 void PoissonCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  DrawElementsInto<xpu, poisson_draw>(ctx, req[0], out[0],
-                                      PoissonMean(GetParam<PoissonParam>(attrs).lam));
+  const PoissonMean mean(GetParam<PoissonParam>(attrs).lam);
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    if (mean.lam < PoissonMean::kInversionBelow && req[0] != kNullOp) {
+      const PoissonInversionSums sums(mean);
+      if (sums.count > 0) {
+        const index_t n = out[0].Size();
+        const PhiloxRange range = ctx.requested[0].TakeRandom(static_cast<uint64_t>(n));
+        MSHADOW_REAL_TYPE_SWITCH(out[0].type_flag_, DType, {
+          PoissonInversionOnCpu(req[0], out[0].dptr<DType>(), n, range, sums);
+        });
+        return;
+      }
+    }
+  }
+  DrawElementsInto<xpu, poisson_draw>(ctx, req[0], out[0], mean);
 }
 
 template <typename xpu>

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/pair_draws_cpu.h"
+#include "ops/poisson_inversion_cpu.h"
 #include "ops/random_request.h"
 #include "ops/sample-inl.h"
 
@@ -45,7 +46,9 @@ void NormalOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange range, float 
 #define OPS_SAMPLE_CPU_TYPES(DType)                                                  \
   template void UniformOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float); \
   template void ExponentialOnCpu(OpReqType, DType*, index_t, PhiloxRange, float);    \
-  template void NormalOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float);
+  template void NormalOnCpu(OpReqType, DType*, index_t, PhiloxRange, float, float); \
+  template void PoissonInversionOnCpu(OpReqType, DType*, index_t, PhiloxRange,       \
+                                      const PoissonInversionSums&);
 OPS_SAMPLE_CPU_TYPES(float)
 OPS_SAMPLE_CPU_TYPES(double)
 OPS_SAMPLE_CPU_TYPES(mshadow::half::half_t)

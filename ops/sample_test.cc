@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/random_source.h"
+#include "ops/poisson_inversion_cpu.h"
 #include "ops/rejection_draws.h"
 #include "ops/testing/op_test_util.h"
 
@@ -235,6 +236,42 @@ TEST(SampleTest, PoissonInversionAtTheUniformsEnds) {
   EXPECT_LE(from_one, 40);
   EXPECT_EQ(sample::PoissonDraw(&past_one, mean), from_one);
   EXPECT_EQ(sample::PoissonDraw(&one, sample::PoissonMean(0)), 0);
+}
+
+// The CPU's runs of Poisson draws (the cumulative sums counted for 32 uniforms at once)
+// against PoissonDraw element by element, as the GPU draws: float and double outputs, means
+// on both sides of the sums' count, a length with pieces, runs and a tail, counters across
+// 2^32; and the count against the search at uniforms on and beside every sum.
+TEST(SampleTest, PoissonInversionRunsDrawAsEachElement) {
+  struct Fixed {
+    double value;
+    double Next() const { return value; }
+  };
+  for (const double lam : {0.0, 0.5, 4.0, 9.99}) {
+    SCOPED_TRACE(lam);
+    const sample::PoissonMean mean(lam);
+    const sample::PoissonInversionSums sums(mean);
+    ASSERT_GT(sums.count, 0);
+    for (int s = 0; s < sums.count; ++s) {
+      for (const double u : {sums.sum[s], std::nextafter(sums.sum[s], 0.0),
+                             std::nextafter(sums.sum[s], 2.0)}) {
+        Fixed fixed{u};
+        ASSERT_EQ(sums.Draw(u), sample::PoissonDraw(&fixed, mean)) << "u " << u;
+      }
+    }
+    const PhiloxRange range{77, 0xffffffffull - 3000};
+    const index_t n = 2 * 64 * 32 + 5 * 32 + 7;
+    std::vector<float> narrow(n, -1);
+    std::vector<double> wide(n, -1);
+    sample::PoissonInversionOnCpu(kWriteTo, narrow.data(), n, range, sums);
+    sample::PoissonInversionOnCpu(kWriteTo, wide.data(), n, range, sums);
+    for (index_t i = 0; i < n; ++i) {
+      sample::ElementUniforms<false> narrow_uniforms(range, i);
+      sample::ElementUniforms<true> wide_uniforms(range, i);
+      ASSERT_EQ(narrow[i], sample::PoissonDraw(&narrow_uniforms, mean)) << "element " << i;
+      ASSERT_EQ(wide[i], sample::PoissonDraw(&wide_uniforms, mean)) << "element " << i;
+    }
+  }
 }
 
 TEST(SampleTest, TypesShapesAndLikeForms) {

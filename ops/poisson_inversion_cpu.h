@@ -43,11 +43,7 @@ void PoissonInversionOnCpu(OpReqType req, DType* out, index_t n, PhiloxRange ran
         OPS_SIMD_LOOP
         for (index_t j = 0; j < kRun; ++j) {
           // ElementUniforms's first uniform of element i + j.
-          if constexpr (kWide) {
-            u[j] = mshadow::UnitDouble(words.w[0][j], words.w[1][j]) + 0x1p-54;
-          } else {
-            u[j] = (static_cast<double>(words.w[0][j]) + 0.5) * 0x1p-32;
-          }
+          u[j] = ElementUniforms<kWide>::FromWords(words.w[0][j], words.w[1][j]);
           k[j] = 0;
         }
         for (index_t j = 0; j < kRun; ++j) largest = std::max(largest, u[j]);

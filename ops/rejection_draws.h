@@ -38,11 +38,16 @@ class ElementUniforms {
       used_ = 0;
     }
     const int k = used_++;
+    return kWide ? FromWords(block_.w[2 * k], block_.w[2 * k + 1]) : FromWords(block_.w[k], 0);
+  }
+
+  // A uniform in (0, 1] from a block's words: for kWide 53 bits of two, then half a step up
+  // (never 0); otherwise the middle of the first word's step.
+  MSHADOW_XINLINE static double FromWords(uint32_t first, uint32_t second) {
     if constexpr (kWide) {
-      // 53 bits, then half a step up: never 0.
-      return mshadow::UnitDouble(block_.w[2 * k], block_.w[2 * k + 1]) + 0x1p-54;
+      return mshadow::UnitDouble(first, second) + 0x1p-54;
     } else {
-      return (static_cast<double>(block_.w[k]) + 0.5) * 0x1p-32;
+      return (static_cast<double>(first) + 0.5) * 0x1p-32;
     }
   }
 
@@ -129,6 +134,26 @@ struct PoissonMean {
   }
 };
 
+// Inversion's walk over P(X <= k), k = 0, 1, ...: the one sequence of additions both the
+// search (PoissonDraw) and the CPU's sums (PoissonInversionSums) take, so they agree bit for
+// bit.
+struct PoissonInversionStep {
+  double lam, k = 0, term, cumulative;
+
+  MSHADOW_XINLINE explicit PoissonInversionStep(const PoissonMean& m)
+      : lam(m.lam), term(m.exp_minus_lam), cumulative(m.exp_minus_lam) {}
+
+  // To k + 1; false, with k moved on and the sum kept, where the sum stops growing.
+  MSHADOW_XINLINE bool Next() {
+    k += 1;
+    term *= lam / k;
+    const double next = cumulative + term;
+    if (next == cumulative) return false;
+    cumulative = next;
+    return true;
+  }
+};
+
 // Inversion's cumulative probabilities for a mean below PoissonMean::kInversionBelow, each
 // sum as PoissonDraw's search computes it: its draw for a uniform u is the count of sums
 // below u (Draw), which the CPU counts for many uniforms at once. Up to kMaxSums sums: the
@@ -140,19 +165,14 @@ struct PoissonInversionSums {
 
   // The sums of m; count 0 where m needs more than kMaxSums (never below a mean of 10).
   MSHADOW_XINLINE explicit PoissonInversionSums(const PoissonMean& m) {
-    double k = 0, term = m.exp_minus_lam, cumulative = term;
-    sum[count++] = cumulative;
-    for (;;) {
-      k += 1;
-      term *= m.lam / k;
-      const double next = cumulative + term;
-      if (next == cumulative) return;
+    PoissonInversionStep step(m);
+    sum[count++] = step.cumulative;
+    while (step.Next()) {
       if (count == kMaxSums) {
         count = 0;
         return;
       }
-      cumulative = next;
-      sum[count++] = cumulative;
+      sum[count++] = step.cumulative;
     }
   }
 
@@ -173,15 +193,9 @@ MSHADOW_XINLINE double PoissonDraw(Uniforms* u, const PoissonMean& m) {
     // rounding lets the cumulative probability reach ends the search where the sum stops
     // growing.
     const double target = u->Next();
-    double k = 0, term = m.exp_minus_lam, cumulative = term;
-    while (target > cumulative) {
-      k += 1;
-      term *= m.lam / k;
-      const double next = cumulative + term;
-      if (next == cumulative) break;
-      cumulative = next;
-    }
-    return k;
+    PoissonInversionStep step(m);
+    while (target > step.cumulative && step.Next()) {}
+    return step.k;
   }
   // Hormann (1993), "The transformed rejection method for generating Poisson random
   // variables", PTRS.

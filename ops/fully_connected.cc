@@ -5,14 +5,14 @@
 
 #include <string>
 
-extern "C" char* openblas_get_corename(void);  // OpenBLAS's cblas.h
+#include "mshadow/cpu/blas_core.h"
 
 namespace ops {
 namespace fully_connected {
 
 bool BlasRunsAvx512() {
   static const bool avx512 = [] {
-    const std::string core = openblas_get_corename();
+    const std::string core = mshadow::OpenBlasCore().running;
     return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
   }();
   return avx512;

@@ -5,14 +5,14 @@
 
 #include <string>
 
-#include "mshadow/cpu/blas_core.h"
+extern "C" char* openblas_get_corename(void);  // OpenBLAS's cblas.h
 
 namespace ops {
 namespace fully_connected {
 
 bool BlasRunsAvx512() {
   static const bool avx512 = [] {
-    const std::string core = mshadow::OpenBlasCore().running;
+    const std::string core = openblas_get_corename();
     return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
   }();
   return avx512;

@@ -1,7 +1,17 @@
-// mshadow/cpu/blas_core.cc: OpenBLAS's core chosen again where it took this CPU for a
-// Prescott (blas_core.h says when and why).
-#include "mshadow/cpu/blas_core.h"
-
+// mshadow/cpu/blas_core.cc: OpenBLAS's kernel set (its "core") chosen again where OpenBLAS took
+// this CPU for a Prescott. Nothing to call: a static object does it when the library is
+// loaded, before any call of its own reaches BLAS.
+//
+// OpenBLAS built for many CPUs (DYNAMIC_ARCH, as Debian's is) picks its kernels by the CPU's
+// model number, and takes a model it does not know for a Prescott: SSE3 kernels, sgemm at a
+// sixth of its AVX-512 speed (OpenBLAS 0.3.21 on an Emerald Rapids Xeon, family 6 model 207;
+// docs/benchmarks.md, seventy-fifth session). Where it has fallen back so, it is made to
+// choose again, by its own selection, the widest kernels the CPU runs: Cooperlake (AVX-512
+// with BF16), SkylakeX (AVX-512) or Haswell (AVX2 with FMA). Nothing changes where OpenBLAS
+// knew the CPU, where OPENBLAS_CORETYPE is set (set it, to Prescott even, to keep OpenBLAS's
+// own choice) or where OpenBLAS is not a DYNAMIC_ARCH build. A host that loads the library
+// while its other threads call the same OpenBLAS should set OPENBLAS_CORETYPE: the choice
+// replaces OpenBLAS's kernel table.
 #include <cstdlib>
 #include <string>
 
@@ -27,35 +37,23 @@ const char* WidestCore() {
   return nullptr;
 }
 
-BlasCore ChooseCore() {
-  BlasCore core;
-  core.detected = openblas_get_corename();
+bool ChooseCoreAgain() {
   const char* widest = WidestCore();
-  if (core.detected == "Prescott" && widest != nullptr &&
-      std::getenv("OPENBLAS_CORETYPE") == nullptr && gotoblas_dynamic_init != nullptr &&
-      gotoblas_dynamic_quit != nullptr) {
-    // OpenBLAS reads the name from its environment variable when it selects; the variable
-    // is removed again so that the host's environment is as it was.
-    setenv("OPENBLAS_CORETYPE", widest, 0);
-    gotoblas_dynamic_quit();
-    gotoblas_dynamic_init();
-    unsetenv("OPENBLAS_CORETYPE");
+  if (std::string(openblas_get_corename()) != "Prescott" || widest == nullptr ||
+      std::getenv("OPENBLAS_CORETYPE") != nullptr || gotoblas_dynamic_init == nullptr ||
+      gotoblas_dynamic_quit == nullptr) {
+    return false;
   }
-  core.running = openblas_get_corename();
-  return core;
+  // OpenBLAS reads the name from its environment variable when it selects; the variable is
+  // removed again so that the host's environment is as it was.
+  setenv("OPENBLAS_CORETYPE", widest, 0);
+  gotoblas_dynamic_quit();
+  gotoblas_dynamic_init();
+  unsetenv("OPENBLAS_CORETYPE");
+  return true;
 }
 
-const BlasCore& Chosen() {
-  static const BlasCore core = ChooseCore();
-  return core;
-}
-
-// Chosen with the library's static objects: before main, or when a host loads the shared
-// library.
-const bool kChosenAtLoad = (Chosen(), true);
+const bool kChosenAgain = ChooseCoreAgain();
 
 }  // namespace
-
-BlasCore OpenBlasCore() { return BlasCore{Chosen().detected, openblas_get_corename()}; }
-
 }  // namespace mshadow

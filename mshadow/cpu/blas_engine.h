@@ -6,7 +6,6 @@
 
 #include <cblas.h>
 
-#include "mshadow/cpu/gemv.h"
 #include "mshadow/cpu/stream.h"
 #include "mshadow/dot_engine.h"
 
@@ -36,21 +35,6 @@ inline void LoopedBatchedGemm(Stream<cpu>* stream, bool transa, bool transb, int
   }
 }
 
-// y = alpha op(A) x + beta y for column-major A (m x n): on the packet loops of
-// mshadow/cpu/gemv.h where x (op = transpose: A's columns are rows to dot with x) or y (no
-// transpose: x weighs A's columns) is contiguous, and on BLAS's `fallback` otherwise.
-template <typename DType, typename BlasGemv>
-inline void Gemv(bool trans, int m, int n, DType alpha, const DType* A, int lda, const DType* X,
-                 int incX, DType beta, DType* Y, int incY, BlasGemv fallback) {
-  if (trans && incX == 1 && incY > 0) {
-    gemv::RowDots<DType>(n, m, alpha, A, lda, X, beta, Y, incY);
-  } else if (!trans && incY == 1 && incX > 0) {
-    gemv::RowCombination<DType>(n, m, alpha, A, lda, X, incX, beta, Y);
-  } else {
-    fallback(CblasColMajor, BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta, Y, incY);
-  }
-}
-
 }  // namespace detail
 
 template <>
@@ -64,7 +48,8 @@ struct BLASEngine<cpu, float> {
   }
   static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, float alpha, const float* A,
                    int lda, const float* X, int incX, float beta, float* Y, int incY) {
-    detail::Gemv(trans, m, n, alpha, A, lda, X, incX, beta, Y, incY, cblas_sgemv);
+    cblas_sgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta, Y,
+                incY);
   }
   static void ger(Stream<cpu>* /*stream*/, int m, int n, float alpha, const float* X, int incX,
                   const float* Y, int incY, float* A, int lda) {
@@ -94,7 +79,8 @@ struct BLASEngine<cpu, double> {
   }
   static void gemv(Stream<cpu>* /*stream*/, bool trans, int m, int n, double alpha, const double* A,
                    int lda, const double* X, int incX, double beta, double* Y, int incY) {
-    detail::Gemv(trans, m, n, alpha, A, lda, X, incX, beta, Y, incY, cblas_dgemv);
+    cblas_dgemv(CblasColMajor, detail::BlasTranspose(trans), m, n, alpha, A, lda, X, incX, beta, Y,
+                incY);
   }
   static void ger(Stream<cpu>* /*stream*/, int m, int n, double alpha, const double* X, int incX,
                   const double* Y, int incY, double* A, int lda) {

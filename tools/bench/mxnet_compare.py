@@ -353,6 +353,8 @@ def main():
     if not os.access(args.bench, os.X_OK):
         sys.exit(f"mxnet_compare: {args.bench} is missing; build it first: "
                  "./tools/bazel build //ops/bench:op_bench")
+    import openblas_core  # the harness's side only; the worker inherits its environment
+    openblas_core.use_cpu_kernels()
     python = ensure_venv(args.venv)
     cases = read_cases(args.cases, args.suite)
     if not cases:

@@ -13,6 +13,7 @@ import tempfile
 import time
 
 import mxnet_compare
+import openblas_core
 import results
 
 SUITES = os.path.join(results.ROOT, "tools", "bench", "suites.json")
@@ -75,9 +76,11 @@ def run_suite(name, repetitions=None, min_time=None, only=None):
     min_time = min_time or suite["min_time"]
     targets = [run["target"] for run in suite["runs"] if "target" in run]
     build(targets)
+    openblas_core.use_cpu_kernels()
     context = {"suite": name, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "repetitions": repetitions, "min_time": min_time,
-               "machine": results.machine_description(), "binaries": {}}
+               "machine": results.machine_description(), "binaries": {},
+               "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "")}
     benchmarks = []
     for run in suite["runs"]:
         if "target" in run:

@@ -1,12 +1,13 @@
 """OpenBLAS's kernels for the benchmark runs: the CPU's, where OpenBLAS does not know the CPU.
 
-OpenBLAS built for many CPUs (DYNAMIC_ARCH, as Debian's 0.3.21 and MXNet's wheel are) picks
-its kernels by the CPU's model number and takes a model it does not know for a Prescott:
-SSE3 kernels, sgemm at a sixth of its AVX-512 speed (an Emerald Rapids Xeon, family 6 model
-207; docs/benchmarks.md, seventy-fifth session). Where that happens and OPENBLAS_CORETYPE is
-not set, the benchmark tools set it, for every process they start (the project's binaries and
-MXNet alike), to the widest kernels the CPU runs. The library itself leaves OpenBLAS's choice
-to its host: README.md, "OpenBLAS on a CPU it does not know".
+OpenBLAS built for many CPUs (DYNAMIC_ARCH, as Debian's 0.3.21 is) picks its kernels by the
+CPU's model number and takes a model it does not know for a Prescott: SSE3 kernels, sgemm at a
+sixth of its AVX-512 speed (an Emerald Rapids Xeon, family 6 model 207; docs/benchmarks.md,
+seventy-fifth session). Where that happens and OPENBLAS_CORETYPE is not set, the benchmark
+tools set it, for every process they start, to the widest kernels the CPU runs: the project's
+binaries, and MXNet's worker too (the OpenBLAS in MXNet's wheel did not take it on the machine
+measured). The library itself leaves OpenBLAS's choice to its host: README.md, "OpenBLAS on a
+CPU it does not know".
 """
 import ctypes
 import os

@@ -13,16 +13,11 @@ import ctypes
 import os
 import sys
 
+import results
 
-def cpu_flags(path="/proc/cpuinfo"):
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return set()
+
+def cpu_flags():
+    return results.cpu_info()[1]
 
 
 def widest_core(flags):

@@ -93,7 +93,7 @@ def replace(results, fresh):
 
 # ---- The machine a results file was measured on.
 
-def _cpu_info():
+def cpu_info():
     """The first CPU's model name and flags from /proc/cpuinfo."""
     model, flags = None, None
     try:
@@ -119,7 +119,7 @@ def _command_output(command):
 
 
 def machine_description():
-    model, flags = _cpu_info()
+    model, flags = cpu_info()
     simd = [f for f in ("sse2", "avx", "fma", "avx2", "avx512f", "avx512bw", "avx512_bf16")
             if f in flags]
     gpus = _command_output(["nvidia-smi", "-L"])

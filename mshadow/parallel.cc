@@ -74,8 +74,12 @@ bool SpinUntil(Ready ready) {
 // finds them busy runs serially (see parallel.h).
 class ThreadPool {
  public:
-  // Chunks (threads) a job may have.
-  static constexpr int kMaxChunks = 1 << 12;
+  // Threads a job may have.
+  static constexpr int kMaxThreads = 1 << 12;
+  // Chunks per thread: a thread whose core is taken away (another process, the host of a VM)
+  // holds up the job by one chunk, not by all of its share, which the others take over.
+  static constexpr int kChunksPerThread = 4;
+  static constexpr int kMaxChunks = kMaxThreads * kChunksPerThread;
 
   using Body = void (*)(void* context, index_t item);
 
@@ -95,24 +99,27 @@ class ThreadPool {
       ~Release() { busy->store(false, std::memory_order_release); }
     } release{&busy_};
 
-    const int chunks = static_cast<int>(std::min<index_t>(threads, items));
-    EnsureWorkers(chunks - 1);
+    threads = static_cast<int>(std::min<index_t>(threads, items));
+    const int chunks =
+        static_cast<int>(std::min<index_t>(index_t{threads} * kChunksPerThread, items));
+    EnsureWorkers(threads - 1);
     job_ = Job{items, chunks, body, context};
     error_ = nullptr;
     remaining_.store(chunks, std::memory_order_relaxed);
     uint64_t tag;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // The job's tag: its number and chunk count. Each chunk is claimed once (Claim), by the
-      // caller too: when a worker is slow to wake (another process has its core), the caller
-      // runs the chunks it has not claimed instead of waiting for it.
+      // The job's tag: its number, chunk count and thread count. Each chunk is claimed once
+      // (Claim), by the caller too: when a worker is slow to wake (another process has its
+      // core), the caller runs the chunks it has not claimed instead of waiting for it.
       ticket_ += uint64_t{1} << kTicketShift;
-      tag = ticket_ | static_cast<uint64_t>(chunks) << kChunksShift;
+      tag = ticket_ | static_cast<uint64_t>(chunks) << kChunksShift |
+            static_cast<uint64_t>(threads);
       generation_.store(tag, std::memory_order_release);
     }
     // Only the job's workers are woken: others woken for nothing had taken the cores of the
     // threads at work (the caller lost its core for longer than a chunk).
-    for (int w = 1; w < chunks; ++w) wake_[w - 1].notify_one();
+    for (int w = 1; w < threads; ++w) wake_[w - 1].notify_one();
 
     RunClaimedChunks(tag, 0);
     if (!SpinUntil([this] { return remaining_.load(std::memory_order_acquire) == 0; })) {
@@ -124,10 +131,11 @@ class ThreadPool {
   }
 
  private:
-  // A job's tag: job number (bits 32-63) and chunk count (16-31).
+  // A job's tag: job number (bits 32-63), chunk count (16-31) and thread count (0-15).
   static constexpr int kChunksShift = 16, kTicketShift = 32;
   static constexpr uint64_t kCountMask = (uint64_t{1} << kChunksShift) - 1;
   static int ChunksOf(uint64_t tag) { return static_cast<int>((tag >> kChunksShift) & kCountMask); }
+  static int ThreadsOf(uint64_t tag) { return static_cast<int>(tag & kCountMask); }
 
   struct Job {
     index_t items;
@@ -163,13 +171,16 @@ class ThreadPool {
     return false;
   }
 
-  // Runs chunk `own` of the job with this tag, then any chunk still unclaimed. Each thread
-  // starting on its own chunk (the caller on chunk 0, worker w on chunk w) keeps a loop of
-  // calls over the same data on the same cores, with their caches; workers past the job's
-  // chunks take no part.
+  // Runs the chunks of thread `own`'s share of the job with this tag (thread t's share is
+  // chunks [t * chunks / threads, (t + 1) * chunks / threads), the t-th run of the items), in
+  // order, then any chunk still unclaimed, last first: what is left of the share of a thread
+  // that lost its core, from the end that thread would reach last. Each thread starting on
+  // its own share (the caller on the first, worker w on the w-th) keeps a loop of calls over
+  // the same data on the same cores, with their caches; workers past the job's threads take
+  // no part.
   void RunClaimedChunks(uint64_t tag, int own) {
-    const int chunks = ChunksOf(tag);
-    if (own >= chunks) return;
+    const int chunks = ChunksOf(tag), threads = ThreadsOf(tag);
+    if (own >= threads) return;
     auto run = [&](int c) {
       RunChunk(c);
       if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -177,8 +188,13 @@ class ThreadPool {
         done_.notify_one();
       }
     };
-    if (Claim(tag, own)) run(own);
-    for (int c = 0; c < chunks; ++c) {
+    const auto share_start = [&](int t) {
+      return static_cast<int>(static_cast<int64_t>(t) * chunks / threads);
+    };
+    for (int c = share_start(own); c < share_start(own + 1); ++c) {
+      if (Claim(tag, c)) run(c);
+    }
+    for (int c = chunks - 1; c >= 0; --c) {
       if (Claim(tag, c)) run(c);
     }
   }
@@ -203,7 +219,7 @@ class ThreadPool {
       auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
       // Only a worker the last job used spins for the next: the others would take cores from
       // the threads at work.
-      const bool took_part = own < ChunksOf(seen);
+      const bool took_part = own < ThreadsOf(seen);
       if (!(took_part && SpinUntil(changed))) {
         std::unique_lock<std::mutex> lock(mutex_);
         wake->wait(lock, changed);
@@ -245,7 +261,7 @@ namespace detail {
 
 void ParallelForImpl(index_t items, int threads, void (*body)(void* context, index_t item),
                      void* context) {
-  threads = std::min(threads, ThreadPool::kMaxChunks);
+  threads = std::min(threads, ThreadPool::kMaxThreads);
   if (ThreadPool::Get().TryRun(items, threads, body, context)) return;
   for (index_t i = 0; i < items; ++i) body(context, i);
 }

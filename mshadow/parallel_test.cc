@@ -68,6 +68,38 @@ TEST(ParallelForTest, EachThreadStartsOnItsOwnChunk) {
   }
 }
 
+// A thread held up inside its share of a job (its core taken by another process) delays the
+// job by the item it is in, not by the rest of its share: the other threads take that over.
+// Of 8 items on 2 threads the worker's share is items 4-7; its first waits (up to 10 s) for
+// 5, 6 and 7, which only another thread can run while it waits. The caller's share takes
+// long enough (8 ms) for the worker to wake and start on its own.
+TEST(ParallelForTest, OthersTakeOverTheShareOfAThreadHeldUp) {
+  const std::thread::id caller = std::this_thread::get_id();
+  int worker_held_up = 0;
+  for (int call = 0; call < 20; ++call) {
+    std::atomic<int> rest_done{0};
+    std::thread::id ran[8];
+    bool waited_in_vain = false;
+    ParallelFor(8, 2, [&](index_t i) {
+      ran[i] = std::this_thread::get_id();
+      if (i < 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (i > 4) rest_done.fetch_add(1);
+      if (i != 4 || ran[4] == caller) return;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (rest_done.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      waited_in_vain = rest_done.load() < 3;
+    });
+    ASSERT_FALSE(waited_in_vain) << "call " << call << ": items 5-7 waited for the worker";
+    if (ran[4] != caller) {
+      ++worker_held_up;
+      for (int i = 5; i < 8; ++i) EXPECT_EQ(ran[i], caller) << "call " << call << ", item " << i;
+    }
+  }
+  EXPECT_GT(worker_held_up, 0) << "the worker never started on its share in 20 calls";
+}
+
 // A job whose worker cannot start at once (its chunks claimed by the caller) still runs
 // every item once, and back-to-back jobs never mix.
 TEST(ParallelForTest, ManySmallJobsBackToBack) {

@@ -190,7 +190,11 @@ constexpr GemmShape kGemmShapes[] = {{32, 256, 1024, false},
                                      {1024, 256, 1024, true},
                                      // a 14x14 1x1 layer's data gradient per image: 196
                                      // columns, a part of a packet past the last whole one
-                                     {256, 64, 196, false}};
+                                     {256, 64, 196, false},
+                                     // FullyConnected's batch of 32, 2048 -> 1000: its data
+                                     // gradient and its weight gradient
+                                     {32, 1000, 2048, false},
+                                     {1000, 32, 2048, true}};
 
 // The operands of shape kGemmShapes[state.range(0)], filled at random.
 struct GemmOperands {
@@ -317,8 +321,8 @@ BENCHMARK(BM_InvokeChecked_Project);
 BENCHMARK(BM_FullyConnected_BaselineSgemm)->UseRealTime();
 BENCHMARK(BM_FullyConnected_Project)->UseRealTime();
 BENCHMARK(BM_FullyConnectedNoBias_Project)->UseRealTime();
-BENCHMARK(BM_TiledGemm_BaselineSgemm)->DenseRange(0, 5)->UseRealTime();
-BENCHMARK(BM_TiledGemm_Project)->DenseRange(0, 5)->UseRealTime();
+BENCHMARK(BM_TiledGemm_BaselineSgemm)->DenseRange(0, 7)->UseRealTime();
+BENCHMARK(BM_TiledGemm_Project)->DenseRange(0, 7)->UseRealTime();
 BENCHMARK(BM_Trsm_BaselineStrsm)->DenseRange(0, 5)->UseRealTime();
 BENCHMARK(BM_Trsm_Project)->DenseRange(0, 5)->UseRealTime();
 

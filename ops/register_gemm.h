@@ -230,6 +230,24 @@ struct PrefetchingRows {
   }
 };
 
+// Rows of a strip of b (two packets) read in place, ldb apart, each also copied to `copy`
+// (rows kStripWidth apart) as it is read, the copy's row returned: a strip's first row tile
+// packs it for the others while it multiplies, instead of a pass of its own over b before
+// the products (MultiplyPackedChunks).
+template <typename DType>
+struct CopyingRows {
+  PrefetchingRows<DType> from;
+  DType* copy;
+  MSHADOW_CINLINE const DType* operator()(index_t k) const {
+    using P = vec::Full<DType>;
+    const DType* row = from(k);
+    DType* to = copy + k * kStripWidth<DType>;
+    P::LoadUnAligned(row).StoreUnAligned(to);
+    P::LoadUnAligned(row + P::kSize).StoreUnAligned(to + P::kSize);
+    return to;
+  }
+};
+
 // c (kRows x kPackets packets, row stride ldc) = start + a (kRows x depth) times b (depth x
 // kPackets packets, row k at b_rows(k)); written by streaming stores where `stream` (every
 // packet of c aligned: StreamsTile).
@@ -412,13 +430,15 @@ void MultiplyStrip(index_t rows, index_t depth, const DType* a, index_t lda, ind
 
 // Strips of an operand read in place (neither packed, indirect nor folded) that several
 // tiles read, where the part of it one call reads outgrows a quarter of the L2 cache (it comes
-// from farther out): packed kChunkStrips at a time, a block of depth at a time
-// (PackRightOperand, each row's run of the chunk read whole), the products of each block
-// fetching the next one (LinePrefetcher). A strip at a time, its rows are a line or two each,
-// on pages of their own where b's rows are a page or more long, which the hardware
-// prefetchers do not follow (FullyConnected's data gradient, W read in place: 21% of
-// its time went to packing its strips). Smaller operands keep one strip's block (16 KiB) in
-// the L1 cache: chunks had slowed the attention products, whose operands are 32 KiB, 5-17%.
+// from farther out): kChunkStrips strips at a time, a block of depth at a time, the products
+// of each block fetching the next one into the L2 cache (LinePrefetcher): a strip's rows are a
+// line or two each, on pages of their own where b's rows are a page or more long, which the
+// hardware prefetchers do not follow (FullyConnected's data gradient, W read in place). Each
+// strip's block is copied to consecutive memory by its first row tile as it multiplies
+// (CopyingRows), the other tiles reading the copy: copied in a pass of its own first, the
+// loads of b had waited on memory with no products to overlap them (docs/benchmarks.md,
+// seventy-sixth session). Smaller operands keep one strip's block (16 KiB) in the L1 cache:
+// chunks had slowed the attention products, whose operands are 32 KiB, 5-17%.
 constexpr index_t kChunkStrips = 8;
 constexpr size_t kChunkMinBytes = 256 * 1024;
 
@@ -438,19 +458,13 @@ void MultiplyPackedChunks(index_t rows, index_t depth, index_t cols, const DType
   constexpr index_t kStrip = kStripWidth<DType>;
   constexpr index_t kDepthBlock = PackedStrip<2, DType>::kDepthBlock;
   const index_t chunk_cols = std::min(cols, kChunkStrips * kStrip);
-  const index_t block_depth = std::max<index_t>(1, std::min(depth, kDepthBlock));
-  const std::unique_ptr<void, void (*)(void*)> memory(
-      mshadow::AllocHost(static_cast<size_t>(chunk_cols * block_depth) * sizeof(DType), 64,
-                         "a matrix product's packed strips"),
-      mshadow::FreeHost);
-  DType* packed = static_cast<DType*>(memory.get());
+  alignas(64) DType strip[kDepthBlock * kStrip];  // a strip's block, copied by its first tile
   for (index_t j0 = 0; j0 < cols; j0 += chunk_cols) {
     const index_t width = std::min(chunk_cols, cols - j0);
     // The first block of depth starts from `start`, the others add to it; the last writes
     // c as `stores` says.
     for (index_t k0 = 0; k0 < depth || k0 == 0; k0 += kDepthBlock) {
       const index_t k_len = std::min(kDepthBlock, depth - k0);
-      PackRightOperand(k_len, width, b.Row(k0) + j0, b.stride, packed);
       // The products fetch the next block of depth of this chunk, or the next chunk's first.
       const bool last_block = k0 + k_len >= depth;
       const index_t next_k = last_block ? 0 : k0 + k_len, next_j = last_block ? j0 + width : j0;
@@ -464,10 +478,17 @@ void MultiplyPackedChunks(index_t rows, index_t depth, index_t cols, const DType
       const Start<DType> from = k0 == 0 ? start : Start<DType>::Accumulating();
       const bool stream = last_block && stores == Stores::kStreaming;
       for (index_t j = 0; j < width; j += kStrip) {
+        DType* cj = c + j0 + j;
+        const bool stream_strip = stream && StreamsTile<2>(cj, ldc);
+        // PacksChunks: more rows than one tile.
+        MultiplyTile<kTileRows, 2, kATransposed>(
+            ak, lda, k_len,
+            CopyingRows<DType>{{{b.Row(k0) + j0 + j, b.stride}, &prefetcher}, strip}, cj, ldc,
+            from, stream_strip);
         MultiplyStripTiles<2, kATransposed>(
-            rows, k_len, ak, lda, tile_step,
-            PrefetchingRows<DType>{{packed + j * k_len, kStrip}, &prefetcher}, c + j0 + j, ldc,
-            from, stream && StreamsTile<2>(c + j0 + j, ldc));
+            rows - kTileRows, k_len, ak + tile_step, lda, tile_step,
+            PrefetchingRows<DType>{{strip, kStrip}, &prefetcher}, cj + kTileRows * ldc, ldc,
+            from.FromRow(kTileRows), stream_strip);
       }
     }
   }

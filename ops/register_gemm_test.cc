@@ -200,9 +200,11 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
   using DType = TypeParam;
   const index_t kSize = vec::Full<DType>::kSize;
   constexpr index_t kLine = 64 / sizeof(DType);
+  // The last: column blocks of b large enough to be read a chunk at a time (PacksChunks).
   const GemmCase cases[] = {{3 * kTileRows, 40, 4 * kSize},
                             {2 * kTileRows + 3, 600, 5 * kSize + 3},
-                            {200, 37, 6 * kSize}};
+                            {200, 37, 6 * kSize},
+                            {2 * kTileRows + 3, 600, 32 * kSize}};
   for (const int threads : {1, 2}) {
     mshadow::SetNumThreads(threads);
     for (const GemmCase& g : cases) {

@@ -31,6 +31,7 @@
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
 #include "ops/conv_geometry.h"
+#include "ops/deinterleave.h"
 #include "ops/kernel_launch.h"
 #include "ops/register_gemm.h"
 #include "ops/transpose_block.h"
@@ -262,41 +263,6 @@ using register_gemm::LeftOperand;
 // each stage in turn). Each transform is whole packets over a block's tiles: a tile row is 14
 // tiles in a 28-wide layer, and loops over rows that short had run 6 of their 14 tiles one at
 // a time (docs/benchmarks.md, twelfth session).
-
-// even[k] = src[2k] and odd[k] = src[2k + 1] for k in [0, n): with AVX2, a packet of each from
-// two packets of src, the last overlapping the one before (a layer's rows are a packet or two
-// long, and one element at a time this copy had been slow).
-template <typename DType>
-void Deinterleave(const DType* src, index_t n, DType* even, DType* odd) {
-#if MSHADOW_PACKET_HAS_AVX2
-  constexpr index_t kLanes = 32 / sizeof(DType);
-  if (n >= kLanes) {
-    auto split = [&](index_t k) {
-      if constexpr (std::is_same_v<DType, float>) {
-        const __m256 a = _mm256_loadu_ps(src + 2 * k), b = _mm256_loadu_ps(src + 2 * k + kLanes);
-        const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-        const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-        _mm256_storeu_ps(even + k,
-                         _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
-        _mm256_storeu_ps(odd + k,
-                         _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
-      } else {
-        const __m256d a = _mm256_loadu_pd(src + 2 * k), b = _mm256_loadu_pd(src + 2 * k + kLanes);
-        _mm256_storeu_pd(even + k, _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xD8));
-        _mm256_storeu_pd(odd + k, _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xD8));
-      }
-    };
-    index_t k = 0;
-    for (; k + kLanes <= n; k += kLanes) split(k);
-    if (k < n) split(n - kLanes);
-    return;
-  }
-#endif
-  for (index_t k = 0; k < n; ++k) {
-    even[k] = src[2 * k];
-    odd[k] = src[2 * k + 1];
-  }
-}
 
 // out[2k] = even[k] and out[2k + 1] = odd[k] for k in [0, n), written (kAdd: added): with AVX2,
 // two packets of out from a packet of each, the last pair of packets overlapping the one

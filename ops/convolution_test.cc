@@ -570,9 +570,10 @@ TEST(ConvolutionTest, PositionTilesInBandsOfRowsMatchTheDirectLoop) {
 // packet (37, 45, 50 outputs... of 16 lanes), tiles of filters past the last filter (10 = 8 +
 // 2, 9, 3), column strides 1 to 3 (stride 2 from an odd and an even pad: the rows split in
 // pairs; stride 3 with dilation: residue by residue), rows strided alone, 1-d layers, two
-// groups; on 1 to 3 threads (three images: shared out whole, the last ones by parts of their
-// runs, a thread's split copied anew for another image; one image: its runs shared out),
-// streamed and cached stores, every write mode.
+// groups, images of several bands (their rows split as the bands come to them, a part's
+// from its first band's); on 1 to 3 threads (three images: shared out whole, the last ones
+// by parts of their runs, a thread's split copied anew for another image; one image: its runs
+// shared out), streamed and cached stores, every write mode.
 TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
   struct Layer {
     TShape data;
@@ -587,6 +588,8 @@ TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
       {TShape{3, 1, 13, 34}, {{3, 2, 1, 0}, {1, 1, 1, 0}}, 8, 1},
       {TShape{3, 2, 50}, {{5, 2, 1, 1}}, 12, 1},
       {TShape{3, 6, 7, 19}, {{3, 1, 1, 1}, {3, 2, 1, 1}}, 8, 2},
+      {TShape{3, 3, 40, 70}, {{5, 2, 1, 2}, {5, 2, 1, 2}}, 16, 1},
+      {TShape{3, 2, 80, 50}, {{3, 3, 2, 2}, {3, 3, 2, 2}}, 8, 2},
   };
   for (size_t i = 0; i < std::size(layers); ++i) {
     const Layer& l = layers[i];

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "mshadow/base.h"
@@ -118,32 +119,45 @@ struct SplitInput {
   // in_w) split by column residue.
   template <typename DType>
   void Copy(const DType* image, DType* split) const {
+    CopyRows(image, split, 0, t.in_h);
+  }
+
+  // Copy's input rows [begin, end) of every channel.
+  template <typename DType>
+  void CopyRows(const DType* image, DType* split, index_t begin, index_t end) const {
     const index_t channels = t.groups * t.channels;
     for (index_t c = 0; c < channels; ++c) {
       const DType* plane = image + c * t.in_h * t.in_w;
       DType* rows = split + c * Channel() + t.pad_h * pitch;  // residue 0's first input row
       if (t.sx == 1) {
-        for (index_t i = 0; i < t.in_h; ++i) {
+        for (index_t i = begin; i < end; ++i) {
           std::memcpy(rows + i * pitch + t.pad_w, plane + i * t.in_w,
                       static_cast<size_t>(t.in_w) * sizeof(DType));
         }
       } else if (t.sx == 2) {
-        for (index_t i = 0; i < t.in_h; ++i) {
+        for (index_t i = begin; i < end; ++i) {
           SplitPairs(plane + i * t.in_w, rows + i * pitch, rows + Residue() + i * pitch);
         }
       } else {
         // Columns [ColumnBegin(r), ColumnEnd(r)) of residue r's rows (padded columns r + j *
         // sx) are input columns r + j * sx - pad_w.
         for (index_t r = 0; r < t.sx; ++r) {
-          const index_t begin = ColumnBegin(r), end = ColumnEnd(r);
-          for (index_t i = 0; i < t.in_h; ++i) {
+          const index_t first = ColumnBegin(r), last = ColumnEnd(r);
+          for (index_t i = begin; i < end; ++i) {
             DType* to = rows + r * Residue() + i * pitch;
             const DType* column = plane + i * t.in_w + r - t.pad_w;
-            for (index_t j = begin; j < end; ++j) to[j] = column[j * t.sx];
+            for (index_t j = first; j < last; ++j) to[j] = column[j * t.sx];
           }
         }
       }
     }
+  }
+
+  // The input rows [first, end) that output rows [oy_begin, oy_end) read.
+  std::pair<index_t, index_t> InputRowsOf(index_t oy_begin, index_t oy_end) const {
+    const auto clamp = [&](index_t row) { return std::clamp<index_t>(row, 0, t.in_h); };
+    return {clamp(oy_begin * t.sy - t.pad_h),
+            clamp((oy_end - 1) * t.sy + (t.kh - 1) * t.dy - t.pad_h + 1)};
   }
 
  private:
@@ -251,15 +265,22 @@ MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const ind
 // 3-4% slower on CIFAR's first layer: docs/benchmarks.md); the band's inputs stay in L1.
 constexpr index_t kBandRunGroups = 8;
 
+// What MultiplyBands does besides its tiles: nothing.
+struct NothingAhead {
+  void BeforeBand(const Run*, index_t, const Run*, index_t, index_t) {}
+  MSHADOW_CINLINE void AfterTile() {}
+};
+
 // MultiplyTile, for each tile of kFilters of a group's `filters` filters, of runs[0, count)
 // (kPackets at a time, a last few one at a time): weights w (PackWeights), bias (null:
-// none), filter f's outputs y + f * y_plane. Not inlined: inlined into the loops over runs,
-// GCC kept one to three of the sums on the stack (1.3x slower).
-template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
+// none), filter f's outputs y + f * y_plane; ahead.AfterTile() after each tile of kPackets
+// runs. Not inlined: inlined into the loops over runs, GCC kept one to three of the sums on
+// the stack (1.3x slower).
+template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType, typename Ahead>
 [[gnu::noinline]] void MultiplyBand(const DType* split, const Run* runs, index_t count,
                                     const index_t* offsets, index_t depth, const DType* w,
                                     const DType* bias, index_t filters, DType* y,
-                                    index_t y_plane) {
+                                    index_t y_plane, Ahead& ahead) {
   for (index_t f0 = 0; f0 < filters; f0 += kFilters) {
     const DType* tile_w = w + f0 * depth;
     const DType* tile_bias = bias == nullptr ? nullptr : bias + f0;
@@ -269,6 +290,7 @@ template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
     for (; j + kPackets <= count; j += kPackets) {
       MultiplyTile<kPackets, kFilters, kAdd, kStream>(split, runs + j, offsets, depth, tile_w,
                                                       tile_bias, tile_filters, tile_y, y_plane);
+      ahead.AfterTile();
     }
     for (; j < count; ++j) {
       MultiplyTile<1, kFilters, kAdd, kStream>(split, runs + j, offsets, depth, tile_w,
@@ -277,17 +299,78 @@ template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
   }
 }
 
-// MultiplyBand over runs[0, count), kBandRunGroups run groups at a time.
-template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
+// MultiplyBand over runs[0, count), kBandRunGroups run groups at a time, each band after
+// ahead.BeforeBand(band, its runs, the next band, its runs, the band's tiles that call
+// AfterTile).
+template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType,
+          typename Ahead = NothingAhead>
 void MultiplyBands(const DType* split, const Run* runs, index_t count, const index_t* offsets,
                    index_t depth, const DType* w, const DType* bias, index_t filters, DType* y,
-                   index_t y_plane) {
+                   index_t y_plane, Ahead&& ahead = {}) {
   constexpr index_t kBand = kBandRunGroups * kPackets;
+  const index_t filter_tiles = (filters + kFilters - 1) / kFilters;
   for (index_t i = 0; i < count; i += kBand) {
-    MultiplyBand<kPackets, kFilters, kAdd, kStream>(split, runs + i, std::min(kBand, count - i),
-                                                    offsets, depth, w, bias, filters, y, y_plane);
+    const index_t band = std::min(kBand, count - i);
+    ahead.BeforeBand(runs + i, band, runs + i + band, std::min(kBand, count - i - band),
+                     filter_tiles * (band / kPackets));
+    MultiplyBand<kPackets, kFilters, kAdd, kStream>(split, runs + i, band, offsets, depth, w,
+                                                    bias, filters, y, y_plane, ahead);
   }
 }
+
+// An image's split made as its bands come to need it: before a band, the input rows it
+// reads that are not split yet; then, a few rows after each of its tiles, the rows the next
+// band adds, so that the copying overlaps the tiles' products instead of running by itself
+// (docs/benchmarks.md, seventy-seventh session). Bands come in the order of their rows (a
+// thread's parts of an image too).
+template <typename DType>
+class SplitAhead {
+ public:
+  // Image's input into split, whose rows [0, split_rows) are split already (the rest hold
+  // anything: rows an earlier image left).
+  SplitAhead(const SplitInput& s, const DType* image, DType* split, index_t split_rows)
+      : s_(s), image_(image), split_(split), done_(split_rows), target_(split_rows) {}
+
+  // Rows up to which the image is split (every row before is, or no band reads it).
+  index_t Done() const { return done_; }
+
+  void BeforeBand(const Run* band, index_t count, const Run* next, index_t next_count,
+                  index_t tiles) {
+    const auto [first, end] = RowsOf(band, count);
+    if (done_ < first) done_ = first;  // rows before no band of this thread reads
+    Split(end);
+    target_ = next_count > 0 ? RowsOf(next, next_count).second : done_;
+    rows_per_tile_ = PerTile(target_ - done_, tiles);
+  }
+
+  MSHADOW_CINLINE void AfterTile() {
+    if (done_ < target_) Split(std::min(target_, done_ + rows_per_tile_));
+  }
+
+ private:
+  // `amount` spread over three quarters of `tiles`, so that it is done before the band is.
+  static index_t PerTile(index_t amount, index_t tiles) {
+    const index_t spread = std::max<index_t>(1, tiles * 3 / 4);
+    return (std::max<index_t>(0, amount) + spread - 1) / spread;
+  }
+
+  // The input rows that runs[0, count) read (runs of a band: in order of their rows).
+  std::pair<index_t, index_t> RowsOf(const Run* runs, index_t count) const {
+    const index_t out_w = s_.t.out_w;
+    return s_.InputRowsOf(runs[0].output / out_w, runs[count - 1].output / out_w + 1);
+  }
+
+  void Split(index_t end) {
+    if (done_ >= end) return;
+    s_.CopyRows(image_, split_, done_, end);
+    done_ = end;
+  }
+
+  const SplitInput& s_;
+  const DType* image_;
+  DType* split_;
+  index_t done_, target_, rows_per_tile_ = 0;
+};
 
 // A group's weights as the tiles read them: per tile of kFilters filters, per channel and
 // tap k (c * taps + (ky * kw + kx)), the tile's filters' weights weight_at(f, c, tap)
@@ -342,8 +425,11 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const index_t run_count = static_cast<index_t>(runs.size());
   const bool stream = req != kAddTo && StreamsProductOf(batch * filters * out_plane *
                                                         static_cast<index_t>(sizeof(DType)));
-  // Runs [begin, end) of image n's output from its split input, every group and filter.
-  auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end) {
+  const index_t image = t.groups * t.channels * t.in_h * t.in_w;
+  // Runs [begin, end) of image n's output from its split input, every group and filter,
+  // `ahead` making the split as they go.
+  auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end,
+                      SplitAhead<DType>& ahead) {
     auto tiles = [&](auto add, auto streamed) {
       constexpr bool kAdd = decltype(add)::value, kStream = decltype(streamed)::value;
       for (index_t grp = 0; grp < groups; ++grp) {
@@ -353,7 +439,7 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
         const DType* b = bias == nullptr ? nullptr : bias + grp * t.filters;
         MultiplyBands<kPackets, kFilters, kAdd, kStream>(group_split, &runs[begin], end - begin,
                                                          offsets.data(), depth, w, b, t.filters,
-                                                         y_group, out_plane);
+                                                         y_group, out_plane, ahead);
       }
     };
     if (req == kAddTo) {
@@ -364,32 +450,38 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
       tiles(std::false_type{}, std::false_type{});
     }
   };
-  const index_t image = t.groups * t.channels * t.in_h * t.in_w;
   const index_t threads = BatchThreads(batch);
   const index_t split_size = split.template Size<DType>();
   DType* scratch = space(threads * split_size);
   if (batch >= mshadow::GetNumThreads()) {
-    // The last images by parts of their runs (ForEachImagePart), each thread copying an image
-    // it had not copied last.
+    // The last images by parts of their runs (ForEachImagePart), each thread splitting the
+    // rows of its images as its runs come to need them.
     const index_t run_groups = (run_count + kPackets - 1) / kPackets;
     std::vector<index_t> held(threads, -1);  // the image in thread th's split (-1: none yet)
+    std::vector<index_t> split_rows(threads, 0);  // the rows split of it (SplitAhead::Done)
     ForEachImagePart(batch, threads, std::min(run_groups, kLastImageParts),
                      [&](index_t th, index_t n, index_t part, index_t parts) {
                        DType* own = scratch + th * split_size;
                        if (held[th] < 0) split.ZeroPads(own);
-                       if (held[th] != n) split.Copy(data + n * image, own);
+                       if (held[th] != n) split_rows[th] = 0;
                        held[th] = n;
                        const auto run = [&](index_t p) {
                          return std::min(run_count, run_groups * p / parts * kPackets);
                        };
-                       convolve(own, n, run(part), run(part + 1));
+                       SplitAhead<DType> ahead(split, data + n * image, own, split_rows[th]);
+                       convolve(own, n, run(part), run(part + 1), ahead);
+                       split_rows[th] = ahead.Done();
                      });
   } else {
+    // The image split whole before its runs go to the threads.
     split.ZeroPads(scratch);
     for (index_t n = 0; n < batch; ++n) {
       split.Copy(data + n * image, scratch);
       ParallelRows(run_count, vec::Full<DType>::kSize * depth * filters,
-                   [&](index_t begin, index_t end) { convolve(scratch, n, begin, end); });
+                   [&](index_t begin, index_t end) {
+                     SplitAhead<DType> whole(split, data + n * image, scratch, t.in_h);
+                     convolve(scratch, n, begin, end, whole);
+                   });
     }
   }
   // This thread's streaming stores (ParallelFor fences its workers').

@@ -45,8 +45,10 @@ void ParallelForImpl(index_t items, int threads, void (*body)(void* context, ind
 }  // namespace detail
 
 // Calls fn(item) for every item in [0, items) on up to `threads` threads. Items are dealt
-// out in contiguous blocks, one per thread; item i always runs the same computation, so
-// results never depend on the thread count.
+// out in contiguous blocks, one per thread, each cut into a few chunks: a thread runs its own
+// block's chunks in order, then takes the chunks no thread has started (a thread held up by
+// another process delays the job by one chunk). Item i always runs the same computation, so
+// results never depend on the thread count or on which thread runs it.
 template <typename Fn>
 void ParallelFor(index_t items, int threads, Fn&& fn) {
   if (threads <= 1 || items <= 1) {

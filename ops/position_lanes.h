@@ -425,11 +425,10 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const index_t run_count = static_cast<index_t>(runs.size());
   const bool stream = req != kAddTo && StreamsProductOf(batch * filters * out_plane *
                                                         static_cast<index_t>(sizeof(DType)));
-  const index_t image = t.groups * t.channels * t.in_h * t.in_w;
   // Runs [begin, end) of image n's output from its split input, every group and filter,
-  // `ahead` making the split as they go.
+  // `ahead` (SplitAhead, or NothingAhead for a split made whole) making the split as they go.
   auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end,
-                      SplitAhead<DType>& ahead) {
+                      auto& ahead) {
     auto tiles = [&](auto add, auto streamed) {
       constexpr bool kAdd = decltype(add)::value, kStream = decltype(streamed)::value;
       for (index_t grp = 0; grp < groups; ++grp) {
@@ -450,6 +449,7 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
       tiles(std::false_type{}, std::false_type{});
     }
   };
+  const index_t image = t.groups * t.channels * t.in_h * t.in_w;
   const index_t threads = BatchThreads(batch);
   const index_t split_size = split.template Size<DType>();
   DType* scratch = space(threads * split_size);
@@ -479,8 +479,8 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
       split.Copy(data + n * image, scratch);
       ParallelRows(run_count, vec::Full<DType>::kSize * depth * filters,
                    [&](index_t begin, index_t end) {
-                     SplitAhead<DType> whole(split, data + n * image, scratch, t.in_h);
-                     convolve(scratch, n, begin, end, whole);
+                     NothingAhead split_already;
+                     convolve(scratch, n, begin, end, split_already);
                    });
     }
   }

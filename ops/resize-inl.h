@@ -4,9 +4,10 @@
 // _contrib_AdaptiveAvgPooling2D (the mean of adaptive bins: output row i averages input rows
 // [floor(i H / h), ceil((i + 1) H / h))). Images are NCHW.
 //
-// The CPU takes a plane (one image's channel) per item: the gradients add each output element
-// back onto the input elements it read, serially within the plane, so no two threads write one
-// element. The GPU takes an output element per thread and adds atomically.
+// The CPU takes a plane (one image's channel) per item: the forward interpolates along width
+// first, a row at a time; the gradients add each output element back onto the input elements it
+// read, serially within the plane, so no two threads write one element. The GPU takes an
+// output element per thread and adds atomically.
 // resize.cc registers them with FCompute<cpu>, resize.cu adds FCompute<gpu>.
 #ifndef OPS_RESIZE_INL_H_
 #define OPS_RESIZE_INL_H_
@@ -121,7 +122,7 @@ MSHADOW_XINLINE void ForEachTap(const BilinearAxis<DType>& ay, const BilinearAxi
   fn(row1 + x + dx, ly * lx);
 }
 
-// Forward item (both devices): output element i.
+// GPU forward item: output element i.
 template <int kReq>
 struct bilinear_resize {
   template <typename DType>
@@ -132,6 +133,81 @@ struct bilinear_resize {
     DType sum = 0;
     ForEachTap(ay, ax, at / ax.out, at % ax.out, [&](index_t k, DType w) { sum += w * image[k]; });
     AssignReq<kReq>(out + i, sum);
+  }
+};
+
+// The CPU's taps along one axis for a call: output position o blends inputs first[o] and
+// second[o] (the same at the last input) with weights keep[o] = 1 - lambda and take[o] =
+// lambda, computed once instead of for every element.
+template <typename DType>
+struct BilinearTaps {
+  std::vector<index_t> first, second;
+  std::vector<DType> keep, take;
+
+  explicit BilinearTaps(const BilinearAxis<DType>& axis) {
+    for (index_t o = 0; o < axis.out; ++o) {
+      index_t at, step;
+      DType lambda;
+      axis.Taps(o, &at, &step, &lambda);
+      first.push_back(at);
+      second.push_back(at + step);
+      keep.push_back(DType(1) - lambda);
+      take.push_back(lambda);
+    }
+  }
+};
+
+// CPU forward item: plane p. Each input row an output row reads is interpolated along width
+// once (kept while the next output row reads it too), then each output row blends its two
+// such rows, a vector loop: the order of MXNet's CPU kernel, width first. Element by element
+// (the GPU's item), two integer divisions and the taps' arithmetic per element had taken 10
+// ns an element (docs/benchmarks.md, seventy-eighth session).
+template <int kReq>
+struct bilinear_resize_plane {
+  template <typename DType>
+  static void Map(index_t p, DType* out, const DType* in, index_t in_h, index_t in_w,
+                  const BilinearTaps<DType>* ty, const BilinearTaps<DType>* tx) {
+    const index_t out_h = static_cast<index_t>(ty->first.size());
+    const index_t out_w = static_cast<index_t>(tx->first.size());
+    const DType* image = in + p * in_h * in_w;
+    DType* plane = out + p * out_h * out_w;
+    const index_t* x0 = tx->first.data();
+    const index_t* x1 = tx->second.data();
+    const DType* keep = tx->keep.data();
+    const DType* take = tx->take.data();
+    DType* upper = static_cast<DType*>(
+        mshadow::ThreadScratch(2 * static_cast<size_t>(out_w) * sizeof(DType)));
+    DType* lower = upper + out_w;
+    index_t upper_row = -1, lower_row = -1;  // the input rows they hold
+    const auto along_width = [&](index_t y, DType* row) {
+      const DType* src = image + y * in_w;
+      OPS_SIMD_LOOP
+      for (index_t ox = 0; ox < out_w; ++ox) {
+        row[ox] = keep[ox] * src[x0[ox]] + take[ox] * src[x1[ox]];
+      }
+    };
+    for (index_t oy = 0; oy < out_h; ++oy) {
+      const index_t y0 = ty->first[oy], y1 = ty->second[oy];
+      if (lower_row == y0) {  // the last row's lower input is this one's upper
+        std::swap(upper, lower);
+        std::swap(upper_row, lower_row);
+      }
+      if (upper_row != y0) {
+        along_width(y0, upper);
+        upper_row = y0;
+      }
+      if (lower_row != y1 && y1 != y0) {
+        along_width(y1, lower);
+        lower_row = y1;
+      }
+      const DType* below = y1 == y0 ? upper : lower;
+      const DType a = ty->keep[oy], b = ty->take[oy];
+      DType* y = plane + oy * out_w;
+      OPS_SIMD_LOOP
+      for (index_t ox = 0; ox < out_w; ++ox) {
+        AssignReq<kReq>(y + ox, a * upper[ox] + b * below[ox]);
+      }
+    }
   }
 };
 
@@ -332,9 +408,16 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
     OPS_REQ_SWITCH(req[0], Req, {
       if constexpr (kBilinear) {
         const bool align = GetParam<BilinearResizeParam>(attrs).align_corners;
-        Kernel<bilinear_resize<Req>, xpu>::Launch(
-            s, out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-            AxisOf<DType>(x[2], y[2], align), AxisOf<DType>(x[3], y[3], align));
+        const auto ay = AxisOf<DType>(x[2], y[2], align), ax = AxisOf<DType>(x[3], y[3], align);
+        if constexpr (std::is_same_v<xpu, cpu>) {
+          const BilinearTaps<DType> ty(ay), tx(ax);
+          Kernel<bilinear_resize_plane<Req>, cpu>::LaunchItems(
+              s, x[0] * x[1], y[2] * y[3] + x[2] * x[3], out[0].dptr<DType>(),
+              in[0].dptr<DType>(), x[2], x[3], &ty, &tx);
+        } else {
+          Kernel<bilinear_resize<Req>, xpu>::Launch(s, out[0].Size(), out[0].dptr<DType>(),
+                                                    in[0].dptr<DType>(), ay, ax);
+        }
       } else if constexpr (std::is_same_v<xpu, cpu>) {
         Kernel<adaptive_avg_pool_plane<Req>, cpu>::LaunchItems(
             s, x[0] * x[1], x[2] * x[3], out[0].dptr<DType>(), in[0].dptr<DType>(),

@@ -134,7 +134,27 @@ TEST(ResizeTest, AdaptiveAveragesAgainstLoopsWithGradients) {
 
 // The GPU's gradient items (an output gradient element a thread, added atomically) run here on
 // the CPU through Kernel<OP, cpu>, against the CPU's plane items.
-TEST(ResizeTest, TheGpuGradientItemsAgreeWithTheCpuPath) {
+// Planes wide enough for the CPU's row loops to run in packets, upscaled and downscaled, as
+// segmentation and detection networks resize them.
+TEST(ResizeTest, BilinearWidePlanesAgainstLoops) {
+  const int n = 2, c = 2, h = 19, w = 37;
+  for (const bool align : {true, false}) {
+    for (const auto& [oh, ow] : std::vector<std::pair<int, int>>{{41, 70}, {8, 17}, {19, 37}}) {
+      SCOPED_TRACE(std::to_string(oh) + "x" + std::to_string(ow) + (align ? " aligned" : ""));
+      const OpCase op{"_contrib_BilinearResize2D",
+                      {{"height", std::to_string(oh)},
+                       {"width", std::to_string(ow)},
+                       {"align_corners", align ? "true" : "false"}},
+                      {InputSpec{TShape{n, c, h, w}}}};
+      testing::CheckForward(op, [&](const std::vector<Values>& in) {
+        return std::vector<Values>{BilinearReference(in[0], n * c, h, w, oh, ow, align)};
+      });
+      testing::CheckWriteModes(op);
+    }
+  }
+}
+
+TEST(ResizeTest, TheGpuItemsAgreeWithTheCpuPath) {
   const TShape x{2, 3, 5, 7}, y{2, 3, 9, 4};
   Values og(y.Size());
   for (size_t i = 0; i < og.size(); ++i) og[i] = std::sin(0.9 * static_cast<double>(i));
@@ -142,8 +162,14 @@ TEST(ResizeTest, TheGpuGradientItemsAgreeWithTheCpuPath) {
     const OpCase op{"_contrib_BilinearResize2D",
                     {{"height", "9"}, {"width", "4"}, {"align_corners", align ? "1" : "0"}},
                     {InputSpec{x}}};
-    const Values dx = testing::ToValues(
-        testing::Backward(op, testing::MakeInputs(op, mshadow::kFloat64), {og})[0].blob());
+    const std::vector<CpuTensor> in = testing::MakeInputs(op, mshadow::kFloat64);
+    const Values y_cpu = testing::ToValues(testing::Forward(op, in)[0].blob());
+    Values gpu_y(y.Size());
+    Kernel<resize::bilinear_resize<kWriteTo>, cpu>::Launch(
+        nullptr, static_cast<index_t>(gpu_y.size()), gpu_y.data(), in[0].data<double>(),
+        resize::AxisOf<double>(x[2], y[2], align), resize::AxisOf<double>(x[3], y[3], align));
+    testing::ExpectClose(y_cpu, gpu_y, 1e-12, 1e-12, align ? "aligned forward" : "forward");
+    const Values dx = testing::ToValues(testing::Backward(op, in, {og})[0].blob());
     Values gpu_dx(x.Size(), 0.0);
     Kernel<resize::bilinear_resize_grad_atomic, cpu>::Launch(
         nullptr, static_cast<index_t>(og.size()), gpu_dx.data(), og.data(),

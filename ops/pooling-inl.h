@@ -659,20 +659,29 @@ DType* Scratch(index_t n) {
   return static_cast<DType*>(mshadow::ThreadScratch(static_cast<size_t>(n) * sizeof(DType)));
 }
 
-// CPU item: plane i, every output, for max, avg and sum.
+// CPU item: plane i of n elements pooled whole (PoolsWholePlane; avg and sum), its sum
+// divided by `divisor` (1 for sum). An item of its own, inlined into the loop over planes: as
+// a branch of PoolPlaneForwardByAxis, the call and the geometry's checks per plane had taken
+// most of the time of a 7 x 7 plane (docs/benchmarks.md, seventy-eighth session).
+template <int kReq>
+struct PoolWholePlane {
+  template <typename DType>
+  MSHADOW_CINLINE static void Map(index_t i, index_t n, DType divisor, const DType* in,
+                                  DType* out) {
+    const DType* plane = in + i * n;
+    const DType sum = vec::Sum<DType>(n, [&](index_t at, auto tag) {
+      return vec::PacketOf<decltype(tag)>::LoadUnAligned(plane + at);
+    });
+    AssignReq<kReq>(out + i, sum / divisor);
+  }
+};
+
+// CPU item: plane i, every output, for avg and sum where the plane has several windows.
 template <int kType, int kReq>
 struct PoolPlaneForwardByAxis {
   template <typename DType>
   static void Map(index_t i, const ConvGeometry g, const PoolSpec spec, const DType* in,
                   DType* out) {
-    if (PoolsWholePlane(g)) {
-      const DType* plane = in + i * g.InSize();
-      const DType sum = vec::Sum<DType>(g.InSize(), [&](index_t at, auto tag) {
-        return vec::PacketOf<decltype(tag)>::LoadUnAligned(plane + at);
-      });
-      const DType pooled = kType == kAvg ? sum / WholePlaneDivisor<DType>(g, spec) : sum;
-      return AssignReq<kReq>(out + i, pooled);
-    }
     // Along depth (3-D), then height, the input's rows long and contiguous, and along width
     // last, the rows end to end (short rows had left the height pass in scalar remainder
     // loops). Scratch: the passes' results (pooled the last), avg's divisors along width.
@@ -993,6 +1002,10 @@ void PoolingForwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
     Kernel<MaxPoolPlaneForwardByAxis<kReq>, cpu>::LaunchItems(
         stream, planes, g.InSize(), g, in, out, argmax,
         out_bytes >= mshadow::StreamingStoreMinBytes());
+  } else if (PoolsWholePlane(g)) {
+    const DType divisor = kType == kAvg ? WholePlaneDivisor<DType>(g, spec) : DType(1);
+    Kernel<PoolWholePlane<kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g.InSize(),
+                                                   divisor, in, out);
   } else {
     Kernel<PoolPlaneForwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(), g,
                                                                   spec, in, out);

@@ -7,12 +7,15 @@
 #ifndef OPS_CROP_INL_H_
 #define OPS_CROP_INL_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/pad-inl.h"
 #include "ops/strided_copy.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace crop {
@@ -53,6 +56,37 @@ inline StridedIndex<1> WindowView(const Window& window, const TShape& data) {
                              {{{data[1] * plane, plane, width, 1}}});
 }
 
+// The window as Pad's constant mode sees it: the window (N, C, h, w) padded on its last two
+// axes to the images (N, C, H, W).
+inline pad::PadGeometry AsPadding(const Window& window, const TShape& data) {
+  pad::PadGeometry g;
+  g.ndim = 4;
+  for (int d = 0; d < 4; ++d) {
+    g.in[d] = window.shape[d];
+    g.out[d] = data[d];
+  }
+  g.before[2] = window.y;
+  g.before[3] = window.x;
+  g.after[2] = data[2] - window.y - window.shape[2];
+  g.after[3] = data[3] - window.x - window.shape[3];
+  return g;
+}
+
+// The CPU's overwritten gradient, written as Pad's forward writes its output (AsPadding):
+// each plane front to back, zeros around the window's rows, streamed where large. Zeroed
+// first and scattered into after, the images' gradient had been written twice
+// (docs/benchmarks.md, seventy-eighth session). Windows of at least one element.
+template <typename DType>
+void WriteGradientOnCpu(mshadow::Stream<cpu>* s, const Window& window, const TShape& data,
+                        DType* grad, const DType* out_grad) {
+  const pad::PadGeometry g = AsPadding(window, data);
+  const index_t planes = data[0] * data[1], plane = data[2] * data[3];
+  pad::WithStreamingStores(StreamsCopyOf(planes * plane * sizeof(DType)), [&](auto streaming) {
+    Kernel<pad::pad_forward_constant_plane<decltype(streaming)::value>, cpu>::LaunchItems(
+        s, planes, plane, grad, out_grad, g, DType(0));
+  });
+}
+
 // Forward: the window of in[0] into out[0]. Backward (inputs: the output gradient; outputs:
 // the images' gradient and, with two inputs, crop_like's zeros): the output gradient written
 // into the window, zeros around it.
@@ -69,16 +103,22 @@ void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     if constexpr (kBackward) {
       if (param.num_args == 2) WriteZeroGradient<xpu, DType>(out[1], req[1], s);
-      if (req[0] == kNullOp) return;
-      WriteZeroGradient<xpu, DType>(out[0], req[0], s);
-      OPS_REQ_SWITCH(req[0], Req, {
-        StridedScatter<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
-      });
-    } else {
-      OPS_REQ_SWITCH(req[0], Req, {
-        StridedGather<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
-      });
     }
+    if (req[0] == kNullOp) return;
+    OPS_REQ_SWITCH(req[0], Req, {
+      if constexpr (kBackward && std::is_same_v<xpu, cpu>) {
+        if (Req != kAddTo && window.shape.Size() > 0) {
+          return WriteGradientOnCpu(s, window, images.shape_, out[0].dptr<DType>(),
+                                    in[0].dptr<DType>());
+        }
+      }
+      if constexpr (kBackward) {
+        WriteZeroGradient<xpu, DType>(out[0], req[0], s);
+        StridedScatter<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
+      } else {
+        StridedGather<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), base, view);
+      }
+    });
   });
 }
 

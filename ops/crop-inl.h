@@ -10,12 +10,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "mshadow/streaming_stores.h"
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
 #include "ops/pad-inl.h"
 #include "ops/strided_copy.h"
-#include "ops/vector_loop.h"
 
 namespace ops {
 namespace crop {
@@ -72,19 +72,47 @@ inline pad::PadGeometry AsPadding(const Window& window, const TShape& data) {
   return g;
 }
 
+// Whether the CPU writes `bytes` of window rows (or of images around them) by streaming
+// stores: from the threshold of the kernels that write several output lines at once
+// (mshadow::TileStreamingStoreMinBytes()), as CopyToEach. Against the engine's rule for maps,
+// which kept the benchmark's 75 MB window in cached stores, that halved the forward's time
+// (docs/benchmarks.md, seventy-eighth session).
+template <typename DType>
+bool StreamsWindowRows(index_t elements) {
+  return elements * static_cast<index_t>(sizeof(DType)) >= mshadow::TileStreamingStoreMinBytes();
+}
+
 // The CPU's overwritten gradient, written as Pad's forward writes its output (AsPadding):
-// each plane front to back, zeros around the window's rows, streamed where large. Zeroed
-// first and scattered into after, the images' gradient had been written twice
-// (docs/benchmarks.md, seventy-eighth session). Windows of at least one element.
+// each plane front to back, zeros around the window's rows. Zeroed first and scattered into
+// after, the images' gradient had been written twice (docs/benchmarks.md, seventy-eighth
+// session). Windows of at least one element.
 template <typename DType>
 void WriteGradientOnCpu(mshadow::Stream<cpu>* s, const Window& window, const TShape& data,
                         DType* grad, const DType* out_grad) {
   const pad::PadGeometry g = AsPadding(window, data);
   const index_t planes = data[0] * data[1], plane = data[2] * data[3];
-  pad::WithStreamingStores(StreamsCopyOf(planes * plane * sizeof(DType)), [&](auto streaming) {
+  pad::WithStreamingStores(StreamsWindowRows<DType>(planes * plane), [&](auto streaming) {
     Kernel<pad::pad_forward_constant_plane<decltype(streaming)::value>, cpu>::LaunchItems(
         s, planes, plane, grad, out_grad, g, DType(0));
   });
+}
+
+// The CPU's overwritten forward where StreamsWindowRows, as Pad's gradient reads its window:
+// a window row at a time, by streaming stores; false elsewhere (the strided gather's cached
+// stores there).
+template <int kReq, typename DType>
+bool StreamWindowOnCpu(mshadow::Stream<cpu>* s, const Window& window, const TShape& data,
+                       DType* out, const DType* images) {
+  const index_t window_plane = window.shape[2] * window.shape[3];
+  const index_t planes = data[0] * data[1];
+  if (kReq == kAddTo || window_plane == 0 || !StreamsWindowRows<DType>(planes * window_plane)) {
+    return false;
+  }
+  pad::WithStreamingStores(true, [&](auto) {
+    Kernel<pad::pad_backward_constant_plane<kReq, true>, cpu>::LaunchItems(
+        s, planes, window_plane, out, images, AsPadding(window, data));
+  });
+  return true;
 }
 
 // Forward: the window of in[0] into out[0]. Backward (inputs: the output gradient; outputs:
@@ -106,10 +134,15 @@ void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
     }
     if (req[0] == kNullOp) return;
     OPS_REQ_SWITCH(req[0], Req, {
-      if constexpr (kBackward && std::is_same_v<xpu, cpu>) {
-        if (Req != kAddTo && window.shape.Size() > 0) {
-          return WriteGradientOnCpu(s, window, images.shape_, out[0].dptr<DType>(),
-                                    in[0].dptr<DType>());
+      if constexpr (std::is_same_v<xpu, cpu>) {
+        if constexpr (kBackward) {
+          if (Req != kAddTo && window.shape.Size() > 0) {
+            return WriteGradientOnCpu(s, window, images.shape_, out[0].dptr<DType>(),
+                                      in[0].dptr<DType>());
+          }
+        } else if (StreamWindowOnCpu<Req>(s, window, images.shape_, out[0].dptr<DType>(),
+                                          in[0].dptr<DType>())) {
+          return;
         }
       }
       if constexpr (kBackward) {

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
 
 namespace ops {
@@ -68,7 +69,8 @@ Values WindowOf(const Values& data, int planes, int h, int w, int y, int x, int 
   return out;
 }
 
-TEST(CropTest, WindowsAgainstLoopsWithGradients) {
+// Every cut of (2, 3, 6, 7) images: values, write modes and gradients against the loops.
+void CheckCutsAgainstLoops() {
   const int n = 2, c = 3, h = 6, w = 7;
   struct Cut {
     std::map<std::string, std::string> params;
@@ -91,6 +93,15 @@ TEST(CropTest, WindowsAgainstLoopsWithGradients) {
     testing::CheckWriteModes(op);
     testing::CheckGradient(op);
   }
+}
+
+TEST(CropTest, WindowsAgainstLoopsWithGradients) { CheckCutsAgainstLoops(); }
+
+// The CPU streams large windows and gradients out (StreamsCopyOf): every output counted large.
+TEST(CropTest, WindowsThroughStreamingStoresAgainstLoops) {
+  mshadow::SetStreamingStoreMinBytes(1);
+  CheckCutsAgainstLoops();
+  mshadow::SetStreamingStoreMinBytes(0);
 }
 
 // Enough rows for two threads, the second starting inside a plane: its first row's place is

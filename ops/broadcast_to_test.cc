@@ -76,6 +76,25 @@ TEST(BroadcastToTest, LargeOutputsOnThreads) {
   mshadow::SetNumThreads(0);
 }
 
+// Each element of a row repeated 1 to 17 times along the last axis (a row of 37 elements, not
+// a whole number of the packets the CPU fills, and rows of 4 to 8 elements), outputs in float
+// and double, added to as well as written.
+TEST(BroadcastToTest, RepeatEachElementAlongTheLastAxis) {
+  for (const TShape& shape : {TShape{3, 37}, TShape{5, 4}, TShape{2, 8}}) {
+    for (int r = 1; r <= 17; ++r) {
+      SCOPED_TRACE("repeats=" + std::to_string(r));
+      const OpCase repeat{
+          "repeat", {{"repeats", std::to_string(r)}, {"axis", "-1"}}, {InputSpec(shape)}};
+      testing::CheckForward(repeat, [&](const std::vector<Values>& in) {
+        Values out;
+        for (const double v : in[0]) out.insert(out.end(), r, v);
+        return std::vector<Values>{out};
+      });
+      testing::CheckWriteModes(repeat);
+    }
+  }
+}
+
 TEST(BroadcastToTest, ValuesWriteModesAndGradients) {
   // (2,1,3) -> (2,4,3): element (i, j, k) is input (i, 0, k).
   const OpCase to{"broadcast_to", {{"shape", "(2,4,3)"}}, {InputSpec(TShape{2, 1, 3})}};

@@ -766,6 +766,53 @@ struct PoolPlaneBackwardByAxis {
   }
 };
 
+// Whether the windows tile each plane exactly: on every pooled axis no padding, windows of the
+// kernel's extent one after the other (stride = kernel), the input's extent whole windows.
+inline bool WindowsTilePlane(const ConvGeometry& g) {
+  for (int a = 0; a < ConvGeometry::kMaxSpatial; ++a) {
+    if (IsIdentityAxis(g, a)) continue;
+    if (g.pad[a] != 0 || g.stride[a] != g.kernel[a] || g.in[a] != g.out[a] * g.kernel[a]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// CPU item: plane i of avg's or sum's input gradient where WindowsTilePlane: each input row
+// is its windows' output gradient row, each element kernel[2] times, divided by `divisor`
+// (the window's size for avg, 1 for sum), spread once into scratch and then written to the
+// kernel[0] x kernel[1] input rows its windows cover. The by-axis passes had written the
+// plane through two scratch passes first (the 3-d 2x2x2 gradient at 0.85-0.96 of MXNet;
+// docs/benchmarks.md, seventy-eighth session).
+template <int kReq>
+struct PoolTiledPlaneBackward {
+  template <typename DType>
+  static void Map(index_t i, const ConvGeometry g, DType divisor, const DType* og,
+                  DType* in_grad) {
+    const index_t kd = g.kernel[0], kh = g.kernel[1], kw = g.kernel[2];
+    const index_t in_w = g.in[2], out_w = g.out[2];
+    DType* row = Scratch<DType>(in_w);
+    const DType* g_out = og + i * g.OutSize();
+    DType* grad = in_grad + i * g.InSize();
+    for (index_t od = 0; od < g.out[0]; ++od) {
+      for (index_t oh = 0; oh < g.out[1]; ++oh) {
+        const DType* from = g_out + (od * g.out[1] + oh) * out_w;
+        for (index_t ow = 0; ow < out_w; ++ow) {
+          const DType share = from[ow] / divisor;
+          for (index_t k = 0; k < kw; ++k) row[ow * kw + k] = share;
+        }
+        for (index_t d = od * kd; d < (od + 1) * kd; ++d) {
+          for (index_t h = oh * kh; h < (oh + 1) * kh; ++h) {
+            DType* to = grad + (d * g.in[1] + h) * in_w;
+            OPS_SIMD_LOOP
+            for (index_t x = 0; x < in_w; ++x) AssignReq<kReq>(to + x, row[x]);
+          }
+        }
+      }
+    }
+  }
+};
+
 // Whether a plane's max pooling runs window by window in registers (ops/max_pool_window.h)
 // where the arch has the kernel for the width's stride and kernel: 2-D pooling directly, 3-D
 // a depth slice at a time before one pass along depth.
@@ -1018,6 +1065,11 @@ void PoolingBackwardOnCpu(mshadow::Stream<cpu>* stream, const ConvGeometry& g,
                           const DType* in, const DType* out, const int32_t* argmax,
                           DType* in_grad) {
   if constexpr (kType == kAvg || kType == kSum) {
+    if (!PoolsWholePlane(g) && WindowsTilePlane(g)) {
+      const DType divisor = kType == kAvg ? DType(g.KernelSize()) : DType(1);
+      return Kernel<PoolTiledPlaneBackward<kReq>, cpu>::LaunchItems(
+          stream, planes, g.InSize(), g, divisor, out_grad, in_grad);
+    }
     Kernel<PoolPlaneBackwardByAxis<kType, kReq>, cpu>::LaunchItems(stream, planes, g.InSize(),
                                                                    g, spec, out_grad, in_grad);
   } else if constexpr (kType == kMax) {

@@ -214,6 +214,24 @@ INSTANTIATE_TEST_SUITE_P(
                   {"pad", "(1,1,0)"},
                   {"pooling_convention", "full"}},
                  TShape{1, 1, 3, 3, 3}},
+        // Windows that tile the plane (stride = kernel, no padding), whose avg and sum
+        // gradients spread each output gradient row once: 3-d, 2-d with rows of 38 and a
+        // window that is not a power of two.
+        PoolCase{"avg_2x2x2_tiles_3d",
+                 TShape{1, 2, 4, 6, 34},
+                 {{"kernel", "(2,2,2)"}, {"pool_type", "avg"}, {"stride", "(2,2,2)"}},
+                 TShape{1, 2, 2, 3, 17}},
+        PoolCase{"sum_3x2_tiles",
+                 TShape{2, 2, 6, 38},
+                 {{"kernel", "(3,2)"}, {"pool_type", "sum"}, {"stride", "(3,2)"}},
+                 TShape{2, 2, 2, 19}},
+        PoolCase{"avg_3x3_tiles_exclude_pad",
+                 TShape{1, 3, 6, 9},
+                 {{"kernel", "(3,3)"},
+                  {"pool_type", "avg"},
+                  {"stride", "(3,3)"},
+                  {"count_include_pad", "False"}},
+                 TShape{1, 3, 2, 3}},
         // Stride 2 along width, where an output gradient reaches every second input: kernels
         // 2 and 1 (odd positions reached by one window or by none), 4 and 5 with padding on
         // rows of whole packets and a remainder.

@@ -108,10 +108,9 @@ bool StreamWindowOnCpu(mshadow::Stream<cpu>* s, const Window& window, const TSha
   if (kReq == kAddTo || window_plane == 0 || !StreamsWindowRows<DType>(planes * window_plane)) {
     return false;
   }
-  pad::WithStreamingStores(true, [&](auto) {
-    Kernel<pad::pad_backward_constant_plane<kReq, true>, cpu>::LaunchItems(
-        s, planes, window_plane, out, images, AsPadding(window, data));
-  });
+  Kernel<pad::pad_backward_constant_plane<kReq, true>, cpu>::LaunchItems(
+      s, planes, window_plane, out, images, AsPadding(window, data));
+  mshadow::FenceStreamingStores();  // this thread's part (ParallelFor fences its workers)
   return true;
 }
 

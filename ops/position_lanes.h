@@ -215,26 +215,40 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
   for (index_t i = 0; i < count; ++i) y[i] = kAdd ? y[i] + lanes[i] : lanes[i];
 }
 
+// Packet sums[f] to y + f * y_plane for each of kFilters filters: by streaming stores where
+// kStream and every one starts a line, added where kAdd.
+template <bool kAdd, bool kStream, int kFilters, typename DType, typename P>
+MSHADOW_CINLINE void StorePackets(const P (&sums)[kFilters], DType* y, index_t y_plane) {
+  if constexpr (kStream && !kAdd) {
+    const bool lines = reinterpret_cast<uintptr_t>(y) % sizeof(P) == 0 &&
+                       y_plane * sizeof(DType) % sizeof(P) == 0;
+    if (lines) {
+      OPS_UNROLL_FULLY
+      for (int f = 0; f < kFilters; ++f) sums[f].StoreStreaming(y + f * y_plane);
+      return;
+    }
+  }
+  OPS_UNROLL_FULLY
+  for (int f = 0; f < kFilters; ++f) vec::Store<kAdd>(y + f * y_plane, sums[f]);
+}
+
 // The outputs of runs[0, kPackets) for kFilters filters (the first `filters` of them stored;
-// filter f's outputs y_plane after f - 1's): their bias (null: zeros) plus the products over
-// `depth` channels and taps, input at split[run.input + offsets[k]] and weights w[k *
-// kFilters + f].
+// filter f's outputs y_plane after f - 1's): the products over `depth` channels and taps,
+// input at split[run.input + offsets[k]] and weights w[k * kFilters + f], plus bias[f] (null:
+// none; kFilters of them, zeros past `filters`).
 template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType>
 MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const index_t* offsets,
                                   index_t depth, const DType* w, const DType* bias,
                                   index_t filters, DType* y, index_t y_plane) {
   using P = vec::Full<DType>;
   P sum[kPackets][kFilters];
-  OPS_UNROLL_FULLY
-  for (int f = 0; f < kFilters; ++f) {
-    const P start = P::Fill(bias == nullptr || f >= filters ? DType(0) : bias[f]);
-    OPS_UNROLL_FULLY
-    for (int p = 0; p < kPackets; ++p) sum[p][f] = start;
-  }
   const DType* x[kPackets];
   OPS_UNROLL_FULLY
   for (int p = 0; p < kPackets; ++p) x[p] = split + runs[p].input;
-  for (index_t k = 0; k < depth; ++k) {
+  // Channel-tap k's products, which start the sums where kFirst: a zero or a bias copied into
+  // each sum first cost the FMA ports a move a sum (docs/benchmarks.md, seventy-ninth
+  // session).
+  auto multiply = [&](index_t k, auto first) MSHADOW_CINLINE_LAMBDA {
     const index_t offset = offsets[k];
     P xk[kPackets];
     OPS_UNROLL_FULLY
@@ -244,9 +258,33 @@ MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const ind
     for (int f = 0; f < kFilters; ++f) {
       const P wf = P::Fill(w[k * kFilters + f]);
       OPS_UNROLL_FULLY
-      for (int p = 0; p < kPackets; ++p)
-        sum[p][f] = register_gemm::MultiplyAdd(xk[p], wf, sum[p][f]);
+      for (int p = 0; p < kPackets; ++p) {
+        sum[p][f] = decltype(first)::value ? xk[p] * wf
+                                           : register_gemm::MultiplyAdd(xk[p], wf, sum[p][f]);
+      }
     }
+  };
+  multiply(0, std::true_type{});
+  for (index_t k = 1; k < depth; ++k) multiply(k, std::false_type{});
+  if (bias != nullptr) {
+    OPS_UNROLL_FULLY
+    for (int f = 0; f < kFilters; ++f) {
+      const P b = P::Fill(bias[f]);
+      OPS_UNROLL_FULLY
+      for (int p = 0; p < kPackets; ++p) sum[p][f] = sum[p][f] + b;
+    }
+  }
+  bool whole = filters == kFilters;
+  OPS_UNROLL_FULLY
+  for (int p = 0; p < kPackets; ++p) whole = whole && runs[p].count == P::kSize;
+  if (whole) {
+    // Every run a whole packet for every filter (rows of a multiple of the lanes): a branch a
+    // run instead of two a packet (docs/benchmarks.md, seventy-ninth session).
+    OPS_UNROLL_FULLY
+    for (int p = 0; p < kPackets; ++p) {
+      StorePackets<kAdd, kStream>(sum[p], y + runs[p].output, y_plane);
+    }
+    return;
   }
   OPS_UNROLL_FULLY
   for (int f = 0; f < kFilters; ++f) {
@@ -283,8 +321,10 @@ template <int kPackets, int kFilters, bool kAdd, bool kStream, typename DType, t
                                     index_t y_plane, Ahead& ahead) {
   for (index_t f0 = 0; f0 < filters; f0 += kFilters) {
     const DType* tile_w = w + f0 * depth;
-    const DType* tile_bias = bias == nullptr ? nullptr : bias + f0;
     const index_t tile_filters = std::min<index_t>(kFilters, filters - f0);
+    DType padded_bias[kFilters] = {};  // the tile's bias, zeros past the last filter
+    if (bias != nullptr) std::copy(bias + f0, bias + f0 + tile_filters, padded_bias);
+    const DType* tile_bias = bias == nullptr ? nullptr : padded_bias;
     DType* tile_y = y + f0 * y_plane;
     index_t j = 0;
     for (; j + kPackets <= count; j += kPackets) {

@@ -191,7 +191,24 @@ def _new_like_framework(like, shape, type_flag, zeros=False):
     if _FLAG_NAMES.get(type_flag) == "bfloat16":
         raise MShadowOpsError("NumPy has no bfloat16: pass a bfloat16 torch tensor as out=, "
                               "or torch inputs")
-    return (np.zeros if zeros else np.empty)(shape, dtype=_FLAG_NAMES[type_flag])
+    return _aligned_numpy(shape, np.dtype(_FLAG_NAMES[type_flag]), zeros)
+
+
+# The alignment of the outputs the package allocates: a cache line. NumPy's own allocations
+# start 16 bytes into one, and the library's kernels write large outputs by streaming stores
+# of whole aligned lines only, so that a NumPy output made the first layers' Convolution up
+# to twice as slow (docs/benchmarks.md, seventy-ninth session).
+_ALIGNMENT = 64
+
+
+def _aligned_numpy(shape, dtype, zeros):
+    """A C-contiguous NumPy array of `shape` starting on an _ALIGNMENT boundary (a view of a
+    slightly larger buffer); zeroed where `zeros`."""
+    import numpy as np
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = (np.zeros if zeros else np.empty)(size + _ALIGNMENT, dtype=np.uint8)
+    start = -buffer.ctypes.data % _ALIGNMENT
+    return buffer[start:start + size].view(dtype).reshape(shape)
 
 
 def _dl_array(tensors):

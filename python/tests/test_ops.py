@@ -330,6 +330,20 @@ def test_out_and_req():
         mo.relu(x, out=out, req="sometimes")
 
 
+def test_new_outputs_start_on_a_cache_line():
+    # NumPy's own large arrays start 16 bytes into a line; the library streams only whole lines.
+    x = np.ones((2, 3, 300, 300), np.float32)
+    for y in (mo.relu(x), mo.Cast(x, dtype="float16"), mo.sum(x, axis=(1, 2, 3))):
+        assert y.ctypes.data % 64 == 0
+    assert mo.zeros_like(np.ones((0, 5))).shape == (0, 5)
+    y = mo.relu(x - 2)
+    assert y.flags.c_contiguous and y.flags.writeable and y.shape == x.shape
+    np.testing.assert_array_equal(y, np.maximum(x - 2, 0))
+    (dx,) = mo.grad("relu", [x], [np.ones_like(x)], req="add")  # added to new zeros
+    assert dx.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(dx, np.ones_like(x))
+
+
 def test_cast_to_and_from_bool_and_bfloat16():
     x = np.array([0, 1.5, -2, np.nan, -0.0], np.float32)
     flags = mo.Cast(x, dtype="bool")

@@ -21,8 +21,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#include "mshadow/immintrin.h"
+#define OPS_POSITION_LANES_AVX512 1
+#else
+#define OPS_POSITION_LANES_AVX512 0
+#endif
 
 #include "mshadow/base.h"
 #include "mshadow/parallel.h"
@@ -186,18 +194,64 @@ struct Run {
 };
 
 // The runs of an image's output plane, row by row, a packet of positions each (a row's last
-// one shorter where the row is not whole packets).
+// one shorter where the row is not whole packets); each row's first `lead` positions (below a
+// packet) a run of their own.
 template <typename DType>
-std::vector<Run> RunsOf(const SplitInput& s) {
+std::vector<Run> RunsOf(const SplitInput& s, index_t lead = 0) {
   constexpr index_t kLanes = vec::Full<DType>::kSize;
   const tap_gradient::TapLayer& t = s.t;
   std::vector<Run> runs;
   for (index_t oy = 0; oy < t.out_h; ++oy) {
-    for (index_t ox = 0; ox < t.out_w; ox += kLanes) {
-      runs.push_back({oy * t.sy * s.pitch + ox, oy * t.out_w + ox, std::min(kLanes, t.out_w - ox)});
+    const index_t input = oy * t.sy * s.pitch, output = oy * t.out_w;
+    index_t ox = 0;
+    if (lead > 0) {
+      ox = std::min(lead, t.out_w);
+      runs.push_back({input, output, ox});
+    }
+    for (; ox < t.out_w; ox += kLanes) {
+      runs.push_back({input + ox, output + ox, std::min(kLanes, t.out_w - ox)});
     }
   }
   return runs;
+}
+
+// Positions before the first of a row that starts a cache line, in an output y of rows of
+// out_w positions in planes of `plane`, where those rows and planes are whole lines (so that
+// every row starts at the same place in a line) and y starts off a line at an element: runs
+// from there stream (RunsOf's `lead`). NumPy's arrays start 16 bytes into a line, and
+// streamed, a first layer's output wrote twice as fast (docs/benchmarks.md, seventy-ninth
+// session). 0 where y starts a line or the rows start at different places.
+template <typename DType>
+index_t LeadToLines(const DType* y, index_t out_w, index_t plane) {
+  constexpr index_t kLine = sizeof(vec::Full<DType>);
+  constexpr index_t kLanes = vec::Full<DType>::kSize;
+  const index_t offset = static_cast<index_t>(reinterpret_cast<uintptr_t>(y) % kLine);
+  if (offset % static_cast<index_t>(sizeof(DType)) != 0 || out_w % kLanes != 0 ||
+      plane % kLanes != 0) {
+    return 0;
+  }
+  return (kLine - offset) / static_cast<index_t>(sizeof(DType)) % kLanes;
+}
+
+// y[0, count) = (or += where kAdd) the first `count` lanes of sum (count below a packet): by
+// a masked store on AVX-512 (RunsOf's leads end two runs a row).
+template <bool kAdd, typename DType, typename P>
+MSHADOW_CINLINE void StoreFirstLanes(P sum, DType* y, index_t count) {
+#if OPS_POSITION_LANES_AVX512
+  if constexpr (std::is_same_v<P, mshadow::packet::Packet<float, mshadow::packet::kAVX512>>) {
+    const auto mask = static_cast<__mmask16>((1u << count) - 1);
+    const __m512 v = kAdd ? _mm512_add_ps(sum.data_, _mm512_maskz_loadu_ps(mask, y)) : sum.data_;
+    return _mm512_mask_storeu_ps(y, mask, v);
+  } else if constexpr (std::is_same_v<P,
+                                      mshadow::packet::Packet<double, mshadow::packet::kAVX512>>) {
+    const auto mask = static_cast<__mmask8>((1u << count) - 1);
+    const __m512d v = kAdd ? _mm512_add_pd(sum.data_, _mm512_maskz_loadu_pd(mask, y)) : sum.data_;
+    return _mm512_mask_storeu_pd(y, mask, v);
+  }
+#endif
+  DType lanes[P::kSize];
+  sum.StoreUnAligned(lanes);
+  for (index_t i = 0; i < count; ++i) y[i] = kAdd ? y[i] + lanes[i] : lanes[i];
 }
 
 // The sums of a tile's packet: stored whole (by streaming stores where kStream and the run
@@ -210,9 +264,7 @@ MSHADOW_CINLINE void StoreRun(P sum, DType* y, index_t count) {
     }
     return vec::Store<kAdd>(y, sum);
   }
-  DType lanes[P::kSize];
-  sum.StoreUnAligned(lanes);
-  for (index_t i = 0; i < count; ++i) y[i] = kAdd ? y[i] + lanes[i] : lanes[i];
+  StoreFirstLanes<kAdd>(sum, y, count);
 }
 
 // Packet sums[f] to y + f * y_plane for each of kFilters filters: by streaming stores where
@@ -461,10 +513,11 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
         [&](index_t f, index_t c, index_t tap) { return weight_at(grp, f, c, tap); }, t.filters,
         t.channels, taps);
   }
-  const std::vector<Run> runs = RunsOf<DType>(split);
-  const index_t run_count = static_cast<index_t>(runs.size());
   const bool stream = req != kAddTo && StreamsProductOf(batch * filters * out_plane *
                                                         static_cast<index_t>(sizeof(DType)));
+  const std::vector<Run> runs =
+      RunsOf<DType>(split, stream ? LeadToLines(y, t.out_w, out_plane) : 0);
+  const index_t run_count = static_cast<index_t>(runs.size());
   // Runs [begin, end) of image n's output from its split input, every group and filter,
   // `ahead` (SplitAhead, or NothingAhead for a split made whole) making the split as they go.
   auto convolve = [&](const DType* image_split, index_t n, index_t begin, index_t end,

@@ -627,19 +627,21 @@ TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
 }
 
 // The first layers' lanes streaming their sums to outputs that start off a cache line (NumPy's
-// arrays start 16 bytes into one; a host's may start anywhere): each row's first positions
-// up to a line a run of their own, the rest streamed. Every element offset of a line, float
-// and double, rows of whole lines at strides 1 and 2 (and a row shorter than a line, which
-// keeps the runs as they were), 1 and 2 threads: the values of an output that starts a line,
-// and nothing written around the output.
+// arrays start 16 bytes into one; a host's may start anywhere): where rows are wide for their
+// products (LeadToLines), each row's first positions up to a line a run of their own, the rest
+// streamed. Every element offset of a line, float and double, rows of whole lines at strides 1
+// and 2 with and without such leads, and a row shorter than a line, 1 and 2 threads: the
+// values of an output that starts a line, and nothing written around the output.
 TEST(ConvolutionTest, PositionLanesStreamToOutputsOffALine) {
   struct Layer {
     TShape data;
     std::string kernel, stride, pad;
     int filters;
   };
-  const Layer layers[] = {{TShape{2, 3, 6, 32}, "(3,3)", "(1,1)", "(1,1)", 10},
-                          {TShape{2, 3, 9, 128}, "(5,5)", "(2,2)", "(2,2)", 8},
+  const Layer layers[] = {{TShape{2, 1, 6, 32}, "(3,3)", "(1,1)", "(1,1)", 10},
+                          {TShape{1, 3, 4, 160}, "(3,3)", "(1,1)", "(1,1)", 8},
+                          {TShape{2, 1, 9, 256}, "(5,5)", "(2,2)", "(2,2)", 8},
+                          {TShape{2, 3, 6, 32}, "(3,3)", "(1,1)", "(1,1)", 10},
                           {TShape{2, 1, 5, 7}, "(3,3)", "(1,1)", "(1,1)", 4}};
   constexpr double kAround = -7.25;  // what the buffer holds around the output
   mshadow::SetStreamingStoreMinBytes(1);

@@ -215,19 +215,25 @@ std::vector<Run> RunsOf(const SplitInput& s, index_t lead = 0) {
   return runs;
 }
 
+// The most multiply-adds per output of a row that a lead's extra run may add (LeadToLines):
+// a 3x3 layer on RGB rows of 224 adds 2 and streamed twice as fast; the 7x7 stem on rows of
+// 112 would add 21 and ran slower led than through the caches (docs/benchmarks.md,
+// seventy-ninth session).
+constexpr index_t kLeadMaxProducts = 8;
+
 // Positions before the first of a row that starts a cache line, in an output y of rows of
 // out_w positions in planes of `plane`, where those rows and planes are whole lines (so that
 // every row starts at the same place in a line) and y starts off a line at an element: runs
-// from there stream (RunsOf's `lead`). NumPy's arrays start 16 bytes into a line, and
-// streamed, a first layer's output wrote twice as fast (docs/benchmarks.md, seventy-ninth
-// session). 0 where y starts a line or the rows start at different places.
+// from there stream (RunsOf's `lead`), for one extra run a row of `depth` products a position
+// (at most kLeadMaxProducts per output of the row). NumPy's arrays start 16 bytes into a
+// line. 0 where y starts a line, the rows start at different places or the run costs more.
 template <typename DType>
-index_t LeadToLines(const DType* y, index_t out_w, index_t plane) {
+index_t LeadToLines(const DType* y, index_t out_w, index_t plane, index_t depth) {
   constexpr index_t kLine = sizeof(vec::Full<DType>);
   constexpr index_t kLanes = vec::Full<DType>::kSize;
   const index_t offset = static_cast<index_t>(reinterpret_cast<uintptr_t>(y) % kLine);
   if (offset % static_cast<index_t>(sizeof(DType)) != 0 || out_w % kLanes != 0 ||
-      plane % kLanes != 0) {
+      plane % kLanes != 0 || depth * kLanes > kLeadMaxProducts * out_w) {
     return 0;
   }
   return (kLine - offset) / static_cast<index_t>(sizeof(DType)) % kLanes;
@@ -516,7 +522,7 @@ void ConvolveByLanes(const ConvGeometry& g, index_t groups, index_t filters, ind
   const bool stream = req != kAddTo && StreamsProductOf(batch * filters * out_plane *
                                                         static_cast<index_t>(sizeof(DType)));
   const std::vector<Run> runs =
-      RunsOf<DType>(split, stream ? LeadToLines(y, t.out_w, out_plane) : 0);
+      RunsOf<DType>(split, stream ? LeadToLines(y, t.out_w, out_plane, depth) : 0);
   const index_t run_count = static_cast<index_t>(runs.size());
   // Runs [begin, end) of image n's output from its split input, every group and filter,
   // `ahead` (SplitAhead, or NothingAhead for a split made whole) making the split as they go.

@@ -216,9 +216,8 @@ std::vector<Run> RunsOf(const SplitInput& s, index_t lead = 0) {
 }
 
 // The most multiply-adds per output of a row that a lead's extra run may add (LeadToLines):
-// a 3x3 layer on RGB rows of 224 adds 2 and streamed twice as fast; the 7x7 stem on rows of
-// 112 would add 21 and ran slower led than through the caches (docs/benchmarks.md,
-// seventy-ninth session).
+// a 3x3 layer on RGB rows of 224 adds 2 and gained much; the 7x7 stem on rows of 112 would
+// add 21 and gained nothing steadily (docs/benchmarks.md, seventy-ninth session).
 constexpr index_t kLeadMaxProducts = 8;
 
 // Positions before the first of a row that starts a cache line, in an output y of rows of
@@ -303,9 +302,9 @@ MSHADOW_CINLINE void MultiplyTile(const DType* split, const Run* runs, const ind
   const DType* x[kPackets];
   OPS_UNROLL_FULLY
   for (int p = 0; p < kPackets; ++p) x[p] = split + runs[p].input;
-  // Channel-tap k's products, which start the sums where kFirst: a zero or a bias copied into
-  // each sum first cost the FMA ports a move a sum (docs/benchmarks.md, seventy-ninth
-  // session).
+  // Channel-tap k's products, which start the sums where `first` is true: a zero or a bias
+  // copied into each sum first cost the FMA ports a move a sum (docs/benchmarks.md,
+  // seventy-ninth session).
   auto multiply = [&](index_t k, auto first) MSHADOW_CINLINE_LAMBDA {
     const index_t offset = offsets[k];
     P xk[kPackets];

@@ -196,8 +196,8 @@ def _new_like_framework(like, shape, type_flag, zeros=False):
 
 # The alignment of the outputs the package allocates: a cache line. NumPy's own allocations
 # start 16 bytes into one, and the library's kernels write large outputs by streaming stores
-# of whole aligned lines only, so that a NumPy output made the first layers' Convolution up
-# to twice as slow (docs/benchmarks.md, seventy-ninth session).
+# of whole aligned lines only, which a NumPy output kept most of them from (docs/benchmarks.md,
+# seventy-ninth session).
 _ALIGNMENT = 64
 
 

@@ -28,6 +28,8 @@
 #define MSHADOW_STREAMING_STORES_H_
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 
 #include "mshadow/macros.h"
@@ -64,6 +66,19 @@ inline index_t StreamingStoreMinBytes() {
 inline index_t TileStreamingStoreMinBytes() {
   const index_t bytes = detail::tile_streaming_store_min_bytes.load(std::memory_order_relaxed);
   return bytes > 0 ? bytes : detail::ResolveDefaultTileStreamingStoreMinBytes();
+}
+
+// Streaming stores write whole cache lines that start on one.
+constexpr size_t kCacheLineBytes = 64;
+
+// Elements from p to the next cache line: 0 where p starts one, or where p is not on an
+// element's boundary (no count of elements reaches a line then). A kernel writes these through
+// the caches and streams from the line on: NumPy's arrays start 16 bytes into a line.
+template <typename DType>
+index_t ElementsBeforeALine(const DType* p) {
+  const uintptr_t offset = reinterpret_cast<uintptr_t>(p) % kCacheLineBytes;
+  if (offset % sizeof(DType) != 0) return 0;
+  return static_cast<index_t>((kCacheLineBytes - offset) % kCacheLineBytes / sizeof(DType));
 }
 
 // Orders this thread's streaming stores before its later stores and synchronization.

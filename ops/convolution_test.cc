@@ -626,13 +626,15 @@ TEST(ConvolutionTest, PositionLanesMatchTheDirectLoop) {
   mshadow::SetNumThreads(0);
 }
 
-// The first layers' lanes streaming their sums to outputs that start off a cache line (NumPy's
-// arrays start 16 bytes into one; a host's may start anywhere): where rows are wide for their
-// products (LeadToLines), each row's first positions up to a line a run of their own, the rest
-// streamed. Every element offset of a line, float and double, rows of whole lines at strides 1
-// and 2 with and without such leads, and a row shorter than a line, 1 and 2 threads: the
-// values of an output that starts a line, and nothing written around the output.
-TEST(ConvolutionTest, PositionLanesStreamToOutputsOffALine) {
+// Convolutions streaming their outputs to outputs that start off a cache line (NumPy's arrays
+// start 16 bytes into one; a host's may start anywhere). The first layers' lanes: where rows
+// are wide for their products (LeadToLines), each row's first positions up to a line a run of
+// their own, the rest streamed; rows of whole lines at strides 1 and 2 with and without such
+// leads, and a row shorter than a line. A 1x1 layer's tap product: the columns before each
+// row's first line through the caches (ColumnsBeforeALine), its padded image as far into a
+// line as the output (PaddedImageShift). testing::CheckStreamedOffALine: every element offset
+// of a line, float and double, 1 and 2 threads.
+TEST(ConvolutionTest, StreamsToOutputsOffALine) {
   struct Layer {
     TShape data;
     std::string kernel, stride, pad;
@@ -642,50 +644,20 @@ TEST(ConvolutionTest, PositionLanesStreamToOutputsOffALine) {
                           {TShape{1, 3, 4, 160}, "(3,3)", "(1,1)", "(1,1)", 8},
                           {TShape{2, 1, 9, 256}, "(5,5)", "(2,2)", "(2,2)", 8},
                           {TShape{2, 3, 6, 32}, "(3,3)", "(1,1)", "(1,1)", 10},
-                          {TShape{2, 1, 5, 7}, "(3,3)", "(1,1)", "(1,1)", 4}};
-  constexpr double kAround = -7.25;  // what the buffer holds around the output
-  mshadow::SetStreamingStoreMinBytes(1);
+                          {TShape{2, 1, 5, 7}, "(3,3)", "(1,1)", "(1,1)", 4},
+                          {TShape{1, 16, 64, 64}, "(1,1)", "(1,1)", "(0,0)", 80}};
   for (const Layer& l : layers) {
     TShape weight{l.filters, l.data[1], 0, 0};
-    weight[2] = weight[3] = l.kernel == "(3,3)" ? 3 : 5;
-    const OpCase c{"Convolution",
-                   {{"kernel", l.kernel},
-                    {"stride", l.stride},
-                    {"pad", l.pad},
-                    {"num_filter", std::to_string(l.filters)}},
-                   {InputSpec{l.data}, InputSpec{weight}, InputSpec{TShape{l.filters}}}};
-    const NodeAttrs attrs = ParseAttrs(Op::Get("Convolution"), c.kwargs);
-    for (const int type_flag : {mshadow::kFloat32, mshadow::kFloat64}) {
-      const std::vector<CpuTensor> inputs = testing::MakeInputs(c, type_flag);
-      const std::vector<CpuTensor> aligned = testing::Forward(c, inputs);
-      const TShape out_shape = aligned[0].shape();
-      const Values expected = testing::ToValues(aligned[0].blob());
-      const index_t n = out_shape.Size(), elements_a_line = 64 / mshadow::TypeFlagSize(type_flag);
-      for (index_t offset = 0; offset < elements_a_line; ++offset) {
-        for (const int threads : {1, 2}) {
-          SCOPED_TRACE("kernel " + l.kernel + " width " + std::to_string(l.data[3]) + " " +
-                       mshadow::TypeFlagName(type_flag) +
-                       " offset " + std::to_string(offset) + " threads " +
-                       std::to_string(threads));
-          mshadow::SetNumThreads(threads);
-          const CpuTensor buffer = testing::TensorOf(
-              TShape{n + 2 * elements_a_line}, type_flag,
-              Values(static_cast<size_t>(n + 2 * elements_a_line), kAround));
-          char* start = static_cast<char*>(buffer.blob().dptr_) +
-                        offset * mshadow::TypeFlagSize(type_flag);
-          const TBlob y(start, out_shape, mshadow::cpu::kDevMask, type_flag);
-          Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs), Blobs(inputs), {kWriteTo}, {y});
-          EXPECT_EQ(testing::ToValues(y), expected);
-          const Values all = testing::ToValues(buffer.blob());
-          for (index_t i = 0; i < static_cast<index_t>(all.size()); ++i) {
-            if (i < offset || i >= offset + n) ASSERT_EQ(all[i], kAround) << "element " << i;
-          }
-        }
-      }
-    }
+    weight[2] = weight[3] = l.kernel[1] - '0';
+    SCOPED_TRACE("kernel " + l.kernel + " width " + std::to_string(l.data[3]));
+    testing::CheckStreamedOffALine({"Convolution",
+                                    {{"kernel", l.kernel},
+                                     {"stride", l.stride},
+                                     {"pad", l.pad},
+                                     {"num_filter", std::to_string(l.filters)}},
+                                    {InputSpec{l.data}, InputSpec{weight},
+                                     InputSpec{TShape{l.filters}}}});
   }
-  mshadow::SetNumThreads(0);
-  mshadow::SetStreamingStoreMinBytes(0);
 }
 
 // The lanes' data gradients onto 1 to 4 channels per group, in float64 against differences;

@@ -575,11 +575,27 @@ void DeconvolveImageByPhases(const PhasePlan& p, const DType* taps, const index_
 
 // Scratch for DeconvolveByPhases on `threads` (BatchThreads'): the taps (as long as the
 // weight), the position tiles' operands where they serve (as long again), then per thread a
-// padded image and its PhaseBuffers().
+// padded image (with a line's room to move it in, PaddedImageShift) and its PhaseBuffers().
+template <typename DType>
+index_t PerThreadPhaseSpace(const PhasePlan& p) {
+  return p.PaddedImage() + PhasePlan::kColumnQuantum + p.PhaseBuffers<DType>();
+}
 template <typename DType>
 index_t PhaseSpace(const PhasePlan& p, index_t threads) {
   const index_t taps = p.WeightSize() * (p.UsesPositionTiles<DType>() ? 2 : 1);
-  return taps + threads * (p.PaddedImage() + p.PhaseBuffers<DType>());
+  return taps + threads * PerThreadPhaseSpace<DType>(p);
+}
+
+// Elements past `space` where MultiplySinglePhase's padded image starts: as far into a cache
+// line as the image's output y_n, so that where the product's columns are the padded rows in
+// order (a 1x1 layer's) and y_n starts off a line (NumPy's arrays start 16 bytes in), the
+// strips that stream whole lines of y_n (register_gemm::ColumnsBeforeALine) load whole lines
+// of it too (loads across two lines had made the product 10% slower). Under a line's elements.
+template <typename DType>
+index_t PaddedImageShift(const DType* space, const DType* y_n) {
+  constexpr uintptr_t kLine = 64;
+  const uintptr_t apart = (reinterpret_cast<uintptr_t>(y_n) - reinterpret_cast<uintptr_t>(space));
+  return apart % sizeof(DType) != 0 ? 0 : static_cast<index_t>(apart % kLine / sizeof(DType));
 }
 
 // The batch x (batch, channels, in...) -> y (batch, filters, out...), written (kAdd: added)
@@ -591,7 +607,7 @@ template <bool kAdd, typename DType>
 void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, const DType* x,
                         const DType* bias, DType* y, DType* space) {
   const DType* taps = space;
-  const index_t per_thread = p.PaddedImage() + p.PhaseBuffers<DType>();
+  const index_t per_thread = PerThreadPhaseSpace<DType>(p);
   const index_t x_image = p.channels * p.groups * p.depth.in * p.rows.in * p.cols.in;
   const index_t y_image = p.filters * p.groups * p.depth.out * p.OutPlane();
   const std::vector<index_t> row_offsets = PhaseRowOffsets(p, p.ChannelInterleave<DType>());
@@ -612,16 +628,18 @@ void DeconvolveByPhases(const PhasePlan& p, index_t batch, index_t threads, cons
   const index_t parts = std::min<index_t>(strips, kLastImageParts);
   std::vector<index_t> padded_image(threads, -1);
   ForEachImagePart(batch, threads, parts, [&](index_t t, index_t n, index_t part, index_t of) {
-    DType* padded = scratch + t * per_thread;
-    DType* phases = padded + p.PaddedImage();
+    DType* y_n = y + n * y_image;
+    DType* thread_space = scratch + t * per_thread;
+    const bool single_product = !position_tiles && p.SinglePhase();
+    DType* padded = thread_space + (single_product ? PaddedImageShift(thread_space, y_n) : 0);
+    DType* phases = thread_space + p.PaddedImage() + PhasePlan::kColumnQuantum;
     const PhaseTiles<DType> tiles{tile_taps, tile_offsets.data(), phases};
     if (padded_image[t] != n) PadImage(p, x + n * x_image, padded);
     padded_image[t] = n;
-    DType* y_n = y + n * y_image;
     if (position_tiles) {
       DeconvolveImageByTiles<kAdd>(p, tiles, bias, y_n, padded, stream,
                                    {strips * part / of, strips * (part + 1) / of});
-    } else if (p.SinglePhase()) {
+    } else if (single_product) {
       MultiplySinglePhase<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, stream_product);
     } else {
       DeconvolveImageByPhases<kAdd>(p, taps, row_offsets.data(), bias, y_n, padded, phases);

@@ -302,6 +302,22 @@ bool StreamsTile(const DType* c, index_t ldc) {
          reinterpret_cast<uintptr_t>(c) % kLine == 0 && ldc * sizeof(DType) % kLine == 0;
 }
 
+// The columns before the first cache line of c's rows where a streaming product's rows all
+// start the same distance into a line (rows whole lines apart, c off a line by whole
+// elements, as NumPy's arrays are 16 bytes in) and enough columns follow to stream: TiledGemm
+// writes those columns through the caches and the rest as strips that start on a line
+// (StreamsTile). 0 where that does not apply.
+template <typename DType>
+index_t ColumnsBeforeALine(const DType* c, index_t ldc, index_t cols, Stores stores,
+                           const RightOperand<DType>& b) {
+  if (stores != Stores::kStreaming || b.packed_depth > 0 ||
+      ldc * sizeof(DType) % mshadow::kCacheLineBytes != 0) {
+    return 0;
+  }
+  const index_t lead = mshadow::ElementsBeforeALine(c);
+  return cols - lead >= 2 * kStripWidth<DType> ? lead : 0;
+}
+
 // The last rows of a strip (fewer than kTileRows) as one tile of that many rows: single-row tiles
 // would wait on their two accumulators' latency.
 template <int kPackets, bool kATransposed, int kRows = 1, typename DType, typename Rows>
@@ -511,9 +527,12 @@ void MultiplyNarrowColumns(index_t rows, index_t depth, index_t width, const DTy
                          64, "a matrix product's last columns"),
       mshadow::FreeHost);
   DType* strip = static_cast<DType*>(memory.get());
+  // The columns' places within a row once: a folded operand's are a division each.
+  index_t column[kSize];
+  for (index_t j = 0; j < width; ++j) column[j] = b.Column(j);
   for (index_t k = 0; k < depth; ++k) {
     const DType* from = b.Row(k);
-    for (index_t j = 0; j < kSize; ++j) strip[k * kSize + j] = j < width ? from[b.Column(j)] : 0;
+    for (index_t j = 0; j < kSize; ++j) strip[k * kSize + j] = j < width ? from[column[j]] : 0;
   }
   alignas(64) DType tile[kTileRows * kSize];
   for (index_t r = 0; r < rows; r += kTileRows) {
@@ -635,6 +654,11 @@ void TiledGemm(index_t rows, index_t depth, index_t cols, LeftOperand<DType> a,
   CHECK(b.packed_depth == 0 || (b.packed_depth == depth && PacksColumns<DType>(cols)))
       << "TiledGemm: an operand packed " << b.packed_depth << " rows deep for a product of depth "
       << depth << " and " << cols << " columns";
+  if (const index_t lead = ColumnsBeforeALine(c, ldc, cols, stores, b); lead > 0) {
+    TiledGemm(rows, depth, lead, a, b, c, ldc, start, Stores::kCached);
+    return TiledGemm(rows, depth, cols - lead, a, b.FromColumn(lead), c + lead, ldc, start,
+                     stores);
+  }
   // Row blocks of whole tiles, the rows shared evenly between as many blocks as rows /
   // kBlockRows rounds to: 64 rows are one block, not one of 60 and one of 4, which would pack
   // b's strips again for a single tile.

@@ -193,7 +193,8 @@ TYPED_TEST(TiledGemmTest, IndirectAndFoldedRightOperands) {
 }
 
 // Streaming stores write what cached stores write: c on a line and rows whole lines apart
-// (the tiles stream), c a float off a line or rows not whole lines apart (they fall back),
+// (the tiles stream), c a float off a line (the columns before the next line through the
+// caches, the rest streamed, ColumnsBeforeALine) or rows not whole lines apart (they fall back),
 // columns ending in a one-packet strip and a scalar tail, depths within and past a packed
 // block (whose first blocks' sums are read back), each start, one and two threads.
 TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
@@ -219,6 +220,13 @@ TYPED_TEST(TiledGemmTest, StreamingStoresWriteTheCachedProduct) {
           DType* streamed = static_cast<DType*>(memory.get()) + c_offset;
           const bool aligned = c_offset == 0 && ldc % kLine == 0;
           EXPECT_EQ(StreamsTile<2>(streamed, ldc), aligned && sizeof(DType) * kSize * 2 % 64 == 0);
+          // Off a line by an element, rows whole lines apart: the columns to the next line
+          // go through the caches, the rest stream, where enough of them follow.
+          const bool leads = c_offset == 1 && ldc % kLine == 0 &&
+                             g.cols - (kLine - 1) >= 2 * kStripWidth<DType>;
+          EXPECT_EQ(ColumnsBeforeALine(streamed, ldc, g.cols, Stores::kStreaming,
+                                       RightOperand<DType>{b.data(), g.cols}),
+                    leads ? kLine - 1 : 0);
           for (const int start_kind : {0, 1, 2}) {
             const auto c_before = testing::UniformVector<DType>(g.rows * ldc, 4);
             std::vector<DType> cached = c_before;

@@ -146,14 +146,24 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // the AVX-512 machine (a Zen 5); the AVX2 squares' half lines streamed at 0.4 of ordinary
   // stores on a Zen 3 (docs/benchmarks.md): there, none.
   const bool stream = !kAdd && StreamsTransposeOf(total * static_cast<index_t>(sizeof(DType)));
+  // Streamed output rows that all start the same whole elements off a line (NumPy's arrays
+  // start 16 bytes in) first take the rows of the tile span up to the line as a block of
+  // their own (block 0, narrower squares and ordinary stores), so that the blocks after it
+  // write whole lines; block b >= 1 starts at lead + (b - 1) * kTile.
+  const bool leads = stream && out_strides[last] * sizeof(DType) % mshadow::kCacheLineBytes == 0;
+  const index_t blocks = row_blocks + (leads ? 1 : 0);
   auto run = [&](auto stream_tag) {
-    ParallelRows(outer * row_blocks, kTile * cols, [&](index_t begin, index_t end) {
+    ParallelRows(outer * blocks, kTile * cols, [&](index_t begin, index_t end) {
       for (index_t item = begin; item < end; ++item) {
-        const index_t o = item / row_blocks, r0 = item % row_blocks * kTile;
+        const index_t o = item / blocks, b = item % blocks;
         const Offsets at = Decompose(o, others, m, in_strides, out_strides);
+        const index_t lead = leads ? mshadow::ElementsBeforeALine(dst + at.out) : 0;
+        const index_t r0 = leads && b > 0 ? lead + (b - 1) * kTile : b * kTile;
+        const index_t r_end = std::min(rows, leads && b == 0 ? lead : r0 + kTile);
+        if (r0 >= r_end) continue;
         TransposeBlock<kAdd, decltype(stream_tag)::value>(
             src + at.in + r0 * in_strides[out_last], in_strides[out_last], dst + at.out + r0,
-            out_strides[last], std::min(kTile, rows - r0), cols);
+            out_strides[last], r_end - r0, cols);
       }
     });
   };

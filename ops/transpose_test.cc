@@ -100,6 +100,17 @@ TEST(TransposeTest, AnyPermutationMergedTiledAndThreaded) {
   mshadow::SetNumThreads(0);
 }
 
+// Streamed outputs that start off a cache line, rows whole lines apart (their first rows up to
+// the line a block of their own) or not: 2-d, the inner axes of 3-d, partial tiles.
+TEST(TransposeTest, StreamsToOutputsOffALine) {
+  const std::pair<TShape, std::string> cases[] = {{TShape{96, 70}, "(1,0)"},
+                                                  {TShape{3, 48, 41}, "(0,2,1)"},
+                                                  {TShape{2, 37, 40}, "(0,2,1)"}};
+  for (const auto& [shape, axes] : cases) {
+    testing::CheckStreamedOffALine({"transpose", {{"axes", axes}}, {InputSpec{shape}}});
+  }
+}
+
 // TransposeBlock against the element loop on every mix of the arch's squares and the bands
 // they leave (rows and columns 1-40), a source row stride wider than its rows, destination rows
 // aligned to a cache line or not, both write modes, streamed or not; nothing written outside.

@@ -157,6 +157,43 @@ void CheckStreamedForward(const OpCase& c) {
   }
 }
 
+void CheckStreamedOffALine(const OpCase& c) {
+  constexpr double kAround = -7.25;  // what the buffer holds around the output
+  const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
+  for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
+    const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
+    mshadow::SetStreamingStoreMinBytes(mshadow::kNoStreamingStores);
+    const std::vector<CpuTensor> ordinary = Forward(c, inputs);
+    ASSERT_EQ(ordinary.size(), 1u) << c.op << ": one output";
+    const TShape shape = ordinary[0].shape();
+    const Values expected = ToValues(ordinary[0].blob());
+    const index_t n = shape.Size();
+    const index_t element = mshadow::TypeFlagSize(type_flag);
+    const index_t a_line = static_cast<index_t>(mshadow::kCacheLineBytes) / element;
+    mshadow::SetStreamingStoreMinBytes(1);
+    for (index_t offset = 0; offset < a_line; ++offset) {
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(c.op + " " + mshadow::TypeFlagName(type_flag) + " offset " +
+                     std::to_string(offset) + " threads " + std::to_string(threads));
+        mshadow::SetNumThreads(threads);
+        // Allocated on a line (TensorOf), the output `offset` elements in.
+        const CpuTensor buffer = TensorOf(TShape{n + 2 * a_line}, type_flag,
+                                          Values(static_cast<size_t>(n + 2 * a_line), kAround));
+        const TBlob y(static_cast<char*>(buffer.blob().dptr_) + offset * element, shape,
+                      mshadow::cpu::kDevMask, type_flag);
+        Invoke<mshadow::cpu>(attrs, MakeCpuContext(attrs), Blobs(inputs), {kWriteTo}, {y});
+        EXPECT_EQ(ToValues(y), expected);
+        const Values all = ToValues(buffer.blob());
+        for (index_t i = 0; i < static_cast<index_t>(all.size()); ++i) {
+          if (i < offset || i >= offset + n) ASSERT_EQ(all[i], kAround) << "element " << i;
+        }
+      }
+    }
+  }
+  mshadow::SetNumThreads(0);
+  mshadow::SetStreamingStoreMinBytes(0);
+}
+
 void CheckSameOnThreadCounts(const OpCase& c) {
   std::vector<std::vector<Values>> results;
   for (const int threads : {1, 2}) {

@@ -54,6 +54,12 @@ void CheckForwardOfSums(const OpCase& c, const Reference& reference,
 // them) equals the forward with none, element for element, in float64 and float32.
 void CheckStreamedForward(const OpCase& c);
 
+// An operator of one output writing it, streaming stores forced on, to a buffer at every
+// element offset within a cache line (NumPy's arrays start 16 bytes into one; a host's may start
+// anywhere), on 1 and 2 threads, in float64 and float32: the values the forward writes without
+// streaming stores to an output of its own, and nothing written around the output.
+void CheckStreamedOffALine(const OpCase& c);
+
 // kWriteTo overwrites whatever the visible outputs held, kAddTo adds to it, kNullOp leaves it.
 void CheckWriteModes(const OpCase& c);
 

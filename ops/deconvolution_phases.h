@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/conv_geometry.h"
 #include "ops/op_types.h"
 #include "ops/position_tiles.h"
@@ -590,12 +591,14 @@ index_t PhaseSpace(const PhasePlan& p, index_t threads) {
 // line as the image's output y_n, so that where the product's columns are the padded rows in
 // order (a 1x1 layer's) and y_n starts off a line (NumPy's arrays start 16 bytes in), the
 // strips that stream whole lines of y_n (register_gemm::ColumnsBeforeALine) load whole lines
-// of it too (loads across two lines had made the product 10% slower). Under a line's elements.
+// of it too, not each across two (docs/benchmarks.md, eightieth session). Under a line's
+// elements.
 template <typename DType>
 index_t PaddedImageShift(const DType* space, const DType* y_n) {
-  constexpr uintptr_t kLine = 64;
-  const uintptr_t apart = (reinterpret_cast<uintptr_t>(y_n) - reinterpret_cast<uintptr_t>(space));
-  return apart % sizeof(DType) != 0 ? 0 : static_cast<index_t>(apart % kLine / sizeof(DType));
+  const uintptr_t apart = reinterpret_cast<uintptr_t>(y_n) - reinterpret_cast<uintptr_t>(space);
+  return apart % sizeof(DType) != 0
+             ? 0
+             : static_cast<index_t>(apart % mshadow::kCacheLineBytes / sizeof(DType));
 }
 
 // The batch x (batch, channels, in...) -> y (batch, filters, out...), written (kAdd: added)

@@ -149,9 +149,8 @@ void PermuteAxes(const DType* src, const TShape& src_shape, const std::vector<in
   // Output rows that all start the same whole elements off a line (NumPy's arrays start 16
   // bytes in) first take the rows of the tile span up to the line as a block of their own
   // (block 0, narrower squares), so that the blocks after it write whole lines: streamed
-  // where the output streams, and each cached store within one line, not across two (a
-  // (2048,2048) transpose 1.2-1.3x slower off a line). Block b >= 1 starts at lead + (b - 1) *
-  // kTile.
+  // where the output streams, and each cached store within one line, not across two
+  // (docs/benchmarks.md, eightieth session). Block b >= 1 starts at lead + (b - 1) * kTile.
   const bool leads = out_strides[last] * sizeof(DType) % mshadow::kCacheLineBytes == 0;
   const index_t blocks = row_blocks + (leads ? 1 : 0);
   auto run = [&](auto stream_tag) {

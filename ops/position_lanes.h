@@ -228,14 +228,12 @@ constexpr index_t kLeadMaxProducts = 8;
 // line. 0 where y starts a line, the rows start at different places or the run costs more.
 template <typename DType>
 index_t LeadToLines(const DType* y, index_t out_w, index_t plane, index_t depth) {
-  constexpr index_t kLine = sizeof(vec::Full<DType>);
   constexpr index_t kLanes = vec::Full<DType>::kSize;
-  const index_t offset = static_cast<index_t>(reinterpret_cast<uintptr_t>(y) % kLine);
-  if (offset % static_cast<index_t>(sizeof(DType)) != 0 || out_w % kLanes != 0 ||
-      plane % kLanes != 0 || depth * kLanes > kLeadMaxProducts * out_w) {
+  if (out_w % kLanes != 0 || plane % kLanes != 0 || depth * kLanes > kLeadMaxProducts * out_w) {
     return 0;
   }
-  return (kLine - offset) / static_cast<index_t>(sizeof(DType)) % kLanes;
+  // Up to the next packet boundary (a line on AVX-512, half of one on AVX2).
+  return mshadow::ElementsBeforeALine(y) % kLanes;
 }
 
 // y[0, count) = (or += where kAdd) the first `count` lanes of sum (count below a packet): by

@@ -132,12 +132,16 @@ void CheckForwardOfSums(const OpCase& c, const Reference& reference, double rtol
   CompareForward(c, reference, kForwardRtol64, rtol32, Float32Scale::kOutput);
 }
 
+namespace {
+// Streaming stores from `bytes` on, the default restored however the checks end (an ASSERT
+// returns, an operator throws).
+struct StreamingFrom {
+  explicit StreamingFrom(index_t bytes) { mshadow::SetStreamingStoreMinBytes(bytes); }
+  ~StreamingFrom() { mshadow::SetStreamingStoreMinBytes(0); }
+};
+}  // namespace
+
 void CheckStreamedForward(const OpCase& c) {
-  // The default restored however the checks end (an ASSERT returns, an operator throws).
-  struct StreamingFrom {
-    explicit StreamingFrom(index_t bytes) { mshadow::SetStreamingStoreMinBytes(bytes); }
-    ~StreamingFrom() { mshadow::SetStreamingStoreMinBytes(0); }
-  };
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
     const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
     std::vector<CpuTensor> ordinary, streamed;
@@ -162,15 +166,18 @@ void CheckStreamedOffALine(const OpCase& c) {
   const NodeAttrs attrs = AttrsOf(c.op, c.kwargs);
   for (const int type_flag : {mshadow::kFloat64, mshadow::kFloat32}) {
     const std::vector<CpuTensor> inputs = MakeInputs(c, type_flag);
-    mshadow::SetStreamingStoreMinBytes(mshadow::kNoStreamingStores);
-    const std::vector<CpuTensor> ordinary = Forward(c, inputs);
+    std::vector<CpuTensor> ordinary;
+    {
+      const StreamingFrom never(mshadow::kNoStreamingStores);
+      ordinary = Forward(c, inputs);
+    }
     ASSERT_EQ(ordinary.size(), 1u) << c.op << ": one output";
     const TShape shape = ordinary[0].shape();
     const Values expected = ToValues(ordinary[0].blob());
     const index_t n = shape.Size();
     const index_t element = mshadow::TypeFlagSize(type_flag);
     const index_t a_line = static_cast<index_t>(mshadow::kCacheLineBytes) / element;
-    mshadow::SetStreamingStoreMinBytes(1);
+    const StreamingFrom always(1);
     for (index_t offset = 0; offset < a_line; ++offset) {
       for (const int threads : {1, 2}) {
         SCOPED_TRACE(c.op + " " + mshadow::TypeFlagName(type_flag) + " offset " +
@@ -191,7 +198,6 @@ void CheckStreamedOffALine(const OpCase& c) {
     }
   }
   mshadow::SetNumThreads(0);
-  mshadow::SetStreamingStoreMinBytes(0);
 }
 
 void CheckSameOnThreadCounts(const OpCase& c) {

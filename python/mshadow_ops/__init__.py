@@ -15,7 +15,9 @@ Errors from the library are ``MShadowOpsError`` with the library's message.
 """
 import builtins
 import ctypes
+import functools
 import json
+import math
 
 from . import _capi
 from ._capi import LIB
@@ -74,8 +76,17 @@ def _param_text(value):
     return str(value)
 
 
+# Inference results an _Attrs keeps (for as many distinct input shapes and types), and
+# parsed _Attrs kept (for as many distinct operator calls): a call's Python work had been
+# twice the library's own checks and a small operator's compute (docs/benchmarks.md,
+# eighty-first session).
+_INFERENCES_KEPT = 64
+_ATTRS_KEPT = 256
+
+
 class _Attrs:
-    """Parsed attributes (an MXOpsAttrsHandle), freed with the object."""
+    """Parsed attributes (an MXOpsAttrsHandle, which the library only reads), freed with the
+    object; _attrs keeps them for calls with the same parameters."""
 
     def __init__(self, op_name, params):
         keys = [k.encode() for k in params]
@@ -84,6 +95,8 @@ class _Attrs:
         _check(LIB.MXOpsCreateAttrs(op_name.encode(), len(keys), (ctypes.c_char_p * len(keys))(*keys),
                                     (ctypes.c_char_p * len(values))(*values),
                                     ctypes.byref(self.handle)))
+        self._inferred = {}
+        self._visible = None
 
     def __del__(self):
         if getattr(self, "handle", None):
@@ -91,12 +104,25 @@ class _Attrs:
 
     def num_visible_outputs(self):
         """Outputs a caller sees; the rest, like Dropout's mask, feed the gradient."""
-        count = ctypes.c_int()
-        _check(LIB.MXOpsGetNumVisibleOutputs(self.handle, ctypes.byref(count)))
-        return count.value
+        if self._visible is None:
+            count = ctypes.c_int()
+            _check(LIB.MXOpsGetNumVisibleOutputs(self.handle, ctypes.byref(count)))
+            self._visible = count.value
+        return self._visible
 
     def infer(self, shapes, types):
-        """Output shapes and TypeFlags from the inputs'."""
+        """Output shapes and TypeFlags from the inputs' (tuples), kept for the next call with
+        the same inputs' (failures are not kept: each call raises its error)."""
+        key = (tuple(shapes), tuple(types))
+        inferred = self._inferred.get(key)
+        if inferred is None:
+            inferred = self._infer(shapes, types)
+            if len(self._inferred) >= _INFERENCES_KEPT:
+                self._inferred.clear()
+            self._inferred[key] = inferred
+        return inferred
+
+    def _infer(self, shapes, types):
         n = len(shapes)
         ndims = (ctypes.c_int * n)(*[len(s) for s in shapes])
         flat = [d for s in shapes for d in s]
@@ -115,7 +141,18 @@ class _Attrs:
         inferred, out_types = ctypes.POINTER(ctypes.c_int)(), ctypes.POINTER(ctypes.c_int)()
         _check(LIB.MXOpsInferType(self.handle, n, in_types, ctypes.byref(inferred),
                                   ctypes.byref(num_out), ctypes.byref(out_types)))
-        return out_shapes, [out_types[i] for i in range(num_out.value)]
+        return tuple(out_shapes), tuple(out_types[i] for i in range(num_out.value))
+
+
+@functools.lru_cache(maxsize=_ATTRS_KEPT)
+def _parsed_attrs(op_name, params):
+    return _Attrs(op_name, dict(params))
+
+
+def _attrs(op_name, params):
+    """op_name's attributes for keyword `params`: parsed once for each distinct set of
+    parameter strings."""
+    return _parsed_attrs(op_name, tuple((k, _param_text(v)) for k, v in params.items()))
 
 
 # TypeFlags (mshadow/type_flag.h) and DLPack (code, bits).
@@ -140,9 +177,8 @@ class _Tensor:
         # NumPy before 1.25 exports no bool arrays: their bytes go as uint8, marked bool.
         numpy_bool = type(array).__module__ == "numpy" and array.dtype == bool
         self.capsule = (array.view("uint8") if numpy_bool else array).__dlpack__()
-        managed = ctypes.cast(self._get_pointer(self.capsule, b"dltensor"),
-                              ctypes.POINTER(_capi.DLManagedTensor))
-        self.dl = managed.contents.dl_tensor
+        managed = _capi.DLManagedTensor.from_address(self._get_pointer(self.capsule, b"dltensor"))
+        self.dl = managed.dl_tensor  # inside the capsule's memory, which self keeps alive
         if numpy_bool:
             self.dl.dtype.code = _DLPACK_BOOL
         dtype = (self.dl.dtype.code, self.dl.dtype.bits)
@@ -150,7 +186,7 @@ class _Tensor:
             raise MShadowOpsError(f"unsupported element type {array.dtype}; valid: "
                                   + ", ".join(_FLAG_NAMES.values()))
         self.type_flag = _DLPACK_FLAGS[dtype]
-        self.shape = tuple(self.dl.shape[i] for i in range(self.dl.ndim))
+        self.shape = tuple(self.dl.shape[:self.dl.ndim])
 
 
 def _is_torch(array):
@@ -205,7 +241,7 @@ def _aligned_numpy(shape, dtype, zeros):
     """A C-contiguous NumPy array of `shape` starting on an _ALIGNMENT boundary (a view of a
     slightly larger buffer); zeroed where `zeros`."""
     import numpy as np
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    size = math.prod(shape) * dtype.itemsize
     buffer = (np.zeros if zeros else np.empty)(size + _ALIGNMENT, dtype=np.uint8)
     start = -buffer.ctypes.data % _ALIGNMENT
     return buffer[start:start + size].view(dtype).reshape(shape)
@@ -216,17 +252,27 @@ def _dl_array(tensors):
 
 
 def _requests(req, count):
-    names = [req] * count if isinstance(req, str) else list(req)
+    if isinstance(req, str):
+        return _uniform_requests(req, count)
+    return _request_array(list(req), count)
+
+
+@functools.lru_cache(maxsize=64)
+def _uniform_requests(req, count):
+    """The same request for every output: one array for every call (the library only reads
+    it)."""
+    return _request_array([req] * count, count)
+
+
+def _request_array(names, count):
     try:
         return (ctypes.c_int * builtins.max(count, 1))(*[_REQ[r] for r in names])
     except KeyError as e:
         raise MShadowOpsError(f"unknown req {e.args[0]!r}; valid: {', '.join(_REQ)}") from None
 
 
-def _outputs(like, shapes, types, out):
-    if out is None:
-        return [_new_like_framework(like, s, t) for s, t in zip(shapes, types)]
-    return list(out) if isinstance(out, (list, tuple)) else [out]
+def _new_outputs(like, shapes, types):
+    return [_new_like_framework(like, s, t) for s, t in zip(shapes, types)]
 
 
 def _cuda_stream(tensors):
@@ -245,10 +291,13 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     tuple of outputs; hidden ones, like Dropout's mask, only when given in `out`). `out`:
     arrays to write instead of new ones; `req`: "write", "add",
     "null" or "inplace", one string or one per output."""
-    attrs = _Attrs(op_name, params)
+    attrs = _attrs(op_name, params)
     tensors = [_Tensor(x) for x in inputs]
-    shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
-    outputs = _outputs(tensors[0] if tensors else None, shapes, types, out)
+    if out is None:
+        shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
+        outputs = _new_outputs(tensors[0] if tensors else None, shapes, types)
+    else:  # MXOpsInvoke checks given outputs against inference itself
+        outputs = list(out) if isinstance(out, (list, tuple)) else [out]
     out_tensors = [_Tensor(y, writable=True) for y in outputs]
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
                            _dl_array(out_tensors), _requests(req, len(out_tensors)),
@@ -261,10 +310,10 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
 def grad(op_name, inputs, head_grads, req="write", **params):
     """The gradients of every input of `op_name(*inputs, **params)` given the gradients of
     its outputs (`head_grads`, one per output), through the operator's FGradient."""
-    attrs = _Attrs(op_name, params)
+    attrs = _attrs(op_name, params)
     tensors = [_Tensor(x) for x in inputs]
     shapes, types = attrs.infer([t.shape for t in tensors], [t.type_flag for t in tensors])
-    outputs = [_Tensor(y, writable=True) for y in _outputs(tensors[0], shapes, types, None)]
+    outputs = [_Tensor(y, writable=True) for y in _new_outputs(tensors[0], shapes, types)]
     forward_req = _requests("write", len(outputs))
     stream = _cuda_stream(tensors)
     _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(outputs),

@@ -330,6 +330,33 @@ def test_out_and_req():
         mo.relu(x, out=out, req="sometimes")
 
 
+def test_repeated_calls_keep_parameters_shapes_and_types_apart():
+    # Parsed attributes are kept per distinct parameters and inference per distinct inputs:
+    # a call must never see another's.
+    x = np.ones((2, 4), np.float32)
+    for hidden in (3, 5, 3):
+        w = np.ones((hidden, 4), np.float32)
+        assert mo.FullyConnected(x, w, num_hidden=hidden, no_bias=True).shape == (2, hidden)
+        # The same values given as another type are parsed the same.
+        assert mo.FullyConnected(x, w, num_hidden=str(hidden), no_bias="True").shape == (2, hidden)
+    for shape, dtype in [((2, 3), np.float32), ((5,), np.float32), ((2, 3), np.float64),
+                         ((2, 3), np.float32)]:
+        y = mo.relu(np.full(shape, -1, dtype))
+        assert y.shape == shape and y.dtype == dtype and not y.any()
+    np.testing.assert_array_equal(mo.sum(np.eye(3), axis=0), np.ones(3))
+    np.testing.assert_array_equal(mo.sum(np.eye(3), axis=0, keepdims=True), np.ones((1, 3)))
+    # A failed inference is not kept: the bad call fails each time, good calls still run.
+    for _ in range(2):
+        with pytest.raises(mo.MShadowOpsError, match="shape of input 'rhs'"):
+            mo.elemwise_add(x, np.ones((4, 2), np.float32))
+        assert mo.elemwise_add(x, x).sum() == 16
+    # Given outputs are checked by the library, shape and type.
+    with pytest.raises(mo.MShadowOpsError, match="shape of output 0 is \\(4,2\\) but"):
+        mo.relu(x, out=np.ones((4, 2), np.float32))
+    with pytest.raises(mo.MShadowOpsError, match="output 0"):
+        mo.relu(x, out=np.ones((2, 4), np.float64))
+
+
 def test_new_outputs_start_on_a_cache_line():
     # NumPy's own large arrays start 16 bytes into a line; the library streams only whole lines.
     x = np.ones((2, 3, 300, 300), np.float32)

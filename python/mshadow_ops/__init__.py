@@ -230,24 +230,31 @@ def _new_like_framework(like, shape, type_flag, zeros=False):
     return _aligned_numpy(shape, np.dtype(_FLAG_NAMES[type_flag]), zeros)
 
 
-# The alignment of the outputs the package allocates: a cache line. NumPy's own allocations
-# start 16 bytes into one, and the library's kernels write large outputs by streaming stores
-# of whole aligned lines only, which a NumPy output kept most of them from (docs/benchmarks.md,
-# seventy-ninth session).
+# The alignment of the outputs the package allocates from _ALIGNED_FROM_BYTES on: a cache
+# line. NumPy's own allocations start 16 bytes into one, and the library's kernels write
+# large outputs by streaming stores of whole aligned lines only, which a NumPy output kept
+# most of them from (docs/benchmarks.md, seventy-ninth session). Smaller outputs are NumPy's
+# own: the aligned view took longer than a small call's work (eighty-first session).
 _ALIGNMENT = 64
+_ALIGNED_FROM_BYTES = 64 * 1024
 
 
 def _aligned_numpy(shape, dtype, zeros):
-    """A C-contiguous NumPy array of `shape` starting on an _ALIGNMENT boundary (a view of a
-    slightly larger buffer); zeroed where `zeros`."""
+    """A C-contiguous NumPy array of `shape`, zeroed where `zeros`; from _ALIGNED_FROM_BYTES
+    on, starting on an _ALIGNMENT boundary (a view of a slightly larger buffer)."""
     import numpy as np
     size = math.prod(shape) * dtype.itemsize
+    if size < _ALIGNED_FROM_BYTES:
+        return (np.zeros if zeros else np.empty)(shape, dtype)
     buffer = (np.zeros if zeros else np.empty)(size + _ALIGNMENT, dtype=np.uint8)
     start = -buffer.ctypes.data % _ALIGNMENT
     return buffer[start:start + size].view(dtype).reshape(shape)
 
 
 def _dl_array(tensors):
+    """The tensors' DLTensors as the C array the library takes: one is passed in place."""
+    if len(tensors) == 1:
+        return ctypes.byref(tensors[0].dl)
     return (_capi.DLTensor * builtins.max(len(tensors), 1))(*[t.dl for t in tensors])
 
 

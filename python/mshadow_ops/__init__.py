@@ -175,18 +175,25 @@ class _Tensor:
         array = _as_dlpack_array(array, writable)
         self.array = array
         # NumPy before 1.25 exports no bool arrays: their bytes go as uint8, marked bool.
-        numpy_bool = type(array).__module__ == "numpy" and array.dtype == bool
+        numpy_bool = type(array).__module__ == "numpy" and array.dtype.kind == "b"
         self.capsule = (array.view("uint8") if numpy_bool else array).__dlpack__()
         managed = _capi.DLManagedTensor.from_address(self._get_pointer(self.capsule, b"dltensor"))
-        self.dl = managed.dl_tensor  # inside the capsule's memory, which self keeps alive
+        self.dl = dl = managed.dl_tensor  # inside the capsule's memory, which self keeps alive
+        dl_type = dl.dtype
         if numpy_bool:
-            self.dl.dtype.code = _DLPACK_BOOL
-        dtype = (self.dl.dtype.code, self.dl.dtype.bits)
-        if dtype not in _DLPACK_FLAGS or self.dl.dtype.lanes != 1:
+            dl_type.code = _DLPACK_BOOL
+        self.type_flag = _DLPACK_FLAGS.get((dl_type.code, dl_type.bits))
+        if self.type_flag is None or dl_type.lanes != 1:
             raise MShadowOpsError(f"unsupported element type {array.dtype}; valid: "
                                   + ", ".join(_FLAG_NAMES.values()))
-        self.type_flag = _DLPACK_FLAGS[dtype]
-        self.shape = tuple(self.dl.shape[:self.dl.ndim])
+        self.shape = tuple(dl.shape[:dl.ndim])
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy():
+    """NumPy, imported on first use (the catalogue functions need none)."""
+    import numpy
+    return numpy
 
 
 def _is_torch(array):
@@ -201,7 +208,7 @@ def _as_dlpack_array(array, writable):
                 raise MShadowOpsError("out= tensors must be contiguous")
             array = array.contiguous()
         return array
-    import numpy as np
+    np = _numpy()
     if isinstance(array, np.ndarray):
         if writable:
             if not (array.flags.c_contiguous and array.flags.writeable):
@@ -306,9 +313,11 @@ def invoke(op_name, inputs, out=None, req="write", is_train=False, **params):
     else:  # MXOpsInvoke checks given outputs against inference itself
         outputs = list(out) if isinstance(out, (list, tuple)) else [out]
     out_tensors = [_Tensor(y, writable=True) for y in outputs]
-    _check(LIB.MXOpsInvoke(attrs.handle, len(tensors), _dl_array(tensors), len(out_tensors),
-                           _dl_array(out_tensors), _requests(req, len(out_tensors)),
-                           int(bool(is_train)), _cuda_stream(tensors + out_tensors), None, 0))
+    _check(_capi.INVOKE_UNDECLARED(attrs.handle, len(tensors), _dl_array(tensors),
+                                   len(out_tensors), _dl_array(out_tensors),
+                                   _requests(req, len(out_tensors)), int(bool(is_train)),
+                                   _cuda_stream(tensors + out_tensors), None,
+                                   _capi.NO_WORKSPACE_BYTES))
     if out is None:
         outputs = outputs[:attrs.num_visible_outputs()]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)

@@ -95,3 +95,12 @@ def _declare(lib):
 
 
 LIB = _declare(ctypes.CDLL(_library_path()))
+
+# MXOpsInvoke once more without declared arguments, for the package's per-call path: ctypes
+# converting ten declared arguments took 1.7 us a call, against 0.8 undeclared
+# (docs/benchmarks.md, eighty-first session). Its caller passes each argument as its C type
+# (ints as Python ints, which ctypes passes as C ints; pointers as ctypes objects or None; the
+# workspace size as a c_size_t).
+INVOKE_UNDECLARED = LIB["MXOpsInvoke"]  # a function object of its own
+INVOKE_UNDECLARED.restype = ctypes.c_int
+NO_WORKSPACE_BYTES = ctypes.c_size_t(0)

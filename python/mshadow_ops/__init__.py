@@ -230,7 +230,7 @@ def _new_like_framework(like, shape, type_flag, zeros=False):
         import torch
         new = torch.zeros if zeros else torch.empty
         return new(shape, dtype=getattr(torch, _FLAG_NAMES[type_flag]), device=like.array.device)
-    import numpy as np
+    np = _numpy()
     if _FLAG_NAMES.get(type_flag) == "bfloat16":
         raise MShadowOpsError("NumPy has no bfloat16: pass a bfloat16 torch tensor as out=, "
                               "or torch inputs")
@@ -249,7 +249,7 @@ _ALIGNED_FROM_BYTES = 64 * 1024
 def _aligned_numpy(shape, dtype, zeros):
     """A C-contiguous NumPy array of `shape`, zeroed where `zeros`; from _ALIGNED_FROM_BYTES
     on, starting on an _ALIGNMENT boundary (a view of a slightly larger buffer)."""
-    import numpy as np
+    np = _numpy()
     size = math.prod(shape) * dtype.itemsize
     if size < _ALIGNED_FROM_BYTES:
         return (np.zeros if zeros else np.empty)(shape, dtype)

@@ -97,7 +97,7 @@ def _declare(lib):
 LIB = _declare(ctypes.CDLL(_library_path()))
 
 # MXOpsInvoke once more without declared arguments, for the package's per-call path: ctypes
-# converting ten declared arguments took 1.7 us a call, against 0.8 undeclared
+# converting ten declared arguments took twice as long as the call undeclared
 # (docs/benchmarks.md, eighty-first session). Its caller passes each argument as its C type
 # (ints as Python ints, which ctypes passes as C ints; pointers as ctypes objects or None; the
 # workspace size as a c_size_t).

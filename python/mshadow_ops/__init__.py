@@ -92,7 +92,8 @@ class _Attrs:
         keys = [k.encode() for k in params]
         values = [_param_text(v).encode() for v in params.values()]
         self.handle = ctypes.c_void_p()
-        _check(LIB.MXOpsCreateAttrs(op_name.encode(), len(keys), (ctypes.c_char_p * len(keys))(*keys),
+        _check(LIB.MXOpsCreateAttrs(op_name.encode(), len(keys),
+                                    (ctypes.c_char_p * len(keys))(*keys),
                                     (ctypes.c_char_p * len(values))(*values),
                                     ctypes.byref(self.handle)))
         self._inferred = {}

@@ -77,9 +77,9 @@ def _param_text(value):
 
 
 # Inference results an _Attrs keeps (for as many distinct input shapes and types), and
-# parsed _Attrs kept (for as many distinct operator calls): a call's Python work had been
-# twice the library's own checks and a small operator's compute (docs/benchmarks.md,
-# eighty-first session).
+# parsed _Attrs kept (for as many distinct operator calls): parsing and inferring again on
+# every call had made a small call's Python work many times the library's own checks and
+# compute (docs/benchmarks.md, eighty-first session).
 _INFERENCES_KEPT = 64
 _ATTRS_KEPT = 256
 
@@ -251,10 +251,11 @@ def _aligned_numpy(shape, dtype, zeros):
     """A C-contiguous NumPy array of `shape`, zeroed where `zeros`; from _ALIGNED_FROM_BYTES
     on, starting on an _ALIGNMENT boundary (a view of a slightly larger buffer)."""
     np = _numpy()
+    make = np.zeros if zeros else np.empty
     size = math.prod(shape) * dtype.itemsize
     if size < _ALIGNED_FROM_BYTES:
-        return (np.zeros if zeros else np.empty)(shape, dtype)
-    buffer = (np.zeros if zeros else np.empty)(size + _ALIGNMENT, dtype=np.uint8)
+        return make(shape, dtype)
+    buffer = make(size + _ALIGNMENT, dtype=np.uint8)
     start = -buffer.ctypes.data % _ALIGNMENT
     return buffer[start:start + size].view(dtype).reshape(shape)
 

@@ -25,6 +25,7 @@
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/op_types.h"
+#include "ops/position_lanes.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -206,10 +207,10 @@ MSHADOW_CINLINE void SumTapsPackets(const DType* src, const index_t* offsets, co
     const index_t i = at + j * kLanes;
     if (i + kLanes <= n) {
       vec::Store<kReq == kAddTo>(y + i, acc[j]);
-    } else if (i < n) {
-      DType lanes[kLanes];
-      acc[j].StoreUnAligned(lanes);
-      for (index_t l = 0; i + l < n; ++l) AssignReq<kReq>(y + i + l, lanes[l]);
+    } else if (i < n && kReq != kNullOp) {
+      // A masked store on AVX-512: the lanes copied from a stack array had become a call to
+      // memmove per row (docs/benchmarks.md, eighty-second session).
+      position_lanes::StoreFirstLanes<kReq == kAddTo>(acc[j], y + i, n - i);
     }
   }
 }

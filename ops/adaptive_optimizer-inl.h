@@ -339,16 +339,27 @@ struct FtrlStep {
   }
 };
 
+// An update on inputs (weight, grad, kStates state arrays) in float32 or float64 by the step
+// make_step(DType()) returns for the output's type.
+template <typename xpu, int kStates, typename MakeStep>
+void StepUpdateCompute(const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out,
+                       const MakeStep& make_step) {
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
+                     in[0].dptr<DType>(), in[1].dptr<DType>(), StatesFrom<DType, kStates>(in),
+                     make_step(DType()));
+  });
+}
+
 template <typename xpu>
 void AdamUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const AdamParam& p = GetParam<AdamParam>(attrs);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const AdamStep<DType> step{DType(p.lr), DType(p.beta1), DType(p.beta2), DType(p.epsilon),
-                               DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
-    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
-                     in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StatesFrom<DType, 2>(in), step);
+  StepUpdateCompute<xpu, 2>(ctx, in, req, out, [&](auto type) {
+    using DType = decltype(type);
+    return AdamStep<DType>{DType(p.lr), DType(p.beta1), DType(p.beta2), DType(p.epsilon),
+                           DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
   });
 }
 
@@ -357,13 +368,10 @@ void RMSPropUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
                           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                           const std::vector<TBlob>& out) {
   const RMSPropParam& p = GetParam<RMSPropParam>(attrs);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const RMSPropStep<DType> step{DType(p.lr), DType(p.gamma1), DType(p.epsilon),
-                                  DType(p.clip_weights),
-                                  DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
-    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
-                     in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StatesFrom<DType, 1>(in), step);
+  StepUpdateCompute<xpu, 1>(ctx, in, req, out, [&](auto type) {
+    using DType = decltype(type);
+    return RMSPropStep<DType>{DType(p.lr), DType(p.gamma1), DType(p.epsilon), DType(p.clip_weights),
+                              DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
   });
 }
 
@@ -372,16 +380,12 @@ void RMSPropAlexUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx,
                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                               const std::vector<TBlob>& out) {
   const RMSPropAlexParam& p = GetParam<RMSPropAlexParam>(attrs);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const RMSPropAlexStep<DType> step{
+  StepUpdateCompute<xpu, 3>(ctx, in, req, out, [&](auto type) {
+    using DType = decltype(type);
+    return RMSPropAlexStep<DType>{
         DType(p.lr),           DType(p.gamma1),
         DType(p.gamma2),       DType(p.epsilon),
         DType(p.clip_weights), DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_gradient}};
-    LaunchStepUpdate(
-        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-        in[1].dptr<DType>(),
-        StatesFrom<DType, 3>(in),
-        step);
   });
 }
 
@@ -391,16 +395,12 @@ void FTMLUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
   const FTMLParam& p = GetParam<FTMLParam>(attrs);
   const double bias1 = 1.0 - std::pow(static_cast<double>(p.beta1), p.t);
   const double bias2 = 1.0 - std::pow(static_cast<double>(p.beta2), p.t);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const FTMLStep<DType> step{
+  StepUpdateCompute<xpu, 3>(ctx, in, req, out, [&](auto type) {
+    using DType = decltype(type);
+    return FTMLStep<DType>{
         DType(p.beta1),   DType(p.beta2),
         DType(p.epsilon), DType(bias1 / p.lr),
         DType(bias2),     DecayedGradient<DType>{p.rescale_grad, p.wd, p.clip_grad}};
-    LaunchStepUpdate(
-        ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(), in[0].dptr<DType>(),
-        in[1].dptr<DType>(),
-        StatesFrom<DType, 3>(in),
-        step);
   });
 }
 
@@ -408,12 +408,10 @@ template <typename xpu>
 void FtrlUpdateCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const FtrlParam& p = GetParam<FtrlParam>(attrs);
-  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
-    const FtrlStep<DType> step{DType(p.lr), DType(p.lamda1),       DType(p.beta),
-                               DType(p.wd), DType(p.rescale_grad), DType(p.clip_gradient)};
-    LaunchStepUpdate(ctx.get_stream<xpu>(), req[0], out[0].Size(), out[0].dptr<DType>(),
-                     in[0].dptr<DType>(), in[1].dptr<DType>(),
-                     StatesFrom<DType, 2>(in), step);
+  StepUpdateCompute<xpu, 2>(ctx, in, req, out, [&](auto type) {
+    using DType = decltype(type);
+    return FtrlStep<DType>{DType(p.lr), DType(p.lamda1),       DType(p.beta),
+                           DType(p.wd), DType(p.rescale_grad), DType(p.clip_gradient)};
   });
 }
 

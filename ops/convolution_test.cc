@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
+#include "ops/depthwise_convolution.h"
 #include "ops/testing/op_test_util.h"
 #include "ops/testing/tap_pairs.h"
 
@@ -818,6 +819,33 @@ TEST(ConvolutionTest, ColumnChunksMatchDirectSums) {
   ASSERT_EQ(testing::InferOutputShapes(c)[0], (TShape{2, 16, 20, 20}));
   CheckForwardMatchesDirectLoop(c, {{5, 2, 1, 2}, {5, 2, 1, 2}}, 16);
   CheckGradientsMatchDirectSums(data, 16, 5, 2, 2, {0});
+}
+
+// The depthwise backward fetches a channel's planes of the next image (output gradient,
+// input, data gradient) a share per input row: every line of the three is fetched once the
+// last input row's share is, whatever their extents and wherever they start in a line.
+TEST(ConvolutionTest, DepthwiseNextPlanesFetchEveryLineWithinTheRows) {
+  const std::vector<float> planes(3 * 4096);
+  for (index_t rows : {1, 2, 7, 56}) {
+    for (index_t cols : {1, 3, 17, 56}) {
+      for (index_t start : {0, 1, 5, 15}) {
+        ConvGeometry g;
+        g.ndim = 2;
+        g.in[0] = rows;
+        g.in[1] = cols;
+        g.out[0] = (rows + 1) / 2;
+        g.out[1] = (cols + 1) / 2;
+        for (bool with_data : {true, false}) {
+          const float* first = planes.data() + start;
+          depthwise::NextPlanes next(g, first, with_data ? first + 4096 : nullptr,
+                                     first + 2 * 4096);
+          ASSERT_FALSE(next.Done());
+          for (index_t r = 0; r < rows; ++r) next.Row();
+          EXPECT_TRUE(next.Done()) << rows << "x" << cols << " from element " << start;
+        }
+      }
+    }
+  }
 }
 
 TEST(ConvolutionTest, DefaultsAreStrideOneNoPadding) {

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "mshadow/parallel.h"
@@ -26,6 +27,7 @@
 #include "ops/kernel_launch.h"
 #include "ops/op_types.h"
 #include "ops/position_lanes.h"
+#include "ops/register_gemm.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -312,6 +314,54 @@ inline PaddedPlane OutputGradientPlane(const ConvGeometry& g) {
   return PaddedPlane(g.out[0], g.out[1], 0, pad, 1);
 }
 
+// The planes of the next image a backward channel works on (its output gradient, input and
+// data gradient), fetched into the L2 cache a few lines for each input row of this image's
+// data gradient: a channel's planes of consecutive images lie a whole image apart, a jump
+// the hardware prefetchers do not take ahead of the loads (docs/benchmarks.md, eighty-third
+// session).
+class NextPlanes {
+ public:
+  NextPlanes() = default;  // fetches nothing
+  // data may be null (not read: no weight gradient).
+  template <typename DType>
+  NextPlanes(const ConvGeometry& g, const DType* grad, const DType* data, const DType* dx)
+      : grad_(grad, g.OutSize() * sizeof(DType), 0, 1),
+        data_(data, data ? g.InSize() * sizeof(DType) : 0, 0, 1),
+        dx_(dx, g.InSize() * sizeof(DType), 0, 1) {
+    const index_t lines = LinesOf(grad, g.OutSize() * sizeof(DType)) +
+                          (data ? LinesOf(data, g.InSize() * sizeof(DType)) : 0) +
+                          LinesOf(dx, g.InSize() * sizeof(DType));
+    lines_per_row_ = (lines + g.in[0] - 1) / g.in[0];
+  }
+
+  // Fetches the lines of one input row's share (every line once Row has been called for each
+  // input row).
+  void Row() {
+    for (index_t l = 0; l < lines_per_row_; ++l) {
+      if (grad_.NextLine() != nullptr) {
+        grad_.Next();
+      } else if (data_.NextLine() != nullptr) {
+        data_.Next();
+      } else {
+        dx_.Next();
+      }
+    }
+  }
+
+  bool Done() const {
+    return grad_.NextLine() == nullptr && data_.NextLine() == nullptr && dx_.NextLine() == nullptr;
+  }
+
+ private:
+  static index_t LinesOf(const void* first, size_t bytes) {
+    const auto at = reinterpret_cast<uintptr_t>(first);
+    return static_cast<index_t>((at + bytes + 63) / 64 - at / 64);
+  }
+
+  index_t lines_per_row_ = 0;
+  register_gemm::LinePrefetcher grad_, data_, dx_;
+};
+
 // One plane's data gradient dx (written as kReq says) from `padded`, its output gradient
 // copied as OutputGradientPlane(g) = q, by the channel's kernel w; `split` holds an input row
 // split by phase (ColumnPhases(g) runs of PhaseColumns(g, 0)) where stride[1] > 1. The taps
@@ -319,7 +369,7 @@ inline PaddedPlane OutputGradientPlane(const ConvGeometry& g) {
 // them a row at a time had cost as much as the sums).
 template <int kReq, typename DType>
 void DataGradientPlane(const ConvGeometry& g, const PaddedPlane& q, const DType* padded,
-                       const DType* w, DType* split, DType* dx) {
+                       const DType* w, DType* split, DType* dx, NextPlanes* next) {
   const index_t phases = ColumnPhases(g), pitch = PhaseColumns(g, 0);
   // The columns' taps grouped by phase: phase reached[j] (reached_columns[j] columns) from
   // taps [first[j], first[j + 1]).
@@ -377,6 +427,7 @@ void DataGradientPlane(const ConvGeometry& g, const PaddedPlane& q, const DType*
       }
     }
     if (phases > 1) JoinPhases<kReq>(split, pitch, phases, g.in[1], row);
+    next->Row();
     for (index_t kh = 0; kh < g.kernel[0]; ++kh) {
       if (++row_rest[kh] == sh) {
         row_rest[kh] = 0;
@@ -490,6 +541,13 @@ struct BackwardChannel {
     if (kWeight) p.ZeroPadding(padded);
     for (index_t n = 0; n < batch; ++n) {
       const index_t plane = n * g.channels + c;
+      NextPlanes next;
+      if (n + 1 < batch && kData) {
+        const index_t ahead = plane + g.channels;
+        next = NextPlanes(g, out_grad + ahead * g.OutSize(),
+                          kWeight ? data + ahead * g.InSize() : nullptr,
+                          data_grad + ahead * g.InSize());
+      }
       q.FillInside(out_grad + plane * g.OutSize(), padded_grad);
       if (bias_grad) {  // the padding columns add zeros
         bias_sum += vec::Sum<DType>(q.rows * q.Pitch(), [&](index_t i, auto tag) {
@@ -502,7 +560,7 @@ struct BackwardChannel {
       }
       if (kData) {
         DataGradientPlane<kDataReq>(g, q, padded_grad, weight + c * g.KernelSize(), split,
-                                    data_grad + plane * g.InSize());
+                                    data_grad + plane * g.InSize(), &next);
       }
     }
     if (kWeight) {

@@ -416,10 +416,8 @@ void MultiplyBands(const DType* split, const Run* runs, index_t count, const ind
 // An image's split made as its bands come to need it: before a band, the input rows it
 // reads that are not split yet; then, a few rows after each of its tiles, the rows the next
 // band adds, so that the copying overlaps the tiles' products instead of running by itself
-// (docs/benchmarks.md, seventy-seventh session). Each split fetches as many rows after its
-// own into L2 for the next, whose reads from beyond L2 had been most of the split's time
-// (eighty-fourth session). Bands come in the order of their rows (a thread's parts of an
-// image too).
+// (docs/benchmarks.md, seventy-seventh session). Bands come in the order of their rows (a
+// thread's parts of an image too).
 template <typename DType>
 class SplitAhead {
  public:
@@ -460,18 +458,7 @@ class SplitAhead {
   void Split(index_t end) {
     if (done_ >= end) return;
     s_.CopyRows(image_, split_, done_, end);
-    FetchRows(end, std::min(s_.t.in_h, 2 * end - done_));
     done_ = end;
-  }
-
-  // Input rows [begin, end) of every channel fetched into L2.
-  void FetchRows(index_t begin, index_t end) const {
-    if (begin >= end) return;
-    const index_t plane = s_.t.in_h * s_.t.in_w;
-    register_gemm::LinePrefetcher fetch(image_ + begin * s_.t.in_w,
-                                        (end - begin) * s_.t.in_w * sizeof(DType),
-                                        plane * sizeof(DType), s_.t.groups * s_.t.channels);
-    while (fetch.NextLine() != nullptr) fetch.Next();
   }
 
   const SplitInput& s_;

@@ -1,6 +1,7 @@
 // mshadow/tensor_gpu-inl.h: tensors on a CUDA GPU: the engine and streams, allocation
 // (pitched rows), copies between host and device, and, in CUDA translation units, evaluation
-// of expressions (mshadow/cuda/tensor_gpu-inl.cuh) and the cuBLAS dot engine.
+// of expressions (mshadow/cuda/tensor_gpu-inl.cuh), Softmax/SoftmaxGrad
+// (mshadow/cuda/softmax_gpu.cuh) and the cuBLAS dot engine.
 //
 //   InitTensorEngine<gpu>(0);                        // selects GPU 0
 //   Stream<gpu>* s = NewStream<gpu>();
@@ -161,8 +162,9 @@ inline void Copy(Tensor<gpu, dim, DType> dst, const Tensor<gpu, dim, DType>& src
 
 #ifdef __CUDACC__
 #include "mshadow/cuda/tensor_gpu-inl.cuh"
-// After the backend it launches on.
+// After the backend they launch on.
 #include "mshadow/cuda/random_gpu.cuh"
+#include "mshadow/cuda/softmax_gpu.cuh"
 #endif
 
 #endif  // MSHADOW_TENSOR_GPU_INL_H_

@@ -324,6 +324,110 @@ TYPED_TEST(TensorGpuRealTest, EveryProductMatchesTheCpu) {
   this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(d), this->ToCpu(gd), tol);
 }
 
+// Labels for rows of `classes` classes: a class, -1 and `classes` (outside: no class), a
+// fraction (truncated to its class) and 2 (the ignored label below), in turn.
+template <typename DType>
+DType SoftmaxTestLabel(index_t i, index_t classes) {
+  switch (i % 5) {
+    case 0: return DType((i * 7) % classes);
+    case 1: return DType(-1);
+    case 2: return DType(classes);
+    case 3: return DType(1.5);
+    default: return DType(2);
+  }
+}
+
+// The four loss gradients of prob (plain, `ignored` ignored, smoothed by alpha, both) into
+// grad on the CPU and ggrad on the GPU, each pair compared by expect().
+template <typename CpuGrad, typename CpuProb, typename CpuLabel, typename GpuGrad,
+          typename GpuProb, typename GpuLabel, typename DType, typename Expect>
+void CompareSoftmaxGradients(CpuGrad grad, const CpuProb& prob, const CpuLabel& label,
+                             GpuGrad ggrad, const GpuProb& gprob, const GpuLabel& glabel,
+                             DType ignored, float alpha, Expect expect) {
+  SoftmaxGrad(grad, prob, label);
+  SoftmaxGrad(ggrad, gprob, glabel);
+  expect();
+  SoftmaxGrad(grad, prob, label, ignored);
+  SoftmaxGrad(ggrad, gprob, glabel, ignored);
+  expect();
+  SmoothSoftmaxGrad(grad, prob, label, alpha);
+  SmoothSoftmaxGrad(ggrad, gprob, glabel, alpha);
+  expect();
+  SmoothSoftmaxGrad(grad, prob, label, ignored, alpha);
+  SmoothSoftmaxGrad(ggrad, gprob, glabel, ignored, alpha);
+  expect();
+}
+
+// Softmax and the loss gradients against the CPU's (mshadow/tensor_softmax_cpu-inl.h): rows
+// shorter and longer than a block, pitched rows, the class axis of 3-D tensors, labels
+// outside the classes and an ignored label, with and without smoothing.
+TYPED_TEST(TensorGpuRealTest, SoftmaxAndItsGradientsMatchTheCpu) {
+  using DType = TypeParam;
+  using dmlc::testing::ErrorMessageOf;
+  const double tol = this->kTolerance;
+  const DType ignored(2);
+  for (const Shape<2> shape : {Shape2(3, 5), Shape2(37, 1000), Shape2(2, 5000)}) {
+    SCOPED_TRACE(shape);
+    TensorContainer<cpu, 2, DType> energy = this->template RandomTensor<2, DType>(shape, 20);
+    energy = energy * DType(40);  // beyond exp's range unless shifted by the maximum
+    auto genergy = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(energy));
+    TensorContainer<cpu, 2, DType> prob(shape), grad(shape);
+    auto gprob = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(prob));
+    auto ggrad = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(grad));
+    Softmax(static_cast<Tensor<cpu, 2, DType>&>(prob), energy);
+    Softmax(gprob, genergy);
+    this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(prob), this->ToCpu(gprob), tol);
+
+    TensorContainer<cpu, 1, DType> label(Shape1(shape[0]));
+    for (index_t y = 0; y < shape[0]; ++y) label[y] = SoftmaxTestLabel<DType>(y, shape[1]);
+    auto glabel = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(label));
+    CompareSoftmaxGradients(static_cast<Tensor<cpu, 2, DType>&>(grad), prob, label, ggrad, gprob,
+                            glabel, ignored, 0.1f, [&] {
+                              this->ExpectNear(static_cast<const Tensor<cpu, 2, DType>&>(grad),
+                                               this->ToCpu(ggrad), tol);
+                            });
+    EXPECT_THAT(ErrorMessageOf([&] { SoftmaxGrad(ggrad, gprob, glabel.Slice(0, 1)); }),
+                HasSubstr("one per row is needed"));
+    EXPECT_THAT(ErrorMessageOf([&] { Softmax(gprob.Slice(0, 1), genergy); }),
+                HasSubstr("Softmax: shape mismatch"));
+  }
+
+  const auto line = this->template RandomTensor<1, DType>(Shape1(777), 21);
+  auto gline = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(line));
+  TensorContainer<cpu, 1, DType> line_prob(line.shape_);
+  auto gline_prob = this->ToGpu(static_cast<const Tensor<cpu, 1, DType>&>(line_prob));
+  Softmax(static_cast<Tensor<cpu, 1, DType>&>(line_prob), line);
+  Softmax(gline_prob, gline);
+  this->ExpectNear(static_cast<const Tensor<cpu, 1, DType>&>(line_prob), this->ToCpu(gline_prob),
+                   tol);
+
+  // (n, classes, positions), labels (n, positions).
+  const Shape<3> shape = Shape3(4, 10, 33);
+  const auto energy = this->template RandomTensor<3, DType>(shape, 22);
+  auto genergy = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(energy));
+  TensorContainer<cpu, 3, DType> prob(shape), grad(shape);
+  auto gprob = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(prob));
+  auto ggrad = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(grad));
+  Softmax(static_cast<Tensor<cpu, 3, DType>&>(prob), energy);
+  Softmax(gprob, genergy);
+  this->ExpectNear(static_cast<const Tensor<cpu, 3, DType>&>(prob), this->ToCpu(gprob), tol);
+  TensorContainer<cpu, 2, DType> label(Shape2(shape[0], shape[2]));
+  for (index_t n = 0; n < shape[0]; ++n) {
+    for (index_t x = 0; x < shape[2]; ++x) {
+      label[n][x] = SoftmaxTestLabel<DType>(n * shape[2] + x, shape[1]);
+    }
+  }
+  auto glabel = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(label));
+  CompareSoftmaxGradients(static_cast<Tensor<cpu, 3, DType>&>(grad), prob, label, ggrad, gprob,
+                          glabel, ignored, 0.25f, [&] {
+                            this->ExpectNear(static_cast<const Tensor<cpu, 3, DType>&>(grad),
+                                             this->ToCpu(ggrad), tol);
+                          });
+  EXPECT_THAT(dmlc::testing::ErrorMessageOf(
+                  [&] { SoftmaxGrad(ggrad, gprob, glabel.Slice(0, 1), ignored); }),
+              HasSubstr("one per (n, position) is needed"));
+}
+
 // half_t and bf16_t products (cuBLAS's ...Ex calls, float32 accumulation) and reductions
 // (accumulated in float) against float32 on the CPU from the same rounded values: within a
 // few units of the 16-bit type's last place.
@@ -416,6 +520,29 @@ TYPED_TEST(TensorGpuSixteenBitTest, ProductsAndReductionsMatchFloat32) {
   channel = expr::sumall_except_dim<1>(this->Widen(t4));
   gchannel = expr::sumall_except_dim<1>(gt4);
   this->ExpectClose(channel, gchannel);
+}
+
+// 16-bit softmax, summed in float, against float32 on the CPU from the same rounded values:
+// rows (a block each) and the class axis of a 3-D tensor.
+TYPED_TEST(TensorGpuSixteenBitTest, SoftmaxMatchesFloat32) {
+  using DType = TypeParam;
+  const auto rows = this->template RandomTensor<2, DType>(Shape2(37, 1000), 23);
+  auto grows = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(rows));
+  TensorContainer<cpu, 2, DType> zero(rows.shape_, DType(0));
+  auto gprob = this->ToGpu(static_cast<const Tensor<cpu, 2, DType>&>(zero));
+  TensorContainer<cpu, 2, float> prob(rows.shape_);
+  Softmax(static_cast<Tensor<cpu, 2, float>&>(prob), this->Widen(rows));
+  Softmax(gprob, grows);
+  this->ExpectClose(prob, gprob);
+
+  const auto classes = this->template RandomTensor<3, DType>(Shape3(4, 10, 33), 24);
+  auto gclasses = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(classes));
+  TensorContainer<cpu, 3, DType> zero3(classes.shape_, DType(0));
+  auto gprob3 = this->ToGpu(static_cast<const Tensor<cpu, 3, DType>&>(zero3));
+  TensorContainer<cpu, 3, float> prob3(classes.shape_);
+  Softmax(static_cast<Tensor<cpu, 3, float>&>(prob3), this->Widen(classes));
+  Softmax(gprob3, gclasses);
+  this->ExpectClose(prob3, gprob3);
 }
 
 TEST_F(TensorGpuTest, FailuresAreErrorsAndLeaveTheStreamUsable) {

@@ -9,19 +9,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
 
+using testing::ForwardOf;
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
 using testing::Values;
-
-Values ForwardOf(const OpCase& c) {
-  return testing::ToValues(
-      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
-}
 
 TEST(BoundingBoxTest, MxnetsAnchors) {
   const OpCase two_sizes{"_contrib_MultiBoxPrior",

@@ -10,25 +10,17 @@
 #include "mshadow/parallel.h"
 #include "mshadow/streaming_stores.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
 
+using testing::ForwardOf;
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Ramp(int n) {
-  Values v(n);
-  for (int i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
-
-Values ForwardOf(const OpCase& c) {
-  return testing::ToValues(
-      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
-}
 
 TEST(CropTest, MxnetsValues) {
   const InputSpec images = InputSpec::WithValues(TShape{2, 1, 5, 6}, Ramp(60));

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
@@ -17,13 +18,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Ramp(int n) {
-  Values v(n);
-  for (int i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
 
 Values DiagOf(const TShape& shape, const Values& x, const std::map<std::string, std::string>& kw) {
   const OpCase c{"diag", kw, {InputSpec::WithValues(shape, x)}};

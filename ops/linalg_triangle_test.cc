@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
@@ -16,13 +17,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Ramp(int n, int from = 0) {
-  Values v(n);
-  for (int i = 0; i < n; ++i) v[i] = from + i;
-  return v;
-}
 
 Values Run1(const std::string& op, const TShape& shape, const Values& x,
             const std::map<std::string, std::string>& kw) {

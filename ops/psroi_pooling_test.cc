@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
@@ -17,20 +18,15 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Iota(size_t n) {
-  Values v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
-  return v;
-}
 
 using Kwargs = std::map<std::string, std::string>;
 
 const Values kRois = {0, 0, 0, 4, 5, 0, 1.6, 2.5, 3.5, 4.4, 0, 4, 4, 1, 1};
 
 Values Pool(const Kwargs& kwargs, const Values& rois = kRois, int type = mshadow::kFloat32) {
-  const CpuTensor x = testing::TensorOf(TShape{1, 8, 6, 5}, type, Iota(240));
+  const CpuTensor x = testing::TensorOf(TShape{1, 8, 6, 5}, type, Ramp(240));
   const CpuTensor r =
       testing::TensorOf(TShape{static_cast<index_t>(rois.size() / 5), 5}, type, rois);
   return testing::ToValues(
@@ -68,7 +64,7 @@ TEST(PSROIPoolingTest, GradientAsMXNet) {
       {118, 1. / 9}, {119, 1. / 9}};
   const OpCase c{"_contrib_PSROIPooling",
                  {{"spatial_scale", "1"}, {"output_dim", "2"}, {"pooled_size", "2"}},
-                 {InputSpec::WithValues(TShape{1, 8, 6, 5}, Iota(240)),
+                 {InputSpec::WithValues(TShape{1, 8, 6, 5}, Ramp(240)),
                   InputSpec::WithValues(TShape{3, 5}, kRois)}};
   const std::vector<CpuTensor> inputs = testing::MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> grads = testing::Backward(c, inputs, {Values(24, 1.0)});

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "ops/roi_align-inl.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
@@ -19,13 +20,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Ramp(int n) {
-  Values v(n);
-  for (int i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
 
 const Values kRois = {0, 0.5, 1.0, 7.0, 8.5, 1, 2, 2, 5, 4, -1, 0, 0, 4, 4, 1, 3.3, 0.2, 4.1, 3.9};
 

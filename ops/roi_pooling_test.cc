@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "ops/backward.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
@@ -18,13 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
-
-Values Iota(size_t n) {
-  Values v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
-  return v;
-}
 
 std::map<std::string, std::string> Params(const std::string& pooled, const std::string& scale) {
   return {{"pooled_size", pooled}, {"spatial_scale", scale}};
@@ -33,7 +29,7 @@ std::map<std::string, std::string> Params(const std::string& pooled, const std::
 // MXNet's documentation: the 8x6 plane 0..47, region [0, 0, 0, 4, 4].
 TEST(ROIPoolingTest, MXNetDocumentationExample) {
   for (const int type : {mshadow::kFloat32, mshadow::kFloat64}) {
-    const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, type, Iota(48));
+    const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, type, Ramp(48));
     const CpuTensor rois = testing::TensorOf(TShape{1, 5}, type, {0, 0, 0, 4, 4});
     const auto run = [&](const std::string& scale) {
       return testing::ToValues(RunCpu(ParseAttrs(Op::Get("ROIPooling"), Params("(2,2)", scale)),
@@ -49,7 +45,7 @@ TEST(ROIPoolingTest, MXNetDocumentationExample) {
 // region given backwards (one position): MXNet 1.9.1's forward and its gradient for an output
 // gradient of ones.
 TEST(ROIPoolingTest, UnevenBinsAndTheGradientAsMXNet) {
-  const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, mshadow::kFloat32, Iota(48));
+  const CpuTensor x = testing::TensorOf(TShape{1, 1, 8, 6}, mshadow::kFloat32, Ramp(48));
   const CpuTensor rois = testing::TensorOf(TShape{3, 5}, mshadow::kFloat32,
                                            {0, 0, 0, 4, 4, 0, 1.6, 2.5, 3.5, 7.4, 0, 5, 5, 2, 2});
   const NodeAttrs attrs = ParseAttrs(Op::Get("ROIPooling"), Params("(2,3)", "1"));
@@ -76,7 +72,7 @@ TEST(ROIPoolingTest, UnevenBinsAndTheGradientAsMXNet) {
 TEST(ROIPoolingTest, RegionsOutsideTheBatchPoolNothing) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  const CpuTensor x = testing::TensorOf(TShape{2, 1, 8, 6}, mshadow::kFloat64, Iota(96));
+  const CpuTensor x = testing::TensorOf(TShape{2, 1, 8, 6}, mshadow::kFloat64, Ramp(96));
   const CpuTensor rois = testing::TensorOf(TShape{6, 5}, mshadow::kFloat64,
                                            {-1, 0,   0, 4, 4, 2, 0, 0, 4, 4, nan, 0,  0,  4,  4,
                                             1,  inf, 0, 4, 4, 1, 0, 0, 4, 4, 1,   -9, -9, 99, 99});

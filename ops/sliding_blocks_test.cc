@@ -8,26 +8,22 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/testing/op_test_util.h"
+#include "ops/testing/sample_values.h"
 
 namespace ops {
 namespace {
 
+using testing::ForwardOf;
 using ::testing::HasSubstr;
 using testing::InputSpec;
 using testing::OpCase;
+using testing::Ramp;
 using testing::Values;
 
-Values ForwardOf(const OpCase& c) {
-  return testing::ToValues(
-      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
-}
-
 TEST(SlidingBlocksTest, MxnetsValues) {
-  Values ramp(2 * 2 * 3 * 4);
-  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<double>(i);
   const std::map<std::string, std::string> window{
       {"kernel", "(2,2)"}, {"stride", "(1,2)"}, {"pad", "(1,0)"}};
-  const OpCase im2col{"im2col", window, {InputSpec::WithValues(TShape{2, 2, 3, 4}, ramp)}};
+  const OpCase im2col{"im2col", window, {InputSpec::WithValues(TShape{2, 2, 3, 4}, Ramp(48))}};
   EXPECT_EQ(testing::InferOutputShapes(im2col)[0], (TShape{2, 8, 8}));
   const Values columns = ForwardOf(im2col);
   EXPECT_EQ(Values(columns.begin(), columns.begin() + 24),

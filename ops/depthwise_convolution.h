@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "mshadow/parallel.h"
+#include "mshadow/streaming_stores.h"
 #include "ops/conv_geometry.h"
 #include "ops/kernel_launch.h"
 #include "ops/op_types.h"
@@ -354,8 +355,9 @@ class NextPlanes {
 
  private:
   static index_t LinesOf(const void* first, size_t bytes) {
+    constexpr uintptr_t kLine = mshadow::kCacheLineBytes;
     const auto at = reinterpret_cast<uintptr_t>(first);
-    return static_cast<index_t>((at + bytes + 63) / 64 - at / 64);
+    return static_cast<index_t>((at + bytes + kLine - 1) / kLine - at / kLine);
   }
 
   index_t lines_per_row_ = 0;

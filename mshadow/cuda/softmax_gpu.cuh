@@ -170,11 +170,11 @@ template <typename DType>
 inline void Softmax(Tensor<gpu, 2, DType> dst, const Tensor<gpu, 2, DType>& energy) {
   CHECK_EQ(dst.shape_, energy.shape_) << "Softmax: shape mismatch";
   if (dst.size(0) == 0 || dst.size(1) == 0) return;
-  constexpr index_t kMaxGrid = 1 << 30;  // rows past it are taken by the grid-stride loop
-  const unsigned grid = static_cast<unsigned>(dst.size(0) < kMaxGrid ? dst.size(0) : kMaxGrid);
-  cuda::
-      SoftmaxRowsKernel<<<grid, cuda::kSoftmaxRowThreads, 0, Stream<gpu>::GetStream(dst.stream_)>>>(
-          dst, energy);
+  // A block per row (GridFor of one item a block); rows past the grid's limit go round the
+  // kernel's grid-stride loop.
+  const unsigned grid = cuda::GridFor(dst.size(0), 1);
+  const cudaStream_t stream = Stream<gpu>::GetStream(dst.stream_);
+  cuda::SoftmaxRowsKernel<<<grid, cuda::kSoftmaxRowThreads, 0, stream>>>(dst, energy);
   MSHADOW_CUDA_CHECK_LAUNCH("SoftmaxRowsKernel");
 }
 

@@ -1,7 +1,8 @@
 // ops/elemwise_unary-inl.h: the unary elementwise operators (activations, exponentials and
 // logarithms, powers, trigonometry, rounding, the constant and gradient-blocking operators,
-// clip) and their backward operators, written once for every device. elemwise_unary.cc registers them with FCompute<cpu>, elemwise_unary.cu adds
-// FCompute<gpu>; both take the list of operators from ForEachUnary.
+// clip) and their backward operators, written once for every device. elemwise_unary.cc
+// registers them with FCompute<cpu>, elemwise_unary.cu adds FCompute<gpu>; both take the list
+// of operators from ForEachUnary.
 #ifndef OPS_ELEMWISE_UNARY_INL_H_
 #define OPS_ELEMWISE_UNARY_INL_H_
 

@@ -17,7 +17,7 @@
 // cache or more bypass them (a register-tiled kernel's from 16 MiB where the cache is larger).
 //
 // Threads: the engine's (OMP_NUM_THREADS, or all cores) and OpenBLAS's (OPENBLAS_NUM_THREADS),
-// from the environment. CPU only: the library has no CUDA backend yet.
+// from the environment. CPU only: ops/bench/gpu_ops_bench.cc times the GPU operators.
 #include <benchmark/benchmark.h>
 
 #include <chrono>

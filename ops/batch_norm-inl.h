@@ -9,10 +9,14 @@
 // - the optional outputs mean and var hold the mean used and 1 / sqrt(var + eps), as MXNet's.
 // The data is viewed as (outer, channels, inner) around `axis`. The passes over it are
 // ChannelKernels<xpu>: the per-channel sums in one pass, then one elementwise pass.
+// _contrib_SyncBatchNorm is the same operator on one device (SyncBatchNormParam).
 // batch_norm.cc registers the CPU and inference, batch_norm.cu adds FCompute<gpu>.
 #ifndef OPS_BATCH_NORM_INL_H_
 #define OPS_BATCH_NORM_INL_H_
 
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "mshadow/extension/broadcast.h"
@@ -61,6 +65,53 @@ struct BatchNormParam : public dmlc::Parameter<BatchNormParam> {
         "Accepted for MXNet compatibility (quantization); ignored.");
   }
 };
+
+// _contrib_SyncBatchNorm: BatchNorm over axis 1 whose batch statistics MXNet gathers from the
+// `ndev` devices whose calls share `key`. On one device MXNet 1.9.1 gives BatchNorm's outputs,
+// gradients and moving statistics, and so does this library (its parser reads these fields
+// as a BatchNormParam). Gathering over devices is not built here: training on the batch's
+// statistics with ndev > 1 is an error; inference (the moving statistics) runs for any ndev.
+struct SyncBatchNormParam : public dmlc::Parameter<SyncBatchNormParam> {
+  float eps;
+  float momentum;
+  bool fix_gamma;
+  bool use_global_stats;
+  bool output_mean_var;
+  int ndev;
+  std::string key;
+  DMLC_DECLARE_PARAMETER(SyncBatchNormParam) {
+    DMLC_DECLARE_FIELD(eps).set_default(1e-3f).set_lower_bound(0.0f).describe(
+        "Added to the variance before its square root.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.9f).describe(
+        "Weight of the old moving statistics in their update.");
+    DMLC_DECLARE_FIELD(fix_gamma).set_default(true).describe(
+        "Read gamma as 1 (and give it a zero gradient).");
+    DMLC_DECLARE_FIELD(use_global_stats)
+        .set_default(false)
+        .describe(
+            "Normalize with the moving statistics in training too (and leave them unchanged).");
+    DMLC_DECLARE_FIELD(output_mean_var)
+        .set_default(false)
+        .describe("Also output the mean and 1 / sqrt(var + eps) used.");
+    DMLC_DECLARE_FIELD(ndev).set_default(1).set_lower_bound(1).describe(
+        "Devices whose batches share the statistics (training needs 1 here).");
+    DMLC_DECLARE_FIELD(key).describe("Names the calls whose statistics MXNet gathers.");
+  }
+};
+
+// Parses _contrib_SyncBatchNorm's fields into the BatchNormParam its kernels read.
+inline void SyncBatchNormParser(NodeAttrs* attrs) {
+  SyncBatchNormParam sync;
+  sync.Init(attrs->dict);
+  BatchNormParam param;
+  param.Init(std::map<std::string, std::string>{});
+  param.eps = sync.eps;  // a float in MXNet's SyncBatchNorm
+  param.momentum = sync.momentum;
+  param.fix_gamma = sync.fix_gamma;
+  param.use_global_stats = sync.use_global_stats;
+  param.output_mean_var = sync.output_mean_var;
+  attrs->parsed = std::move(param);
+}
 
 inline uint32_t NumOutputs(const NodeAttrs& attrs) {
   return GetParam<BatchNormParam>(attrs).output_mean_var ? 3 : 1;
@@ -334,13 +385,42 @@ void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   });
 }
 
-// Adds FCompute<xpu> to BatchNorm and _backward_BatchNorm.
+// A _contrib_SyncBatchNorm call (or its backward) that would use the batch's statistics with
+// ndev > 1 is refused: the other devices' sums are not gathered here, and this device's alone
+// would give other values than MXNet's.
+inline void CheckStatisticsOnOneDevice(const NodeAttrs& attrs, const OpContext& ctx) {
+  if (!UsesBatchStats(GetParam<BatchNormParam>(attrs), ctx)) return;
+  SyncBatchNormParam sync;
+  sync.Init(attrs.dict);
+  if (sync.ndev != 1) {
+    throw dmlc::Error("_contrib_SyncBatchNorm: ndev " + std::to_string(sync.ndev) +
+                      " asks for batch statistics gathered over " + std::to_string(sync.ndev) +
+                      " devices, which this library does not do; train with ndev=1, or run "
+                      "inference (not training, or use_global_stats=True) with any ndev");
+  }
+}
+
+// Fn (BatchNorm's forward or backward compute) after CheckStatisticsOnOneDevice.
+template <void (*Fn)(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                     const std::vector<OpReqType>&, const std::vector<TBlob>&)>
+void SyncBatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                          const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                          const std::vector<TBlob>& out) {
+  CheckStatisticsOnOneDevice(attrs, ctx);
+  Fn(attrs, ctx, in, req, out);
+}
+
+// Adds FCompute<xpu> to BatchNorm, _contrib_SyncBatchNorm and their backward operators.
 template <typename xpu>
 void SetBatchNormCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
   RegisterOp("BatchNorm").set_attr<FCompute>(attr_name, FCompute(BatchNormCompute<xpu>));
   RegisterOp("_backward_BatchNorm")
       .set_attr<FCompute>(attr_name, FCompute(BatchNormBackwardCompute<xpu>));
+  RegisterOp("_contrib_SyncBatchNorm")
+      .set_attr<FCompute>(attr_name, FCompute(SyncBatchNormCompute<BatchNormCompute<xpu>>));
+  RegisterOp("_backward__contrib_SyncBatchNorm")
+      .set_attr<FCompute>(attr_name, FCompute(SyncBatchNormCompute<BatchNormBackwardCompute<xpu>>));
 }
 
 }  // namespace batch_norm

@@ -1,10 +1,20 @@
 // BatchNorm(eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis): MXNet's batch
 // normalization with moving statistics as auxiliary inputs; and its backward operator, which
-// updates them. Kernels, for every device: batch_norm-inl.h; FCompute<gpu>: batch_norm.cu.
+// updates them; _contrib_SyncBatchNorm, the same on one device. Kernels, for every device:
+// batch_norm-inl.h; FCompute<gpu>: batch_norm.cu.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ops/batch_norm-inl.h"
 
 namespace ops {
 namespace batch_norm {
+
+DMLC_REGISTER_PARAMETER(BatchNormParam);
+DMLC_REGISTER_PARAMETER(SyncBatchNormParam);
+
 namespace {
 
 bool BatchNormShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -22,42 +32,53 @@ bool BatchNormType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int
                                 : ElemwiseRealType<5, 3>(attrs, in, out);
 }
 
-const bool kRegistered = [] {
+// What BatchNorm and _contrib_SyncBatchNorm share: inputs, outputs, inference, temp space, the
+// moving statistics written, and the backward operator `backward`, registered here too.
+void DefineBatchNorm(const std::string& name, const std::string& description,
+                     std::vector<dmlc::ParamFieldInfo> fields,
+                     const std::function<void(NodeAttrs*)>& parser) {
+  const std::string backward = "_backward_" + name;
+  RegisterOp(name)
+      .describe(description)
+      .set_num_inputs(5)
+      .set_num_outputs(NumOutputs)
+      .add_argument("data", "NDArray-or-Symbol", "Input data.")
+      .add_argument("gamma", "NDArray-or-Symbol", "Scale, one per channel.")
+      .add_argument("beta", "NDArray-or-Symbol", "Shift, one per channel.")
+      .add_argument("moving_mean", "NDArray-or-Symbol", "Moving mean (auxiliary state).")
+      .add_argument("moving_var", "NDArray-or-Symbol", "Moving variance (auxiliary state).")
+      .add_arguments(std::move(fields))
+      .set_attr_parser(parser)
+      .set_attr<FInferShape>("FInferShape", BatchNormShape)
+      .set_attr<FInferType>("FInferType", BatchNormType)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
+      // As MXNet's: the moving statistics are written (by the backward operator).
+      .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{3, 4})
+      .set_attr<FGradient>("FGradient", FGradient{backward, true, false});
+  RegisterOp(backward)
+      .describe("Gradient of " + name + "; in training also updates moving_mean and moving_var.")
+      .set_num_inputs([](const NodeAttrs& attrs) { return NumOutputs(attrs) + 5; })
+      .set_num_outputs(5)
+      .set_attr<bool>("TIsBackward", true)
+      .set_attr_parser(parser)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
+}
+
+const bool kDefined = [] {
+  DefineBatchNorm("BatchNorm",
+                  "Batch normalization: per channel (axis), (x - mean) / sqrt(var + eps) * gamma "
+                  "+ beta, with the batch's statistics in training and the moving ones "
+                  "otherwise. moving_mean and moving_var are updated by the backward operator, "
+                  "as in MXNet.",
+                  BatchNormParam::__FIELDS__(), ParamParser<BatchNormParam>);
+  DefineBatchNorm("_contrib_SyncBatchNorm",
+                  "BatchNorm over axis 1 with the batch's statistics gathered over ndev devices "
+                  "in MXNet; here on one device (ndev=1 to train; inference with any ndev).",
+                  SyncBatchNormParam::__FIELDS__(), SyncBatchNormParser);
   SetBatchNormCompute<cpu>();
   return true;
 }();
 
 }  // namespace
-
-DMLC_REGISTER_PARAMETER(BatchNormParam);
-
-OPS_REGISTER_OP(BatchNorm)
-    .describe("Batch normalization: per channel (axis), (x - mean) / sqrt(var + eps) * gamma + "
-              "beta, with the batch's statistics in training and the moving ones otherwise. "
-              "moving_mean and moving_var are updated by the backward operator, as in MXNet.")
-    .set_num_inputs(5)
-    .set_num_outputs(NumOutputs)
-    .add_argument("data", "NDArray-or-Symbol", "Input data.")
-    .add_argument("gamma", "NDArray-or-Symbol", "Scale, one per channel.")
-    .add_argument("beta", "NDArray-or-Symbol", "Shift, one per channel.")
-    .add_argument("moving_mean", "NDArray-or-Symbol", "Moving mean (auxiliary state).")
-    .add_argument("moving_var", "NDArray-or-Symbol", "Moving variance (auxiliary state).")
-    .add_arguments(BatchNormParam::__FIELDS__())
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_attr<FInferShape>("FInferShape", BatchNormShape)
-    .set_attr<FInferType>("FInferType", BatchNormType)
-    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-    // As MXNet's: the moving statistics are written (by the backward operator).
-    .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{3, 4})
-    .set_attr<FGradient>("FGradient", FGradient{"_backward_BatchNorm", true, false});
-
-OPS_REGISTER_OP(_backward_BatchNorm)
-    .describe("Gradient of BatchNorm; in training also updates moving_mean and moving_var.")
-    .set_num_inputs([](const NodeAttrs& attrs) { return NumOutputs(attrs) + 5; })
-    .set_num_outputs(5)
-    .set_attr<bool>("TIsBackward", true)
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
-
 }  // namespace batch_norm
 }  // namespace ops

@@ -2,6 +2,7 @@
 // write modes and numerical gradients, the moving statistics' update in the backward
 // operator, and its errors.
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,82 @@ TEST(BatchNormTest, Errors) {
   wrong_gamma.inputs[1] = InputSpec{TShape{4}};
   EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_gamma); }),
               HasSubstr("(4,)"));
+}
+
+// The outputs and input gradients of `c`, the moving statistics after its backward operator,
+// in training or inference.
+std::vector<Values> ForwardBackward(const OpCase& c, bool is_train) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
+  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const auto outputs = RunCpu(attrs, Blobs(inputs), is_train);
+  std::vector<CpuTensor> grads;
+  for (const auto& t : inputs) grads.emplace_back(t.blob().shape_, mshadow::kFloat64);
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, is_train),
+                       BackwardInputs(attrs, Blobs(outputs), Blobs(inputs), Blobs(outputs)),
+                       std::vector<OpReqType>(5, kWriteTo), Blobs(grads));
+  std::vector<Values> all;
+  for (const auto& t : outputs) all.push_back(testing::ToValues(t.blob()));
+  for (const auto& t : grads) all.push_back(testing::ToValues(t.blob()));
+  for (int i : {3, 4}) all.push_back(testing::ToValues(inputs[i].blob()));
+  return all;
+}
+
+// MXNet 1.9.1's _contrib_SyncBatchNorm on one device is BatchNorm over axis 1 (checked there:
+// the same outputs, gradients and moving statistics). Its eps is a float: 2^-9 reads the same
+// in both.
+TEST(SyncBatchNormTest, IsBatchNormOnOneDevice) {
+  const std::map<std::string, std::string> common{{"fix_gamma", "False"},
+                                                  {"output_mean_var", "True"},
+                                                  {"momentum", "0.8"},
+                                                  {"eps", "0.001953125"}};
+  const OpCase batch_norm = BatchNormCase(TShape{4, 3, 2, 5}, 1, common);
+  OpCase sync = batch_norm;
+  sync.op = "_contrib_SyncBatchNorm";
+  sync.kwargs = common;
+  sync.kwargs["key"] = "bn0";
+  for (bool is_train : {true, false}) {
+    SCOPED_TRACE(is_train ? "training" : "inference");
+    const std::vector<Values> expected = ForwardBackward(batch_norm, is_train);
+    const std::vector<Values> actual = ForwardBackward(sync, is_train);
+    ASSERT_EQ(actual.size(), 10u);
+    for (size_t i = 0; i < actual.size(); ++i) EXPECT_EQ(actual[i], expected[i]) << "result " << i;
+  }
+  // The mean and var outputs take no gradient (as BatchNorm's): the numerical check is of
+  // the normalized output alone.
+  sync.kwargs.erase("output_mean_var");
+  testing::CheckWriteModes(sync);
+  testing::CheckGradient(sync);
+}
+
+// Training on the batch's statistics would need the other devices' sums: refused, with the
+// values that would work; inference reads the moving statistics and runs for any ndev.
+TEST(SyncBatchNormTest, SeveralDevicesOnlyInInference) {
+  OpCase c = BatchNormCase(TShape{2, 3, 4}, 1, {});
+  c.op = "_contrib_SyncBatchNorm";
+  c.kwargs = {{"ndev", "4"}, {"key", "bn0"}};
+  const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
+  const auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  EXPECT_THAT(testing::ErrorOf([&] { RunCpu(attrs, Blobs(inputs), true); }),
+              HasSubstr("_contrib_SyncBatchNorm: ndev 4 asks for batch statistics gathered over "
+                        "4 devices, which this library does not do; train with ndev=1"));
+  EXPECT_EQ(RunCpu(attrs, Blobs(inputs), false).size(), 1u);
+  c.kwargs["use_global_stats"] = "True";
+  EXPECT_EQ(RunCpu(ParseAttrs(Op::Get(c.op), c.kwargs), Blobs(inputs), true).size(), 1u);
+}
+
+TEST(SyncBatchNormTest, ParameterErrors) {
+  const Op* op = Op::Get("_contrib_SyncBatchNorm");
+  EXPECT_THAT(testing::ErrorOf([&] { ParseAttrs(op, {}); }),
+              HasSubstr("Required parameter key of string is not presented"));
+  EXPECT_THAT(testing::ErrorOf([&] {
+                ParseAttrs(op, {{"key", "k"}, {"axis", "1"}});
+              }),
+              HasSubstr("axis"));
+  EXPECT_THAT(testing::ErrorOf([&] {
+                ParseAttrs(op, {{"key", "k"}, {"ndev", "0"}});
+              }),
+              HasSubstr("ndev"));
 }
 
 }  // namespace

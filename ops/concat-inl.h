@@ -1,9 +1,10 @@
-// ops/concat-inl.h: Concat(dim, num_args) and its backward operator, written once for every
-// device as copies of contiguous runs (CopyRows). concat.cc registers them with
-// FCompute<cpu>, concat.cu adds FCompute<gpu>.
+// ops/concat-inl.h: Concat(dim, num_args), _rnn_param_concat and their backward operators,
+// written once for every device as copies of contiguous runs (CopyRows). concat.cc registers
+// them with FCompute<cpu>, concat.cu adds FCompute<gpu>.
 #ifndef OPS_CONCAT_INL_H_
 #define OPS_CONCAT_INL_H_
 
+#include <string>
 #include <vector>
 
 #include "mshadow/tensor.h"
@@ -63,13 +64,15 @@ void ConcatBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   ConcatCopy<true>(attrs, ctx.get_stream<xpu>(), out, in[0], req);
 }
 
-// Adds FCompute<xpu> to Concat and _backward_Concat.
+// Adds FCompute<xpu> to Concat, _rnn_param_concat and their backward operators.
 template <typename xpu>
 void SetConcatCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("Concat").set_attr<FCompute>(attr_name, FCompute(ConcatCompute<xpu>));
-  RegisterOp("_backward_Concat")
-      .set_attr<FCompute>(attr_name, FCompute(ConcatBackwardCompute<xpu>));
+  for (const char* name : {"Concat", "_rnn_param_concat"}) {
+    RegisterOp(name).set_attr<FCompute>(attr_name, FCompute(ConcatCompute<xpu>));
+    RegisterOp(std::string("_backward_") + name)
+        .set_attr<FCompute>(attr_name, FCompute(ConcatBackwardCompute<xpu>));
+  }
 }
 
 }  // namespace concat

@@ -1,6 +1,7 @@
-// Concat.
+// Concat and _rnn_param_concat.
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mshadow/parallel.h"
 #include "ops/backward.h"
@@ -88,6 +89,43 @@ TEST(ConcatTest, LargeUnevenPartsOnThreads) {
   testing::CheckWriteModes(c);
   testing::CheckGradient(c);
   mshadow::SetNumThreads(0);
+}
+
+// With every shape known, _rnn_param_concat is Concat: the same values and gradients.
+TEST(RnnParamConcatTest, IsConcatOnKnownShapes) {
+  OpCase c{"_rnn_param_concat",
+           {{"num_args", "3"}, {"dim", "0"}},
+           {InputSpec{TShape{12}}, InputSpec{TShape{4}}, InputSpec{TShape{7}}}};
+  EXPECT_EQ(testing::InferOutputShapes(c)[0], (TShape{23}));
+  testing::CheckForward(c, [](const std::vector<Values>& in) {
+    Values out;
+    for (const Values& v : in) out.insert(out.end(), v.begin(), v.end());
+    return std::vector<Values>{out};
+  });
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+// One input of unknown shape takes what a known output leaves along dim (an RNN's parameter
+// vector, its length inferred from the RNN); two unknown inputs wait; known inputs longer
+// than the output are an error.
+TEST(RnnParamConcatTest, InfersOneInputFromTheOutput) {
+  const NodeAttrs attrs =
+      ParseAttrs(Op::Get("_rnn_param_concat"), {{"num_args", "3"}, {"dim", "1"}});
+  std::vector<TShape> in{TShape{2, 3}, TShape(), TShape{2, 4}};
+  std::vector<TShape> out{TShape{2, 10}};
+  InferShapes(attrs, &in, &out);
+  EXPECT_EQ(in[1], (TShape{2, 3}));
+  in = {TShape{2, 3}, TShape(), TShape()};
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+              ::testing::HasSubstr("arg1"));
+  in = {TShape{2, 8}, TShape(), TShape{2, 4}};
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+              ::testing::HasSubstr("the known inputs are longer along dim 1 than the output (2,10)"));
+  in = {TShape{3, 3}, TShape(), TShape{2, 4}};
+  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+              ::testing::HasSubstr("input arg0 has shape (3,3), which does not match the "
+                                   "output's (2,10) on every axis but 1"));
 }
 
 }  // namespace

@@ -1614,6 +1614,7 @@ FORWARD = {
     "_contrib_DeformableConvolution": lambda *a: _deformable_convolution(*a[:-1], params=a[-1]),
     "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
     "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
+    "_rnn_param_concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training
     "Embedding": _embedding,

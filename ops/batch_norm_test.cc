@@ -77,6 +77,25 @@ OpCase BatchNormCase(const TShape& data, int axis, std::map<std::string, std::st
                  moving_mean, moving_var}};
 }
 
+// The outputs and input gradients of `c`, the moving statistics after its backward operator,
+// in training or inference.
+std::vector<Values> ForwardBackward(const OpCase& c, bool is_train) {
+  const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
+  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
+  const auto outputs = RunCpu(attrs, Blobs(inputs), is_train);
+  std::vector<CpuTensor> grads;
+  for (const auto& t : inputs) grads.emplace_back(t.blob().shape_, mshadow::kFloat64);
+  const NodeAttrs backward = BackwardAttrs(attrs);
+  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, is_train),
+                       BackwardInputs(attrs, Blobs(outputs), Blobs(inputs), Blobs(outputs)),
+                       std::vector<OpReqType>(5, kWriteTo), Blobs(grads));
+  std::vector<Values> all;
+  for (const auto& t : outputs) all.push_back(testing::ToValues(t.blob()));
+  for (const auto& t : grads) all.push_back(testing::ToValues(t.blob()));
+  for (int i : {3, 4}) all.push_back(testing::ToValues(inputs[i].blob()));
+  return all;
+}
+
 struct BatchNormCaseSpec {
   std::string name;
   TShape data;
@@ -163,17 +182,8 @@ TEST(BatchNormTest, BackwardUpdatesTheMovingStatisticsInTrainingOnly) {
 }
 
 TEST(BatchNormTest, FixGammaGivesGammaNoGradient) {
-  const OpCase c = BatchNormCase(TShape{4, 2, 3}, 1, {});
-  const NodeAttrs attrs = ParseAttrs(Op::Get("BatchNorm"), c.kwargs);
-  const auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
-  const auto outputs = RunCpu(attrs, Blobs(inputs), true);
-  std::vector<CpuTensor> grads;
-  for (const auto& t : inputs) grads.emplace_back(t.blob().shape_, mshadow::kFloat64);
-  const NodeAttrs backward = BackwardAttrs(attrs);
-  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, true),
-                       BackwardInputs(attrs, Blobs(outputs), Blobs(inputs), Blobs(outputs)),
-                       std::vector<OpReqType>(5, kWriteTo), Blobs(grads));
-  EXPECT_EQ(testing::ToValues(grads[1].blob()), Values(2, 0.0));
+  // The third result is gamma's gradient (after the output and data's gradient).
+  EXPECT_EQ(ForwardBackward(BatchNormCase(TShape{4, 2, 3}, 1, {}), true)[2], Values(2, 0.0));
 }
 
 TEST(BatchNormTest, Errors) {
@@ -189,25 +199,6 @@ TEST(BatchNormTest, Errors) {
   wrong_gamma.inputs[1] = InputSpec{TShape{4}};
   EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes(wrong_gamma); }),
               HasSubstr("(4,)"));
-}
-
-// The outputs and input gradients of `c`, the moving statistics after its backward operator,
-// in training or inference.
-std::vector<Values> ForwardBackward(const OpCase& c, bool is_train) {
-  const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
-  auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
-  const auto outputs = RunCpu(attrs, Blobs(inputs), is_train);
-  std::vector<CpuTensor> grads;
-  for (const auto& t : inputs) grads.emplace_back(t.blob().shape_, mshadow::kFloat64);
-  const NodeAttrs backward = BackwardAttrs(attrs);
-  Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, is_train),
-                       BackwardInputs(attrs, Blobs(outputs), Blobs(inputs), Blobs(outputs)),
-                       std::vector<OpReqType>(5, kWriteTo), Blobs(grads));
-  std::vector<Values> all;
-  for (const auto& t : outputs) all.push_back(testing::ToValues(t.blob()));
-  for (const auto& t : grads) all.push_back(testing::ToValues(t.blob()));
-  for (int i : {3, 4}) all.push_back(testing::ToValues(inputs[i].blob()));
-  return all;
 }
 
 // MXNet 1.9.1's _contrib_SyncBatchNorm on one device is BatchNorm over axis 1 (checked there:

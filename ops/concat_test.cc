@@ -120,8 +120,9 @@ TEST(RnnParamConcatTest, InfersOneInputFromTheOutput) {
   EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
               ::testing::HasSubstr("arg1"));
   in = {TShape{2, 8}, TShape(), TShape{2, 4}};
-  EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
-              ::testing::HasSubstr("the known inputs are longer along dim 1 than the output (2,10)"));
+  EXPECT_THAT(
+      testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
+      ::testing::HasSubstr("the known inputs are longer along dim 1 than the output (2,10)"));
   in = {TShape{3, 3}, TShape(), TShape{2, 4}};
   EXPECT_THAT(testing::ErrorOf([&] { InferShapes(attrs, &in, &out); }),
               ::testing::HasSubstr("input arg0 has shape (3,3), which does not match the "

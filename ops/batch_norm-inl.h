@@ -389,7 +389,10 @@ void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
 // ndev > 1 is refused: the other devices' sums are not gathered here, and this device's alone
 // would give other values than MXNet's.
 inline void CheckStatisticsOnOneDevice(const NodeAttrs& attrs, const OpContext& ctx) {
-  if (!UsesBatchStats(GetParam<BatchNormParam>(attrs), ctx)) return;
+  // ndev is parsed again only where it was given (its default is 1).
+  if (attrs.dict.count("ndev") == 0 || !UsesBatchStats(GetParam<BatchNormParam>(attrs), ctx)) {
+    return;
+  }
   SyncBatchNormParam sync;
   sync.Init(attrs.dict);
   if (sync.ndev != 1) {

@@ -73,14 +73,15 @@ bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<TShape>* in,
   for (size_t i = 0; i < in->size(); ++i) {
     if (i == unknown[0]) continue;
     const TShape& s = (*in)[i];
-    std::ostringstream os;
     if (!SameExceptAlong(s, whole, axis)) {
+      std::ostringstream os;
       os << "input arg" << i << " has shape " << s << ", which does not match the output's "
          << whole << " on every axis but " << axis;
       throw dmlc::Error(os.str());
     }
     rest[axis] -= s[axis];
     if (rest[axis] < 0) {
+      std::ostringstream os;
       os << "the known inputs are longer along dim " << axis << " than the output " << whole;
       throw dmlc::Error(os.str());
     }

@@ -1604,6 +1604,10 @@ def _swapaxes(x, p):
     return np.swapaxes(x, int(p.get("dim1", 0)), int(p.get("dim2", 0)))
 
 
+def _concat(*a):
+    return np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1)))
+
+
 FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
@@ -1613,8 +1617,8 @@ FORWARD = {
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "_contrib_DeformableConvolution": lambda *a: _deformable_convolution(*a[:-1], params=a[-1]),
     "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
-    "Concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
-    "_rnn_param_concat": lambda *a: np.concatenate(a[:-1], axis=int(a[-1].get("dim", 1))),
+    "Concat": _concat,
+    "_rnn_param_concat": _concat,  # Concat where every shape is known
     "Flatten": lambda x, p: x.reshape(x.shape[0], -1),
     "Dropout": lambda x, p: x,  # the tests' forward calls are not training
     "Embedding": _embedding,

@@ -1,11 +1,13 @@
-// ops/stack_split-inl.h: stack (joins arrays along a new axis) and split / SliceChannel (cuts
-// an array into equal parts along an axis), written once for every device. Both are Concat's
+// ops/stack_split-inl.h: stack (joins arrays along a new axis), split / SliceChannel (cuts
+// an array into equal parts along an axis) and _split_v2 (cuts it at given positions, or into
+// NumPy array_split's near-equal parts), written once for every device. Both are Concat's
 // copies on reshaped views: stacking k arrays of shape (a, b) on axis 1 is concatenating them
 // as (a, 1, b) along axis 1, and splitting is Concat's backward. Each is the other's gradient.
 // stack_split.cc registers the CPU, stack_split.cu adds FCompute<gpu>.
 #ifndef OPS_STACK_SPLIT_INL_H_
 #define OPS_STACK_SPLIT_INL_H_
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,25 @@ struct SplitParam : public dmlc::Parameter<SplitParam> {
   }
 };
 
+struct SplitV2Param : public dmlc::Parameter<SplitV2Param> {
+  TShape indices;
+  int axis;
+  bool squeeze_axis;
+  int sections;
+  DMLC_DECLARE_PARAMETER(SplitV2Param) {
+    DMLC_DECLARE_FIELD(indices).describe(
+        "Where each part starts along the axis: 0 first, then non-decreasing positions up to "
+        "the axis' extent (each part ends where the next starts, the last at the extent). "
+        "Ignored when sections is given.");
+    DMLC_DECLARE_FIELD(axis).set_default(1).describe("The axis to cut along.");
+    DMLC_DECLARE_FIELD(squeeze_axis).set_default(false).describe(
+        "Drop the axis from the parts (each part's extent on it must then be 1).");
+    DMLC_DECLARE_FIELD(sections).set_default(0).set_lower_bound(0).describe(
+        "Number of parts of near-equal extent, the first ones one longer where it does not "
+        "divide the axis' extent (NumPy's array_split); 0: cut at indices.");
+  }
+};
+
 // Each part's shape with the cut axis kept (extent `part_extent`), and Concat's attributes.
 struct ConcatView {
   TShape part;
@@ -63,6 +84,47 @@ inline ConcatView SplitView(const SplitParam& param, const TShape& data) {
   part[axis] = data[axis] / param.num_outputs;
   return {part, ParseAttrs(Op::Get("Concat"), {{"num_args", std::to_string(param.num_outputs)},
                                                {"dim", std::to_string(axis)}})};
+}
+
+// The parts' extents along an axis of extent `extent` (the parser has checked the indices'
+// order); a dmlc::Error names an index past the extent.
+inline std::vector<index_t> SplitV2Extents(const SplitV2Param& param, index_t extent) {
+  std::vector<index_t> extents;
+  if (param.sections > 0) {
+    for (index_t p = 0; p < param.sections; ++p) {
+      extents.push_back(extent / param.sections + (p < extent % param.sections ? 1 : 0));
+    }
+    return extents;
+  }
+  const TShape& starts = param.indices;
+  if (starts[starts.ndim() - 1] > extent) {
+    std::ostringstream os;
+    os << "_split_v2: index " << starts[starts.ndim() - 1] << " of indices " << starts
+       << " is past the axis' extent " << extent << "; valid indices are in [0, " << extent
+       << "]";
+    throw dmlc::Error(os.str());
+  }
+  for (int p = 0; p < starts.ndim(); ++p) {
+    extents.push_back((p + 1 < starts.ndim() ? starts[p + 1] : extent) - starts[p]);
+  }
+  return extents;
+}
+
+// Splitting `data` as _split_v2: each part's shape with the cut axis kept, and Concat's
+// attributes.
+inline std::vector<ConcatView> SplitV2Views(const SplitV2Param& param, const TShape& data) {
+  const int axis = NormalizeAxis(param.axis, data.ndim());
+  const std::vector<index_t> extents = SplitV2Extents(param, data[axis]);
+  const NodeAttrs concat = ParseAttrs(
+      Op::Get("Concat"),
+      {{"num_args", std::to_string(extents.size())}, {"dim", std::to_string(axis)}});
+  std::vector<ConcatView> views;
+  for (index_t extent : extents) {
+    TShape part = data;
+    part[axis] = extent;
+    views.push_back({part, concat});
+  }
+  return views;
 }
 
 // Parts viewed with the cut axis kept.
@@ -108,7 +170,37 @@ void SplitBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   Copy<false, xpu>(SplitView(GetParam<SplitParam>(attrs), out[0].shape_), ctx, in, out[0], req);
 }
 
-// Adds FCompute<xpu> to stack, SliceChannel and their backward operators.
+// Joins `parts` into `joined` (kSplit false) or cuts `joined` into `parts`, each part of its own
+// extent along the axis.
+template <bool kSplit, typename xpu>
+void CopyUnequal(const std::vector<ConcatView>& views, const OpContext& ctx,
+                 const std::vector<TBlob>& parts, const TBlob& joined,
+                 const std::vector<OpReqType>& req) {
+  std::vector<TBlob> part_views;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    part_views.push_back(ReshapedBlob(parts[p], views[p].part));
+  }
+  concat::ConcatCopy<kSplit, xpu>(views[0].concat_attrs, ctx.get_stream<xpu>(), part_views,
+                                  joined, req);
+}
+
+template <typename xpu>
+void SplitV2Compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  CopyUnequal<true, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), in[0].shape_), ctx, out,
+                         in[0], req);
+}
+
+// Inputs: one output gradient per part. Output: the data's gradient.
+template <typename xpu>
+void SplitV2BackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                            const std::vector<TBlob>& out) {
+  CopyUnequal<false, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), out[0].shape_), ctx, in,
+                          out[0], req);
+}
+
+// Adds FCompute<xpu> to stack, SliceChannel, _split_v2 and their backward operators.
 template <typename xpu>
 void SetStackSplitCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -117,6 +209,9 @@ void SetStackSplitCompute() {
   RegisterOp("SliceChannel").set_attr<FCompute>(attr_name, FCompute(SplitCompute<xpu>));
   RegisterOp("_backward_SliceChannel")
       .set_attr<FCompute>(attr_name, FCompute(SplitBackwardCompute<xpu>));
+  RegisterOp("_split_v2").set_attr<FCompute>(attr_name, FCompute(SplitV2Compute<xpu>));
+  RegisterOp("_split_v2_backward")
+      .set_attr<FCompute>(attr_name, FCompute(SplitV2BackwardCompute<xpu>));
 }
 
 }  // namespace stack_split

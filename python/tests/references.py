@@ -1468,12 +1468,22 @@ def _repeat(x, p):
     return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
 
 
+def _squeezed(parts, axis, p):
+    return [np.squeeze(part, axis=axis) for part in parts] if _flag(p, "squeeze_axis") else parts
+
+
 def _split(x, p):
     axis = int(p.get("axis", 1))
-    parts = np.split(x, int(p["num_outputs"]), axis=axis)
-    if p.get("squeeze_axis", "False").lower() in ("true", "1"):
-        parts = [np.squeeze(part, axis=axis) for part in parts]
-    return parts
+    return _squeezed(np.split(x, int(p["num_outputs"]), axis=axis), axis, p)
+
+
+def _split_v2(x, p):
+    """Cut at the indices after the first (which is 0), or into array_split's sections."""
+    axis = int(p.get("axis", 1))
+    sections = int(p.get("sections", 0))
+    if sections > 0:
+        return _squeezed(np.array_split(x, sections, axis=axis), axis, p)
+    return _squeezed(np.split(x, list(_tuple(p["indices"]))[1:], axis=axis), axis, p)
 
 
 def _index(values, n, mode):
@@ -1772,6 +1782,7 @@ FORWARD = {
     "repeat": _repeat,
     "stack": lambda *a: np.stack(a[:-1], axis=int(a[-1].get("axis", 0))),
     "SliceChannel": _split,
+    "_split_v2": _split_v2,
     "take": _take,
     "pick": _pick,
     "one_hot": _one_hot,

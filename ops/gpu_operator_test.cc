@@ -206,7 +206,8 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
 
 // Layers the size of a network's, beyond op_cases.txt's small ones: the paths their GPU
 // kernels take only at size (BatchNorm's sums in several parts per channel, 16-byte loads
-// where a channel's runs allow; max pooling's tiles past one block along each axis), in
+// where a channel's runs allow; max pooling's tiles past one block along each axis; cumsum's
+// lines of several chunks, whose float32 sums also differ by order), in
 // float32 and float64, written and accumulated. float32 within 2e-4: BatchNorm's gamma
 // gradient sums ~10^4 products in float32, in a different order on each device (4.7e-5 apart
 // on an H200 for the 9248 elements of a (32,4,17,17) channel); float64 as tight as the other
@@ -226,6 +227,10 @@ TEST_F(GpuOperatorTest, LayerSizedCasesMatchTheCpu) {
       "Pooling | (2,3,40,41) | kernel=(2,2) stride=(3,3) pool_type=max",
       // Three windows hold a position (the gradient's general loops).
       "Pooling | (2,4,20,37) | kernel=(3,3) stride=(1,1) pad=(1,1) pool_type=max",
+      // Lines of several chunks, scanned by blocks in three passes; a line of one chunk.
+      "_np_cumsum | (3,5000) | axis=1",
+      "_np_cumsum | (9000) |",
+      "_np_cumsum | (4,3000) | axis=1 dtype=float64",
   };
   std::vector<std::string> cpu_only;
   int compared = 0;

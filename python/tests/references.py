@@ -1468,6 +1468,12 @@ def _repeat(x, p):
     return np.repeat(x, int(p["repeats"]), axis=None if axis == "None" else int(axis))
 
 
+def _cumsum(x, p):
+    axis = p.get("axis", "None")
+    y = np.cumsum(x, axis=None if axis == "None" else int(axis))
+    return y if p.get("dtype", "None") == "None" else y.astype(p["dtype"])
+
+
 def _squeezed(parts, axis, p):
     return [np.squeeze(part, axis=axis) for part in parts] if _flag(p, "squeeze_axis") else parts
 
@@ -1782,6 +1788,7 @@ FORWARD = {
     "repeat": _repeat,
     "stack": lambda *a: np.stack(a[:-1], axis=int(a[-1].get("axis", 0))),
     "SliceChannel": _split,
+    "_np_cumsum": _cumsum,
     "_split_v2": _split_v2,
     "take": _take,
     "pick": _pick,

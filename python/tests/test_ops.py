@@ -92,6 +92,8 @@ def _mxnet_function(op):
         return getattr(mx.nd.linalg, op[len("_linalg_"):])
     if op.startswith("_contrib_"):  # and these as mx.nd.contrib.*
         return getattr(mx.nd.contrib, op[len("_contrib_"):])
+    if op.startswith("_np_"):  # the legacy front end's names of NumPy operators (cumsum)
+        return getattr(mx.nd, op[len("_np_"):])
     return getattr(mx.nd._internal, op)
 
 

@@ -2,6 +2,7 @@
 // written once for every device:
 //   take(a, indices, axis, mode)      out = a with axis replaced by indices' axes
 //   pick(data, index, axis, keepdims)  out[.., ..] = data[.., index[.., ..], ..]
+//   batch_take(a, indices)            pick along the last axis, indices clipped
 //   one_hot(indices, depth)           out[.., c] = on_value where int(index) == c
 // An index is truncated toward zero, then clipped to the axis (mode clip), wrapped around it
 // (wrap), or checked (take's raise: an index outside is a dmlc::Error naming it). Indices'
@@ -255,7 +256,7 @@ void OneHotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   });
 }
 
-// Adds FCompute<xpu> to take, pick, one_hot and the backward operators.
+// Adds FCompute<xpu> to take, pick, batch_take, one_hot and the backward operators.
 template <typename xpu>
 void SetIndexingCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -263,6 +264,9 @@ void SetIndexingCompute() {
   RegisterOp("_backward_take").set_attr<FCompute>(attr_name, FCompute(TakeBackwardCompute<xpu>));
   RegisterOp("pick").set_attr<FCompute>(attr_name, FCompute(PickCompute<xpu>));
   RegisterOp("_backward_pick").set_attr<FCompute>(attr_name, FCompute(PickBackwardCompute<xpu>));
+  RegisterOp("batch_take").set_attr<FCompute>(attr_name, FCompute(PickCompute<xpu>));
+  RegisterOp("_backward_batch_take")
+      .set_attr<FCompute>(attr_name, FCompute(PickBackwardCompute<xpu>));
   RegisterOp("one_hot").set_attr<FCompute>(attr_name, FCompute(OneHotCompute<xpu>));
   RegisterOp("_backward_one_hot").set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
 }

@@ -1,5 +1,5 @@
-// take, pick and one_hot (indexing-inl.h): shape and type inference, the CPU registration;
-// FCompute<gpu>: indexing.cu.
+// take, pick, batch_take and one_hot (indexing-inl.h): shape and type inference, the CPU
+// registration; FCompute<gpu>: indexing.cu.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,6 +35,7 @@ bool DataAndIndexType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* 
 }
 constexpr char kTake[] = "take";
 constexpr char kPick[] = "pick";
+constexpr char kBatchTake[] = "batch_take";
 
 // a.shape[:axis] + indices.shape + a.shape[axis + 1:].
 // Selecting along an axis of no elements has nothing to read (mode clip or wrap would
@@ -82,7 +83,7 @@ bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   if (!ShapeIsKnown(data)) return false;
   const PickParam& param = GetParam<PickParam>(attrs);
   const TShape picked = PickedShape(param, data);
-  CheckSelectable("pick", data, PickView(param, data).n, picked);
+  CheckSelectable(attrs.op->name.c_str(), data, PickView(param, data).n, picked);
   // The index may also keep the axis as 1 when the output drops it (same elements, same
   // order), as MXNet allows.
   PickParam kept = param;
@@ -106,6 +107,16 @@ bool OneHotType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* 
   CheckIndexType("one_hot", (*in)[0]);
   AssignOutputType(out, 0, GetParam<OneHotParam>(attrs).dtype);
   return (*in)[0] != -1;
+}
+
+// batch_take takes no parameters: pick along the last axis with indices clipped, which are
+// PickParam's defaults.
+void ParseBatchTake(NodeAttrs* attrs) {
+  if (!attrs->dict.empty()) {
+    throw dmlc::ParamError("batch_take takes no parameters; got '" + attrs->dict.begin()->first +
+                           "'");
+  }
+  ParamParser<PickParam>(attrs);
 }
 
 const bool kRegistered = [] {
@@ -159,6 +170,27 @@ OPS_REGISTER_OP(_backward_pick)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParamParser<PickParam>);
+
+OPS_REGISTER_OP(batch_take)
+    .describe(
+        "out[i] = a[i, indices[i]]: pick along a's last axis, indices truncated toward zero and "
+        "clipped to it (MXNet's deprecated form of pick; a has the indices' shape plus one "
+        "axis). The gradient, which MXNet does not give, is pick's.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("a", "NDArray-or-Symbol", "The array to take from.")
+    .add_argument("indices", "NDArray-or-Symbol", "The positions along a's last axis.")
+    .set_attr_parser(ParseBatchTake)
+    .set_attr<FInferShape>("FInferShape", PickShape)
+    .set_attr<FInferType>("FInferType", DataAndIndexType<kBatchTake>)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_batch_take", true, false});
+
+OPS_REGISTER_OP(_backward_batch_take)
+    .describe("Gradient of batch_take: the output gradient at the taken elements, zero elsewhere.")
+    .set_num_inputs(3)
+    .set_num_outputs(2)
+    .set_attr<bool>("TIsBackward", true)
+    .set_attr_parser(ParseBatchTake);
 
 OPS_REGISTER_OP(one_hot)
     .describe("One-hot encoding: shape indices.shape + (depth,), on_value at each index "

@@ -1,4 +1,4 @@
-// take, pick and one_hot against MXNet 1.9.1's outputs (run there on these inputs), index
+// take, pick, batch_take and one_hot against MXNet 1.9.1's outputs (run there on these inputs), index
 // modes, gradients with repeated indices, shapes and bad indices.
 #include <cmath>
 #include <limits>
@@ -190,6 +190,35 @@ TEST(PickTest, ClipAndWrapAsMxnet) {
                 testing::InferOutputShapes({"pick", {}, {InputSpec(TShape{3, 4}), InputSpec(TShape{4})}});
               }),
               HasSubstr("shape of input 'index' is (4,) but (3,) is required"));
+}
+
+TEST(BatchTakeTest, PicksAlongTheLastAxisAsMxnet) {
+  // mx.nd.batch_take(arange(6).reshape(3, 2), [0, 1, 0]): [0, 3, 4]; [5, -1, 2]: [1, 2, 5].
+  Values arange6;
+  for (int i = 0; i < 6; ++i) arange6.push_back(i);
+  const InputSpec a = InputSpec::WithValues(TShape{3, 2}, arange6);
+  EXPECT_EQ(ForwardValues({"batch_take", {}, {a, Indices(TShape{3}, {0, 1, 0})}}),
+            (Values{0, 3, 4}));
+  const OpCase clipped{"batch_take", {}, {a, Indices(TShape{3}, {5, -1, 2})}};
+  EXPECT_EQ(ForwardValues(clipped), (Values{1, 2, 5}));
+  // A batch of (2, 3) positions from a (2, 3, 4) array: element (i, j) is a[i, j, index].
+  const OpCase batch{"batch_take", {}, {InputSpec(TShape{2, 3, 4}), RandomIndices(TShape{2, 3}, 0, 4)}};
+  testing::CheckForward(batch, [](const std::vector<Values>& in) {
+    Values out;
+    for (int p = 0; p < 6; ++p) out.push_back(in[0][p * 4 + static_cast<int>(in[1][p])]);
+    return std::vector<Values>{out};
+  });
+  for (const OpCase& c : {clipped, batch}) {
+    testing::CheckWriteModes(c);
+    testing::CheckGradient(c);
+  }
+  EXPECT_THAT(testing::ErrorOf([] {
+                testing::InferOutputShapes(
+                    {"batch_take", {}, {InputSpec(TShape{2, 3, 4}), InputSpec(TShape{2})}});
+              }),
+              HasSubstr("shape of input 'indices' is (2,) but (2,3) is required"));
+  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("batch_take"), {{"axis", "0"}}); }),
+              HasSubstr("batch_take takes no parameters; got 'axis'"));
 }
 
 // Selecting along an empty axis would read outside the data (found by //ops:invoke_fuzz:

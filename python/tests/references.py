@@ -1792,6 +1792,7 @@ FORWARD = {
     "_split_v2": _split_v2,
     "take": _take,
     "pick": _pick,
+    "batch_take": lambda a, indices, p: _pick(a, indices, {}),  # pick's defaults
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,

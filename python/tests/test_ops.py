@@ -104,6 +104,8 @@ MXNET_GRADIENT_BUGS = {
     # coordinates to the input's unconverted (ours goes through the conversion).
     "_contrib_box_nms (2, 3, 7, 7) coord_start=3 score_index=0 in_format=center overlap_thresh=0.05",
     "_contrib_box_nms (12, 6) out_format=center overlap_thresh=0.05 force_suppress=True id_index=0",
+    # batch_take: MXNet registers no gradient; ours is pick's.
+    "batch_take (3, 5) (3,)",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").
     "khatri_rao (2, 3) (4, 3) num_args=2",
     "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",
@@ -120,6 +122,9 @@ MXNET_GRADIENT_BUGS = {
 
 # Cases MXNet 1.9.1 cannot run; ours is checked against the NumPy reference alone.
 MXNET_CANNOT_RUN = {
+    # batch_take of an array of more than two axes: MXNet indexes rows of the wrong length
+    # and reads past the array's end (values like 4.6e-41).
+    "batch_take (2, 3, 4) (2, 3)",
     # Deconvolution with target_shape: oneDNN refuses the primitive MXNet asks for ("could
     # not create a descriptor for a dilated deconvolution forward propagation primitive").
     "Deconvolution (1, 2, 3, 4) (2, 2, 3, 3) kernel=(3,3) num_filter=2 stride=(2,2) "

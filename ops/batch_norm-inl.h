@@ -15,6 +15,7 @@
 #define OPS_BATCH_NORM_INL_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,9 +24,11 @@
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
 #include "ops/infer_util.h"
+#include "ops/grad_functors.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/temp_space_after.h"
 #include "ops/vector_loop.h"
 
 namespace ops {
@@ -283,6 +286,39 @@ struct ChannelKernels<cpu> {
 };
 
 // Whether this call normalizes with the batch's statistics.
+// The rows of channels of BatchNorm's scratch: forward (mean, var, scale, shift, invstd) and
+// backward (those, sum_dy, sum_dy_xc, a, k, b, gamma and beta gradients), then Moments' rows.
+constexpr index_t kForwardScratchRows = 5, kBackwardScratchRows = 12;
+template <typename xpu>
+index_t ScratchRows(index_t own_rows, const mshadow::Shape<3>& shape) {
+  return own_rows + ChannelKernels<xpu>::MomentRows(shape);
+}
+
+// A data-sized array at the start of the call's temporary space, and a context for BatchNorm's
+// compute whose temporary space is the rest: its scratch of ScratchRows(own_rows, ...) rows.
+template <typename xpu, typename DType>
+class DataSizedScratch {
+ public:
+  DataSizedScratch(const OpContext& ctx, const TBlob& data, int axis, index_t own_rows)
+      : shape_(data.shape_), inner_(ctx) {
+    const mshadow::Shape<3> view = ChannelView(data.shape_, axis);
+    const size_t bytes = (data.Size() * sizeof(DType) + 63) / 64 * 64;
+    const size_t reserve = static_cast<size_t>(ScratchRows<xpu>(own_rows, view)) * view[1] *
+                           sizeof(DType);
+    space_ = std::make_unique<TempSpaceAfter>(ctx.requested[0].space, bytes, reserve);
+    inner_.requested[0].space = space_.get();
+  }
+  TBlob array() const {
+    return TBlob(reinterpret_cast<DType*>(space_->own()), shape_, xpu::kDevMask);
+  }
+  const OpContext& inner() const { return inner_; }
+
+ private:
+  TShape shape_;
+  OpContext inner_;
+  std::unique_ptr<TempSpaceAfter> space_;
+};
+
 inline bool UsesBatchStats(const BatchNormParam& param, const OpContext& ctx) {
   return ctx.is_train && !param.use_global_stats;
 }
@@ -298,7 +334,7 @@ void BatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     auto x = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
     // Scratch: mean, var, scale, shift, invstd, then the rows of Moments.
-    const index_t rows = 5 + ChannelKernels<xpu>::MomentRows(shape);
+    const index_t rows = ScratchRows<xpu>(kForwardScratchRows, shape);
     auto scratch =
         ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(rows, channels), stream);
     Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1];
@@ -348,7 +384,7 @@ void BatchNormBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
     auto dy = in[0].get_with_shape<xpu, 3, DType>(shape, stream);
     // Scratch: mean, var, scale, shift, invstd, sum_dy, sum_dy_xc, a, k, b, gamma and beta
     // gradients, then the rows of Moments.
-    const index_t rows = 12 + ChannelKernels<xpu>::MomentRows(shape);
+    const index_t rows = ScratchRows<xpu>(kBackwardScratchRows, shape);
     auto scratch =
         ctx.requested[0].get_space_typed<xpu, 2, DType>(mshadow::Shape2(rows, channels), stream);
     Tensor<xpu, 1, DType> mean = scratch[0], var = scratch[1], invstd = scratch[4];
@@ -413,7 +449,64 @@ void SyncBatchNormCompute(const NodeAttrs& attrs, const OpContext& ctx,
   Fn(attrs, ctx, in, req, out);
 }
 
-// Adds FCompute<xpu> to BatchNorm, _contrib_SyncBatchNorm and their backward operators.
+// _contrib_BatchNormWithReLU: relu(BatchNorm(data)), which MXNet fuses in oneDNN. Its outputs
+// are BatchNorm's, the first through relu; its backward operator also reads the outputs.
+
+// Inputs and outputs as BatchNorm's. Under kAddTo, BatchNorm writes a temporary array first,
+// and relu of it is added to the output.
+template <typename xpu>
+void BatchNormWithReluCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                              const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const mshadow::Shape<1> flat = mshadow::Shape1(in[0].Size());
+    if (req[0] != kAddTo) {
+      BatchNormCompute<xpu>(attrs, ctx, in, req, out);
+      if (req[0] == kNullOp) return;
+      auto y = out[0].get_with_shape<xpu, 1, DType>(flat, stream);
+      y = F<mshadow::op::relu>(y);
+      return;
+    }
+    const DataSizedScratch<xpu, DType> scratch(ctx, in[0], GetParam<BatchNormParam>(attrs).axis,
+                                               kForwardScratchRows);
+    std::vector<OpReqType> bn_req = req;
+    bn_req[0] = kWriteTo;
+    std::vector<TBlob> bn_out = out;
+    bn_out[0] = scratch.array();
+    BatchNormCompute<xpu>(attrs, scratch.inner(), in, bn_req, bn_out);
+    out[0].get_with_shape<xpu, 1, DType>(flat, stream) +=
+        F<mshadow::op::relu>(bn_out[0].get_with_shape<xpu, 1, DType>(flat, stream));
+  });
+}
+
+// Inputs: the output gradients (1 or 3), data, gamma, beta, moving_mean, moving_var, then the
+// outputs (1 or 3). BatchNorm's backward gets the first output gradient where the first output
+// is positive and zero elsewhere.
+template <typename xpu>
+void BatchNormWithReluBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
+                                      const std::vector<TBlob>& in,
+                                      const std::vector<OpReqType>& req,
+                                      const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* stream = ctx.get_stream<xpu>();
+  const size_t outputs = NumOutputs(attrs);
+  const TBlob& data = in[outputs];
+  const TBlob& y = in[outputs + 5];
+  MSHADOW_SGL_DBL_TYPE_SWITCH(data.type_flag_, DType, {
+    const mshadow::Shape<1> flat = mshadow::Shape1(data.Size());
+    const DataSizedScratch<xpu, DType> scratch(ctx, data, GetParam<BatchNormParam>(attrs).axis,
+                                               kBackwardScratchRows);
+    std::vector<TBlob> bn_in(in.begin(), in.begin() + outputs + 5);
+    bn_in[0] = scratch.array();
+    bn_in[0].get_with_shape<xpu, 1, DType>(flat, stream) =
+        in[0].get_with_shape<xpu, 1, DType>(flat, stream) *
+        F<fn::relu_grad>(y.get_with_shape<xpu, 1, DType>(flat, stream));
+    BatchNormBackwardCompute<xpu>(attrs, scratch.inner(), bn_in, req, out);
+  });
+}
+
+// Adds FCompute<xpu> to BatchNorm, _contrib_SyncBatchNorm, _contrib_BatchNormWithReLU and their
+// backward operators.
 template <typename xpu>
 void SetBatchNormCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -424,6 +517,10 @@ void SetBatchNormCompute() {
       .set_attr<FCompute>(attr_name, FCompute(SyncBatchNormCompute<BatchNormCompute<xpu>>));
   RegisterOp("_backward__contrib_SyncBatchNorm")
       .set_attr<FCompute>(attr_name, FCompute(SyncBatchNormCompute<BatchNormBackwardCompute<xpu>>));
+  RegisterOp("_contrib_BatchNormWithReLU")
+      .set_attr<FCompute>(attr_name, FCompute(BatchNormWithReluCompute<xpu>));
+  RegisterOp("_backward_contrib_BatchNormWithReLU")
+      .set_attr<FCompute>(attr_name, FCompute(BatchNormWithReluBackwardCompute<xpu>));
 }
 
 }  // namespace batch_norm

@@ -1,7 +1,7 @@
 // BatchNorm(eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis): MXNet's batch
 // normalization with moving statistics as auxiliary inputs; and its backward operator, which
-// updates them; _contrib_SyncBatchNorm, the same on one device. Kernels, for every device:
-// batch_norm-inl.h; FCompute<gpu>: batch_norm.cu.
+// updates them; _contrib_SyncBatchNorm, the same on one device; _contrib_BatchNormWithReLU,
+// relu of it. Kernels, for every device: batch_norm-inl.h; FCompute<gpu>: batch_norm.cu.
 #include <functional>
 #include <string>
 #include <utility>
@@ -32,12 +32,13 @@ bool BatchNormType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int
                                 : ElemwiseRealType<5, 3>(attrs, in, out);
 }
 
-// What BatchNorm and _contrib_SyncBatchNorm share: inputs, outputs, inference, temp space, the
-// moving statistics written, and the backward operator `backward`, registered here too.
-void DefineBatchNorm(const std::string& name, const std::string& description,
-                     std::vector<dmlc::ParamFieldInfo> fields,
-                     const std::function<void(NodeAttrs*)>& parser) {
-  const std::string backward = "_backward_" + name;
+// What BatchNorm, _contrib_SyncBatchNorm and _contrib_BatchNormWithReLU share: inputs,
+// outputs, inference, temp space, the moving statistics written, and the backward operator
+// `backward`, registered here too, which reads the forward outputs after its inputs where
+// `reads_outputs`.
+void DefineBatchNorm(const std::string& name, const std::string& backward,
+                     const std::string& description, std::vector<dmlc::ParamFieldInfo> fields,
+                     const std::function<void(NodeAttrs*)>& parser, bool reads_outputs) {
   RegisterOp(name)
       .describe(description)
       .set_num_inputs(5)
@@ -54,10 +55,12 @@ void DefineBatchNorm(const std::string& name, const std::string& description,
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
       // As MXNet's: the moving statistics are written (by the backward operator).
       .set_attr<std::vector<int>>("FMutateInputs", std::vector<int>{3, 4})
-      .set_attr<FGradient>("FGradient", FGradient{backward, true, false});
+      .set_attr<FGradient>("FGradient", FGradient{backward, true, reads_outputs});
   RegisterOp(backward)
       .describe("Gradient of " + name + "; in training also updates moving_mean and moving_var.")
-      .set_num_inputs([](const NodeAttrs& attrs) { return NumOutputs(attrs) + 5; })
+      .set_num_inputs([reads_outputs](const NodeAttrs& attrs) {
+        return NumOutputs(attrs) * (reads_outputs ? 2 : 1) + 5;
+      })
       .set_num_outputs(5)
       .set_attr<bool>("TIsBackward", true)
       .set_attr_parser(parser)
@@ -65,16 +68,20 @@ void DefineBatchNorm(const std::string& name, const std::string& description,
 }
 
 const bool kDefined = [] {
-  DefineBatchNorm("BatchNorm",
+  DefineBatchNorm("BatchNorm", "_backward_BatchNorm",
                   "Batch normalization: per channel (axis), (x - mean) / sqrt(var + eps) * gamma "
                   "+ beta, with the batch's statistics in training and the moving ones "
                   "otherwise. moving_mean and moving_var are updated by the backward operator, "
                   "as in MXNet.",
-                  BatchNormParam::__FIELDS__(), ParamParser<BatchNormParam>);
-  DefineBatchNorm("_contrib_SyncBatchNorm",
+                  BatchNormParam::__FIELDS__(), ParamParser<BatchNormParam>, false);
+  DefineBatchNorm("_contrib_SyncBatchNorm", "_backward__contrib_SyncBatchNorm",
                   "BatchNorm over axis 1 with the batch's statistics gathered over ndev devices "
                   "in MXNet; here on one device (ndev=1 to train; inference with any ndev).",
-                  SyncBatchNormParam::__FIELDS__(), SyncBatchNormParser);
+                  SyncBatchNormParam::__FIELDS__(), SyncBatchNormParser, false);
+  DefineBatchNorm("_contrib_BatchNormWithReLU", "_backward_contrib_BatchNormWithReLU",
+                  "relu(BatchNorm(data)), BatchNorm's parameters and outputs, the first through "
+                  "relu (MXNet fuses the two in oneDNN).",
+                  BatchNormParam::__FIELDS__(), ParamParser<BatchNormParam>, true);
   SetBatchNormCompute<cpu>();
   return true;
 }();

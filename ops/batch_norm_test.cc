@@ -1,7 +1,9 @@
 // BatchNorm against a float64 reference in training and inference, its optional outputs, its
 // write modes and numerical gradients, the moving statistics' update in the backward
-// operator, and its errors.
+// operator, and its errors; _contrib_SyncBatchNorm and _contrib_BatchNormWithReLU against it.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -77,17 +79,22 @@ OpCase BatchNormCase(const TShape& data, int axis, std::map<std::string, std::st
                  moving_mean, moving_var}};
 }
 
+// The output gradients a backward call is given, made from the forward's outputs.
+using OutGrads = std::function<std::vector<CpuTensor>(const std::vector<CpuTensor>& outputs)>;
+
 // The outputs and input gradients of `c`, the moving statistics after its backward operator,
-// in training or inference.
-std::vector<Values> ForwardBackward(const OpCase& c, bool is_train) {
+// in training or inference; the output gradients are the outputs unless `out_grads` is given.
+std::vector<Values> ForwardBackward(const OpCase& c, bool is_train,
+                                    const OutGrads& out_grads = nullptr) {
   const NodeAttrs attrs = ParseAttrs(Op::Get(c.op), c.kwargs);
   auto inputs = testing::MakeInputs(c, mshadow::kFloat64);
   const auto outputs = RunCpu(attrs, Blobs(inputs), is_train);
   std::vector<CpuTensor> grads;
   for (const auto& t : inputs) grads.emplace_back(t.blob().shape_, mshadow::kFloat64);
   const NodeAttrs backward = BackwardAttrs(attrs);
+  const std::vector<CpuTensor> given = out_grads ? out_grads(outputs) : outputs;
   Invoke<mshadow::cpu>(backward, MakeCpuContext(backward, is_train),
-                       BackwardInputs(attrs, Blobs(outputs), Blobs(inputs), Blobs(outputs)),
+                       BackwardInputs(attrs, Blobs(given), Blobs(inputs), Blobs(outputs)),
                        std::vector<OpReqType>(5, kWriteTo), Blobs(grads));
   std::vector<Values> all;
   for (const auto& t : outputs) all.push_back(testing::ToValues(t.blob()));
@@ -256,6 +263,45 @@ TEST(SyncBatchNormTest, ParameterErrors) {
                 ParseAttrs(op, {{"key", "k"}, {"ndev", "0"}});
               }),
               HasSubstr("ndev"));
+}
+
+// relu(BatchNorm): BatchNorm's outputs with relu on the first; its gradients BatchNorm's for
+// the output gradient where that output is positive, zero elsewhere; the same moving
+// statistics.
+TEST(BatchNormWithReluTest, IsReluOfBatchNorm) {
+  const std::map<std::string, std::string> common{
+      {"fix_gamma", "False"}, {"output_mean_var", "True"}, {"momentum", "0.8"}};
+  const OpCase batch_norm = BatchNormCase(TShape{4, 3, 2, 5}, 1, common);
+  OpCase with_relu = batch_norm;
+  with_relu.op = "_contrib_BatchNormWithReLU";
+  // The same random output gradient for both; BatchNorm's masked by its output's sign.
+  const auto random_grads = [](const std::vector<CpuTensor>& outputs) {
+    std::vector<CpuTensor> grads;
+    for (const CpuTensor& o : outputs) {
+      grads.push_back(testing::MakeInputs(OpCase{"", {}, {InputSpec(o.shape())}},
+                                          mshadow::kFloat64, 7)[0]);
+    }
+    return grads;
+  };
+  const auto masked_grads = [&](const std::vector<CpuTensor>& outputs) {
+    std::vector<CpuTensor> grads = random_grads(outputs);
+    for (size_t k = 0; k < outputs[0].shape().Size(); ++k) {
+      if (!(outputs[0].data<double>()[k] > 0)) grads[0].data<double>()[k] = 0;
+    }
+    return grads;
+  };
+  for (bool is_train : {true, false}) {
+    SCOPED_TRACE(is_train ? "training" : "inference");
+    std::vector<Values> expected = ForwardBackward(batch_norm, is_train, masked_grads);
+    for (double& y : expected[0]) y = std::max(y, 0.0);
+    const std::vector<Values> actual = ForwardBackward(with_relu, is_train, random_grads);
+    ASSERT_EQ(actual.size(), 10u);
+    for (size_t i = 0; i < actual.size(); ++i) EXPECT_EQ(actual[i], expected[i]) << "result " << i;
+    EXPECT_GT(std::count(actual[0].begin(), actual[0].end(), 0.0), 10);  // relu cut some
+  }
+  with_relu.kwargs.erase("output_mean_var");
+  testing::CheckWriteModes(with_relu);
+  testing::CheckGradient(with_relu);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "mshadow/tensor.h"
 #include "ops/invoke.h"
 #include "ops/kernel_util.h"
+#include "ops/temp_space_after.h"
 
 namespace ops {
 namespace moments {
@@ -37,28 +38,6 @@ struct MomentsParam : public dmlc::Parameter<MomentsParam> {
 // The input's shape with the reduced axes at extent 1; bad, repeated or missing axes are
 // dmlc::Errors naming them.
 TShape KeptShape(const MomentsParam& param, const TShape& data);
-
-// Temporary space past `offset` bytes of another's, for the operators a composition calls
-// while its own arrays occupy the first `offset` bytes. The parent is asked once, for both
-// parts, so that no later request moves the caller's arrays; a nested request beyond the
-// `reserve` bytes is a dmlc::Error.
-class TempSpaceAfter : public TempSpace {
- public:
-  TempSpaceAfter(TempSpace* parent, size_t offset, size_t reserve)
-      : offset_(offset),
-        capacity_(reserve),
-        base_(static_cast<char*>(parent->Get(offset + reserve))) {}
-  char* own() const { return base_; }
-  void* Get(size_t bytes) override {
-    CHECK(bytes <= capacity_) << "a nested operator asked for " << bytes
-                              << " bytes of temporary space; " << capacity_ << " were reserved";
-    return base_ + offset_;
-  }
-
- private:
-  size_t offset_, capacity_;
-  char* base_;
-};
 
 // Runs the device's FCompute of operator `name` with these parameters.
 template <typename xpu>

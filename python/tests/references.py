@@ -1628,6 +1628,7 @@ FORWARD = {
     "Activation": lambda x, p: _ACTIVATIONS[p["act_type"]](x),
     "BatchNorm": _batch_norm,
     "_contrib_SyncBatchNorm": _batch_norm,  # one device: BatchNorm over axis 1
+    "_contrib_BatchNormWithReLU": lambda *a: np.maximum(_batch_norm(*a), 0),
     "Cast": lambda x, p: x.astype(p["dtype"]),
     "CTCLoss": _ctc_loss,
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),

@@ -1052,6 +1052,35 @@ def _multibox_prior(data, p):
     return (np.clip(out, 0, 1) if _flag(p, "clip") else out).astype(data.dtype)
 
 
+def _centre_size(b):
+    """(x, y, w, h) of corner boxes (..., 4)."""
+    wh = b[..., 2:] - b[..., :2]
+    return np.concatenate([b[..., :2] + wh / 2, wh], -1)
+
+
+def _box_encode(samples, matches, anchors, refs, means, stds, p):
+    batch = np.arange(samples.shape[0])[:, None]
+    positive = (samples > 0.5)[..., None]
+    r = _centre_size(refs[batch, np.where(positive[..., 0], matches, 0).astype(np.int64)])
+    a = _centre_size(anchors)
+    with np.errstate(all="ignore"):  # inverted random boxes: the log of a negative ratio
+        t = np.concatenate([(r[..., :2] - a[..., :2]) / a[..., 2:], np.log(r[..., 2:] / a[..., 2:])],
+                           -1)
+    return [np.where(positive, (t - means) / stds, 0), np.broadcast_to(positive, t.shape) * 1.0]
+
+
+def _box_decode(data, anchors, p):
+    std = np.array([float(p.get("std%d" % k, 1)) for k in range(4)], dtype=np.float32)
+    a = anchors if p.get("format", "center") == "center" else _centre_size(anchors)
+    o = data * std
+    clip = float(p.get("clip", -1))
+    if clip > 0:
+        o[..., 2:] = np.minimum(o[..., 2:], np.float32(clip))
+    xy = o[..., :2] * a[..., 2:] + a[..., :2]
+    half = np.exp(o[..., 2:]) * a[..., 2:] / 2
+    return np.concatenate([xy - half, xy + half], -1)
+
+
 def _box_iou(lhs, rhs, p):
     def corners(b):
         if p.get("format", "corner") == "center":
@@ -1836,6 +1865,8 @@ FORWARD = {
     "im2col": _im2col,
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
+    "_contrib_box_encode": _box_encode,
+    "_contrib_box_decode": _box_decode,
     "_contrib_box_nms": _box_nms,
     "_contrib_MultiBoxDetection": _multibox_detection,
     "_contrib_MultiBoxTarget": _multibox_target,

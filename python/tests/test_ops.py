@@ -104,6 +104,10 @@ MXNET_GRADIENT_BUGS = {
     # coordinates to the input's unconverted (ours goes through the conversion).
     "_contrib_box_nms (2, 3, 7, 7) coord_start=3 score_index=0 in_format=center overlap_thresh=0.05",
     "_contrib_box_nms (12, 6) out_format=center overlap_thresh=0.05 force_suppress=True id_index=0",
+    # box_decode: MXNet's gradient is zeros; ours is the boxes' derivative in data and
+    # anchors.
+    "_contrib_box_decode (2, 5, 4) (1, 5, 4) std0=0.1 std1=0.2 std2=0.3 std3=0.4",
+    "_contrib_box_decode (2, 5, 4) (1, 5, 4) std2=0.3 std3=0.4 clip=0.3 format=corner",
     # batch_take: MXNet registers no gradient; ours is pick's.
     "batch_take (3, 5) (3,)",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").

@@ -116,7 +116,7 @@ struct box_encode_item {
 // (4). Outputs: targets and masks (B, N, 4). A positive sample's match outside refs is a
 // dmlc::Error (MXNet reads past refs).
 template <typename xpu>
-void BoxEncodeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+void BoxEncodeCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const index_t count = in[0].Size(), n = in[0].shape_[1], m = in[3].shape_[1];

@@ -23,8 +23,8 @@
 #include "mshadow/extension/broadcast.h"
 #include "mshadow/extension/reduceto1d.h"
 #include "mshadow/tensor.h"
-#include "ops/infer_util.h"
 #include "ops/grad_functors.h"
+#include "ops/infer_util.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -303,8 +303,8 @@ class DataSizedScratch {
       : shape_(data.shape_), inner_(ctx) {
     const mshadow::Shape<3> view = ChannelView(data.shape_, axis);
     const size_t bytes = (data.Size() * sizeof(DType) + 63) / 64 * 64;
-    const size_t reserve = static_cast<size_t>(ScratchRows<xpu>(own_rows, view)) * view[1] *
-                           sizeof(DType);
+    const size_t reserve =
+        static_cast<size_t>(ScratchRows<xpu>(own_rows, view)) * view[1] * sizeof(DType);
     space_ = std::make_unique<TempSpaceAfter>(ctx.requested[0].space, bytes, reserve);
     inner_.requested[0].space = space_.get();
   }

@@ -278,8 +278,8 @@ TEST(BatchNormWithReluTest, IsReluOfBatchNorm) {
   const auto random_grads = [](const std::vector<CpuTensor>& outputs) {
     std::vector<CpuTensor> grads;
     for (const CpuTensor& o : outputs) {
-      grads.push_back(testing::MakeInputs(OpCase{"", {}, {InputSpec(o.shape())}},
-                                          mshadow::kFloat64, 7)[0]);
+      grads.push_back(
+          testing::MakeInputs(OpCase{"", {}, {InputSpec(o.shape())}}, mshadow::kFloat64, 7)[0]);
     }
     return grads;
   };

@@ -116,8 +116,9 @@ struct box_encode_item {
 // (4). Outputs: targets and masks (B, N, 4). A positive sample's match outside refs is a
 // dmlc::Error (MXNet reads past refs).
 template <typename xpu>
-void BoxEncodeCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std::vector<TBlob>& in,
-                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+void BoxEncodeCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
+                      const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                      const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const index_t count = in[0].Size(), n = in[0].shape_[1], m = in[3].shape_[1];
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
@@ -170,8 +171,7 @@ struct box_decode_item {
 struct box_decode_data_grad {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t i, DType* grad, const DType* og, const DType* data,
-                                  const DType* anchors, index_t n, Decoding p,
-                                  OpReqType req) {
+                                  const DType* anchors, index_t n, Decoding p, OpReqType req) {
     const Box<DType> a = AnchorAt(anchors + 4 * (i % n), p.format);
     DType o[4];
     bool unclipped[2];
@@ -251,9 +251,8 @@ void BoxDecodeBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                                                 in[2].dptr<DType>(), n, param, req[0]);
     }
     if (req[1] != kNullOp) {
-      Kernel<box_decode_anchor_grad, xpu>::Launch(s, n, out[1].dptr<DType>(),
-                                                  in[0].dptr<DType>(), in[1].dptr<DType>(),
-                                                  batch, n, param, req[1]);
+      Kernel<box_decode_anchor_grad, xpu>::Launch(s, n, out[1].dptr<DType>(), in[0].dptr<DType>(),
+                                                  in[1].dptr<DType>(), batch, n, param, req[1]);
     }
   });
 }

@@ -46,18 +46,21 @@ Box FromCorners(const double* b) {
 }
 
 TEST(BoxEncodeTest, ValuesAsMxnet) {
-  const OpCase c{"_contrib_box_encode",
-                 {},
-                 {Constant(TShape{1, 3}, {1, 1, -1}), Constant(TShape{1, 3}, {1, 0, -1}),
-                  Constant(TShape{1, 3, 4}, {0, 0, 1, 1, 0.5, 0.5, 1.5, 2.5, 0, 0, 1, 1}),
-                  Constant(TShape{1, 2, 4}, {0.1, 0.2, 0.5, 0.9, 0, 0, 2, 2}),
-                  Constant(TShape{4}, {0.1, 0, 0, 0.2}), Constant(TShape{4}, {0.1, 0.1, 0.2, 0.2})}};
-  testing::CheckForward(c, [](const std::vector<Values>&) {
-    return std::vector<Values>{
-        {4.0, 5.0, 3.465735912322998, 2.465735912322998, -8.0, -4.75, -4.581453323364258,
-         -6.249110698699951, 0, 0, 0, 0},
-        {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}};
-  }, /*rtol64=*/1e-7);
+  const OpCase c{
+      "_contrib_box_encode",
+      {},
+      {Constant(TShape{1, 3}, {1, 1, -1}), Constant(TShape{1, 3}, {1, 0, -1}),
+       Constant(TShape{1, 3, 4}, {0, 0, 1, 1, 0.5, 0.5, 1.5, 2.5, 0, 0, 1, 1}),
+       Constant(TShape{1, 2, 4}, {0.1, 0.2, 0.5, 0.9, 0, 0, 2, 2}),
+       Constant(TShape{4}, {0.1, 0, 0, 0.2}), Constant(TShape{4}, {0.1, 0.1, 0.2, 0.2})}};
+  testing::CheckForward(
+      c,
+      [](const std::vector<Values>&) {
+        return std::vector<Values>{{4.0, 5.0, 3.465735912322998, 2.465735912322998, -8.0, -4.75,
+                                    -4.581453323364258, -6.249110698699951, 0, 0, 0, 0},
+                                   {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}};
+      },
+      /*rtol64=*/1e-7);
 }
 
 TEST(BoxEncodeTest, RandomBoxesAgainstTheDefinitionWithZeroGradients) {
@@ -65,19 +68,20 @@ TEST(BoxEncodeTest, RandomBoxesAgainstTheDefinitionWithZeroGradients) {
   // Negative and ignored samples may name no reference (-1), as GluonCV's matchers do.
   const Values samples = {1, -1, 0, 1, 1, 1, -1, 1, 1, 0, 1, -1, 1, 1};
   const Values matches = {0, -1, -1, 2, 1, 2, -1, 1, 0, -1, 2, -1, 0, 1};
-  const OpCase c{"_contrib_box_encode",
-                 {},
-                 {Constant(TShape{kBatch, kAnchors}, samples),
-                  Constant(TShape{kBatch, kAnchors}, matches),
-                  Constant(TShape{kBatch, kAnchors, 4}, RandomCorners(kBatch * kAnchors, 1)),
-                  Constant(TShape{kBatch, kRefs, 4}, RandomCorners(kBatch * kRefs, 2)),
-                  Constant(TShape{4}, {0.1, -0.1, 0.2, 0}), Constant(TShape{4}, {0.1, 0.1, 0.2, 0.2})}};
+  const OpCase c{
+      "_contrib_box_encode",
+      {},
+      {Constant(TShape{kBatch, kAnchors}, samples), Constant(TShape{kBatch, kAnchors}, matches),
+       Constant(TShape{kBatch, kAnchors, 4}, RandomCorners(kBatch * kAnchors, 1)),
+       Constant(TShape{kBatch, kRefs, 4}, RandomCorners(kBatch * kRefs, 2)),
+       Constant(TShape{4}, {0.1, -0.1, 0.2, 0}), Constant(TShape{4}, {0.1, 0.1, 0.2, 0.2})}};
   testing::CheckForward(c, [&](const std::vector<Values>& in) {
     Values targets, masks;
     for (int i = 0; i < kBatch * kAnchors; ++i) {
       const bool positive = samples[i] > 0.5;
       const Box a = FromCorners(&in[2][4 * i]);
-      const Box r = FromCorners(&in[3][4 * ((i / kAnchors) * kRefs + static_cast<int>(matches[i]))]);
+      const Box r =
+          FromCorners(&in[3][4 * ((i / kAnchors) * kRefs + static_cast<int>(matches[i]))]);
       const double t[4] = {(r.x - a.x) / a.w, (r.y - a.y) / a.h, std::log(r.w / a.w),
                            std::log(r.h / a.h)};
       for (int k = 0; k < 4; ++k) {
@@ -98,11 +102,11 @@ TEST(BoxEncodeTest, RandomBoxesAgainstTheDefinitionWithZeroGradients) {
 TEST(BoxEncodeTest, BadMatchesAndShapesAreErrors) {
   const auto encode = [](const Values& matches, const TShape& anchors, const TShape& refs) {
     return testing::ErrorOf([&] {
-      const OpCase c{"_contrib_box_encode",
-                     {},
-                     {Constant(TShape{1, 2}, {-1, 1}), Constant(TShape{1, 2}, matches),
-                      InputSpec(anchors), InputSpec(refs), InputSpec(TShape{4}),
-                      InputSpec(TShape{4}, 1, 2)}};
+      const OpCase c{
+          "_contrib_box_encode",
+          {},
+          {Constant(TShape{1, 2}, {-1, 1}), Constant(TShape{1, 2}, matches), InputSpec(anchors),
+           InputSpec(refs), InputSpec(TShape{4}), InputSpec(TShape{4}, 1, 2)}};
       testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
     });
   };
@@ -137,14 +141,21 @@ Values Decode(const Values& d, const Values& anchors, const double (&std)[4], do
 
 TEST(BoxDecodeTest, ValuesAsMxnet) {
   const OpCase c{"_contrib_box_decode",
-                 {{"std0", "0.1"}, {"std1", "0.1"}, {"std2", "0.2"}, {"std3", "0.2"},
-                  {"clip", "0.5"}, {"format", "corner"}},
+                 {{"std0", "0.1"},
+                  {"std1", "0.1"},
+                  {"std2", "0.2"},
+                  {"std3", "0.2"},
+                  {"clip", "0.5"},
+                  {"format", "corner"}},
                  {InputSpec::WithValues(TShape{1, 2, 4}, {0.5, -1, 0.25, 3, 0, 0, 0, 0}),
                   InputSpec::WithValues(TShape{1, 2, 4}, {0, 0, 1, 1, 0.5, 0.5, 1.5, 2.5})}};
-  testing::CheckForward(c, [](const std::vector<Values>&) {
-    return std::vector<Values>{{0.024364471435546875, -0.42436060309410095, 1.075635552406311,
-                                1.2243605852127075, 0.5, 0.5, 1.5, 2.5}};
-  }, /*rtol64=*/1e-7);
+  testing::CheckForward(
+      c,
+      [](const std::vector<Values>&) {
+        return std::vector<Values>{{0.024364471435546875, -0.42436060309410095, 1.075635552406311,
+                                    1.2243605852127075, 0.5, 0.5, 1.5, 2.5}};
+      },
+      /*rtol64=*/1e-7);
 }
 
 TEST(BoxDecodeTest, BothFormatsClippedOrNotWithGradients) {
@@ -155,8 +166,12 @@ TEST(BoxDecodeTest, BothFormatsClippedOrNotWithGradients) {
       SCOPED_TRACE(std::string(center ? "center" : "corner") + " clip " + std::to_string(clip));
       // Offsets in [-2, 2]: some scaled size offsets pass the clip, some do not.
       const OpCase c{"_contrib_box_decode",
-                     {{"std0", "0.1"}, {"std1", "0.2"}, {"std2", "0.3"}, {"std3", "0.4"},
-                      {"clip", clip > 0 ? "0.3" : "-1"}, {"format", center ? "center" : "corner"}},
+                     {{"std0", "0.1"},
+                      {"std1", "0.2"},
+                      {"std2", "0.3"},
+                      {"std3", "0.4"},
+                      {"clip", clip > 0 ? "0.3" : "-1"},
+                      {"format", center ? "center" : "corner"}},
                      {InputSpec(TShape{3, 5, 4}, -2, 2), InputSpec(TShape{1, 5, 4}, 0.2, 1)}};
       testing::CheckForward(c, [&](const std::vector<Values>& in) {
         return std::vector<Values>{Decode(in[0], in[1], std, clip, center)};

@@ -5,8 +5,8 @@
 // outer slice together: 256 on the CPU, so that each step along the axis reads a kilobyte of
 // contiguous input and adds it as vectors (a cache line a step, across a wide axis, leaves the
 // prefetchers behind), one on the GPU, where adjacent threads take adjacent lines; the GPU
-// scans long lines along the last axis with blocks of threads instead (cumsum.cu). cumsum.cc registers the CPU,
-// cumsum.cu adds FCompute<gpu>.
+// scans long lines along the last axis with blocks of threads instead (cumsum.cu). cumsum.cc
+// registers the CPU, cumsum.cu adds FCompute<gpu>.
 #ifndef OPS_CUMSUM_INL_H_
 #define OPS_CUMSUM_INL_H_
 
@@ -27,8 +27,10 @@ struct CumsumParam : public dmlc::Parameter<CumsumParam> {
   dmlc::optional<int> axis;
   int dtype;
   DMLC_DECLARE_PARAMETER(CumsumParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
-        "The axis to sum along (negative counts from the end); None: the flattened array.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>())
+        .describe(
+            "The axis to sum along (negative counts from the end); None: the flattened array.");
     DMLC_DECLARE_FIELD(dtype)
         .add_enum("None", -1)
         .add_enum("float32", mshadow::kFloat32)
@@ -106,8 +108,8 @@ void RunningSums(const OpContext& ctx, const AxisView& view, const TBlob& in, Op
     MSHADOW_SGL_DBL_TYPE_SWITCH(in.type_flag_, IType, {
       OPS_REQ_SWITCH(req, Req, {
         Kernel<running_sums<Req, kFromEnd, kRunWidth>, xpu>::LaunchItems(
-            s, view.outer * runs_per_slice, view.n * kRunWidth, out.dptr<OType>(),
-            in.dptr<IType>(), view, runs_per_slice);
+            s, view.outer * runs_per_slice, view.n * kRunWidth, out.dptr<OType>(), in.dptr<IType>(),
+            view, runs_per_slice);
       });
     });
   });

@@ -16,7 +16,8 @@ bool CumsumShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
   if (!ShapeIsKnown(data)) return false;
   const CumsumParam& param = GetParam<CumsumParam>(attrs);
   SummedView(param, data);  // checks the axis
-  AssignOutputShape(out, 0, param.axis.has_value() ? data : TShape{static_cast<index_t>(data.Size())});
+  AssignOutputShape(out, 0,
+                    param.axis.has_value() ? data : TShape{static_cast<index_t>(data.Size())});
   return true;
 }
 

@@ -118,15 +118,12 @@ void ScanLinesGpu(const OpContext& ctx, const AxisView& view, const TBlob& in, O
       const IType* x = in.dptr<IType>();
       OType* carries = nullptr;
       if (chunks_per_line > 1) {
-        carries = ctx.requested[0]
-                      .get_space_typed<gpu, 1, OType>(mshadow::Shape1(chunks), s)
-                      .dptr_;
-        ChunkSumsKernel<kFromEnd>
-            <<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(x, view.n,
-                                                                      chunks_per_line, carries);
+        carries = ctx.requested[0].get_space_typed<gpu, 1, OType>(mshadow::Shape1(chunks), s).dptr_;
+        ChunkSumsKernel<kFromEnd><<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(
+            x, view.n, chunks_per_line, carries);
         MSHADOW_CUDA_CHECK_LAUNCH("ChunkSumsKernel");
-        ChunkCarriesKernel<<<static_cast<unsigned>((lines + kThreads - 1) / kThreads), kThreads,
-                             0, stream>>>(carries, lines, chunks_per_line);
+        ChunkCarriesKernel<<<static_cast<unsigned>((lines + kThreads - 1) / kThreads), kThreads, 0,
+                             stream>>>(carries, lines, chunks_per_line);
         MSHADOW_CUDA_CHECK_LAUNCH("ChunkCarriesKernel");
       }
       OPS_REQ_SWITCH(req, Req, {

@@ -73,18 +73,22 @@ TEST(CumsumTest, DtypeIsTheOutputsAndTheSumsType) {
   const OpCase c{"cumsum",
                  {{"axis", "0"}, {"dtype", "float64"}},
                  {InputSpec::WithValues(TShape{3}, {16777216, 1, 1})}};
-  const std::vector<CpuTensor> out =
-      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
+  const std::vector<CpuTensor> out = testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
   EXPECT_EQ(out[0].type_flag(), mshadow::kFloat64);
   EXPECT_EQ(testing::ToValues(out[0].blob()), (Values{16777216, 16777217, 16777218}));
-  testing::CheckGradient({"cumsum", {{"axis", "1"}, {"dtype", "float64"}}, {InputSpec(TShape{2, 5})}});
+  testing::CheckGradient(
+      {"cumsum", {{"axis", "1"}, {"dtype", "float64"}}, {InputSpec(TShape{2, 5})}});
 }
 
 TEST(CumsumTest, BadInputIsAnError) {
   const InputSpec a(TShape{2, 3});
-  EXPECT_THAT(testing::ErrorOf([&] { testing::InferOutputShapes({"cumsum", {{"axis", "2"}}, {a}}); }),
+  EXPECT_THAT(testing::ErrorOf([&] {
+                testing::InferOutputShapes({"cumsum", {{"axis", "2"}}, {a}});
+              }),
               HasSubstr("axis 2"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("cumsum"), {{"dtype", "int32"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("cumsum"), {{"dtype", "int32"}});
+              }),
               HasSubstr("'int32' for dtype, valid values are: {'None', 'float32', 'float64'}"));
 }
 

@@ -1,5 +1,5 @@
-// take, pick, batch_take and one_hot against MXNet 1.9.1's outputs (run there on these inputs), index
-// modes, gradients with repeated indices, shapes and bad indices.
+// take, pick, batch_take and one_hot against MXNet 1.9.1's outputs (run there on these inputs),
+// index modes, gradients with repeated indices, shapes and bad indices.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -202,7 +202,8 @@ TEST(BatchTakeTest, PicksAlongTheLastAxisAsMxnet) {
   const OpCase clipped{"batch_take", {}, {a, Indices(TShape{3}, {5, -1, 2})}};
   EXPECT_EQ(ForwardValues(clipped), (Values{1, 2, 5}));
   // A batch of (2, 3) positions from a (2, 3, 4) array: element (i, j) is a[i, j, index].
-  const OpCase batch{"batch_take", {}, {InputSpec(TShape{2, 3, 4}), RandomIndices(TShape{2, 3}, 0, 4)}};
+  const OpCase batch{
+      "batch_take", {}, {InputSpec(TShape{2, 3, 4}), RandomIndices(TShape{2, 3}, 0, 4)}};
   testing::CheckForward(batch, [](const std::vector<Values>& in) {
     Values out;
     for (int p = 0; p < 6; ++p) out.push_back(in[0][p * 4 + static_cast<int>(in[1][p])]);
@@ -217,7 +218,9 @@ TEST(BatchTakeTest, PicksAlongTheLastAxisAsMxnet) {
                     {"batch_take", {}, {InputSpec(TShape{2, 3, 4}), InputSpec(TShape{2})}});
               }),
               HasSubstr("shape of input 'indices' is (2,) but (2,3) is required"));
-  EXPECT_THAT(testing::ErrorOf([] { ParseAttrs(Op::Get("batch_take"), {{"axis", "0"}}); }),
+  EXPECT_THAT(testing::ErrorOf([] {
+                ParseAttrs(Op::Get("batch_take"), {{"axis", "0"}});
+              }),
               HasSubstr("batch_take takes no parameters; got 'axis'"));
 }
 

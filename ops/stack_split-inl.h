@@ -53,8 +53,9 @@ struct SplitV2Param : public dmlc::Parameter<SplitV2Param> {
         "the axis' extent (each part ends where the next starts, the last at the extent). "
         "Ignored when sections is given.");
     DMLC_DECLARE_FIELD(axis).set_default(1).describe("The axis to cut along.");
-    DMLC_DECLARE_FIELD(squeeze_axis).set_default(false).describe(
-        "Drop the axis from the parts (each part's extent on it must then be 1).");
+    DMLC_DECLARE_FIELD(squeeze_axis)
+        .set_default(false)
+        .describe("Drop the axis from the parts (each part's extent on it must then be 1).");
     DMLC_DECLARE_FIELD(sections).set_default(0).set_lower_bound(0).describe(
         "Number of parts of near-equal extent, the first ones one longer where it does not "
         "divide the axis' extent (NumPy's array_split); 0: cut at indices.");
@@ -100,8 +101,7 @@ inline std::vector<index_t> SplitV2Extents(const SplitV2Param& param, index_t ex
   if (starts[starts.ndim() - 1] > extent) {
     std::ostringstream os;
     os << "_split_v2: index " << starts[starts.ndim() - 1] << " of indices " << starts
-       << " is past the axis' extent " << extent << "; valid indices are in [0, " << extent
-       << "]";
+       << " is past the axis' extent " << extent << "; valid indices are in [0, " << extent << "]";
     throw dmlc::Error(os.str());
   }
   for (int p = 0; p < starts.ndim(); ++p) {
@@ -115,9 +115,9 @@ inline std::vector<index_t> SplitV2Extents(const SplitV2Param& param, index_t ex
 inline std::vector<ConcatView> SplitV2Views(const SplitV2Param& param, const TShape& data) {
   const int axis = NormalizeAxis(param.axis, data.ndim());
   const std::vector<index_t> extents = SplitV2Extents(param, data[axis]);
-  const NodeAttrs concat = ParseAttrs(
-      Op::Get("Concat"),
-      {{"num_args", std::to_string(extents.size())}, {"dim", std::to_string(axis)}});
+  const NodeAttrs concat =
+      ParseAttrs(Op::Get("Concat"),
+                 {{"num_args", std::to_string(extents.size())}, {"dim", std::to_string(axis)}});
   std::vector<ConcatView> views;
   for (index_t extent : extents) {
     TShape part = data;
@@ -180,15 +180,15 @@ void CopyUnequal(const std::vector<ConcatView>& views, const OpContext& ctx,
   for (size_t p = 0; p < parts.size(); ++p) {
     part_views.push_back(ReshapedBlob(parts[p], views[p].part));
   }
-  concat::ConcatCopy<kSplit, xpu>(views[0].concat_attrs, ctx.get_stream<xpu>(), part_views,
-                                  joined, req);
+  concat::ConcatCopy<kSplit, xpu>(views[0].concat_attrs, ctx.get_stream<xpu>(), part_views, joined,
+                                  req);
 }
 
 template <typename xpu>
 void SplitV2Compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  CopyUnequal<true, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), in[0].shape_), ctx, out,
-                         in[0], req);
+  CopyUnequal<true, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), in[0].shape_), ctx, out, in[0],
+                         req);
 }
 
 // Inputs: one output gradient per part. Output: the data's gradient.

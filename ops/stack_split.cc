@@ -1,5 +1,5 @@
-// stack, split (SliceChannel) and _split_v2 with their backward operators: shape inference and the CPU
-// registration. The computation, for every device: stack_split-inl.h; FCompute<gpu>:
+// stack, split (SliceChannel) and _split_v2 with their backward operators: shape inference and the
+// CPU registration. The computation, for every device: stack_split-inl.h; FCompute<gpu>:
 // stack_split.cu.
 #include <sstream>
 #include <string>
@@ -119,8 +119,8 @@ bool SplitV2Shape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
     if (param.squeeze_axis) {
       if (part[axis] != 1) {
         std::ostringstream os;
-        os << "_split_v2: squeeze_axis needs parts of extent 1 on the axis; part " << p
-           << " of " << data << " has extent " << part[axis];
+        os << "_split_v2: squeeze_axis needs parts of extent 1 on the axis; part " << p << " of "
+           << data << " has extent " << part[axis];
         throw dmlc::Error(os.str());
       }
       part = WithoutAxis(part, axis);

@@ -77,9 +77,8 @@ Values Columns(const Values& data, int columns, int begin, int end) {
 TEST(SplitV2Test, CutsAtIndicesOrIntoSections) {
   // (2,6,2) cut on axis 1 at 0, 2, 3: parts of extents 2, 1 and 3; as (2, 12) rows, columns
   // [0,4), [4,6), [6,12).
-  const OpCase at_indices{"_split_v2",
-                          {{"indices", "(0,2,3)"}, {"axis", "1"}},
-                          {InputSpec(TShape{2, 6, 2})}};
+  const OpCase at_indices{
+      "_split_v2", {{"indices", "(0,2,3)"}, {"axis", "1"}}, {InputSpec(TShape{2, 6, 2})}};
   EXPECT_EQ(testing::InferOutputShapes(at_indices),
             (std::vector<TShape>{{2, 2, 2}, {2, 1, 2}, {2, 3, 2}}));
   testing::CheckForward(at_indices, [](const std::vector<Values>& in) {
@@ -114,9 +113,8 @@ TEST(SplitV2Test, CutsAtIndicesOrIntoSections) {
 TEST(SplitV2Test, EmptyParts) {
   // A repeated index and an index at the extent give parts of extent 0, as in MXNet; more
   // sections than the extent give empty last parts.
-  const OpCase repeated{"_split_v2",
-                        {{"indices", "(0,0,2,4)"}, {"axis", "1"}},
-                        {InputSpec(TShape{2, 4})}};
+  const OpCase repeated{
+      "_split_v2", {{"indices", "(0,0,2,4)"}, {"axis", "1"}}, {InputSpec(TShape{2, 4})}};
   EXPECT_EQ(testing::InferOutputShapes(repeated),
             (std::vector<TShape>{{2, 0}, {2, 2}, {2, 2}, {2, 0}}));
   testing::CheckForward(repeated, [](const std::vector<Values>& in) {

@@ -1081,6 +1081,31 @@ def _box_decode(data, anchors, p):
     return np.concatenate([xy - half, xy + half], -1)
 
 
+def _bipartite_matching(data, p):
+    """The best free candidate (row-major among equals) while its score passes."""
+    ascend = _flag(p, "is_ascend")
+    threshold = np.float32(p["threshold"])
+    rows, cols = data.shape[-2:]
+    scores = data.reshape(-1, rows * cols)
+    row_of = -np.ones((len(scores), rows))
+    col_of = -np.ones((len(scores), cols))
+    limit = min(rows, cols) if int(p.get("topk", -1)) < 0 else int(p["topk"])
+    for m, s in enumerate(scores):
+        order = np.argsort(s if ascend else -s, kind="stable")
+        matched = 0
+        for k in order:
+            r, c = divmod(k, cols)
+            if matched == limit:
+                break
+            if row_of[m, r] != -1 or col_of[m, c] != -1:
+                continue
+            if not (s[k] < threshold if ascend else s[k] > threshold):
+                break
+            row_of[m, r], col_of[m, c] = c, r
+            matched += 1
+    return [row_of.reshape(data.shape[:-1]), col_of.reshape(data.shape[:-2] + (cols,))]
+
+
 def _box_iou(lhs, rhs, p):
     def corners(b):
         if p.get("format", "corner") == "center":
@@ -1865,6 +1890,7 @@ FORWARD = {
     "im2col": _im2col,
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
+    "_contrib_bipartite_matching": _bipartite_matching,
     "_contrib_box_encode": _box_encode,
     "_contrib_box_decode": _box_decode,
     "_contrib_box_nms": _box_nms,

@@ -36,10 +36,12 @@ BENCH = os.path.join(ROOT, "bazel-bin", "ops", "bench", "op_bench")
 
 
 def parse_input(text):
-    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer, shift); a trailing "~"
-    (a state input) changes nothing here; a last "+kI" adds k to the diagonal of every matrix
-    of the last two axes (shift k, else 0)."""
+    """"(4,5)", "(4,5)[0.5,2]" or "(4){0,5}" -> (shape, lo, hi, integer, shift, dtype); a
+    trailing "~" (a state input) changes nothing here; a last "+kI" adds k to the diagonal of
+    every matrix of the last two axes (shift k, else 0); ":int32" after the range gives the
+    input that type (dtype, else float32)."""
     text = text.rstrip("~")
+    text, _, dtype = text.partition(":")
     shift = 0.0
     if text.endswith("I") and "+" in text:
         text, _, k = text[:-1].rpartition("+")
@@ -50,7 +52,7 @@ def parse_input(text):
     if rest:
         integer = rest[0] == "{"
         lo, hi = (float(x) for x in rest[1:-1].split(","))
-    return shape, lo, hi, integer, shift
+    return shape, lo, hi, integer, shift, dtype or "float32"
 
 
 def read_cases(path, suite="mxnet"):
@@ -177,11 +179,11 @@ def mxnet_worker(args):
         params = dict(case["params"])
         if case["op"] == "Concat":
             params.pop("num_args", None)  # MXNet counts the inputs itself
-        inputs = [mx.nd.random.randint(int(lo), int(hi), shape=shape).astype("float32")
-                  if integer else mx.nd.random.uniform(lo, hi, shape=shape)
-                  for shape, lo, hi, integer, _ in case["inputs"]]
+        inputs = [(mx.nd.random.randint(int(lo), int(hi), shape=shape) if integer
+                   else mx.nd.random.uniform(lo, hi, shape=shape)).astype(dtype)
+                  for shape, lo, hi, integer, _, dtype in case["inputs"]]
         inputs = [mx.nd.broadcast_add(x, shift * mx.nd.eye(x.shape[-1])) if shift else x
-                  for x, (*_, shift) in zip(inputs, case["inputs"])]
+                  for x, (*_, shift, _) in zip(inputs, case["inputs"])]
         conversion = None  # --default-layout: MXNet's conversion of a forward's outputs
         if case["direction"] == "forward":
             # The project's harness runs forward calls in training mode unless the case says
@@ -202,7 +204,7 @@ def mxnet_worker(args):
             if args.default_layout:
                 conversion = default_layout_surcharge(mx, call, out, waitall, args)
         else:
-            for x, (_, _, _, integer, _) in zip(inputs, case["inputs"]):
+            for x, (_, _, _, integer, _, _) in zip(inputs, case["inputs"]):
                 if not integer:  # indices and labels take no gradient (MXNet's Embedding
                     x.attach_grad()  # refuses to compute one)
             with mx.autograd.record():

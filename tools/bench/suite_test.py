@@ -51,10 +51,14 @@ class SuiteTest(unittest.TestCase):
         self.assertGreaterEqual(len(every), 15)
         self.assertTrue(0 < len(smoke) < len(every))
         self.assertTrue({c["key"] for c in smoke} <= {c["key"] for c in every})
-        self.assertEqual(mxnet_compare.parse_input("(4,5)"), ((4, 5), -1.0, 1.0, False, 0.0))
-        self.assertEqual(mxnet_compare.parse_input("(8){0,10}"), ((8,), 0.0, 10.0, True, 0.0))
+        self.assertEqual(mxnet_compare.parse_input("(4,5)"),
+                         ((4, 5), -1.0, 1.0, False, 0.0, "float32"))
+        self.assertEqual(mxnet_compare.parse_input("(8){0,10}"),
+                         ((8,), 0.0, 10.0, True, 0.0, "float32"))
         self.assertEqual(mxnet_compare.parse_input("(2,3,3)[0,1]+4I"),
-                         ((2, 3, 3), 0.0, 1.0, False, 4.0))
+                         ((2, 3, 3), 0.0, 1.0, False, 4.0, "float32"))
+        self.assertEqual(mxnet_compare.parse_input("(8){0,10}:int32"),
+                         ((8,), 0.0, 10.0, True, 0.0, "int32"))
 
     def test_case_summary_pairs_rounds_and_compares_the_fastest(self):
         def round_of(project, mxnet):

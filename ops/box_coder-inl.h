@@ -77,8 +77,14 @@ MSHADOW_XINLINE Box<DType> AnchorAt(const DType* a, int format) {
 template <typename DType>
 std::string BadMatch(const DType* samples, const DType* matches, index_t count, index_t n,
                      index_t m) {
-  for (index_t i = 0; i < count; ++i) {
-    if (!(samples[i] > DType(0.5)) || (matches[i] >= 0 && matches[i] < m)) continue;
+  const auto bad = [&](index_t i) {
+    return samples[i] > DType(0.5) && !(matches[i] >= DType(0) && matches[i] < DType(m));
+  };
+  index_t bad_count = 0;  // counted branch-free in SIMD lanes; searched only when nonzero
+  OPS_SIMD_SUM(bad_count)
+  for (index_t i = 0; i < count; ++i) bad_count += bad(i) ? 1 : 0;
+  for (index_t i = 0; i < count && bad_count > 0; ++i) {
+    if (!bad(i)) continue;
     std::ostringstream os;
     os << "_contrib_box_encode: the positive sample (" << i / n << ", " << i % n
        << ") matches reference " << matches[i] << ", which refs' " << m

@@ -3,7 +3,7 @@
 // _random_exponential (lam), _random_randint (low, high: integers in [low, high)),
 // _random_gamma (alpha, beta), _random_poisson (lam), _random_negative_binomial (k, p) and
 // _random_generalized_negative_binomial (mu, alpha) with the shape and dtype their parameters
-// give, and the _like forms of the first three, which take another array's shape and type.
+// give, and the _like forms of all but randint, which take another array's shape and type.
 // Written once for every device. The last four take a varying number of uniforms per element:
 // each element reads its own sequence (ops/rejection_draws.h).
 //
@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mshadow/philox.h"
@@ -202,11 +203,13 @@ void DrawInto(const OpContext& ctx, OpReqType req, const TBlob& out, Args... arg
 }
 
 // Element i: Draw::Value of its own uniforms (ops/rejection_draws.h), written as kReq says.
+// float32 takes 32-bit uniforms; float64 and the 16-bit types 53-bit ones, so that a 16-bit
+// draw is the float64 draw rounded (32-bit uniforms could take other rejection branches).
 template <typename Draw, int kReq>
 struct draw_element {
   template <typename DType, typename... Args>
   MSHADOW_XINLINE static void Map(index_t i, DType* out, PhiloxRange range, Args... args) {
-    ElementUniforms<std::is_same_v<DType, double>> uniforms(range, i);
+    ElementUniforms<!std::is_same_v<DType, float>> uniforms(range, i);
     AssignReq<kReq>(out + i, static_cast<DType>(Draw::Value(&uniforms, args...)));
   }
 };
@@ -324,29 +327,26 @@ void GeneralizedNegativeBinomialCompute(const NodeAttrs& attrs, const OpContext&
                                                             double(p.alpha));
 }
 
-// Adds FCompute<xpu> to every sampling operator and the _like forms' zero gradients.
+// Adds FCompute<xpu> to every sampling operator, its _like form (randint has none) and their
+// zero gradients.
 template <typename xpu>
 void SetSampleCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  for (const char* suffix : {"", "_like"}) {
-    const std::string s(suffix);
-    RegisterOp("_random_uniform" + s).set_attr<FCompute>(attr_name, FCompute(UniformCompute<xpu>));
-    RegisterOp("_random_normal" + s).set_attr<FCompute>(attr_name, FCompute(NormalCompute<xpu>));
-    RegisterOp("_random_exponential" + s)
-        .set_attr<FCompute>(attr_name, FCompute(ExponentialCompute<xpu>));
-  }
-  for (const char* like :
-       {"_random_uniform_like", "_random_normal_like", "_random_exponential_like"}) {
-    RegisterOp(std::string("_backward_") + like)
-        .set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
+  const std::pair<const char*, FCompute> with_like_forms[] = {
+      {"_random_uniform", UniformCompute<xpu>},
+      {"_random_normal", NormalCompute<xpu>},
+      {"_random_exponential", ExponentialCompute<xpu>},
+      {"_random_gamma", GammaCompute<xpu>},
+      {"_random_poisson", PoissonCompute<xpu>},
+      {"_random_negative_binomial", NegativeBinomialCompute<xpu>},
+      {"_random_generalized_negative_binomial", GeneralizedNegativeBinomialCompute<xpu>}};
+  for (const std::pair<const char*, FCompute>& op : with_like_forms) {
+    const std::string like = std::string(op.first) + "_like";
+    RegisterOp(op.first).set_attr<FCompute>(attr_name, op.second);
+    RegisterOp(like).set_attr<FCompute>(attr_name, op.second);
+    RegisterOp("_backward_" + like).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
   }
   RegisterOp("_random_randint").set_attr<FCompute>(attr_name, FCompute(RandIntCompute<xpu>));
-  RegisterOp("_random_gamma").set_attr<FCompute>(attr_name, FCompute(GammaCompute<xpu>));
-  RegisterOp("_random_poisson").set_attr<FCompute>(attr_name, FCompute(PoissonCompute<xpu>));
-  RegisterOp("_random_negative_binomial")
-      .set_attr<FCompute>(attr_name, FCompute(NegativeBinomialCompute<xpu>));
-  RegisterOp("_random_generalized_negative_binomial")
-      .set_attr<FCompute>(attr_name, FCompute(GeneralizedNegativeBinomialCompute<xpu>));
 }
 
 }  // namespace sample

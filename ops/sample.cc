@@ -1,6 +1,7 @@
-// _random_uniform, _random_normal, _random_exponential, _random_randint and the _like forms
-// of the first three: parameters checked as MXNet checks them, shapes and types, the random
-// resource. The draws, for every device: sample-inl.h; FCompute<gpu>: sample.cu.
+// _random_uniform, _random_normal, _random_exponential, _random_randint, _random_gamma,
+// _random_poisson, the negative binomials and the _like forms of all but randint: parameters
+// checked as MXNet checks them, shapes and types, the random resource. The draws, for every
+// device: sample-inl.h; FCompute<gpu>: sample.cu.
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -171,28 +172,33 @@ const bool kRegistered = [] {
   const char* uniform = "Draws uniformly from [low, high).";
   const char* normal = "Draws from the normal distribution of mean loc and deviation scale.";
   const char* exponential = "Draws from the exponential distribution of rate lam.";
+  const char* gamma = "Draws from the gamma distribution of shape alpha, scale beta.";
+  const char* poisson = "Draws from the Poisson distribution of mean lam.";
+  const char* negative_binomial =
+      "Draws the failures before the k-th success of trials that succeed with probability p.";
+  const char* generalized_negative_binomial =
+      "Draws from the negative binomial of mean mu and dispersion alpha (variance mu + alpha "
+      "mu^2; Poisson for alpha 0).";
   Define<UniformParam>("_random_uniform", uniform).add_alias("uniform").add_alias("random_uniform");
   Define<NormalParam>("_random_normal", normal).add_alias("normal").add_alias("random_normal");
   Define<ExponentialParam>("_random_exponential", exponential).add_alias("random_exponential");
   Define<RandIntParam>("_random_randint", "Draws integers uniformly from [low, high).")
       .add_alias("random_randint");
-  Define<GammaParam>("_random_gamma",
-                     "Draws from the gamma distribution of shape alpha, scale beta.")
-      .add_alias("random_gamma");
-  Define<PoissonParam>("_random_poisson", "Draws from the Poisson distribution of mean lam.")
-      .add_alias("random_poisson");
-  Define<NegativeBinomialParam>(
-      "_random_negative_binomial",
-      "Draws the failures before the k-th success of trials that succeed with probability p.")
+  Define<GammaParam>("_random_gamma", gamma).add_alias("random_gamma");
+  Define<PoissonParam>("_random_poisson", poisson).add_alias("random_poisson");
+  Define<NegativeBinomialParam>("_random_negative_binomial", negative_binomial)
       .add_alias("random_negative_binomial");
-  Define<GeneralizedNegativeBinomialParam>(
-      "_random_generalized_negative_binomial",
-      "Draws from the negative binomial of mean mu and dispersion alpha (variance mu + alpha "
-      "mu^2; Poisson for alpha 0).")
+  Define<GeneralizedNegativeBinomialParam>("_random_generalized_negative_binomial",
+                                           generalized_negative_binomial)
       .add_alias("random_generalized_negative_binomial");
   DefineLike<UniformParam>("_random_uniform", uniform);
   DefineLike<NormalParam>("_random_normal", normal);
   DefineLike<ExponentialParam>("_random_exponential", exponential);
+  DefineLike<GammaParam>("_random_gamma", gamma);
+  DefineLike<PoissonParam>("_random_poisson", poisson);
+  DefineLike<NegativeBinomialParam>("_random_negative_binomial", negative_binomial);
+  DefineLike<GeneralizedNegativeBinomialParam>("_random_generalized_negative_binomial",
+                                               generalized_negative_binomial);
   SetSampleCompute<cpu>();
   return true;
 }();

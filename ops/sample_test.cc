@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -188,6 +189,39 @@ TEST(SampleTest, RejectionDrawsMoments) {
   }
   EXPECT_EQ(Draw("_random_negative_binomial", {{"k", "2"}, {"p", "1"}}), Values(200000, 0.0));
   EXPECT_EQ(Draw("_random_poisson", {{"lam", "0"}}), Values(200000, 0.0));
+}
+
+// Every _like form draws what its operator draws for its input's shape, from the same seed,
+// in its input's type.
+TEST(SampleTest, LikeFormsDrawAsTheirOperators) {
+  const std::vector<std::pair<std::string, std::map<std::string, std::string>>> ops = {
+      {"_random_uniform", {{"low", "-1"}}},
+      {"_random_normal", {{"scale", "2"}}},
+      {"_random_exponential", {{"lam", "3"}}},
+      {"_random_gamma", {{"alpha", "0.7"}, {"beta", "2"}}},
+      {"_random_poisson", {{"lam", "12"}}},
+      {"_random_negative_binomial", {{"k", "3"}, {"p", "0.4"}}},
+      {"_random_generalized_negative_binomial", {{"mu", "2"}, {"alpha", "0.5"}}}};
+  for (const auto& [op, kwargs] : ops) {
+    SCOPED_TRACE(op);
+    const CpuTensor data(TShape{40, 50}, mshadow::kFloat64);
+    SetRandomSeed(5);
+    const std::vector<CpuTensor> like =
+        RunCpu(ParseAttrs(Op::Get(op + "_like"), kwargs), {data.blob()});
+    EXPECT_EQ(like[0].shape(), (TShape{40, 50}));
+    EXPECT_EQ(like[0].type_flag(), mshadow::kFloat64);
+    std::map<std::string, std::string> with_shape = kwargs;
+    with_shape["shape"] = "(40,50)";
+    with_shape["dtype"] = "float64";
+    SetRandomSeed(5);
+    const Values plain = Draw(op, with_shape);
+    EXPECT_EQ(testing::ToValues(like[0].blob()), plain);
+    EXPECT_NE(Mean(plain), 0.0);  // drawn, not left at zero
+    const testing::OpCase c{op + "_like", kwargs, {testing::InputSpec{TShape{3, 4}}}};
+    const std::vector<CpuTensor> grads =
+        testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat32), {Values(12, 1.0)});
+    EXPECT_EQ(testing::ToValues(grads[0].blob()), Values(12, 0.0));
+  }
 }
 
 // Poisson's probabilities, value by value, against its frequencies on 200000 draws: a

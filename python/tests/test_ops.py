@@ -175,7 +175,9 @@ def _mxnet_needs_out(op):
 SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random_randint",
             "_random_uniform_like", "_random_normal_like", "_random_exponential_like",
             "_random_gamma", "_random_poisson", "_random_negative_binomial",
-            "_random_generalized_negative_binomial", "_sample_uniform", "_sample_normal",
+            "_random_generalized_negative_binomial", "_random_gamma_like", "_random_poisson_like",
+            "_random_negative_binomial_like", "_random_generalized_negative_binomial_like",
+            "_sample_uniform", "_sample_normal",
             "_sample_gamma", "_sample_exponential", "_sample_poisson",
             "_sample_negative_binomial", "_sample_generalized_negative_binomial",
             "_sample_multinomial"}
@@ -257,8 +259,9 @@ def test_dropout_like_mxnet():
     np.testing.assert_array_equal(mo.Dropout(x, p=p), mx.nd.Dropout(mx.nd.array(x), p=p).asnumpy())
 
 
-# Each sampling operator against MXNet's on 200000 draws: mean and deviation within five
-# standard errors of the distribution's, both sides; randint's values all in range.
+# Each sampling operator, and its _like form, against MXNet's on 200000 draws: mean and
+# deviation within five standard errors of the distribution's, both sides; randint's values
+# all in range.
 @pytest.mark.skipif(mx is None, reason="MXNet is not installed")
 @pytest.mark.parametrize("op,params,mean,std", [
     ("_random_uniform", {"low": -2, "high": 3}, 0.5, 5 / np.sqrt(12)),
@@ -272,10 +275,19 @@ def test_dropout_like_mxnet():
     ("_random_negative_binomial", {"k": 3, "p": 0.4}, 4.5, np.sqrt(1.8) / 0.4),
     ("_random_generalized_negative_binomial", {"mu": 2, "alpha": 0.5}, 2.0, 2.0),
 ])
-def test_sampling_like_mxnet(op, params, mean, std):
+@pytest.mark.parametrize("like", [False, True])
+def test_sampling_like_mxnet(op, params, mean, std, like):
     shape = (400, 500)
-    ours = mo.invoke(op, [], shape=str(shape), **params)
-    theirs = getattr(mx.nd._internal, op)(shape=shape, **params).asnumpy()
+    if like:  # the _like form, where MXNet has one: the shape and type of its input
+        if op == "_random_randint":
+            pytest.skip("randint has no _like form")
+        data = np.zeros(shape, np.float32)
+        ours = mo.invoke(op + "_like", [data], **params)
+        theirs = getattr(mx.nd.random, op[len("_random_"):] + "_like")(
+            mx.nd.array(data), **params).asnumpy()
+    else:
+        ours = mo.invoke(op, [], shape=str(shape), **params)
+        theirs = getattr(mx.nd._internal, op)(shape=shape, **params).asnumpy()
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
     n = ours.size
     for draws in (ours, theirs):

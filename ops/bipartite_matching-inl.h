@@ -81,7 +81,9 @@ struct match_matrix_cpu {
       if (Passes(s[k], rule)) passing.push_back(k);
     }
     // std's heaps put first what no other element is "less" than.
-    const auto later = [&](index_t a, index_t b) { return Precedes(s[b], b, s[a], a, rule.ascend); };
+    const auto later = [&](index_t a, index_t b) {
+      return Precedes(s[b], b, s[a], a, rule.ascend);
+    };
     std::make_heap(passing.begin(), passing.end(), later);
     auto end = passing.end();
     for (index_t matched = 0; matched < rule.limit && end != passing.begin(); --end) {
@@ -113,8 +115,8 @@ void BipartiteMatchingCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const Rule rule = RuleOf(GetParam<BipartiteMatchingParam>(attrs), rows, cols);
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     const index_t row_count = matrices * rows, col_count = matrices * cols;
-    auto markers = ctx.requested[0].get_space_typed<xpu, 1, DType>(
-        mshadow::Shape1(row_count + col_count), s);
+    auto markers =
+        ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(row_count + col_count), s);
     DType* row_of = markers.dptr_;
     DType* col_of = markers.dptr_ + row_count;
     if (matrices > 0) {
@@ -127,8 +129,9 @@ void BipartiteMatchingCompute(const NodeAttrs& attrs, const OpContext& ctx,
     }
     Assign(out[0].get_with_shape<xpu, 1, DType>(mshadow::Shape1(row_count), s), req[0],
            mshadow::expr::F<mshadow::op::identity>(markers.Slice(0, row_count)));
-    Assign(out[1].get_with_shape<xpu, 1, DType>(mshadow::Shape1(col_count), s), req[1],
-           mshadow::expr::F<mshadow::op::identity>(markers.Slice(row_count, row_count + col_count)));
+    Assign(
+        out[1].get_with_shape<xpu, 1, DType>(mshadow::Shape1(col_count), s), req[1],
+        mshadow::expr::F<mshadow::op::identity>(markers.Slice(row_count, row_count + col_count)));
   });
 }
 

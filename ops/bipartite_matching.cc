@@ -45,8 +45,7 @@ const bool kRegistered = [] {
       .set_attr<FInferShape>("FInferShape", MatchingShape)
       .set_attr<FInferType>("FInferType", SameRealType)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);  // the markers
-  SetZeroGradient(op, "_backward_contrib_bipartite_matching",
-                  ParamParser<BipartiteMatchingParam>);
+  SetZeroGradient(op, "_backward_contrib_bipartite_matching", ParamParser<BipartiteMatchingParam>);
   SetBipartiteMatchingCompute<cpu>();
   return true;
 }();

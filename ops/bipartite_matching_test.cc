@@ -33,8 +33,7 @@ TEST(BipartiteMatchingTest, AsMxnet) {
   // MXNet 1.9.1 on s = [[0.5, 0.6], [0.1, 0.2], [0.3, 0.4]].
   const Values s = {0.5, 0.6, 0.1, 0.2, 0.3, 0.4};
   const TShape shape{3, 2};
-  EXPECT_EQ(Match(shape, s, {{"threshold", "1e-12"}}),
-            (std::vector<Values>{{1, -1, 0}, {2, 0}}));
+  EXPECT_EQ(Match(shape, s, {{"threshold", "1e-12"}}), (std::vector<Values>{{1, -1, 0}, {2, 0}}));
   // 0.4's column is taken; 0.3 is the first free candidate and fails: the end.
   EXPECT_EQ(Match(shape, s, {{"threshold", "0.35"}}), (std::vector<Values>{{1, -1, -1}, {-1, 0}}));
   EXPECT_EQ(Match(shape, s, {{"threshold", "0.4"}, {"is_ascend", "True"}}),
@@ -78,9 +77,8 @@ std::vector<Values> Reference(const Values& s, int matrices, int rows, int cols,
 
 TEST(BipartiteMatchingTest, BatchesOfMatricesAgainstTheDefinition) {
   // (2, 3, 5, 7): six matrices of 5 rows and 7 columns; distinct random scores.
-  const OpCase c{"_contrib_bipartite_matching",
-                 {{"threshold", "0.3"}},
-                 {InputSpec(TShape{2, 3, 5, 7}, 0, 1)}};
+  const OpCase c{
+      "_contrib_bipartite_matching", {{"threshold", "0.3"}}, {InputSpec(TShape{2, 3, 5, 7}, 0, 1)}};
   EXPECT_EQ(testing::InferOutputShapes(c), (std::vector<TShape>{{2, 3, 5}, {2, 3, 7}}));
   testing::CheckForward(c, [](const std::vector<Values>& in) {
     return Reference(in[0], 6, 5, 7, static_cast<double>(0.3f));

@@ -344,7 +344,8 @@ void SetSampleCompute() {
     const std::string like = std::string(op.first) + "_like";
     RegisterOp(op.first).set_attr<FCompute>(attr_name, op.second);
     RegisterOp(like).set_attr<FCompute>(attr_name, op.second);
-    RegisterOp("_backward_" + like).set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
+    RegisterOp("_backward_" + like)
+        .set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
   }
   RegisterOp("_random_randint").set_attr<FCompute>(attr_name, FCompute(RandIntCompute<xpu>));
 }

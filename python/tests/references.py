@@ -1064,8 +1064,8 @@ def _box_encode(samples, matches, anchors, refs, means, stds, p):
     r = _centre_size(refs[batch, np.where(positive[..., 0], matches, 0).astype(np.int64)])
     a = _centre_size(anchors)
     with np.errstate(all="ignore"):  # inverted random boxes: the log of a negative ratio
-        t = np.concatenate([(r[..., :2] - a[..., :2]) / a[..., 2:], np.log(r[..., 2:] / a[..., 2:])],
-                           -1)
+        t = np.concatenate([(r[..., :2] - a[..., :2]) / a[..., 2:],
+                            np.log(r[..., 2:] / a[..., 2:])], -1)
     return [np.where(positive, (t - means) / stds, 0), np.broadcast_to(positive, t.shape) * 1.0]
 
 

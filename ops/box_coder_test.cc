@@ -79,14 +79,19 @@ TEST(BoxEncodeTest, RandomBoxesAgainstTheDefinitionWithZeroGradients) {
     Values targets, masks;
     for (int i = 0; i < kBatch * kAnchors; ++i) {
       const bool positive = samples[i] > 0.5;
+      if (!positive) {  // its match may be -1: no reference to read
+        targets.insert(targets.end(), 4, 0.0);
+        masks.insert(masks.end(), 4, 0.0);
+        continue;
+      }
       const Box a = FromCorners(&in[2][4 * i]);
       const Box r =
           FromCorners(&in[3][4 * ((i / kAnchors) * kRefs + static_cast<int>(matches[i]))]);
       const double t[4] = {(r.x - a.x) / a.w, (r.y - a.y) / a.h, std::log(r.w / a.w),
                            std::log(r.h / a.h)};
       for (int k = 0; k < 4; ++k) {
-        targets.push_back(positive ? (t[k] - in[4][k]) / in[5][k] : 0.0);
-        masks.push_back(positive ? 1.0 : 0.0);
+        targets.push_back((t[k] - in[4][k]) / in[5][k]);
+        masks.push_back(1.0);
       }
     }
     return std::vector<Values>{targets, masks};

@@ -62,20 +62,24 @@ struct SplitV2Param : public dmlc::Parameter<SplitV2Param> {
   }
 };
 
-// Each part's shape with the cut axis kept (extent `part_extent`), and Concat's attributes.
+// Each part's shape with the cut axis kept, and Concat's attributes along that axis.
 struct ConcatView {
-  TShape part;
+  std::vector<TShape> parts;
   NodeAttrs concat_attrs;
 };
+
+inline NodeAttrs ConcatAttrs(size_t parts, int axis) {
+  return ParseAttrs(Op::Get("Concat"),
+                    {{"num_args", std::to_string(parts)}, {"dim", std::to_string(axis)}});
+}
 
 // Stacking parts of shape `part` (rank n) on `axis` of the rank-(n+1) result.
 inline ConcatView StackView(const StackParam& param, const TShape& part) {
   const int axis = NormalizeAxis(param.axis, part.ndim() + 1);
   std::vector<index_t> dims(part.begin(), part.end());
   dims.insert(dims.begin() + axis, 1);
-  return {TShape(dims.begin(), dims.end()),
-          ParseAttrs(Op::Get("Concat"), {{"num_args", std::to_string(param.num_args)},
-                                         {"dim", std::to_string(axis)}})};
+  return {std::vector<TShape>(param.num_args, TShape(dims.begin(), dims.end())),
+          ConcatAttrs(param.num_args, axis)};
 }
 
 // Splitting `data` into num_outputs parts along the axis.
@@ -83,8 +87,7 @@ inline ConcatView SplitView(const SplitParam& param, const TShape& data) {
   const int axis = NormalizeAxis(param.axis, data.ndim());
   TShape part = data;
   part[axis] = data[axis] / param.num_outputs;
-  return {part, ParseAttrs(Op::Get("Concat"), {{"num_args", std::to_string(param.num_outputs)},
-                                               {"dim", std::to_string(axis)}})};
+  return {std::vector<TShape>(param.num_outputs, part), ConcatAttrs(param.num_outputs, axis)};
 }
 
 // The parts' extents along an axis of extent `extent` (the parser has checked the indices'
@@ -110,36 +113,30 @@ inline std::vector<index_t> SplitV2Extents(const SplitV2Param& param, index_t ex
   return extents;
 }
 
-// Splitting `data` as _split_v2: each part's shape with the cut axis kept, and Concat's
-// attributes.
-inline std::vector<ConcatView> SplitV2Views(const SplitV2Param& param, const TShape& data) {
+// Splitting `data` as _split_v2.
+inline ConcatView SplitV2View(const SplitV2Param& param, const TShape& data) {
   const int axis = NormalizeAxis(param.axis, data.ndim());
-  const std::vector<index_t> extents = SplitV2Extents(param, data[axis]);
-  const NodeAttrs concat =
-      ParseAttrs(Op::Get("Concat"),
-                 {{"num_args", std::to_string(extents.size())}, {"dim", std::to_string(axis)}});
-  std::vector<ConcatView> views;
-  for (index_t extent : extents) {
+  ConcatView view;
+  for (index_t extent : SplitV2Extents(param, data[axis])) {
     TShape part = data;
     part[axis] = extent;
-    views.push_back({part, concat});
+    view.parts.push_back(part);
   }
-  return views;
+  view.concat_attrs = ConcatAttrs(view.parts.size(), axis);
+  return view;
 }
 
-// Parts viewed with the cut axis kept.
-inline std::vector<TBlob> PartViews(const std::vector<TBlob>& parts, const TShape& shape) {
-  std::vector<TBlob> views;
-  for (const TBlob& p : parts) views.push_back(ReshapedBlob(p, shape));
-  return views;
-}
-
-// Joins `parts` into `joined` (kSplit false) or cuts `joined` into `parts`.
+// Joins `parts` into `joined` (kSplit false) or cuts `joined` into `parts`, each viewed with
+// the cut axis kept.
 template <bool kSplit, typename xpu>
 void Copy(const ConcatView& view, const OpContext& ctx, const std::vector<TBlob>& parts,
           const TBlob& joined, const std::vector<OpReqType>& req) {
-  concat::ConcatCopy<kSplit, xpu>(view.concat_attrs, ctx.get_stream<xpu>(),
-                                  PartViews(parts, view.part), joined, req);
+  std::vector<TBlob> part_views;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    part_views.push_back(ReshapedBlob(parts[p], view.parts[p]));
+  }
+  concat::ConcatCopy<kSplit, xpu>(view.concat_attrs, ctx.get_stream<xpu>(), part_views, joined,
+                                  req);
 }
 
 template <typename xpu>
@@ -170,25 +167,10 @@ void SplitBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   Copy<false, xpu>(SplitView(GetParam<SplitParam>(attrs), out[0].shape_), ctx, in, out[0], req);
 }
 
-// Joins `parts` into `joined` (kSplit false) or cuts `joined` into `parts`, each part of its own
-// extent along the axis.
-template <bool kSplit, typename xpu>
-void CopyUnequal(const std::vector<ConcatView>& views, const OpContext& ctx,
-                 const std::vector<TBlob>& parts, const TBlob& joined,
-                 const std::vector<OpReqType>& req) {
-  std::vector<TBlob> part_views;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    part_views.push_back(ReshapedBlob(parts[p], views[p].part));
-  }
-  concat::ConcatCopy<kSplit, xpu>(views[0].concat_attrs, ctx.get_stream<xpu>(), part_views, joined,
-                                  req);
-}
-
 template <typename xpu>
 void SplitV2Compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  CopyUnequal<true, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), in[0].shape_), ctx, out, in[0],
-                         req);
+  Copy<true, xpu>(SplitV2View(GetParam<SplitV2Param>(attrs), in[0].shape_), ctx, out, in[0], req);
 }
 
 // Inputs: one output gradient per part. Output: the data's gradient.
@@ -196,8 +178,8 @@ template <typename xpu>
 void SplitV2BackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
-  CopyUnequal<false, xpu>(SplitV2Views(GetParam<SplitV2Param>(attrs), out[0].shape_), ctx, in,
-                          out[0], req);
+  Copy<false, xpu>(SplitV2View(GetParam<SplitV2Param>(attrs), out[0].shape_), ctx, in, out[0],
+                   req);
 }
 
 // Adds FCompute<xpu> to stack, SliceChannel, _split_v2 and their backward operators.

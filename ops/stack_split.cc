@@ -64,7 +64,7 @@ bool SplitShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSh
        << ") into " << param.num_outputs << " equal parts";
     throw dmlc::Error(os.str());
   }
-  TShape part = SplitView(param, data).part;
+  TShape part = SplitView(param, data).parts[0];
   if (param.squeeze_axis) {
     if (part[axis] != 1) {
       std::ostringstream os;
@@ -113,9 +113,9 @@ bool SplitV2Shape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   if (!ShapeIsKnown(data)) return false;
   const SplitV2Param& param = GetParam<SplitV2Param>(attrs);
   const int axis = NormalizeAxis(param.axis, data.ndim());
-  const std::vector<ConcatView> views = SplitV2Views(param, data);
-  for (size_t p = 0; p < views.size(); ++p) {
-    TShape part = views[p].part;
+  const std::vector<TShape> parts = SplitV2View(param, data).parts;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    TShape part = parts[p];
     if (param.squeeze_axis) {
       if (part[axis] != 1) {
         std::ostringstream os;

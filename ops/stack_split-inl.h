@@ -178,8 +178,7 @@ template <typename xpu>
 void SplitV2BackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
                             const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                             const std::vector<TBlob>& out) {
-  Copy<false, xpu>(SplitV2View(GetParam<SplitV2Param>(attrs), out[0].shape_), ctx, in, out[0],
-                   req);
+  Copy<false, xpu>(SplitV2View(GetParam<SplitV2Param>(attrs), out[0].shape_), ctx, in, out[0], req);
 }
 
 // Adds FCompute<xpu> to stack, SliceChannel, _split_v2 and their backward operators.

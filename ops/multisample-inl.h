@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/distribution_domain.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -127,9 +128,6 @@ struct generalized_negative_binomial_dist {
   }
 };
 
-template <typename Dist>
-constexpr int kNumParams = static_cast<int>(sizeof(Dist::kParams) / sizeof(Dist::kParams[0]));
-
 template <typename Dist, typename = void>
 constexpr bool kDrawsPairs = false;
 template <typename Dist>
@@ -178,20 +176,6 @@ struct draw_pairs_from_parameters {
 template <typename Dist, typename DType, typename PType>
 void DrawPairsFromParametersOnCpu(OpReqType req, DType* out, const PType* a, const PType* b,
                                   index_t count, index_t per_distribution, PhiloxRange range);
-
-// A dmlc::Error for the first distribution whose parameters are outside Dist's domain.
-template <typename Dist, typename PType>
-void CheckParameters(const PType* a, const PType* b, index_t count) {
-  for (index_t i = 0; i < count; ++i) {
-    const double x = static_cast<double>(a[i]), y = static_cast<double>(b[i]);
-    if (Dist::Valid(x, y)) continue;
-    std::string values = std::string(Dist::kParams[0]) + " " + dmlc::NumberToString(x);
-    if (kNumParams<Dist> == 2)
-      values += ", " + std::string(Dist::kParams[1]) + " " + dmlc::NumberToString(y);
-    throw dmlc::Error("distribution " + std::to_string(i) + " has " + values +
-                      "; valid: " + Dist::kDomain);
-  }
-}
 
 template <typename xpu, typename Dist>
 void MultiSampleCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,

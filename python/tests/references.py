@@ -1058,6 +1058,47 @@ def _centre_size(b):
     return np.concatenate([b[..., :2] + wh / 2, wh], -1)
 
 
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _negative_binomial_log_density(x, k, p):
+    return (_lgamma(x + k) - _lgamma(x + 1) - _lgamma(k) + k * np.log(p) +
+            x * np.log(1 - p))
+
+
+# log p(x) of the _random_pdf_* distributions, by their definitions (MXNet's parameters).
+_LOG_DENSITIES = {
+    "uniform": lambda x, low, high: np.zeros_like(x) - np.log(high - low),
+    "normal": lambda x, mu, sigma: (-(x - mu) ** 2 / (2 * sigma * sigma) -
+                                    np.log(sigma * math.sqrt(2 * math.pi))),
+    "gamma": lambda x, a, b: a * np.log(b) + (a - 1) * np.log(x) - b * x - _lgamma(a),
+    "exponential": lambda x, lam: np.log(lam) - lam * x,
+    "poisson": lambda x, lam: x * np.log(lam) - _lgamma(x + 1) - lam,
+    "negative_binomial": _negative_binomial_log_density,
+    "generalized_negative_binomial": lambda x, mu, alpha: _negative_binomial_log_density(
+        x, 1 / alpha, 1 / (mu * alpha + 1)),
+}
+
+
+def _pdf(name):
+    """The density of each sample under the distribution whose parameters lead its indices."""
+    def density(sample, *rest):
+        *parameters, p = rest
+        shape = parameters[0].shape + (1,) * (sample.ndim - parameters[0].ndim)
+        lp = _LOG_DENSITIES[name](sample, *[q.reshape(shape) for q in parameters])
+        return lp if _flag(p, "is_log") else np.exp(lp)
+    return density
+
+
+def _pdf_dirichlet(sample, alpha, p):
+    """Dirichlet densities of the k-vectors along the sample's last axis."""
+    extra = (1,) * (sample.ndim - alpha.ndim)
+    a = alpha.reshape(alpha.shape[:-1] + extra + alpha.shape[-1:])
+    lp = ((a - 1) * np.log(sample)).sum(-1) + _lgamma(a.sum(-1)) - _lgamma(a).sum(-1)
+    lp = np.reshape(lp, (1,)) if sample.ndim == 1 else lp
+    return lp if _flag(p, "is_log") else np.exp(lp)
+
+
 def _box_encode(samples, matches, anchors, refs, means, stds, p):
     batch = np.arange(samples.shape[0])[:, None]
     positive = (samples > 0.5)[..., None]
@@ -1892,6 +1933,14 @@ FORWARD = {
     "_contrib_box_iou": _box_iou,
     "_contrib_bipartite_matching": _bipartite_matching,
     "_contrib_box_encode": _box_encode,
+    "_random_pdf_uniform": _pdf("uniform"),
+    "_random_pdf_normal": _pdf("normal"),
+    "_random_pdf_gamma": _pdf("gamma"),
+    "_random_pdf_exponential": _pdf("exponential"),
+    "_random_pdf_poisson": _pdf("poisson"),
+    "_random_pdf_negative_binomial": _pdf("negative_binomial"),
+    "_random_pdf_generalized_negative_binomial": _pdf("generalized_negative_binomial"),
+    "_random_pdf_dirichlet": _pdf_dirichlet,
     "_contrib_box_decode": _box_decode,
     "_contrib_box_nms": _box_nms,
     "_contrib_MultiBoxDetection": _multibox_detection,

@@ -207,7 +207,8 @@ TEST_F(GpuOperatorTest, EveryGpuOperatorMatchesTheCpu) {
 // Layers the size of a network's, beyond op_cases.txt's small ones: the paths their GPU
 // kernels take only at size (BatchNorm's sums in several parts per channel, 16-byte loads
 // where a channel's runs allow; max pooling's tiles past one block along each axis; cumsum's
-// lines of several chunks, whose float32 sums also differ by order), in
+// lines of several chunks, whose float32 sums also differ by order; the densities' parameter
+// gradients, sums of many terms), in
 // float32 and float64, written and accumulated. float32 within 2e-4: BatchNorm's gamma
 // gradient sums ~10^4 products in float32, in a different order on each device (4.7e-5 apart
 // on an H200 for the 9248 elements of a (32,4,17,17) channel); float64 as tight as the other
@@ -231,6 +232,11 @@ TEST_F(GpuOperatorTest, LayerSizedCasesMatchTheCpu) {
       "_np_cumsum | (3,5000) | axis=1",
       "_np_cumsum | (9000) |",
       "_np_cumsum | (4,3000) | axis=1 dtype=float64",
+      // Densities of runs of samples longer than the CPU's, whose parameter gradients sum a
+      // long row (one distribution) or many (a Dirichlet's alpha).
+      "_random_pdf_normal | (1,20000)[-2,2] (1)[0.5,1] (1)[0.5,2] |",
+      "_random_pdf_gamma | (16,700)[0.2,4] (16)[0.5,3] (16)[0.5,2] | is_log=True",
+      "_random_pdf_dirichlet | (8,300,5)[0.1,1] (8,5)[0.5,3] |",
   };
   std::vector<std::string> cpu_only;
   int compared = 0;

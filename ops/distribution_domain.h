@@ -20,8 +20,8 @@ constexpr int kNumParams = static_cast<int>(sizeof(Dist::kParams) / sizeof(Dist:
 // A dmlc::Error for the first of `count` distributions whose parameters (a[i], b[i]) are
 // outside Dist's domain, naming its position, its values and the domain.
 template <typename Dist, typename PType>
-void CheckParameters(const PType* a, const PType* b, index_t count) {
-  for (index_t i = 0; i < count; ++i) {
+void CheckParameters(const PType* a, const PType* b, mshadow::index_t count) {
+  for (mshadow::index_t i = 0; i < count; ++i) {
     const double x = static_cast<double>(a[i]), y = static_cast<double>(b[i]);
     if (Dist::Valid(x, y)) continue;
     std::string values = std::string(Dist::kParams[0]) + " " + dmlc::NumberToString(x);

@@ -29,6 +29,7 @@
 #include "ops/kernel_util.h"
 #include "ops/registration_util.h"
 #include "ops/special_functions.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace pdf {
@@ -58,6 +59,7 @@ struct uniform_pdf {
   static constexpr const char* kLogDensity =
       "-log(high - low)";
   static bool Valid(double low, double high) { return low < high && std::isfinite(high - low); }
+  static constexpr bool kConstantDensity = true;  // no check that the sample is in [low, high)
   template <typename DType, bool kGradient>
   struct Of {
     DType inv_width, log_width;
@@ -239,6 +241,12 @@ struct dirichlet_pdf {
   static bool Valid(double alpha, double) { return alpha > 0 && alpha < INFINITY; }
 };
 
+// Whether a distribution's density is the same at every sample (a run computes it once).
+template <typename Dist, typename = void>
+constexpr bool kConstantDensity = false;
+template <typename Dist>
+constexpr bool kConstantDensity<Dist, std::void_t<decltype(Dist::kConstantDensity)>> = true;
+
 // Calls fn(TypeTag<Dist>()) for every distribution with scalar parameters.
 template <typename Fn>
 void ForEachScalarDistribution(Fn&& fn) {
@@ -276,9 +284,16 @@ struct density_run {
                                   index_t run) {
     const Run r = RunOf(item, per_dist, runs_per_dist, run);
     const typename Dist::template Of<DType, false> dist(a[r.dist], b[r.dist]);
-    for (index_t i = r.first; i < r.last; ++i) {
-      const DType log_density = dist.LogDensity(x[i]);
-      AssignReq<kReq>(out + i, kLog ? log_density : std::exp(log_density));
+    if constexpr (kConstantDensity<Dist>) {
+      const DType log_density = dist.LogDensity(DType(0));
+      const DType value = kLog ? log_density : std::exp(log_density);
+      OPS_SIMD_LOOP
+      for (index_t i = r.first; i < r.last; ++i) AssignReq<kReq>(out + i, value);
+    } else {
+      for (index_t i = r.first; i < r.last; ++i) {
+        const DType log_density = dist.LogDensity(x[i]);
+        AssignReq<kReq>(out + i, kLog ? log_density : std::exp(log_density));
+      }
     }
   }
 };
@@ -379,6 +394,23 @@ void WithLog(bool is_log, Fn&& fn) {
   }
 }
 
+// Runs launch(log) for the densities: launch(std::true_type()) gives log densities. On the
+// CPU, whose exp is a scalar libm call an element, densities that vary by sample and are
+// written (not added) are the log densities exponentiated afterwards on SIMD packets.
+template <typename xpu, typename DType, typename Launch>
+void LaunchDensities(bool is_log, bool varying, OpReqType req, const TBlob& out,
+                     mshadow::Stream<xpu>* s, Launch&& launch) {
+  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
+    if (!is_log && varying && (req == kWriteTo || req == kWriteInplace)) {
+      launch(std::true_type());
+      const mshadow::Tensor<xpu, 1, DType> densities = Flat<xpu, DType>(out, s);
+      Assign(densities, kWriteTo, mshadow::expr::F<mshadow::op::exp>(densities));
+      return;
+    }
+  }
+  WithLog(is_log, launch);
+}
+
 // The samples' shape as (distributions, samples of each[, k]).
 struct Layout {
   index_t dists, per_dist, runs_per_dist;
@@ -415,7 +447,8 @@ void DensityCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   const Layout l = LayoutOf<xpu>(a.Size(), in[0].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     CheckParametersOf<Dist, xpu, DType>(a, b, s);
-    WithLog(GetParam<PdfParam>(attrs).is_log, [&](auto log) {
+    const bool is_log = GetParam<PdfParam>(attrs).is_log;
+    LaunchDensities<xpu, DType>(is_log, !kConstantDensity<Dist>, req[0], out[0], s, [&](auto log) {
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<density_run<Dist, decltype(log)::value, Req>, xpu>::LaunchItems(
             s, l.dists * l.runs_per_dist, kRun<xpu>, out[0].dptr<DType>(), in[0].dptr<DType>(),
@@ -464,7 +497,8 @@ void DirichletCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
   const Layout l = LayoutOf<xpu>(k == 0 ? 0 : alpha.Size() / k, out[0].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     CheckParametersOf<dirichlet_pdf, xpu, DType>(alpha, alpha, s);
-    WithLog(GetParam<PdfParam>(attrs).is_log, [&](auto log) {
+    const bool is_log = GetParam<PdfParam>(attrs).is_log;
+    LaunchDensities<xpu, DType>(is_log, true, req[0], out[0], s, [&](auto log) {
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<dirichlet_density_run<decltype(log)::value, Req>, xpu>::LaunchItems(
             s, l.dists * l.runs_per_dist, kRun<xpu> * k, out[0].dptr<DType>(),

@@ -4,6 +4,7 @@
 //   pick(data, index, axis, keepdims)  out[.., ..] = data[.., index[.., ..], ..]
 //   batch_take(a, indices)            pick along the last axis, indices clipped
 //   one_hot(indices, depth)           out[.., c] = on_value where int(index) == c
+//   fill_element_0index(lhs, mhs, rhs) out = lhs, out[r, rhs[r]] = mhs[r] (indices checked)
 // An index is truncated toward zero, then clipped to the axis (mode clip), wrapped around it
 // (wrap), or checked (take's raise: an index outside is a dmlc::Error naming it). Indices'
 // gradients, and one_hot's, are zeros (as MXNet's). indexing.cc registers the CPU,
@@ -77,15 +78,16 @@ struct OneHotParam : public dmlc::Parameter<OneHotParam> {
 // ---- take: out viewed as (outer, k, inner), k the number of indices; its kernels, which
 // Embedding shares, in ops/row_gather.h.
 
-// With mode raise: every index a position on the axis, or a dmlc::Error naming the first that
-// is not (the indices are read on the host; a GPU's are copied there first).
+// Every index a position on the axis (take's mode raise, fill_element_0index), or a
+// dmlc::Error naming the first that is not (the indices are read on the host; a GPU's are
+// copied there first). `what` names the call.
 template <typename xpu, typename IType>
-void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s) {
-  WithIndicesOnHost<xpu, IType>(indices, s, [n](const IType* values, index_t count) {
+void CheckIndices(const TBlob& indices, index_t n, mshadow::Stream<xpu>* s, const char* what) {
+  WithIndicesOnHost<xpu, IType>(indices, s, [&](const IType* values, index_t count) {
     const index_t j = FirstOutside(values, count, -1, static_cast<double>(n));
     if (j == count) return;
     std::ostringstream os;
-    os << "take with mode=raise: index " << static_cast<double>(values[j]) << " at position " << j
+    os << what << ": index " << static_cast<double>(values[j]) << " at position " << j
        << " is outside the axis of extent " << n << " (valid: 0 to " << n - 1 << ")";
     throw dmlc::Error(os.str());
   });
@@ -101,7 +103,7 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     WithIndexType(in[1].type_flag_, [&](auto index_tag) {
       using IType = typename decltype(index_tag)::type;
-      if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s);
+      if (param.mode == kRaise) CheckIndices<xpu, IType>(in[1], v.n, s, "take with mode=raise");
       OPS_REQ_SWITCH(req[0], Req, {
         GatherRuns<Req>(s, out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<IType>(), v, k,
                         param.mode);
@@ -194,6 +196,81 @@ void PickBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   ZeroIndexGradient<xpu>(out[1], req[1], s);
 }
 
+// ---- fill_element_0index: lhs (rows, cols) with mhs[r] at column rhs[r] of each row r (the
+// index truncated toward zero); no mhs (null): 0 there, its gradient in lhs.
+
+// The CPU's item is a row, a select on SIMD lanes; the GPU's an element.
+template <int kReq, bool kRows>
+struct fill_element {
+  template <typename DType, typename IType>
+  MSHADOW_XINLINE static void Map(index_t item, DType* out, const DType* lhs, const DType* mhs,
+                                  const IType* rhs, index_t cols) {
+    if constexpr (kRows) {
+      const index_t at = static_cast<index_t>(rhs[item]);
+      const DType value = mhs ? mhs[item] : DType(0);
+      DType* row = out + item * cols;
+      const DType* from = lhs + item * cols;
+      OPS_SIMD_LOOP
+      for (index_t j = 0; j < cols; ++j) AssignReq<kReq>(row + j, j == at ? value : from[j]);
+    } else {
+      const index_t r = item / cols;
+      const bool filled = item - r * cols == static_cast<index_t>(rhs[r]);
+      AssignReq<kReq>(out + item, filled ? (mhs ? mhs[r] : DType(0)) : lhs[item]);
+    }
+  }
+};
+
+template <typename xpu, typename DType, typename IType>
+void FillElements(mshadow::Stream<xpu>* s, OpReqType req, DType* out, const DType* lhs,
+                  const DType* mhs, const IType* rhs, index_t rows, index_t cols) {
+  constexpr bool kRows = std::is_same_v<xpu, mshadow::cpu>;
+  OPS_REQ_SWITCH(req, Req, {
+    Kernel<fill_element<Req, kRows>, xpu>::LaunchItems(s, kRows ? rows : rows * cols,
+                                                       kRows ? cols : 1, out, lhs, mhs, rhs, cols);
+  });
+}
+
+// Inputs: lhs, mhs, rhs. Output: the filled lhs.
+template <typename xpu>
+void FillElementCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
+                        const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const index_t rows = in[0].shape_[0], cols = in[0].shape_[1];
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WithIndexType(in[2].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      CheckIndices<xpu, IType>(in[2], cols, s, "fill_element_0index");
+      FillElements(s, req[0], out[0].dptr<DType>(), in[0].dptr<DType>(), in[1].dptr<DType>(),
+                   in[2].dptr<IType>(), rows, cols);
+    });
+  });
+}
+
+// Inputs: out_grad, lhs, mhs, rhs. Outputs: lhs's gradient (out_grad, 0 at the filled
+// elements), mhs's (out_grad at them), rhs's (zero).
+template <typename xpu>
+void FillElementBackwardCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
+                                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                const std::vector<TBlob>& out) {
+  mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
+  const index_t rows = in[1].shape_[0], cols = in[1].shape_[1];
+  MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
+    WithIndexType(in[3].type_flag_, [&](auto index_tag) {
+      using IType = typename decltype(index_tag)::type;
+      const DType* og = in[0].dptr<DType>();
+      const IType* rhs = in[3].dptr<IType>();
+      FillElements(s, req[0], out[0].dptr<DType>(), og, static_cast<const DType*>(nullptr), rhs,
+                   rows, cols);
+      OPS_REQ_SWITCH(req[1], Req, {
+        Kernel<pick_gather<Req>, xpu>::Launch(s, rows, out[1].dptr<DType>(), og, rhs,
+                                              AxisView{rows, cols, 1}, kClip);
+      });
+    });
+  });
+  ZeroIndexGradient<xpu>(out[2], req[2], s);
+}
+
 // ---- one_hot: out viewed as (count, depth).
 
 template <int kReq>
@@ -256,7 +333,8 @@ void OneHotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   });
 }
 
-// Adds FCompute<xpu> to take, pick, batch_take, one_hot and the backward operators.
+// Adds FCompute<xpu> to take, pick, batch_take, fill_element_0index, one_hot and the backward
+// operators.
 template <typename xpu>
 void SetIndexingCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
@@ -267,6 +345,10 @@ void SetIndexingCompute() {
   RegisterOp("batch_take").set_attr<FCompute>(attr_name, FCompute(PickCompute<xpu>));
   RegisterOp("_backward_batch_take")
       .set_attr<FCompute>(attr_name, FCompute(PickBackwardCompute<xpu>));
+  RegisterOp("fill_element_0index")
+      .set_attr<FCompute>(attr_name, FCompute(FillElementCompute<xpu>));
+  RegisterOp("_backward_fill_element_0index")
+      .set_attr<FCompute>(attr_name, FCompute(FillElementBackwardCompute<xpu>));
   RegisterOp("one_hot").set_attr<FCompute>(attr_name, FCompute(OneHotCompute<xpu>));
   RegisterOp("_backward_one_hot").set_attr<FCompute>(attr_name, FCompute(ZeroGradientCompute<xpu>));
 }

@@ -1,5 +1,5 @@
-// take, pick, batch_take and one_hot (indexing-inl.h): shape and type inference, the CPU
-// registration; FCompute<gpu>: indexing.cu.
+// take, pick, batch_take, fill_element_0index and one_hot (indexing-inl.h): shape and type
+// inference, the CPU registration; FCompute<gpu>: indexing.cu.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +36,7 @@ bool DataAndIndexType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* 
 constexpr char kTake[] = "take";
 constexpr char kPick[] = "pick";
 constexpr char kBatchTake[] = "batch_take";
+constexpr char kFillElement[] = "fill_element_0index";
 
 // a.shape[:axis] + indices.shape + a.shape[axis + 1:].
 // Selecting along an axis of no elements has nothing to read (mode clip or wrap would
@@ -92,6 +93,44 @@ bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   if (!(ShapeIsKnown(index) && index == PickedShape(kept, data))) AssignInputShape(in, 1, picked);
   AssignOutputShape(out, 0, picked);
   return true;
+}
+
+// lhs (rows, cols); mhs and rhs (rows): one value and one column per row.
+bool FillElementShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& lhs = (*in)[0];
+  if (!ShapeIsKnown(lhs)) return false;
+  if (lhs.ndim() != 2) {
+    std::ostringstream os;
+    os << kFillElement << ": lhs " << lhs << " must be a matrix (rows, cols)";
+    throw dmlc::Error(os.str());
+  }
+  const TShape per_row{lhs[0]};
+  for (int i : {1, 2}) {
+    if (ShapeIsKnown((*in)[i]) && (*in)[i] != per_row) {
+      std::ostringstream os;
+      os << kFillElement << ": " << (i == 1 ? "mhs " : "rhs ") << (*in)[i] << " must be "
+         << per_row << ", one per row of lhs " << lhs;
+      throw dmlc::Error(os.str());
+    }
+    AssignInputShape(in, i, per_row);
+  }
+  AssignOutputShape(out, 0, lhs);
+  return true;
+}
+
+// lhs and mhs of one real type, the output's; rhs indices.
+bool FillElementType(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out) {
+  CheckIndexType(kFillElement, (*in)[2]);
+  int type = -1;
+  for (int t : {(*in)[0], (*in)[1], (*out)[0]}) {
+    if (type == -1) type = t;
+  }
+  if (type == -1) return false;
+  CheckRealType(type);
+  AssignInputType(in, 0, type);
+  AssignInputType(in, 1, type);
+  AssignOutputType(out, 0, type);
+  return (*in)[2] != -1;
 }
 
 bool OneHotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -191,6 +230,27 @@ OPS_REGISTER_OP(_backward_batch_take)
     .set_num_outputs(2)
     .set_attr<bool>("TIsBackward", true)
     .set_attr_parser(ParseBatchTake);
+
+OPS_REGISTER_OP(fill_element_0index)
+    .describe(
+        "lhs (rows, cols) with one element of each row replaced: out[r, rhs[r]] = mhs[r], lhs "
+        "elsewhere. Indices are truncated toward zero; one outside the row is an error. Its "
+        "gradient (MXNet 1.9.1 registers none) passes the output gradient to lhs but at the "
+        "replaced elements, whose gradient goes to mhs.")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("lhs", "NDArray-or-Symbol", "The matrix (rows, cols).")
+    .add_argument("mhs", "NDArray-or-Symbol", "The new value of each row (rows).")
+    .add_argument("rhs", "NDArray-or-Symbol", "The column replaced in each row (rows).")
+    .set_attr<FInferShape>("FInferShape", FillElementShape)
+    .set_attr<FInferType>("FInferType", FillElementType)
+    .set_attr<FGradient>("FGradient", FGradient{"_backward_fill_element_0index", true, false});
+
+OPS_REGISTER_OP(_backward_fill_element_0index)
+    .describe("Gradient of fill_element_0index in lhs and mhs (rhs's is zero).")
+    .set_num_inputs(4)
+    .set_num_outputs(3)
+    .set_attr<bool>("TIsBackward", true);
 
 OPS_REGISTER_OP(one_hot)
     .describe("One-hot encoding: shape indices.shape + (depth,), on_value at each index "

@@ -1,5 +1,5 @@
-// take, pick, batch_take and one_hot against MXNet 1.9.1's outputs (run there on these inputs),
-// index modes, gradients with repeated indices, shapes and bad indices.
+// take, pick, batch_take, fill_element_0index and one_hot against MXNet 1.9.1's outputs (run
+// there on these inputs), index modes, gradients with repeated indices, shapes and bad indices.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -222,6 +222,52 @@ TEST(BatchTakeTest, PicksAlongTheLastAxisAsMxnet) {
                 ParseAttrs(Op::Get("batch_take"), {{"axis", "0"}});
               }),
               HasSubstr("batch_take takes no parameters; got 'axis'"));
+}
+
+TEST(FillElementTest, ReplacesOneElementPerRowAsMxnet) {
+  // mx.nd.fill_element_0index(arange(12).reshape(3, 4), [10, 20, 30], [1.7, 2.2, 0.9]).
+  const OpCase c{"fill_element_0index",
+                 {},
+                 {Arange34(), InputSpec::WithValues(TShape{3}, {10, 20, 30}),
+                  Indices(TShape{3}, {1.7, 2.2, 0.9})}};
+  EXPECT_EQ(ForwardValues(c), (Values{0, 10, 2, 3, 4, 5, 20, 7, 30, 9, 10, 11}));
+  // Rows longer than a SIMD packet, int32 indices too.
+  for (const int index_type : {-1, static_cast<int>(mshadow::kInt32)}) {
+    InputSpec columns = RandomIndices(TShape{5}, 0, 300);
+    columns.type_flag = index_type;
+    const OpCase rows{"fill_element_0index", {}, {InputSpec(TShape{5, 300}), InputSpec(TShape{5}),
+                                                  columns}};
+    testing::CheckForward(rows, [](const std::vector<Values>& in) {
+      Values out = in[0];
+      for (int r = 0; r < 5; ++r) out[r * 300 + static_cast<int>(in[2][r])] = in[1][r];
+      return std::vector<Values>{out};
+    });
+    testing::CheckWriteModes(rows);
+  }
+  testing::CheckWriteModes(c);
+  testing::CheckGradient(c);
+}
+
+TEST(FillElementTest, BadIndicesAndShapesAreErrors) {
+  const auto fill = [](const TShape& lhs, const TShape& mhs, const TShape& rhs, Values columns) {
+    return testing::ErrorOf([&] {
+      const OpCase c{"fill_element_0index",
+                     {},
+                     {InputSpec(lhs), InputSpec(mhs), Indices(rhs, std::move(columns))}};
+      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
+    });
+  };
+  EXPECT_THAT(fill(TShape{3, 4}, TShape{3}, TShape{3}, {0, 4, 1}),
+              HasSubstr("fill_element_0index: index 4 at position 1 is outside the axis of "
+                        "extent 4 (valid: 0 to 3)"));
+  EXPECT_THAT(fill(TShape{3, 4}, TShape{3}, TShape{3}, {0, 1, -1}),
+              HasSubstr("index -1 at position 2 is outside"));
+  EXPECT_THAT(fill(TShape{2, 3, 4}, TShape{2}, TShape{2}, {0, 0}),
+              HasSubstr("fill_element_0index: lhs (2,3,4) must be a matrix (rows, cols)"));
+  EXPECT_THAT(fill(TShape{3, 4}, TShape{2}, TShape{3}, {0, 0, 0}),
+              HasSubstr("fill_element_0index: mhs (2,) must be (3,), one per row of lhs (3,4)"));
+  EXPECT_THAT(fill(TShape{3, 4}, TShape{3}, TShape{3, 1}, {0, 0, 0}),
+              HasSubstr("rhs (3,1) must be (3,)"));
 }
 
 // Selecting along an empty axis would read outside the data (found by //ops:invoke_fuzz:

@@ -1099,6 +1099,12 @@ def _pdf_dirichlet(sample, alpha, p):
     return lp if _flag(p, "is_log") else np.exp(lp)
 
 
+def _fill_element_0index(lhs, mhs, rhs, p):
+    out = lhs.copy()
+    out[np.arange(lhs.shape[0]), np.trunc(rhs).astype(np.int64)] = mhs
+    return out
+
+
 def _box_encode(samples, matches, anchors, refs, means, stds, p):
     batch = np.arange(samples.shape[0])[:, None]
     positive = (samples > 0.5)[..., None]
@@ -1889,6 +1895,7 @@ FORWARD = {
     "take": _take,
     "pick": _pick,
     "batch_take": lambda a, indices, p: _pick(a, indices, {}),  # pick's defaults
+    "fill_element_0index": _fill_element_0index,
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,

@@ -110,6 +110,9 @@ MXNET_GRADIENT_BUGS = {
     "_contrib_box_decode (2, 5, 4) (1, 5, 4) std2=0.3 std3=0.4 clip=0.3 format=corner",
     # batch_take: MXNet registers no gradient; ours is pick's.
     "batch_take (3, 5) (3,)",
+    # fill_element_0index: MXNet registers no gradient; ours passes the output gradient to lhs
+    # but at the replaced elements, whose gradient goes to mhs.
+    "fill_element_0index (4, 6) (4,) (4,)",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").
     "khatri_rao (2, 3) (4, 3) num_args=2",
     "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",

@@ -224,6 +224,10 @@ void CheckWriteModes(const OpCase& c) {
     std::vector<Values> before;
     for (const CpuTensor& r : reference) {
       before.push_back(RandomValues(static_cast<size_t>(r.shape().Size()), -5, 5, &rng));
+      const int type = r.blob().type_flag_;
+      if (type == mshadow::kInt32 || type == mshadow::kInt64) {  // counts, positions
+        for (double& v : before.back()) v = std::round(v);
+      }
       outputs.push_back(TensorLike(r.blob(), before.back()));
     }
     std::vector<OpReqType> requests(outputs.size(), kWriteTo);

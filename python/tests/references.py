@@ -1105,6 +1105,17 @@ def _fill_element_0index(lhs, mhs, rhs, p):
     return out
 
 
+def _histogram(x, *rest):
+    """NumPy's histogram: counts and edges, of bin_cnt bins over range or of given edges."""
+    *bins, p = rest
+    if bins:
+        return list(np.histogram(x, bins=bins[0]))
+    lo, hi = (_f32(str(v)) for v in _tuple(p["range"]))
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return list(np.histogram(x, bins=int(p["bin_cnt"]), range=(lo, hi)))
+
+
 def _box_encode(samples, matches, anchors, refs, means, stds, p):
     batch = np.arange(samples.shape[0])[:, None]
     positive = (samples > 0.5)[..., None]
@@ -1896,6 +1907,7 @@ FORWARD = {
     "pick": _pick,
     "batch_take": lambda a, indices, p: _pick(a, indices, {}),  # pick's defaults
     "fill_element_0index": _fill_element_0index,
+    "_histogram": _histogram,
     "one_hot": _one_hot,
     "where": _where,
     "all_finite": _all_finite,

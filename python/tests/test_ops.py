@@ -427,6 +427,18 @@ def test_softmax_dtype_and_float16_like_mxnet():
                                        err_msg=f"{op} {data} -> {dtype}")
 
 
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_histogram_of_given_edges_like_numpy_and_mxnet():
+    x = np.random.default_rng(5).uniform(-1, 2, (7, 30)).astype(np.float32)
+    edges = np.array([-0.5, 0, 0.25, 0.25, 1, 1.5], np.float32)  # an empty bin of one edge
+    counts, returned = mo._histogram(x, edges)
+    expected, _ = np.histogram(x, bins=edges)
+    np.testing.assert_array_equal(counts, expected)
+    np.testing.assert_array_equal(returned, edges)
+    theirs = mx.nd._internal._histogram(mx.nd.array(x), mx.nd.array(edges))
+    np.testing.assert_array_equal(counts, theirs[0].asnumpy())
+
+
 def test_inputs_by_name_and_non_contiguous_arrays():
     x = np.random.default_rng(0).uniform(size=(3, 4))
     np.testing.assert_allclose(mo.exp(data=x.T), np.exp(x.T))  # a transposed view is copied

@@ -183,7 +183,7 @@ SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random
             "_sample_uniform", "_sample_normal",
             "_sample_gamma", "_sample_exponential", "_sample_poisson",
             "_sample_negative_binomial", "_sample_generalized_negative_binomial",
-            "_sample_multinomial"}
+            "_sample_multinomial", "_shuffle"}
 RANDOM = {"Dropout"} | SAMPLING
 
 
@@ -299,6 +299,14 @@ def test_sampling_like_mxnet(op, params, mean, std, like):
         assert abs(draws.std() - std) < 5 * std * np.sqrt(2.0 / n) * 2
     if op == "_random_randint":
         assert ours.min() >= -3 and ours.max() < 4 and set(np.unique(ours)) == set(range(-3, 4))
+
+
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_shuffle_permutes_rows_like_mxnet():
+    x = np.arange(60, dtype=np.float32).reshape(20, 3)
+    for out in (mo._shuffle(x), mx.nd._internal._shuffle(mx.nd.array(x)).asnumpy()):
+        assert out.shape == x.shape and not np.array_equal(out, x)
+        np.testing.assert_array_equal(out[np.argsort(out[:, 0])], x)  # whole rows, reordered
 
 
 # Each _sample_ operator against MXNet's: two distributions, 100000 draws from each; each

@@ -1116,6 +1116,14 @@ def _histogram(x, *rest):
     return list(np.histogram(x, bins=int(p["bin_cnt"]), range=(lo, hi)))
 
 
+def _count_sketch(data, h, s, p):
+    """y[..., k] = the sum of s[i] x[..., i] over the i with h[i] = k."""
+    y = np.zeros(data.shape[:-1] + (int(p["out_dim"]),))
+    for i, k in enumerate(np.trunc(h.ravel()).astype(np.int64)):
+        y[..., k] += s.ravel()[i] * data[..., i]
+    return y
+
+
 def _box_encode(samples, matches, anchors, refs, means, stds, p):
     batch = np.arange(samples.shape[0])[:, None]
     positive = (samples > 0.5)[..., None]
@@ -1951,6 +1959,7 @@ FORWARD = {
     "_contrib_MultiBoxPrior": _multibox_prior,
     "_contrib_box_iou": _box_iou,
     "_contrib_bipartite_matching": _bipartite_matching,
+    "_contrib_count_sketch": _count_sketch,
     "_contrib_box_encode": _box_encode,
     "_random_pdf_uniform": _pdf("uniform"),
     "_random_pdf_normal": _pdf("normal"),

@@ -129,6 +129,10 @@ MXNET_GRADIENT_BUGS = {
 
 # Cases MXNet 1.9.1 cannot run; ours is checked against the NumPy reference alone.
 MXNET_CANNOT_RUN = {
+    # _contrib_count_sketch: MXNet 1.9.1 has it on the GPU only ("CountSketch is only
+    # available for GPU").
+    "_contrib_count_sketch (4, 8) (1, 8) (1, 8) out_dim=5",
+    "_contrib_count_sketch (2, 3, 2, 6) (1, 6) (1, 6) out_dim=3 processing_batch_size=4",
     # _contrib_BatchNormWithReLU beyond 4-d data normalized over axis 1: MXNet's only kernel
     # is oneDNN's ("only supports MKL-DNN Backend"); ours takes BatchNorm's shapes.
     "_contrib_BatchNormWithReLU (2, 3, 4) (4,) (4,) (4,) (4,) axis=-1 eps=1e-5 momentum=0.8",

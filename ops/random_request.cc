@@ -8,4 +8,11 @@ std::vector<ResourceRequest> RequestRandom(const NodeAttrs&) {
   return {request};
 }
 
+std::vector<ResourceRequest> RequestRandomAndTempSpace(const NodeAttrs&) {
+  std::vector<ResourceRequest> requests(2);
+  requests[0].type = ResourceRequest::kRandom;
+  requests[1].type = ResourceRequest::kTempSpace;
+  return requests;
+}
+
 }  // namespace ops

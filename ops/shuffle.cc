@@ -3,19 +3,12 @@
 #include <vector>
 
 #include "ops/infer.h"
+#include "ops/random_request.h"
 #include "ops/shuffle-inl.h"
 
 namespace ops {
 namespace shuffle {
 namespace {
-
-// Random numbers for the permutation and temporary space for a GPU's copy of it.
-std::vector<ResourceRequest> RandomAndTempSpace(const NodeAttrs&) {
-  std::vector<ResourceRequest> requests(2);
-  requests[0].type = ResourceRequest::kRandom;
-  requests[1].type = ResourceRequest::kTempSpace;
-  return requests;
-}
 
 const bool kRegistered = [] {
   RegisterOp("_shuffle")
@@ -28,7 +21,7 @@ const bool kRegistered = [] {
       .add_argument("data", "NDArray-or-Symbol", "The data to shuffle (any type).")
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
       .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
-      .set_attr<FResourceRequest>("FResourceRequest", RandomAndTempSpace);
+      .set_attr<FResourceRequest>("FResourceRequest", RequestRandomAndTempSpace);
   SetShuffleCompute<cpu>();
   return true;
 }();

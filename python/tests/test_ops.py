@@ -187,7 +187,7 @@ SAMPLING = {"_random_uniform", "_random_normal", "_random_exponential", "_random
             "_sample_uniform", "_sample_normal",
             "_sample_gamma", "_sample_exponential", "_sample_poisson",
             "_sample_negative_binomial", "_sample_generalized_negative_binomial",
-            "_sample_multinomial", "_shuffle"}
+            "_sample_multinomial", "_shuffle", "_sample_unique_zipfian"}
 RANDOM = {"Dropout"} | SAMPLING
 
 
@@ -311,6 +311,21 @@ def test_shuffle_permutes_rows_like_mxnet():
     for out in (mo._shuffle(x), mx.nd._internal._shuffle(mx.nd.array(x)).asnumpy()):
         assert out.shape == x.shape and not np.array_equal(out, x)
         np.testing.assert_array_equal(out[np.argsort(out[:, 0])], x)  # whole rows, reordered
+
+
+# _sample_unique_zipfian against MXNet's: the classes' frequencies of one draw a row, and the
+# mean tries of rows of 50 distinct classes of 100, within five standard errors.
+@pytest.mark.skipif(mx is None, reason="MXNet is not installed")
+def test_unique_zipfian_like_mxnet():
+    ours = mo.invoke("_sample_unique_zipfian", [], range_max=20, shape="(20000, 1)")[0]
+    theirs = mx.nd._internal._sample_unique_zipfian(range_max=20, shape=(20000, 1))[0].asnumpy()
+    for v in (0, 1, 5, 19):
+        p = (np.log(min(v + 1.5, 20)) - np.log(max(v + 0.5, 1))) / np.log(20)
+        for draws in (ours, theirs):
+            assert abs((draws == v).mean() - p) < 5 * np.sqrt(p * (1 - p) / draws.size), v
+    tries = [mo.invoke("_sample_unique_zipfian", [], range_max=100, shape="(400, 50)")[1],
+             mx.nd._internal._sample_unique_zipfian(range_max=100, shape=(400, 50))[1].asnumpy()]
+    assert abs(tries[0].mean() - tries[1].mean()) < 5 * np.hypot(*[t.std() / 20 for t in tries])
 
 
 # Each _sample_ operator against MXNet's: two distributions, 100000 draws from each; each

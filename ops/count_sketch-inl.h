@@ -89,8 +89,8 @@ struct sketch {
 struct sketch_gradient {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t item, DType* grad, DType* s_terms, const DType* og,
-                                  const DType* data, const DType* h, const DType* s,
-                                  index_t in_dim, index_t out_dim, OpReqType req) {
+                                  const DType* data, const DType* h, const DType* s, index_t in_dim,
+                                  index_t out_dim, OpReqType req) {
     const index_t n = item / in_dim, i = item - n * in_dim;
     const DType g = og[n * out_dim + static_cast<index_t>(h[i])];
     AssignReq(grad + item, s[i] * g, req);
@@ -102,7 +102,7 @@ struct sketch_gradient {
 // temporary space on a GPU.
 template <typename xpu>
 std::pair<const int32_t*, const int32_t*> BucketsOnDevice(const Buckets& b, const OpContext& ctx,
-                                                         mshadow::Stream<xpu>* s) {
+                                                          mshadow::Stream<xpu>* s) {
   if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
     return {b.first.data(), b.at.data()};
   } else {
@@ -112,8 +112,7 @@ std::pair<const int32_t*, const int32_t*> BucketsOnDevice(const Buckets& b, cons
     int32_t* space =
         ctx.requested[0].get_space_typed<xpu, 1, int32_t>(mshadow::Shape1(size), s).dptr_;
     mshadow::Copy(mshadow::Tensor<xpu, 1, int32_t>(space, mshadow::Shape1(size), s),
-                  mshadow::Tensor<mshadow::cpu, 1, int32_t>(both.data(), mshadow::Shape1(size)),
-                  s);
+                  mshadow::Tensor<mshadow::cpu, 1, int32_t>(both.data(), mshadow::Shape1(size)), s);
     return {space, space + b.first.size()};
   }
 }
@@ -127,9 +126,8 @@ void CountSketchCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const index_t in_dim = in[1].Size(), vectors = out[0].Size() / out_dim;
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     Buckets b;
-    WithIndicesOnHost<xpu, DType>(in[1], s, [&](const DType* h, index_t) {
-      b = BucketsOf(h, in_dim, out_dim);
-    });
+    WithIndicesOnHost<xpu, DType>(
+        in[1], s, [&](const DType* h, index_t) { b = BucketsOf(h, in_dim, out_dim); });
     const auto [first, at] = BucketsOnDevice<xpu>(b, ctx, s);
     constexpr bool kVectors = std::is_same_v<xpu, mshadow::cpu>;
     OPS_REQ_SWITCH(req[0], Req, {
@@ -151,21 +149,17 @@ void CountSketchBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const index_t vectors = in_dim == 0 ? 0 : size / in_dim;
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[1].type_flag_, DType, {
     // The positions index the output gradient: checked as the forward checks them.
-    WithIndicesOnHost<xpu, DType>(in[2], s, [&](const DType* h, index_t) {
-      BucketsOf(h, in_dim, out_dim);
-    });
+    WithIndicesOnHost<xpu, DType>(in[2], s,
+                                  [&](const DType* h, index_t) { BucketsOf(h, in_dim, out_dim); });
     WriteZeroGradient<xpu, DType>(out[1], req[1], s);
     if (in_dim == 0) return;
     DType* terms = nullptr;
     if (req[2] != kNullOp) {
-      terms = ctx.requested[0]
-                  .get_space_typed<xpu, 1, DType>(mshadow::Shape1(size + 1), s)
-                  .dptr_;
+      terms = ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(size + 1), s).dptr_;
     }
-    Kernel<sketch_gradient, xpu>::Launch(s, size, out[0].dptr<DType>(), terms,
-                                         in[0].dptr<DType>(), in[1].dptr<DType>(),
-                                         in[2].dptr<DType>(), in[3].dptr<DType>(), in_dim,
-                                         out_dim, req[0]);
+    Kernel<sketch_gradient, xpu>::Launch(s, size, out[0].dptr<DType>(), terms, in[0].dptr<DType>(),
+                                         in[1].dptr<DType>(), in[2].dptr<DType>(),
+                                         in[3].dptr<DType>(), in_dim, out_dim, req[0]);
     if (terms != nullptr) {
       const mshadow::Tensor<xpu, 2, DType> rows(terms, mshadow::Shape2(vectors, in_dim), s);
       Assign(out[2].get_with_shape<xpu, 1, DType>(mshadow::Shape1(in_dim), s), req[2],

@@ -23,8 +23,8 @@ bool CountSketchShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vect
   for (int i : {1, 2}) {
     if (ShapeIsKnown((*in)[i]) && (*in)[i] != hashes) {
       std::ostringstream os;
-      os << "_contrib_count_sketch: " << (i == 1 ? "h " : "s ") << (*in)[i] << " must be "
-         << hashes << ", one per element of data " << data << "'s vectors";
+      os << "_contrib_count_sketch: " << (i == 1 ? "h " : "s ") << (*in)[i] << " must be " << hashes
+         << ", one per element of data " << data << "'s vectors";
       throw dmlc::Error(os.str());
     }
     AssignInputShape(in, i, hashes);
@@ -51,8 +51,7 @@ const bool kRegistered = [] {
       .set_attr<FInferShape>("FInferShape", CountSketchShape)
       .set_attr<FInferType>("FInferType", SameRealType)
       .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-      .set_attr<FGradient>("FGradient",
-                           FGradient{"_backward_contrib_count_sketch", true, false});
+      .set_attr<FGradient>("FGradient", FGradient{"_backward_contrib_count_sketch", true, false});
   RegisterOp("_backward_contrib_count_sketch")
       .describe("Gradient of _contrib_count_sketch in data, h (zero) and s.")
       .set_num_inputs(4)

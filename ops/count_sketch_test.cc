@@ -52,8 +52,8 @@ TEST(CountSketchTest, SketchesAsDefinedWithGradients) {
     testing::CheckForward(c, [](const std::vector<Values>& in) { return Sketch(in, 6); });
     testing::CheckWriteModes(c);
     testing::CheckGradient(c);
-    const std::vector<CpuTensor> g = testing::Backward(
-        c, testing::MakeInputs(c, mshadow::kFloat64), {Values(sketched.Size(), 1.0)});
+    const std::vector<CpuTensor> g = testing::Backward(c, testing::MakeInputs(c, mshadow::kFloat64),
+                                                       {Values(sketched.Size(), 1.0)});
     EXPECT_EQ(testing::ToValues(g[1].blob()), Values(8, 0.0));
   }
 }
@@ -77,10 +77,10 @@ TEST(CountSketchTest, PositionsOutsideTheSketchAndBadShapesAreErrors) {
               }),
               HasSubstr("h[1] = -1 is not a position"));
   EXPECT_THAT(testing::ErrorOf([] {
-                testing::InferOutputShapes({"_contrib_count_sketch",
-                                            {{"out_dim", "4"}},
-                                            {InputSpec(TShape{2, 3}), InputSpec(TShape{3}),
-                                             InputSpec(TShape{1, 3})}});
+                testing::InferOutputShapes(
+                    {"_contrib_count_sketch",
+                     {{"out_dim", "4"}},
+                     {InputSpec(TShape{2, 3}), InputSpec(TShape{3}), InputSpec(TShape{1, 3})}});
               }),
               HasSubstr("_contrib_count_sketch: h (3,) must be (1,3), one per element of data "
                         "(2,3)'s vectors"));

@@ -33,12 +33,14 @@ struct HistogramParam : public dmlc::Parameter<HistogramParam> {
   DMLC_DECLARE_PARAMETER(HistogramParam) {
     DMLC_DECLARE_FIELD(bin_cnt)
         .set_default(dmlc::optional<int>())
-        .describe("The number of equal bins over range (then range is required); None: the "
-                  "edges are the second input, bins.");
+        .describe(
+            "The number of equal bins over range (then range is required); None: the "
+            "edges are the second input, bins.");
     DMLC_DECLARE_FIELD(range)
         .set_default(dmlc::optional<FloatTuple>())
-        .describe("(lower, upper) of the equal bins, lower <= upper (equal: widened by 0.5 "
-                  "each way, as MXNet).");
+        .describe(
+            "(lower, upper) of the equal bins, lower <= upper (equal: widened by 0.5 "
+            "each way, as MXNet).");
   }
 };
 
@@ -113,8 +115,8 @@ struct sum_chunk_counts {
 // GPU item i: element i added to its bin's count.
 struct count_element {
   template <typename DType>
-  MSHADOW_XINLINE static void Map(index_t i, int64_t* counts, const DType* data,
-                                  const DType* edges, Bins b) {
+  MSHADOW_XINLINE static void Map(index_t i, int64_t* counts, const DType* data, const DType* edges,
+                                  Bins b) {
     const index_t bin = BinOf(data[i], edges, b);
     if (bin < 0) return;
 #ifdef __CUDA_ARCH__
@@ -182,8 +184,8 @@ void HistogramCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
       CheckEdges<xpu, DType>(in[1], s);
       edges = in[1].dptr<DType>();
       OPS_REQ_SWITCH(req[1], Req, {
-        Kernel<op_with_req<mshadow::op::identity, Req>, xpu>::Launch(
-            s, b.count + 1, out[1].dptr<DType>(), edges);
+        Kernel<op_with_req<mshadow::op::identity, Req>, xpu>::Launch(s, b.count + 1,
+                                                                     out[1].dptr<DType>(), edges);
       });
     }
     if (req[0] == kNullOp) return;

@@ -27,8 +27,7 @@ std::vector<Values> Outputs(const OpCase& c, int type = mshadow::kFloat32) {
 }
 
 TEST(HistogramTest, EqualBinsAndGivenEdgesAsMxnet) {
-  const InputSpec data =
-      InputSpec::WithValues(TShape{10}, {0, 1, 2, 2.5, 3, 4, 5, -1, NAN, 10});
+  const InputSpec data = InputSpec::WithValues(TShape{10}, {0, 1, 2, 2.5, 3, 4, 5, -1, NAN, 10});
   // mx.nd._internal._histogram(data, bin_cnt=5, range=(0,5)): 5 lands in the last bin.
   const OpCase equal{"_histogram", {{"bin_cnt", "5"}, {"range", "(0,5)"}}, {data}};
   for (const int type : {mshadow::kFloat32, mshadow::kFloat64}) {
@@ -36,21 +35,21 @@ TEST(HistogramTest, EqualBinsAndGivenEdgesAsMxnet) {
     EXPECT_EQ(out[0], (Values{1, 1, 2, 1, 2}));
     EXPECT_EQ(out[1], (Values{0, 1, 2, 3, 4, 5}));
   }
-  EXPECT_EQ(testing::Forward(equal, testing::MakeInputs(equal, mshadow::kFloat32))[0].blob()
-                .type_flag_,
-            mshadow::kInt64);
+  EXPECT_EQ(
+      testing::Forward(equal, testing::MakeInputs(equal, mshadow::kFloat32))[0].blob().type_flag_,
+      mshadow::kInt64);
   // With bins [0, 1, 3, 5]: [1, 3, 3].
   const OpCase given{"_histogram", {}, {data, InputSpec::WithValues(TShape{4}, {0, 1, 3, 5})}};
   EXPECT_EQ(Outputs(given), (std::vector<Values>{{1, 3, 3}, {0, 1, 3, 5}}));
   // MXNet's documented example: [[0, 1], [2, 2], [3, 4]] over [0, 2.1, 3] is [4, 1].
-  const OpCase documented{
-      "_histogram",
-      {},
-      {InputSpec::WithValues(TShape{3, 2}, {0, 1, 2, 2, 3, 4}),
-       InputSpec::WithValues(TShape{3}, {0, 2.1, 3})}};
+  const OpCase documented{"_histogram",
+                          {},
+                          {InputSpec::WithValues(TShape{3, 2}, {0, 1, 2, 2, 3, 4}),
+                           InputSpec::WithValues(TShape{3}, {0, 2.1, 3})}};
   EXPECT_EQ(Outputs(documented)[0], (Values{4, 1}));
   // A range of one point is widened by 0.5 each way.
-  const OpCase point{"_histogram", {{"bin_cnt", "2"}, {"range", "(2,2)"}},
+  const OpCase point{"_histogram",
+                     {{"bin_cnt", "2"}, {"range", "(2,2)"}},
                      {InputSpec::WithValues(TShape{3}, {1.6, 2, 2.5})}};
   EXPECT_EQ(Outputs(point), (std::vector<Values>{{1, 2}, {1.5, 2, 2.5}}));
 }
@@ -72,7 +71,8 @@ Values CountsBetween(const Values& x, const Values& edges) {
 
 TEST(HistogramTest, ManyChunksCountAsTheEdgesSay) {
   // 150000 elements: three of the CPU's chunks; some outside the range.
-  const OpCase equal{"_histogram", {{"bin_cnt", "7"}, {"range", "(0,1)"}},
+  const OpCase equal{"_histogram",
+                     {{"bin_cnt", "7"}, {"range", "(0,1)"}},
                      {InputSpec(TShape{3, 50000}, -0.2, 1.2)}};
   InputSpec edges = InputSpec::WithValues(TShape{5}, {-0.5, 0, 0.25, 0.25, 0.9});
   edges.differentiable = false;
@@ -106,7 +106,8 @@ TEST(HistogramTest, BadParametersAndEdgesAreErrors) {
     return testing::ErrorOf([&] {
       const OpCase c{"_histogram",
                      {},
-                     {InputSpec(TShape{4}), InputSpec::WithValues(TShape{static_cast<index_t>(edges.size())}, edges)}};
+                     {InputSpec(TShape{4}),
+                      InputSpec::WithValues(TShape{static_cast<index_t>(edges.size())}, edges)}};
       testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32));
     });
   };

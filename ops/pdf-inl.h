@@ -56,8 +56,7 @@ struct uniform_pdf {
   static constexpr const char* kName = "uniform";
   static constexpr const char* kParams[] = {"low", "high"};
   static constexpr const char* kDomain = "finite low < high";
-  static constexpr const char* kLogDensity =
-      "-log(high - low)";
+  static constexpr const char* kLogDensity = "-log(high - low)";
   static bool Valid(double low, double high) { return low < high && std::isfinite(high - low); }
   static constexpr bool kConstantDensity = true;  // no check that the sample is in [low, high)
   template <typename DType, bool kGradient>
@@ -78,8 +77,7 @@ struct normal_pdf {
   static constexpr const char* kName = "normal";
   static constexpr const char* kParams[] = {"mu", "sigma"};
   static constexpr const char* kDomain = "finite mu, finite sigma > 0";
-  static constexpr const char* kLogDensity =
-      "-(x - mu)^2 / (2 sigma^2) - log(sigma sqrt(2 pi))";
+  static constexpr const char* kLogDensity = "-(x - mu)^2 / (2 sigma^2) - log(sigma sqrt(2 pi))";
   static bool Valid(double mu, double sigma) {
     return std::isfinite(mu) && sigma > 0 && sigma < INFINITY;
   }
@@ -137,8 +135,7 @@ struct exponential_pdf {
   static constexpr const char* kName = "exponential";
   static constexpr const char* kParams[] = {"lam"};
   static constexpr const char* kDomain = "finite lam > 0";
-  static constexpr const char* kLogDensity =
-      "log(lam) - lam x";
+  static constexpr const char* kLogDensity = "log(lam) - lam x";
   static bool Valid(double lam, double) { return lam > 0 && lam < INFINITY; }
   template <typename DType, bool kGradient>
   struct Of {
@@ -156,8 +153,7 @@ struct poisson_pdf {
   static constexpr const char* kName = "poisson";
   static constexpr const char* kParams[] = {"lam"};
   static constexpr const char* kDomain = "finite lam > 0";
-  static constexpr const char* kLogDensity =
-      "x log(lam) - lgamma(x + 1) - lam";
+  static constexpr const char* kLogDensity = "x log(lam) - lgamma(x + 1) - lam";
   static bool Valid(double lam, double) { return lam > 0 && lam < INFINITY; }
   template <typename DType, bool kGradient>
   struct Of {
@@ -326,8 +322,7 @@ template <bool kLog, int kReq>
 struct dirichlet_density_run {
   template <typename DType>
   MSHADOW_XINLINE static void Map(index_t item, DType* out, const DType* x, const DType* alpha,
-                                  index_t k, index_t per_dist, index_t runs_per_dist,
-                                  index_t run) {
+                                  index_t k, index_t per_dist, index_t runs_per_dist, index_t run) {
     const Run r = RunOf(item, per_dist, runs_per_dist, run);
     const DType* a = alpha + r.dist * k;
     DType sum = 0, normalizer = 0;
@@ -378,9 +373,8 @@ struct dirichlet_gradient_run {
 template <typename Dist, typename xpu, typename DType>
 void CheckParametersOf(const TBlob& a, const TBlob& b, mshadow::Stream<xpu>* s) {
   WithIndicesOnHost<xpu, DType>(a, s, [&](const DType* host_a, index_t count) {
-    WithIndicesOnHost<xpu, DType>(b, s, [&](const DType* host_b, index_t) {
-      CheckParameters<Dist>(host_a, host_b, count);
-    });
+    WithIndicesOnHost<xpu, DType>(
+        b, s, [&](const DType* host_b, index_t) { CheckParameters<Dist>(host_a, host_b, count); });
   });
 }
 
@@ -479,8 +473,8 @@ void DensityBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
       Kernel<density_gradient_run<Dist, decltype(log)::value>, xpu>::LaunchItems(
           s, l.dists * l.runs_per_dist, kRun<xpu>, out[0].dptr<DType>(), terms,
           terms + (kParams - 1) * size, in[0].dptr<DType>(), x.dptr<DType>(), a.dptr<DType>(),
-          b.dptr<DType>(), in[2 + kParams].dptr<DType>(), l.per_dist, l.runs_per_dist,
-          kRun<xpu>, req[0]);
+          b.dptr<DType>(), in[2 + kParams].dptr<DType>(), l.per_dist, l.runs_per_dist, kRun<xpu>,
+          req[0]);
     });
     for (int p = 0; p < kParams; ++p) SumTerms<xpu>(s, terms + p * size, l, out[1 + p], req[1 + p]);
   });
@@ -501,9 +495,8 @@ void DirichletCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
     LaunchDensities<xpu, DType>(is_log, true, req[0], out[0], s, [&](auto log) {
       OPS_REQ_SWITCH(req[0], Req, {
         Kernel<dirichlet_density_run<decltype(log)::value, Req>, xpu>::LaunchItems(
-            s, l.dists * l.runs_per_dist, kRun<xpu> * k, out[0].dptr<DType>(),
-            in[0].dptr<DType>(), alpha.dptr<DType>(), k, l.per_dist, l.runs_per_dist,
-            kRun<xpu>);
+            s, l.dists * l.runs_per_dist, kRun<xpu> * k, out[0].dptr<DType>(), in[0].dptr<DType>(),
+            alpha.dptr<DType>(), k, l.per_dist, l.runs_per_dist, kRun<xpu>);
       });
     });
   });
@@ -519,9 +512,8 @@ void DirichletBackwardCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const index_t k = alpha.shape_[alpha.ndim() - 1];
   const Layout vectors = LayoutOf<xpu>(k == 0 ? 0 : alpha.Size() / k, in[0].Size());
   MSHADOW_SGL_DBL_TYPE_SWITCH(x.type_flag_, DType, {
-    DType* terms = ctx.requested[0]
-                       .get_space_typed<xpu, 1, DType>(mshadow::Shape1(x.Size() + 1), s)
-                       .dptr_;
+    DType* terms =
+        ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(x.Size() + 1), s).dptr_;
     WithLog(GetParam<PdfParam>(attrs).is_log, [&](auto log) {
       Kernel<dirichlet_gradient_run<decltype(log)::value>, xpu>::LaunchItems(
           s, vectors.dists * vectors.runs_per_dist, kRun<xpu> * k, out[0].dptr<DType>(), terms,

@@ -70,25 +70,24 @@ TEST(PdfTest, ContinuousAsMxnet) {
                   0.09153985197244217, -0.017996988837729346, -0.024326086664820726},
                  {-0.16490898085147443, -0.03946880524321705},
                  {0.6680465181515475, 0.21144329759294778}});
-  ExpectAsMxnet(
-      {"_random_pdf_exponential",
-       {},
-       {Given(TShape{2, 3}, {1, 2, 3, 0.5, 1, 4}), Given(TShape{2}, {1, 0.25})}},
-      {0.36787944117144233, 0.1353352832366127, 0.049787068367863944, 0.22062422564614886,
-       0.19470019576785122, 0.09196986029286058},
-      {{-0.36787944117144233, -0.1353352832366127, -0.049787068367863944, -0.055156056411537216,
-        -0.048675048941962805, -0.022992465073215146},
-       {-0.2349094199723406, 1.3562853770650747}});
+  ExpectAsMxnet({"_random_pdf_exponential",
+                 {},
+                 {Given(TShape{2, 3}, {1, 2, 3, 0.5, 1, 4}), Given(TShape{2}, {1, 0.25})}},
+                {0.36787944117144233, 0.1353352832366127, 0.049787068367863944, 0.22062422564614886,
+                 0.19470019576785122, 0.09196986029286058},
+                {{-0.36787944117144233, -0.1353352832366127, -0.049787068367863944,
+                  -0.055156056411537216, -0.048675048941962805, -0.022992465073215146},
+                 {-0.2349094199723406, 1.3562853770650747}});
 }
 
 TEST(PdfTest, DiscreteAsMxnet) {
-  ExpectAsMxnet({"_random_pdf_poisson",
-                 {},
-                 {Given(TShape{2, 4}, {0, 1, 2, 3, 0, 2, 5, 7}), Given(TShape{2}, {1, 3})}},
-                {0.36787944117144233, 0.36787944117144233, 0.18393972058572114,
-                 0.06131324019524039, 0.049787068367863944, 0.22404180765538775,
-                 0.10081881344492458, 0.02160403145248386},
-                {Values(8, 0.0), {-0.06131324019524041, -0.028449753353065}});
+  ExpectAsMxnet(
+      {"_random_pdf_poisson",
+       {},
+       {Given(TShape{2, 4}, {0, 1, 2, 3, 0, 2, 5, 7}), Given(TShape{2}, {1, 3})}},
+      {0.36787944117144233, 0.36787944117144233, 0.18393972058572114, 0.06131324019524039,
+       0.049787068367863944, 0.22404180765538775, 0.10081881344492458, 0.02160403145248386},
+      {Values(8, 0.0), {-0.06131324019524041, -0.028449753353065}});
   const InputSpec counts = Given(TShape{2, 4}, {0, 1, 2, 3, 1, 2, 3, 4});
   ExpectAsMxnet({"_random_pdf_negative_binomial",
                  {},
@@ -109,32 +108,31 @@ TEST(PdfTest, DiscreteAsMxnet) {
 }
 
 TEST(PdfTest, DirichletAsMxnet) {
-  ExpectAsMxnet({"_random_pdf_dirichlet",
-                 {},
-                 {Given(TShape{2, 2, 3},
-                        {0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.6, 0.2, 0.2, 0.3, 0.3, 0.4}),
-                  Given(TShape{2, 3}, {0.5, 1.5, 2, 3, 1, 2})}},
-                {2.339090403701028, 3.0557749073643903, 4.32, 2.159999999999999},
-                {{-5.847726009252569, 3.89848400616838, 4.678180807402056, -15.27887453682195,
-                  15.27887453682195, 3.8197186342054876, 14.400000000000002, 0.0, 21.6,
-                  14.399999999999993, 0.0, 5.399999999999997},
-                 {6.568654783253695, -3.2726562954657292, 2.1925107093081824, 0.26865204798689857,
-                  5.242646960940663, -0.6159597625634893}});
-  ExpectAsMxnet({"_random_pdf_dirichlet",
-                 {{"is_log", "1"}},
-                 {Given(TShape{2, 3}, {0.2, 0.3, 0.5, 0.1, 0.1, 0.8}),
-                  Given(TShape{3}, {0.5, 1.5, 2})}},
-                {0.8497621374327368, 1.1170332126243903},
-                {{-2.5, 1.6666666666666667, 2.0, -5.0, 5.0, 1.25},
-                 {2.527232214974445, -1.0673026769173892, 0.7503759347925113}});
-  // One vector: a density of shape (1).
   ExpectAsMxnet(
       {"_random_pdf_dirichlet",
        {},
-       {Given(TShape{3}, {0.2, 0.3, 0.5}), Given(TShape{3}, {0.5, 1.5, 2})}},
-      {2.339090403701028},
-      {{-5.847726009252569, 3.89848400616838, 4.678180807402056},
-       {3.7663792701855043, 0.036618006194857174, 0.3279080846839978}});
+       {Given(TShape{2, 2, 3}, {0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.6, 0.2, 0.2, 0.3, 0.3, 0.4}),
+        Given(TShape{2, 3}, {0.5, 1.5, 2, 3, 1, 2})}},
+      {2.339090403701028, 3.0557749073643903, 4.32, 2.159999999999999},
+      {{-5.847726009252569, 3.89848400616838, 4.678180807402056, -15.27887453682195,
+        15.27887453682195, 3.8197186342054876, 14.400000000000002, 0.0, 21.6, 14.399999999999993,
+        0.0, 5.399999999999997},
+       {6.568654783253695, -3.2726562954657292, 2.1925107093081824, 0.26865204798689857,
+        5.242646960940663, -0.6159597625634893}});
+  ExpectAsMxnet(
+      {"_random_pdf_dirichlet",
+       {{"is_log", "1"}},
+       {Given(TShape{2, 3}, {0.2, 0.3, 0.5, 0.1, 0.1, 0.8}), Given(TShape{3}, {0.5, 1.5, 2})}},
+      {0.8497621374327368, 1.1170332126243903},
+      {{-2.5, 1.6666666666666667, 2.0, -5.0, 5.0, 1.25},
+       {2.527232214974445, -1.0673026769173892, 0.7503759347925113}});
+  // One vector: a density of shape (1).
+  ExpectAsMxnet({"_random_pdf_dirichlet",
+                 {},
+                 {Given(TShape{3}, {0.2, 0.3, 0.5}), Given(TShape{3}, {0.5, 1.5, 2})}},
+                {2.339090403701028},
+                {{-5.847726009252569, 3.89848400616838, 4.678180807402056},
+                 {3.7663792701855043, 0.036618006194857174, 0.3279080846839978}});
 }
 
 // A distribution by its definition, with ranges for its samples and parameters.
@@ -154,8 +152,8 @@ double NegativeBinomial(double x, double k, double p) {
 
 const std::vector<Distribution>& Distributions() {
   static const std::vector<Distribution> kAll = {
-      {"uniform", [](double, double lo, double hi) { return -std::log(hi - lo); }, -1, 1, false,
-       -2, -1, 1, 2, 2},
+      {"uniform", [](double, double lo, double hi) { return -std::log(hi - lo); }, -1, 1, false, -2,
+       -1, 1, 2, 2},
       {"normal",
        [](double x, double mu, double s) {
          return -(x - mu) * (x - mu) / (2 * s * s) - std::log(s * std::sqrt(2 * M_PI));
@@ -166,13 +164,11 @@ const std::vector<Distribution>& Distributions() {
          return a * std::log(b) + (a - 1) * std::log(x) - b * x - std::lgamma(a);
        },
        0.2, 4, false, 0.5, 3, 0.5, 2, 2},
-      {"exponential", [](double x, double lam, double) { return std::log(lam) - lam * x; }, 0.1,
-       3, false, 0.5, 2, 0, 0, 1},
+      {"exponential", [](double x, double lam, double) { return std::log(lam) - lam * x; }, 0.1, 3,
+       false, 0.5, 2, 0, 0, 1},
       {"poisson",
-       [](double x, double lam, double) {
-         return x * std::log(lam) - std::lgamma(x + 1) - lam;
-       },
-       0, 8, true, 0.5, 4, 0, 0, 1},
+       [](double x, double lam, double) { return x * std::log(lam) - std::lgamma(x + 1) - lam; }, 0,
+       8, true, 0.5, 4, 0, 0, 1},
       {"negative_binomial", NegativeBinomial, 0, 8, true, 0.5, 3, 0.2, 0.8, 2},
       {"generalized_negative_binomial",
        [](double x, double mu, double alpha) {
@@ -247,9 +243,10 @@ TEST(PdfTest, DirichletDefinitionOnRandomSamples) {
   for (const bool is_log : {false, true}) {
     for (const index_t per_dist : {3, 300}) {
       SCOPED_TRACE(std::string(is_log ? "log" : "") + " per_dist " + std::to_string(per_dist));
-      const OpCase c{"_random_pdf_dirichlet",
-                     {{"is_log", is_log ? "True" : "False"}},
-                     {InputSpec(TShape{2, per_dist, kK}, 0.1, 1), InputSpec(TShape{2, kK}, 0.5, 3)}};
+      const OpCase c{
+          "_random_pdf_dirichlet",
+          {{"is_log", is_log ? "True" : "False"}},
+          {InputSpec(TShape{2, per_dist, kK}, 0.1, 1), InputSpec(TShape{2, kK}, 0.5, 3)}};
       testing::CheckForward(
           c,
           [&](const std::vector<Values>& in) {
@@ -290,10 +287,9 @@ TEST(PdfTest, ParametersOutsideTheDomainAreErrors) {
   EXPECT_THAT(ForwardError("_random_pdf_normal",
                            {sample, Given(TShape{3}, {0, 1, 2}), Given(TShape{3}, {1, 0, 1})}),
               HasSubstr("distribution 1 has mu 1, sigma 0; valid: finite mu, finite sigma > 0"));
-  EXPECT_THAT(
-      ForwardError("_random_pdf_negative_binomial",
-                   {sample, Given(TShape{3}, {1, 1, 1}), Given(TShape{3}, {0.5, 0.5, 1})}),
-      HasSubstr("distribution 2 has k 1, p 1; valid: finite k > 0 and 0 < p < 1"));
+  EXPECT_THAT(ForwardError("_random_pdf_negative_binomial",
+                           {sample, Given(TShape{3}, {1, 1, 1}), Given(TShape{3}, {0.5, 0.5, 1})}),
+              HasSubstr("distribution 2 has k 1, p 1; valid: finite k > 0 and 0 < p < 1"));
   EXPECT_THAT(ForwardError("_random_pdf_uniform",
                            {sample, Given(TShape{3}, {0, 1, 2}), Given(TShape{3}, {1, 1, 3})}),
               HasSubstr("distribution 1 has low 1, high 1; valid: finite low < high"));

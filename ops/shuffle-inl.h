@@ -51,10 +51,9 @@ struct swap_positions {
 inline std::vector<index_t> SwapPositions(index_t n, PhiloxRange range) {
   std::vector<index_t> with(static_cast<size_t>(n));
   const index_t groups = (n + mshadow::kPhiloxLaneBlocks - 1) / mshadow::kPhiloxLaneBlocks;
-  Kernel<swap_positions, mshadow::cpu>::LaunchItems(nullptr, groups, mshadow::kPhiloxLaneBlocks,
-                                                    with.data(), n,
-                                                    mshadow::PhiloxKeyFromSeed(range.seed),
-                                                    range.counter);
+  Kernel<swap_positions, mshadow::cpu>::LaunchItems(
+      nullptr, groups, mshadow::kPhiloxLaneBlocks, with.data(), n,
+      mshadow::PhiloxKeyFromSeed(range.seed), range.counter);
   return with;
 }
 
@@ -90,9 +89,8 @@ struct gather_element {
 
 // requested[0]: the random range; requested[1]: temporary space (the GPU's copy of perm).
 template <typename xpu>
-void ShuffleCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
-                    const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                    const std::vector<TBlob>& out) {
+void ShuffleCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const TBlob& data = in[0];
   const index_t n = data.ndim() == 0 ? 0 : data.shape_[0];
@@ -118,10 +116,10 @@ void ShuffleCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
   if constexpr (!std::is_same_v<xpu, mshadow::cpu>) {
     index_t* on_device =
         ctx.requested[1].get_space_typed<xpu, 1, index_t>(mshadow::Shape1(n), s).dptr_;
-    mshadow::Copy(mshadow::Tensor<xpu, 1, index_t>(on_device, mshadow::Shape1(n), s),
-                  mshadow::Tensor<mshadow::cpu, 1, index_t>(const_cast<index_t*>(order),
-                                                             mshadow::Shape1(n)),
-                  s);
+    mshadow::Copy(
+        mshadow::Tensor<xpu, 1, index_t>(on_device, mshadow::Shape1(n), s),
+        mshadow::Tensor<mshadow::cpu, 1, index_t>(const_cast<index_t*>(order), mshadow::Shape1(n)),
+        s);
     order = on_device;
   }
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(data.type_flag_, DType, {
@@ -130,8 +128,8 @@ void ShuffleCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
         Kernel<gather_slice<Req>, xpu>::LaunchItems(s, n, width, out[0].dptr<DType>(),
                                                     data.dptr<DType>(), order, width);
       } else {
-        Kernel<gather_element<Req>, xpu>::Launch(s, size, out[0].dptr<DType>(),
-                                                 data.dptr<DType>(), order, width);
+        Kernel<gather_element<Req>, xpu>::Launch(s, size, out[0].dptr<DType>(), data.dptr<DType>(),
+                                                 order, width);
       }
     });
   });

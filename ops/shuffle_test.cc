@@ -35,8 +35,8 @@ Values Shuffled(const OpCase& c, int type) {
 
 TEST(ShuffleTest, PermutesTheFirstAxisSlicesOfEveryType) {
   for (const TShape& shape : {TShape{1000}, TShape{50, 7}, TShape{20, 3, 4}}) {
-    for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kInt32,
-                           mshadow::kInt64, mshadow::kUint8}) {
+    for (const int type : {mshadow::kFloat32, mshadow::kFloat64, mshadow::kInt32, mshadow::kInt64,
+                           mshadow::kUint8}) {
       SCOPED_TRACE(std::to_string(shape.ndim()) + " axes, type " + std::to_string(type));
       const OpCase c{"_shuffle", {}, {InputSpec(shape, 0, 100)}};
       const Values in = testing::ToValues(testing::MakeInputs(c, type)[0].blob());
@@ -71,11 +71,11 @@ TEST(ShuffleTest, VectorsAndSlicesTakeTheSameOrder) {
     pairs.insert(pairs.end(), {double(i), double(i)});
   }
   SetRandomSeed(4);
-  const Values vector = Shuffled({"_shuffle", {}, {InputSpec::WithValues(TShape{500}, v)}},
-                                 mshadow::kFloat64);
+  const Values vector =
+      Shuffled({"_shuffle", {}, {InputSpec::WithValues(TShape{500}, v)}}, mshadow::kFloat64);
   SetRandomSeed(4);
-  const Values slices = Shuffled(
-      {"_shuffle", {}, {InputSpec::WithValues(TShape{500, 2}, pairs)}}, mshadow::kFloat64);
+  const Values slices =
+      Shuffled({"_shuffle", {}, {InputSpec::WithValues(TShape{500, 2}, pairs)}}, mshadow::kFloat64);
   for (int i = 0; i < 500; ++i) EXPECT_EQ(slices[2 * i], vector[i]) << i;
 }
 

@@ -78,10 +78,9 @@ void UniqueZipfianCompute(const NodeAttrs& attrs, const OpContext& ctx,
   std::vector<int64_t> drawn(static_cast<size_t>(batch * (num_sampled + 1)));
   int64_t* samples = drawn.data();
   int64_t* tries = samples + batch * num_sampled;
-  Kernel<draw_row, mshadow::cpu>::LaunchItems(nullptr, batch, num_sampled * 8, samples, tries,
-                                              num_sampled, std::log(double(p.range_max)),
-                                              mshadow::PhiloxKeyFromSeed(range.seed),
-                                              range.counter);
+  Kernel<draw_row, mshadow::cpu>::LaunchItems(
+      nullptr, batch, num_sampled * 8, samples, tries, num_sampled, std::log(double(p.range_max)),
+      mshadow::PhiloxKeyFromSeed(range.seed), range.counter);
   for (index_t row = 0; row < batch; ++row) {
     if (tries[row] >= 0) continue;
     std::ostringstream os;
@@ -103,8 +102,8 @@ void UniqueZipfianCompute(const NodeAttrs& attrs, const OpContext& ctx,
   const int64_t* from[2] = {samples, tries};
   for (int o = 0; o < 2; ++o) {
     OPS_REQ_SWITCH(req[o], Req, {
-      Kernel<op_with_req<mshadow::op::identity, Req>, xpu>::Launch(
-          s, out[o].Size(), out[o].dptr<int64_t>(), from[o]);
+      Kernel<op_with_req<mshadow::op::identity, Req>, xpu>::Launch(s, out[o].Size(),
+                                                                   out[o].dptr<int64_t>(), from[o]);
     });
   }
 }

@@ -24,8 +24,8 @@ void Parse(NodeAttrs* attrs) {
     os << "_sample_unique_zipfian: shape " << p.shape << "; valid: (batch, num_sampled)";
   } else if (p.shape[1] > p.range_max) {
     os << "_sample_unique_zipfian: shape " << p.shape << " asks for " << p.shape[1]
-       << " distinct classes of range_max " << p.range_max << "; valid: num_sampled <= "
-       << p.range_max;
+       << " distinct classes of range_max " << p.range_max
+       << "; valid: num_sampled <= " << p.range_max;
   }
   if (!os.str().empty()) throw dmlc::ParamError(os.str());
 }

@@ -70,8 +70,9 @@ TEST(UniqueZipfianTest, FrequenciesAsTheLogUniformDraw) {
   std::map<int, int> count;
   for (double v : out[0]) ++count[static_cast<int>(v)];
   for (int v : {0, 1, 2, 5, 19}) {
-    const double p = (std::log(std::min(v + 1.5, double(kRange))) - std::log(std::max(v + 0.5, 1.0))) /
-                     std::log(double(kRange));
+    const double p =
+        (std::log(std::min(v + 1.5, double(kRange))) - std::log(std::max(v + 0.5, 1.0))) /
+        std::log(double(kRange));
     const double sd = std::sqrt(kRows * p * (1 - p));
     EXPECT_NEAR(count[v], kRows * p, 5 * sd) << "class " << v;
   }

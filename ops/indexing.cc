@@ -108,8 +108,8 @@ bool FillElementShape(const NodeAttrs&, std::vector<TShape>* in, std::vector<TSh
   for (int i : {1, 2}) {
     if (ShapeIsKnown((*in)[i]) && (*in)[i] != per_row) {
       std::ostringstream os;
-      os << kFillElement << ": " << (i == 1 ? "mhs " : "rhs ") << (*in)[i] << " must be "
-         << per_row << ", one per row of lhs " << lhs;
+      os << kFillElement << ": " << (i == 1 ? "mhs " : "rhs ") << (*in)[i] << " must be " << per_row
+         << ", one per row of lhs " << lhs;
       throw dmlc::Error(os.str());
     }
     AssignInputShape(in, i, per_row);

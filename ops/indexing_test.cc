@@ -235,8 +235,8 @@ TEST(FillElementTest, ReplacesOneElementPerRowAsMxnet) {
   for (const int index_type : {-1, static_cast<int>(mshadow::kInt32)}) {
     InputSpec columns = RandomIndices(TShape{5}, 0, 300);
     columns.type_flag = index_type;
-    const OpCase rows{"fill_element_0index", {}, {InputSpec(TShape{5, 300}), InputSpec(TShape{5}),
-                                                  columns}};
+    const OpCase rows{
+        "fill_element_0index", {}, {InputSpec(TShape{5, 300}), InputSpec(TShape{5}), columns}};
     testing::CheckForward(rows, [](const std::vector<Values>& in) {
       Values out = in[0];
       for (int r = 0; r < 5; ++r) out[r * 300 + static_cast<int>(in[2][r])] = in[1][r];

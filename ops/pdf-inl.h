@@ -47,6 +47,9 @@ struct PdfParam : public dmlc::Parameter<PdfParam> {
 // distribution's terms that do not depend on x, computed once per run of its samples (those
 // only the derivatives need when kGradient). One-parameter distributions ignore b.
 
+// A finite, positive parameter (a scale, a rate, a shape).
+inline bool PositiveFinite(double x) { return x > 0 && x < INFINITY; }
+
 template <typename DType>
 MSHADOW_XINLINE DType DigammaOf(DType x) {
   return special::Narrowed<DType>(special::Digamma(static_cast<double>(x)));
@@ -78,9 +81,7 @@ struct normal_pdf {
   static constexpr const char* kParams[] = {"mu", "sigma"};
   static constexpr const char* kDomain = "finite mu, finite sigma > 0";
   static constexpr const char* kLogDensity = "-(x - mu)^2 / (2 sigma^2) - log(sigma sqrt(2 pi))";
-  static bool Valid(double mu, double sigma) {
-    return std::isfinite(mu) && sigma > 0 && sigma < INFINITY;
-  }
+  static bool Valid(double mu, double sigma) { return std::isfinite(mu) && PositiveFinite(sigma); }
   template <typename DType, bool kGradient>
   struct Of {
     DType mu, inv_sigma, log_normalizer;  // log(sigma sqrt(2 pi))
@@ -108,7 +109,7 @@ struct gamma_pdf {
   static constexpr const char* kLogDensity =
       "alpha log(beta) + (alpha - 1) log(x) - beta x - lgamma(alpha)";
   static bool Valid(double alpha, double beta) {
-    return alpha > 0 && alpha < INFINITY && beta > 0 && beta < INFINITY;
+    return PositiveFinite(alpha) && PositiveFinite(beta);
   }
   template <typename DType, bool kGradient>
   struct Of {
@@ -136,7 +137,7 @@ struct exponential_pdf {
   static constexpr const char* kParams[] = {"lam"};
   static constexpr const char* kDomain = "finite lam > 0";
   static constexpr const char* kLogDensity = "log(lam) - lam x";
-  static bool Valid(double lam, double) { return lam > 0 && lam < INFINITY; }
+  static bool Valid(double lam, double) { return PositiveFinite(lam); }
   template <typename DType, bool kGradient>
   struct Of {
     DType lam, log_lam;
@@ -154,7 +155,7 @@ struct poisson_pdf {
   static constexpr const char* kParams[] = {"lam"};
   static constexpr const char* kDomain = "finite lam > 0";
   static constexpr const char* kLogDensity = "x log(lam) - lgamma(x + 1) - lam";
-  static bool Valid(double lam, double) { return lam > 0 && lam < INFINITY; }
+  static bool Valid(double lam, double) { return PositiveFinite(lam); }
   template <typename DType, bool kGradient>
   struct Of {
     DType lam, log_lam;
@@ -176,7 +177,7 @@ struct negative_binomial_pdf {
   static constexpr const char* kDomain = "finite k > 0 and 0 < p < 1";
   static constexpr const char* kLogDensity =
       "lgamma(x + k) - lgamma(x + 1) - lgamma(k) + k log(p) + x log(1 - p)";
-  static bool Valid(double k, double p) { return k > 0 && k < INFINITY && p > 0 && p < 1; }
+  static bool Valid(double k, double p) { return PositiveFinite(k) && p > 0 && p < 1; }
   template <typename DType, bool kGradient>
   struct Of {
     DType k, p, log_p, log_q, normalizer, digamma_k = 0;
@@ -206,9 +207,7 @@ struct generalized_negative_binomial_pdf {
   static constexpr const char* kDomain = "finite mu > 0 and alpha > 0";
   static constexpr const char* kLogDensity =
       "the negative binomial's, of k = 1 / alpha and p = 1 / (mu alpha + 1)";
-  static bool Valid(double mu, double alpha) {
-    return mu > 0 && mu < INFINITY && alpha > 0 && alpha < INFINITY;
-  }
+  static bool Valid(double mu, double alpha) { return PositiveFinite(mu) && PositiveFinite(alpha); }
   template <typename DType, bool kGradient>
   struct Of {
     DType mu, alpha, den;  // mu alpha + 1
@@ -234,7 +233,7 @@ struct dirichlet_pdf {
   static constexpr const char* kDomain = "finite alpha > 0";
   static constexpr const char* kLogDensity =
       "sum_j (alpha_j - 1) log(x_j) + lgamma(sum_j alpha_j) - sum_j lgamma(alpha_j)";
-  static bool Valid(double alpha, double) { return alpha > 0 && alpha < INFINITY; }
+  static bool Valid(double alpha, double) { return PositiveFinite(alpha); }
 };
 
 // Whether a distribution's density is the same at every sample (a run computes it once).

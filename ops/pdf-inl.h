@@ -225,8 +225,7 @@ struct generalized_negative_binomial_pdf {
   };
 };
 
-// Vectors of k parameters alpha: log p(x) = sum (alpha_j - 1) log x_j + lgamma(sum alpha) -
-// sum lgamma(alpha_j) (no check that x sums to 1, as MXNet).
+// Vectors of k parameters alpha, and of k samples x (no check that x sums to 1, as MXNet).
 struct dirichlet_pdf {
   static constexpr const char* kName = "dirichlet";
   static constexpr const char* kParams[] = {"alpha"};

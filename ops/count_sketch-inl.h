@@ -12,10 +12,10 @@
 
 #include <sstream>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "mshadow/tensor.h"
+#include "ops/host_values_on_device.h"
 #include "ops/index_type.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
@@ -36,17 +36,13 @@ struct CountSketchParam : public dmlc::Parameter<CountSketchParam> {
   }
 };
 
-// The positions i each output k gathers: i in at[first[k], first[k + 1]), ascending.
-struct Buckets {
-  std::vector<int32_t> first, at;
-};
-
-// The buckets of h (in_dim positions truncated toward zero), or a dmlc::Error naming the
-// first position outside [0, out_dim).
+// The positions i each output k gathers, in one table (one copy to a GPU): first[k] =
+// table[k] for k in [0, out_dim], then at = table + out_dim + 1 with k's positions in
+// at[first[k], first[k + 1]), ascending. h has in_dim positions, truncated toward zero; one
+// outside [0, out_dim) is a dmlc::Error naming it.
 template <typename DType>
-Buckets BucketsOf(const DType* h, index_t in_dim, index_t out_dim) {
-  Buckets b;
-  b.first.assign(static_cast<size_t>(out_dim) + 1, 0);
+std::vector<int32_t> BucketsOf(const DType* h, index_t in_dim, index_t out_dim) {
+  std::vector<int32_t> table(static_cast<size_t>(out_dim + 1 + in_dim), 0);
   std::vector<index_t> bucket(static_cast<size_t>(in_dim));
   for (index_t i = 0; i < in_dim; ++i) {
     if (!(h[i] > DType(-1) && h[i] < DType(out_dim))) {
@@ -56,13 +52,13 @@ Buckets BucketsOf(const DType* h, index_t in_dim, index_t out_dim) {
       throw dmlc::Error(os.str());
     }
     bucket[i] = static_cast<index_t>(h[i]);
-    ++b.first[bucket[i] + 1];
+    ++table[bucket[i] + 1];
   }
-  for (index_t k = 0; k < out_dim; ++k) b.first[k + 1] += b.first[k];
-  b.at.resize(static_cast<size_t>(in_dim) + 1);  // + 1: never empty
-  std::vector<int32_t> next(b.first.begin(), b.first.end() - 1);
-  for (index_t i = 0; i < in_dim; ++i) b.at[next[bucket[i]]++] = static_cast<int32_t>(i);
-  return b;
+  for (index_t k = 0; k < out_dim; ++k) table[k + 1] += table[k];
+  std::vector<int32_t> next(table.begin(), table.begin() + out_dim);
+  int32_t* at = table.data() + out_dim + 1;
+  for (index_t i = 0; i < in_dim; ++i) at[next[bucket[i]]++] = static_cast<int32_t>(i);
+  return table;
 }
 
 // y[n, k] for output element (n, k) = item; on the CPU an item is a vector n, its out_dim
@@ -98,25 +94,6 @@ struct sketch_gradient {
   }
 };
 
-// The buckets where the kernels read them: the host's vectors on the CPU, a copy in the
-// temporary space on a GPU.
-template <typename xpu>
-std::pair<const int32_t*, const int32_t*> BucketsOnDevice(const Buckets& b, const OpContext& ctx,
-                                                          mshadow::Stream<xpu>* s) {
-  if constexpr (std::is_same_v<xpu, mshadow::cpu>) {
-    return {b.first.data(), b.at.data()};
-  } else {
-    std::vector<int32_t> both = b.first;
-    both.insert(both.end(), b.at.begin(), b.at.end());
-    const index_t size = static_cast<index_t>(both.size());
-    int32_t* space =
-        ctx.requested[0].get_space_typed<xpu, 1, int32_t>(mshadow::Shape1(size), s).dptr_;
-    mshadow::Copy(mshadow::Tensor<xpu, 1, int32_t>(space, mshadow::Shape1(size), s),
-                  mshadow::Tensor<mshadow::cpu, 1, int32_t>(both.data(), mshadow::Shape1(size)), s);
-    return {space, space + b.first.size()};
-  }
-}
-
 // Inputs: data (..., in_dim), h, s (1, in_dim). Output: (..., out_dim).
 template <typename xpu>
 void CountSketchCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -125,10 +102,12 @@ void CountSketchCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const index_t out_dim = GetParam<CountSketchParam>(attrs).out_dim;
   const index_t in_dim = in[1].Size(), vectors = out[0].Size() / out_dim;
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
-    Buckets b;
+    std::vector<int32_t> table;
     WithIndicesOnHost<xpu, DType>(
-        in[1], s, [&](const DType* h, index_t) { b = BucketsOf(h, in_dim, out_dim); });
-    const auto [first, at] = BucketsOnDevice<xpu>(b, ctx, s);
+        in[1], s, [&](const DType* h, index_t) { table = BucketsOf(h, in_dim, out_dim); });
+    const int32_t* first = HostValuesOnDevice<xpu>(table.data(), static_cast<index_t>(table.size()),
+                                                   ctx.requested[0], s);
+    const int32_t* at = first + out_dim + 1;
     constexpr bool kVectors = std::is_same_v<xpu, mshadow::cpu>;
     OPS_REQ_SWITCH(req[0], Req, {
       Kernel<sketch<Req, kVectors>, xpu>::LaunchItems(

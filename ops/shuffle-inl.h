@@ -18,6 +18,7 @@
 #include "mshadow/cpu/philox_lanes.h"
 #include "mshadow/philox.h"
 #include "mshadow/tensor.h"
+#include "ops/host_values_on_device.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -112,16 +113,7 @@ void ShuffleCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std:
   std::vector<index_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), index_t(0));
   SwapInOrder(perm.data(), with);
-  const index_t* order = perm.data();
-  if constexpr (!std::is_same_v<xpu, mshadow::cpu>) {
-    index_t* on_device =
-        ctx.requested[1].get_space_typed<xpu, 1, index_t>(mshadow::Shape1(n), s).dptr_;
-    mshadow::Copy(
-        mshadow::Tensor<xpu, 1, index_t>(on_device, mshadow::Shape1(n), s),
-        mshadow::Tensor<mshadow::cpu, 1, index_t>(const_cast<index_t*>(order), mshadow::Shape1(n)),
-        s);
-    order = on_device;
-  }
+  const index_t* order = HostValuesOnDevice<xpu>(perm.data(), n, ctx.requested[1], s);
   MSHADOW_TYPE_SWITCH_EXT_WITH_BOOL(data.type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
       if constexpr (std::is_same_v<xpu, mshadow::cpu>) {

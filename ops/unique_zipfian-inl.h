@@ -18,6 +18,7 @@
 
 #include "mshadow/philox.h"
 #include "mshadow/tensor.h"
+#include "ops/host_values_on_device.h"
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
@@ -90,16 +91,9 @@ void UniqueZipfianCompute(const NodeAttrs& attrs, const OpContext& ctx,
        << "range_max log(range_max) draws)";
     throw dmlc::Error(os.str());
   }
-  if constexpr (!std::is_same_v<xpu, mshadow::cpu>) {
-    const index_t size = static_cast<index_t>(drawn.size());
-    int64_t* on_device =
-        ctx.requested[1].get_space_typed<xpu, 1, int64_t>(mshadow::Shape1(size), s).dptr_;
-    mshadow::Copy(mshadow::Tensor<xpu, 1, int64_t>(on_device, mshadow::Shape1(size), s),
-                  mshadow::Tensor<mshadow::cpu, 1, int64_t>(samples, mshadow::Shape1(size)), s);
-    samples = on_device;
-    tries = on_device + batch * num_sampled;
-  }
-  const int64_t* from[2] = {samples, tries};
+  const int64_t* on_device = HostValuesOnDevice<xpu>(
+      drawn.data(), static_cast<index_t>(drawn.size()), ctx.requested[1], s);
+  const int64_t* from[2] = {on_device, on_device + batch * num_sampled};
   for (int o = 0; o < 2; ++o) {
     OPS_REQ_SWITCH(req[o], Req, {
       Kernel<op_with_req<mshadow::op::identity, Req>, xpu>::Launch(s, out[o].Size(),

@@ -166,13 +166,12 @@ void HistogramCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
     // The edges the counts compare with: the given ones, or equal ones written (as the
     // output, or into temporary space when the output is not written).
     const DType* edges = nullptr;
-    int64_t* rows = nullptr;
     constexpr index_t kChunk = 1 << 16;
     const index_t chunks = std::is_same_v<xpu, mshadow::cpu> ? (size + kChunk - 1) / kChunk : 0;
     const size_t row_bytes = sizeof(int64_t) * chunks * b.count;
     char* space = static_cast<char*>(TempBytes(
         ctx, row_bytes + (b.equal ? sizeof(DType) * (b.count + 1) : 0) + sizeof(int64_t), s));
-    rows = reinterpret_cast<int64_t*>(space);
+    int64_t* rows = reinterpret_cast<int64_t*>(space);  // the CPU's chunks' counts
     if (b.equal) {
       DType* equal = reinterpret_cast<DType*>(space + row_bytes);
       Kernel<equal_edges<kWriteTo>, xpu>::Launch(s, b.count + 1, equal, b);

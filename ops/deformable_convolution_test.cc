@@ -1,7 +1,9 @@
-// _contrib_DeformableConvolution against MXNet 1.9.1's printed values and gradients (samples
-// outside the image, in its last row and column), against Convolution where every offset is
-// 0, its gradients against central differences, the GPU's atomic data-gradient items against
-// the CPU's planes, write modes, and the shapes and parameters it refuses.
+// _contrib_DeformableConvolution and _contrib_ModulatedDeformableConvolution against MXNet
+// 1.9.1's printed values (and v1's gradients; MXNet's CPU build has no v2 backward) with
+// samples outside the image, near and in its last row and column, against Convolution where
+// every offset is 0 (and every mask 1), their gradients against central differences, the GPU's
+// atomic data-gradient items against the CPU's planes, write modes, and the shapes and
+// parameters they refuse.
 #include <cmath>
 #include <map>
 #include <string>
@@ -95,6 +97,36 @@ TEST(DeformableConvolutionTest, MxnetsValuesAndGradients) {
                        1e-6, "bias gradient");
 }
 
+// The v2 probe: the same data, weight and bias, masks 0.5 + 0.5 cos(0.9 i), offsets moving
+// samples into the last row (and past it by half a pixel), within the pixel before the first
+// row or column, and past it.
+TEST(DeformableConvolutionTest, ModulatedAsMxnet) {
+  Values offset(18 * 20, 0.0), mask(9 * 20);
+  const auto set = [&](int channel, int y, int x, double v) {
+    offset[channel * 20 + y * 5 + x] = v;
+  };
+  set(8, 0, 0, 3.5), set(9, 0, 0, 2.25), set(0, 1, 1, -0.7), set(1, 1, 1, 0.4);
+  set(16, 2, 3, 1.5), set(17, 2, 3, -0.6), set(10, 3, 4, 0.25), set(11, 3, 4, -0.5);
+  set(2, 1, 2, -1.3), set(7, 2, 0, -0.4), set(6, 2, 0, 0.3);
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = 0.5 + 0.5 * std::cos(0.9 * i);
+  const OpCase v1 = MxnetCase();
+  const OpCase c{"_contrib_ModulatedDeformableConvolution",
+                 v1.kwargs,
+                 {v1.inputs[0], InputSpec::WithValues(TShape{1, 18, 4, 5}, offset),
+                  InputSpec::WithValues(TShape{1, 9, 4, 5}, mask), v1.inputs[2], v1.inputs[3]}};
+  const Values out = testing::ToValues(
+      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
+  testing::ExpectClose(
+      Values{0.46878824,  0.69705254,  0.46631753,  1.3003513,   1.52732,     0.43270195,
+             -1.3294321,  -0.828147,   2.1931784,   0.2907981,   0.0187316,   0.21778989,
+             1.3288306,   -0.7652087,  -2.262583,   0.36903805,  1.4025874,   -0.15480068,
+             -1.3426465,  -0.03852842, 0.48965174,  -0.45543915, -0.19230592, 1.9645314,
+             1.2561772,   -0.10754461, -0.8440878,  1.3504857,   2.5107756,   -0.81636626,
+             -0.34506342, 0.9492547,   0.672293,    -1.9602759,  -2.0011048,  0.5113768,
+             0.56598425,  -1.7958834,  -2.120925,   -0.50347877},
+      out, 1e-5, 1e-6, "forward");
+}
+
 struct Setting {
   Kw kw;
   TShape data, offset, weight;
@@ -126,78 +158,100 @@ std::vector<Setting> Settings() {
   };
 }
 
+const char* const kV1 = "_contrib_DeformableConvolution";
+const char* const kV2 = "_contrib_ModulatedDeformableConvolution";
+
+// The case of operator `op` under setting s, its offsets (and v2's masks) as given.
+OpCase CaseOf(const std::string& op, const Setting& s, const InputSpec& offset,
+              const InputSpec& mask) {
+  OpCase c{op, s.kw, {InputSpec{s.data}, offset}};
+  if (op == kV2) c.inputs.push_back(mask);
+  c.inputs.push_back(InputSpec{s.weight});
+  if (s.bias) c.inputs.push_back(InputSpec{TShape{s.weight[0]}});
+  return c;
+}
+
+TShape MaskShape(const TShape& offset) {
+  return TShape{offset[0], offset[1] / 2, offset[2], offset[3]};
+}
+
 TEST(DeformableConvolutionTest, ZeroOffsetsConvolve) {
-  for (const Setting& s : Settings()) {
-    SCOPED_TRACE(s.kw.at("kernel") + " " + s.kw.at("num_filter"));
-    OpCase deformable{
-        "_contrib_DeformableConvolution",
-        s.kw,
-        {InputSpec{s.data}, InputSpec::WithValues(s.offset, Values(s.offset.Size(), 0)),
-         InputSpec{s.weight}}};
-    Kw conv_kw = s.kw;
-    conv_kw.erase("num_deformable_group");
-    OpCase conv{"Convolution", conv_kw, {InputSpec{s.data}, InputSpec{s.weight}}};
-    if (s.bias) {
-      deformable.inputs.push_back(InputSpec{TShape{s.weight[0]}});
-      conv.inputs.push_back(InputSpec{TShape{s.weight[0]}});
-    }
-    const std::vector<CpuTensor> d_in = testing::MakeInputs(deformable, mshadow::kFloat64);
-    std::vector<CpuTensor> c_in = testing::MakeInputs(conv, mshadow::kFloat64);
-    c_in[0] = testing::TensorOf(s.data, mshadow::kFloat64, testing::ToValues(d_in[0].blob()));
-    c_in[1] = testing::TensorOf(s.weight, mshadow::kFloat64, testing::ToValues(d_in[2].blob()));
-    if (s.bias) {
-      c_in[2] = testing::TensorOf(TShape{s.weight[0]}, mshadow::kFloat64,
-                                  testing::ToValues(d_in[3].blob()));
-    }
-    const Values y = testing::ToValues(testing::Forward(deformable, d_in)[0].blob());
-    testing::ExpectClose(testing::ToValues(testing::Forward(conv, c_in)[0].blob()), y, 1e-12, 1e-12,
-                         "forward");
-    const Values og = Wave(y.size(), 0.37, true);
-    const std::vector<CpuTensor> dg = testing::Backward(deformable, d_in, {og});
-    const std::vector<CpuTensor> cg = testing::Backward(conv, c_in, {og});
-    testing::ExpectClose(testing::ToValues(cg[0].blob()), testing::ToValues(dg[0].blob()), 1e-12,
-                         1e-12, "data gradient");
-    testing::ExpectClose(testing::ToValues(cg[1].blob()), testing::ToValues(dg[2].blob()), 1e-12,
-                         1e-12, "weight gradient");
-    if (s.bias) {
-      testing::ExpectClose(testing::ToValues(cg[2].blob()), testing::ToValues(dg[3].blob()), 1e-12,
-                           1e-12, "bias gradient");
+  for (const std::string op : {kV1, kV2}) {
+    for (const Setting& s : Settings()) {
+      SCOPED_TRACE(op + " " + s.kw.at("kernel") + " " + s.kw.at("num_filter"));
+      const TShape mask = MaskShape(s.offset);
+      const OpCase deformable =
+          CaseOf(op, s, InputSpec::WithValues(s.offset, Values(s.offset.Size(), 0)),
+                 InputSpec::WithValues(mask, Values(mask.Size(), 1)));
+      const size_t weight = op == kV2 ? 3 : 2;
+      Kw conv_kw = s.kw;
+      conv_kw.erase("num_deformable_group");
+      OpCase conv{"Convolution", conv_kw, {InputSpec{s.data}, InputSpec{s.weight}}};
+      if (s.bias) conv.inputs.push_back(InputSpec{TShape{s.weight[0]}});
+      const std::vector<CpuTensor> d_in = testing::MakeInputs(deformable, mshadow::kFloat64);
+      std::vector<CpuTensor> c_in = testing::MakeInputs(conv, mshadow::kFloat64);
+      for (size_t i = 0; i < c_in.size(); ++i) {
+        const size_t from = i == 0 ? 0 : weight + i - 1;
+        c_in[i] = testing::TensorOf(c_in[i].blob().shape_, mshadow::kFloat64,
+                                    testing::ToValues(d_in[from].blob()));
+      }
+      const Values y = testing::ToValues(testing::Forward(deformable, d_in)[0].blob());
+      testing::ExpectClose(testing::ToValues(testing::Forward(conv, c_in)[0].blob()), y, 1e-12,
+                           1e-12, "forward");
+      const Values og = Wave(y.size(), 0.37, true);
+      const std::vector<CpuTensor> dg = testing::Backward(deformable, d_in, {og});
+      const std::vector<CpuTensor> cg = testing::Backward(conv, c_in, {og});
+      for (size_t i = 0; i < cg.size(); ++i) {
+        const size_t from = i == 0 ? 0 : weight + i - 1;
+        testing::ExpectClose(testing::ToValues(cg[i].blob()), testing::ToValues(dg[from].blob()),
+                             1e-12, 1e-12, "gradient " + std::to_string(i));
+      }
     }
   }
 }
 
 // Offsets in (0.05, 0.45) keep every sample off the grid's lines and off the image's edges
-// (padding's grid points stay outside), where the interpolation is smooth, so central
-// differences see its derivative.
+// (padding's grid points stay outside, or, in v2, within the pixel outside the image, where it
+// is smooth too), where the interpolation is smooth, so central differences see its
+// derivative.
 TEST(DeformableConvolutionTest, GradientsAndWriteModes) {
-  for (const Setting& s : Settings()) {
-    SCOPED_TRACE(s.kw.at("kernel") + " " + s.kw.at("num_filter"));
-    OpCase c{"_contrib_DeformableConvolution",
-             s.kw,
-             {InputSpec{s.data}, InputSpec{s.offset, 0.05, 0.45}, InputSpec{s.weight}}};
-    if (s.bias) c.inputs.push_back(InputSpec{TShape{s.weight[0]}});
-    testing::CheckWriteModes(c);
-    testing::CheckGradient(c);
+  for (const std::string op : {kV1, kV2}) {
+    for (const Setting& s : Settings()) {
+      SCOPED_TRACE(op + " " + s.kw.at("kernel") + " " + s.kw.at("num_filter"));
+      const OpCase c = CaseOf(op, s, InputSpec{s.offset, 0.05, 0.45}, InputSpec{MaskShape(s.offset)});
+      testing::CheckWriteModes(c);
+      testing::CheckGradient(c);
+    }
   }
 }
 
 // The GPU's data gradient (an item a column element, atomics) runs here through
-// Kernel<OP, cpu> against the CPU's items (a channel plane each).
-TEST(DeformableConvolutionTest, TheGpuItemsAgreeWithTheCpuPlanes) {
+// Kernel<OP, cpu> against the CPU's items (a channel plane each), under both borders, with
+// and without a mask.
+template <deformable_convolution::Border kBorder>
+void ExpectTheGpuItemsAgreeWithTheCpuPlanes(bool masked) {
   using deformable_convolution::DeformableLayout;
   const Setting s = Settings()[1];
-  const NodeAttrs attrs = ParseAttrs(Op::Get("_contrib_DeformableConvolution"), s.kw);
+  const NodeAttrs attrs = ParseAttrs(Op::Get(kV1), s.kw);
   const DeformableLayout l = deformable_convolution::LayoutOf(
       GetParam<deformable_convolution::DeformableConvolutionParam>(attrs), s.data);
   std::mt19937_64 rng(7);
   const Values col = testing::RandomValues(l.ColRows() * l.OutSize(), -1, 1, &rng);
   const Values offset = testing::RandomValues(s.offset.Size() / s.offset[0], -2, 2, &rng);
+  const Values mask = testing::RandomValues(offset.size() / 2, -1, 1, &rng);
+  const double* m = masked ? mask.data() : nullptr;
   Values planes(l.channels * l.InSize(), 0.0), atomics(planes.size(), 0.0);
-  Kernel<deformable_convolution::deformable_col2im_plane, cpu>::LaunchItems(
-      nullptr, l.channels, 1, l, col.data(), offset.data(), planes.data());
-  Kernel<deformable_convolution::deformable_col2im_atomic, cpu>::Launch(
-      nullptr, l.ColRows() * l.OutSize(), l, col.data(), offset.data(), atomics.data());
+  Kernel<deformable_convolution::deformable_col2im_plane<kBorder>, cpu>::LaunchItems(
+      nullptr, l.channels, 1, l, col.data(), offset.data(), m, planes.data());
+  Kernel<deformable_convolution::deformable_col2im_atomic<kBorder>, cpu>::Launch(
+      nullptr, l.ColRows() * l.OutSize(), l, col.data(), offset.data(), m, atomics.data());
   testing::ExpectClose(planes, atomics, 1e-12, 1e-12, "data gradient");
+}
+
+TEST(DeformableConvolutionTest, TheGpuItemsAgreeWithTheCpuPlanes) {
+  using deformable_convolution::Border;
+  ExpectTheGpuItemsAgreeWithTheCpuPlanes<Border::kClampLast>(false);
+  ExpectTheGpuItemsAgreeWithTheCpuPlanes<Border::kZeroOutside>(true);
 }
 
 TEST(DeformableConvolutionTest, BadShapesAndParametersAreNamed) {
@@ -221,9 +275,28 @@ TEST(DeformableConvolutionTest, BadShapesAndParametersAreNamed) {
   EXPECT_THAT(error_of(TShape{2, 4, 5, 6}, TShape{2, 54, 5, 6}, bad),
               HasSubstr("num_deformable_group 3 the input channels"));
   bad = kw;
-  bad["layout"] = "NHWC";
+  bad["layout"] = "NCW";
   EXPECT_THAT(error_of(TShape{2, 4, 5, 6}, TShape{2, 18, 5, 6}, bad),
               HasSubstr("NCHW layout only"));
+  bad = kw;
+  bad["im2col_step"] = "0";
+  EXPECT_THAT(testing::ErrorOf([&] {
+                testing::InferOutputShapes(
+                    {kV2,
+                     bad,
+                     {InputSpec{TShape{2, 4, 5, 6}}, InputSpec{TShape{2, 18, 5, 6}},
+                      InputSpec{TShape{2, 9, 5, 6}}, InputSpec{TShape{3, 4, 3, 3}}}});
+              }),
+              HasSubstr("im2col_step"));
+  EXPECT_THAT(testing::ErrorOf([&] {
+                testing::InferOutputShapes({kV2,
+                                            kw,
+                                            {InputSpec{TShape{2, 4, 5, 6}},
+                                             InputSpec{TShape{2, 18, 5, 6}},
+                                             InputSpec{TShape{2, 18, 5, 6}},
+                                             InputSpec{TShape{3, 4, 3, 3}}}});
+              }),
+              HasSubstr("mask (2,18,5,6) must be (2,9,5,6): a factor for each of the 9 taps"));
   bad = kw;
   bad.erase("pad");
   bad["kernel"] = "(7,3)";

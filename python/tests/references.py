@@ -119,9 +119,10 @@ def _convolution(x, w, b=None, params=None):
     return y
 
 
-def _deformable_convolution(x, offset, w, b=None, params=None):
-    """Each tap's bilinear samples at its offset grid points (vectorized over positions), then
-    a sum over taps and groups as in _convolution."""
+def _deformable_convolution(x, offset, w, b=None, params=None, mask=None):
+    """Each tap's bilinear samples at its offset grid points (vectorized over positions), times
+    its mask where there is one (the modulated operator, whose samples read the border as
+    MXNet's do there), then a sum over taps and groups as in _convolution."""
     kh, kw = _tuple(params["kernel"])
     stride, dilate = _spatial(params, "stride", 2, 1), _spatial(params, "dilate", 2, 1)
     pad = _spatial(params, "pad", 2, 0)
@@ -136,20 +137,23 @@ def _deformable_convolution(x, offset, w, b=None, params=None):
             g = ch // (c // dgroups)
             y = gy0 + (k // kw) * dilate[0] + offset[:, 2 * (g * kh * kw + k)].astype(np.float64)
             xx = gx0 + (k % kw) * dilate[1] + offset[:, 2 * (g * kh * kw + k) + 1].astype(np.float64)
-            inside = (y >= 0) & (xx >= 0) & (y < h) & (xx < wd)
-            # MXNet's CPU build: the last row (column) is read whole
-            y, xx = np.where(y >= h - 1, h - 1, y), np.where(xx >= wd - 1, wd - 1, xx)
+            if mask is None:
+                inside = (y >= 0) & (xx >= 0) & (y < h) & (xx < wd)
+                # MXNet's CPU build: the last row (column) is read whole
+                y, xx = np.where(y >= h - 1, h - 1, y), np.where(xx >= wd - 1, wd - 1, xx)
+            else:  # a point within a pixel outside reads its neighbours inside
+                inside = (y > -1) & (xx > -1) & (y < h) & (xx < wd)
             y0, x0 = np.floor(y), np.floor(xx)
             value = np.zeros_like(y)
             for dy in (0, 1):
                 for dx in (0, 1):
                     r, q = y0 + dy, x0 + dx
                     weight = (1 - np.abs(y - r)) * (1 - np.abs(xx - q))
-                    ok = inside & (r < h) & (q < wd)
+                    ok = inside & (r >= 0) & (q >= 0) & (r < h) & (q < wd)
                     rows, columns = np.clip(r, 0, h - 1).astype(int), np.clip(q, 0, wd - 1).astype(int)
                     picked = x[np.arange(n)[:, None, None], ch, rows, columns]
                     value += np.where(ok, weight * picked, 0)
-            cols[:, ch, k] = value
+            cols[:, ch, k] = value if mask is None else value * mask[:, g * kh * kw + k]
     cg, fg = c // groups, w.shape[0] // groups
     out = np.zeros((n, w.shape[0], ho, wo))
     for g in range(groups):
@@ -159,6 +163,10 @@ def _deformable_convolution(x, offset, w, b=None, params=None):
     if b is not None:
         out += b.reshape(1, -1, 1, 1)
     return out.astype(x.dtype)
+
+
+def _modulated_deformable_convolution(x, offset, mask, w, b=None, params=None):
+    return _deformable_convolution(x, offset, w, b, params, mask=mask.astype(np.float64))
 
 
 def _deconvolution(x, w, b=None, params=None):
@@ -1753,6 +1761,8 @@ FORWARD = {
     "CTCLoss": _ctc_loss,
     "Convolution": lambda *a: _convolution(*a[:-1], params=a[-1]),
     "_contrib_DeformableConvolution": lambda *a: _deformable_convolution(*a[:-1], params=a[-1]),
+    "_contrib_ModulatedDeformableConvolution":
+        lambda *a: _modulated_deformable_convolution(*a[:-1], params=a[-1]),
     "Deconvolution": lambda *a: _deconvolution(*a[:-1], params=a[-1]),
     "Concat": _concat,
     "_rnn_param_concat": _concat,  # Concat where every shape is known

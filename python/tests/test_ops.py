@@ -113,6 +113,15 @@ MXNET_GRADIENT_BUGS = {
     # fill_element_0index: MXNet registers no gradient; ours passes the output gradient to lhs
     # but at the replaced elements, whose gradient goes to mhs.
     "fill_element_0index (4, 6) (4,) (4,)",
+    # _contrib_ModulatedDeformableConvolution: MXNet's CPU build has no backward ("only
+    # implemented in GPU").
+    "_contrib_ModulatedDeformableConvolution (2, 4, 5, 6) (2, 18, 5, 6) (2, 9, 5, 6) (3, 4, 3, 3) "
+    "(3,) kernel=(3,3) num_filter=3 pad=(1,1)",
+    "_contrib_ModulatedDeformableConvolution (1, 4, 7, 6) (1, 36, 3, 2) (1, 18, 3, 2) "
+    "(6, 2, 3, 3) kernel=(3,3) num_filter=6 num_group=2 num_deformable_group=2 stride=(2,2) "
+    "no_bias=True",
+    "_contrib_ModulatedDeformableConvolution (2, 2, 6, 6) (2, 8, 5, 4) (2, 4, 5, 4) (4, 2, 2, 2) "
+    "(4,) kernel=(2,2) num_filter=4 dilate=(1,2) im2col_step=2",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").
     "khatri_rao (2, 3) (4, 3) num_args=2",
     "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",

@@ -1,9 +1,12 @@
-// ops/roi_align-inl.h: _contrib_ROIAlign, Mask R-CNN's region features as MXNet 1.9.1 has
-// them, written once for every device. Region r, [batch_index, x1, y1, x2, y2] in image
-// coordinates, is scaled by spatial_scale (and shifted half a position with `aligned`) and cut
-// into pooled_size bins without rounding; each bin's output is the mean of a grid of bilinear
-// samples (sample_ratio a side, or ceil(the bin's extent) with -1). position_sensitive (R-FCN)
-// reads bin (ph, pw) of output channel c from input channel (c * PH + ph) * PW + pw.
+// ops/roi_align-inl.h: _contrib_ROIAlign, Mask R-CNN's region features, and _contrib_RROIAlign,
+// their rotated form, as MXNet 1.9.1 has them, written once for every device. Region r,
+// [batch_index, x1, y1, x2, y2] in image coordinates, is scaled by spatial_scale (and shifted
+// half a position with `aligned`) and cut into pooled_size bins without rounding; each bin's
+// output is the mean of a grid of bilinear samples (sample_ratio a side, or ceil(the bin's
+// extent) with -1). position_sensitive (R-FCN) reads bin (ph, pw) of output channel c from
+// input channel (c * PH + ph) * PW + pw. A rotated region, [batch_index, x_center, y_center,
+// width, height, theta], is cut into bins the same way about its centre, and its samples are
+// turned by theta degrees (counter-clockwise in image coordinates, y down) about the centre.
 //
 // A region whose batch index is not an image of the batch (negative, as detection code pads
 // with, or too large) or whose corners are not finite is ignored: its outputs are 0 and it
@@ -59,6 +62,23 @@ struct ROIAlignParam : public dmlc::Parameter<ROIAlignParam> {
   }
 };
 
+struct RROIAlignParam : public dmlc::Parameter<RROIAlignParam> {
+  TShape pooled_size;
+  float spatial_scale;
+  int sampling_ratio;
+  DMLC_DECLARE_PARAMETER(RROIAlignParam) {
+    DMLC_DECLARE_FIELD(pooled_size).describe("The output's (height, width): bins per region.");
+    DMLC_DECLARE_FIELD(spatial_scale)
+        .set_range(0.0f, 1.0f)
+        .describe(
+            "The feature map's size over the image's (the reciprocal of the network's total "
+            "stride); the regions' centres and extents are multiplied by it.");
+    DMLC_DECLARE_FIELD(sampling_ratio)
+        .set_default(-1)
+        .describe("Bilinear samples per bin and axis; -1 (or 0): ceil(the bin's extent).");
+  }
+};
+
 constexpr int kMaxGrid = 128;
 
 // An output element's region, channel and bin.
@@ -72,6 +92,10 @@ struct Geometry {
   float spatial_scale;
   int sample_ratio;
   bool position_sensitive, aligned;
+  bool rotated;  // _contrib_RROIAlign's regions
+
+  // The numbers describing a region.
+  MSHADOW_XINLINE index_t RoiSize() const { return rotated ? 6 : 5; }
 
   MSHADOW_XINLINE OutputElement ElementOf(index_t i) const {
     return {i / (pooled_w * pooled_h * out_channels), i / (pooled_w * pooled_h) % out_channels,
@@ -89,19 +113,54 @@ struct Geometry {
   }
 };
 
-// Region r scaled: its image, its corner, its bins' size and sample grid.
+// Region r scaled: its image, its corner, its bins' size and sample grid; a rotated region's
+// corner is relative to its centre, about which its samples turn (cos, sin of its angle).
 template <typename DType>
 struct Region {
   index_t image;
   DType start_h, start_w, bin_h, bin_w;
   int grid_h, grid_w;
+  DType center_h, center_w, cos, sin;
 };
+
+// The samples a side of a bin of extent `bin`.
+template <typename DType>
+MSHADOW_XINLINE int GridOf(DType bin, const Geometry& g) {
+  if (g.sample_ratio > 0) return g.sample_ratio;
+  // An inverted region's bins (aligned) have no samples, as MXNet's empty loops.
+  const double n = ceil(static_cast<double>(bin));
+  return !(n >= 1) ? 0 : (n > kMaxGrid ? kMaxGrid : static_cast<int>(n));
+}
+
+// False for a region MXNet ignores or that is not finite (no samples, zeros).
+template <typename DType>
+MSHADOW_XINLINE bool RotatedRegionOf(const DType* roi, const Geometry& g, Region<DType>* r) {
+  const DType scale = static_cast<DType>(g.spatial_scale);
+  r->center_w = roi[1] * scale;
+  r->center_h = roi[2] * scale;
+  const DType width = roi[3] * scale > DType(1) ? roi[3] * scale : DType(1);
+  const DType height = roi[4] * scale > DType(1) ? roi[4] * scale : DType(1);
+  const DType theta = static_cast<DType>(roi[5] * 3.14159265358979323846 / 180.0);
+  r->cos = std::cos(theta);
+  r->sin = std::sin(theta);
+  // Any of them an infinity or NaN leaves a sum whose difference with itself is not 0.
+  const DType sum = r->center_w + r->center_h + width + height + r->cos;
+  if (!(sum - sum == DType(0))) return false;
+  r->start_w = -width / DType(2);
+  r->start_h = -height / DType(2);
+  r->bin_h = height / DType(g.pooled_h);
+  r->bin_w = width / DType(g.pooled_w);
+  r->grid_h = GridOf(r->bin_h, g);
+  r->grid_w = GridOf(r->bin_w, g);
+  return true;
+}
 
 template <typename DType>
 MSHADOW_XINLINE bool RegionOf(const DType* roi, const Geometry& g, Region<DType>* r) {
   const DType image = roi[0];
   if (!(image >= DType(0) && image < DType(g.batch))) return false;
   r->image = static_cast<index_t>(image);
+  if (g.rotated) return RotatedRegionOf(roi, g, r);
   const DType offset = g.aligned ? DType(0.5) : DType(0);
   const DType scale = static_cast<DType>(g.spatial_scale);
   r->start_w = roi[1] * scale - offset;
@@ -116,14 +175,8 @@ MSHADOW_XINLINE bool RegionOf(const DType* roi, const Geometry& g, Region<DType>
   }
   r->bin_h = height / DType(g.pooled_h);
   r->bin_w = width / DType(g.pooled_w);
-  const auto grid = [&](DType bin) {
-    if (g.sample_ratio > 0) return g.sample_ratio;
-    // An inverted region's bins (aligned) have no samples, as MXNet's empty loops.
-    const double n = ceil(static_cast<double>(bin));
-    return !(n >= 1) ? 0 : (n > kMaxGrid ? kMaxGrid : static_cast<int>(n));
-  };
-  r->grid_h = grid(r->bin_h);
-  r->grid_w = grid(r->bin_w);
+  r->grid_h = GridOf(r->bin_h, g);
+  r->grid_w = GridOf(r->bin_w, g);
   return true;
 }
 
@@ -174,7 +227,11 @@ MSHADOW_XINLINE void ForEachSample(const Region<DType>& r, const Geometry& g, in
       const DType x =
           r.start_w + DType(pw) * r.bin_w + (DType(ix) + DType(0.5)) * r.bin_w / DType(r.grid_w);
       Sample<DType> s;
-      if (SampleAt(y, x, g.height, g.width, &s)) fn(s, share);
+      const bool inside =
+          g.rotated ? SampleAt(y * r.cos - x * r.sin + r.center_h,
+                               x * r.cos + y * r.sin + r.center_w, g.height, g.width, &s)
+                    : SampleAt(y, x, g.height, g.width, &s);
+      if (inside) fn(s, share);
     }
   }
 }
@@ -188,7 +245,7 @@ struct roi_align_forward {
     const OutputElement e = g.ElementOf(i);
     Region<DType> region{};
     DType sum = 0;
-    if (RegionOf(rois + e.r * 5, g, &region)) {
+    if (RegionOf(rois + e.r * g.RoiSize(), g, &region)) {
       const DType* plane = data + g.PlaneOffset(region.image, g.InputChannel(e.c, e.ph, e.pw));
       ForEachSample(region, g, e.ph, e.pw, [&](const Sample<DType>& s, DType share) {
         DType v = 0;
@@ -220,7 +277,7 @@ struct fill_sample_table {
   static void Map(index_t r, SampleTable<DType> t, const DType* rois, Geometry g) {
     const index_t bins = g.pooled_h * g.pooled_w;
     Region<DType> region{};
-    const bool used = RegionOf(rois + r * 5, g, &region);
+    const bool used = RegionOf(rois + r * g.RoiSize(), g, &region);
     t.image[r] = used ? region.image : -1;
     index_t count = t.begin[r * bins];  // the region's part of the table
     for (index_t b = 0; b < bins; ++b) {
@@ -247,7 +304,7 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
   std::vector<index_t> starts(g.regions + 1, 0);
   for (index_t r = 0; r < g.regions; ++r) {
     Region<DType> region{};
-    const index_t n = RegionOf(rois + r * 5, g, &region) ? region.grid_h * region.grid_w : 0;
+    const index_t n = RegionOf(rois + r * g.RoiSize(), g, &region) ? region.grid_h * region.grid_w : 0;
     starts[r + 1] = starts[r] + n * bins;  // at most this many: samples outside are skipped
   }
   const size_t index_bytes = (2 * g.regions * bins + g.regions) * sizeof(index_t);
@@ -355,18 +412,21 @@ struct roi_align_backward_atomic {
                                   Geometry g) {
     const OutputElement e = g.ElementOf(i);
     Region<DType> region{};
-    if (!RegionOf(rois + e.r * 5, g, &region)) return;
+    if (!RegionOf(rois + e.r * g.RoiSize(), g, &region)) return;
     DType* plane = grad + g.PlaneOffset(region.image, g.InputChannel(e.c, e.ph, e.pw));
     AddBinGradient(plane, og[i], region, g, e.ph, e.pw);
   }
 };
 
+// The geometry of data (N, C, H, W) and rois (R, 5), or (R, 6) rotated, under the parameters; a
+// dmlc::Error names what does not fit.
 Geometry GeometryOf(const ROIAlignParam& param, const TShape& data, const TShape& rois);
+Geometry GeometryOf(const RROIAlignParam& param, const TShape& data, const TShape& rois);
 
-template <typename xpu>
+template <typename xpu, typename Param>
 void ROIAlignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const Geometry g = GeometryOf(GetParam<ROIAlignParam>(attrs), in[0].shape_, in[1].shape_);
+  const Geometry g = GeometryOf(GetParam<Param>(attrs), in[0].shape_, in[1].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], Req, {
@@ -387,10 +447,10 @@ void ROIAlignCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
 
 // Inputs: the output gradient, data, rois; outputs: the data's and the regions' gradients
 // (zeros, as MXNet's).
-template <typename xpu>
+template <typename xpu, typename Param>
 void ROIAlignGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const Geometry g = GeometryOf(GetParam<ROIAlignParam>(attrs), in[1].shape_, in[2].shape_);
+  const Geometry g = GeometryOf(GetParam<Param>(attrs), in[1].shape_, in[2].shape_);
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     WriteZeroGradient<xpu, DType>(out[1], req[1], s);
@@ -409,13 +469,18 @@ void ROIAlignGradCompute(const NodeAttrs& attrs, const OpContext& ctx, const std
   });
 }
 
-// Adds FCompute<xpu> to _contrib_ROIAlign and its backward operator.
+// Adds FCompute<xpu> to _contrib_ROIAlign, _contrib_RROIAlign and their backward operators.
 template <typename xpu>
 void SetROIAlignCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("_contrib_ROIAlign").set_attr<FCompute>(attr_name, FCompute(ROIAlignCompute<xpu>));
+  RegisterOp("_contrib_ROIAlign")
+      .set_attr<FCompute>(attr_name, FCompute(ROIAlignCompute<xpu, ROIAlignParam>));
   RegisterOp("_backward_contrib_ROIAlign")
-      .set_attr<FCompute>(attr_name, FCompute(ROIAlignGradCompute<xpu>));
+      .set_attr<FCompute>(attr_name, FCompute(ROIAlignGradCompute<xpu, ROIAlignParam>));
+  RegisterOp("_contrib_RROIAlign")
+      .set_attr<FCompute>(attr_name, FCompute(ROIAlignCompute<xpu, RROIAlignParam>));
+  RegisterOp("_backward_contrib_RROIAlign")
+      .set_attr<FCompute>(attr_name, FCompute(ROIAlignGradCompute<xpu, RROIAlignParam>));
 }
 
 }  // namespace roi_align

@@ -747,6 +747,36 @@ def _roi_align(data, rois, p):
     return out.astype(data.dtype)
 
 
+def _rroi_align(data, rois, p):
+    """MXNet's RROIAlign: ROIAlign's bins about each region's centre, their samples turned by
+    theta degrees about it; width and height at least 1."""
+    ph_n, pw_n = _tuple(p["pooled_size"])
+    scale, ratio = float(np.float32(p["spatial_scale"])), int(p.get("sampling_ratio", -1))
+    n, c, h, w = data.shape
+    out = np.zeros((len(rois), c, ph_n, pw_n))
+    for r, roi in enumerate(rois.astype(np.float64)):
+        if not 0 <= roi[0] < n:
+            continue
+        cx, cy = roi[1] * scale, roi[2] * scale
+        rw, rh = max(roi[3] * scale, 1.0), max(roi[4] * scale, 1.0)
+        cos, sin = np.cos(np.radians(roi[5])), np.sin(np.radians(roi[5]))
+        bh, bw = rh / ph_n, rw / pw_n
+        gh = ratio if ratio > 0 else int(np.ceil(bh))
+        gw = ratio if ratio > 0 else int(np.ceil(bw))
+        for ch in range(c):
+            for ph in range(ph_n):
+                for pw in range(pw_n):
+                    total = 0.0
+                    for iy in range(gh):
+                        for ix in range(gw):
+                            yy = -rh / 2 + ph * bh + (iy + 0.5) * bh / gh
+                            xx = -rw / 2 + pw * bw + (ix + 0.5) * bw / gw
+                            total += _bilinear_at(data[int(roi[0]), ch], yy * cos - xx * sin + cy,
+                                                  xx * cos + yy * sin + cx)
+                    out[r, ch, ph, pw] = total / (gh * gw)
+    return out.astype(data.dtype)
+
+
 def _unit_positions(n):
     return -1 + np.arange(n) * (2.0 / (n - 1))
 
@@ -1949,6 +1979,7 @@ FORWARD = {
     "ROIPooling": _roi_pooling,
     "_contrib_PSROIPooling": _psroi_pooling,
     "_contrib_ROIAlign": _roi_align,
+    "_contrib_RROIAlign": _rroi_align,
     "_slice_assign": _slice_assign,
     "_slice_assign_scalar": _slice_assign_scalar,
     "_ravel_multi_index": _ravel,

@@ -122,6 +122,9 @@ MXNET_GRADIENT_BUGS = {
     "no_bias=True",
     "_contrib_ModulatedDeformableConvolution (2, 2, 6, 6) (2, 8, 5, 4) (2, 4, 5, 4) (4, 2, 2, 2) "
     "(4,) kernel=(2,2) num_filter=4 dilate=(1,2) im2col_step=2",
+    # _contrib_RROIAlign: MXNet registers no gradient; ours is ROIAlign's (zeros for rois).
+    "_contrib_RROIAlign (4, 3, 8, 6) (4, 6) pooled_size=(2,2) spatial_scale=0.75",
+    "_contrib_RROIAlign (8, 2, 9, 7) (5, 6) pooled_size=(3,2) spatial_scale=1 sampling_ratio=2",
     # khatri_rao: MXNet registers no gradient ("non-differentiable").
     "khatri_rao (2, 3) (4, 3) num_args=2",
     "khatri_rao (3, 2) (1, 2) (2, 2) num_args=3",

@@ -702,6 +702,54 @@ def _psroi_pooling(data, rois, p):
     return out
 
 
+def _deformable_psroi_pooling(data, rois, *rest):
+    """MXNet's DeformablePSROIPooling (its GPU kernel): corners rounded, scaled and shifted half a
+    position back; each bin moved by its part's trans times trans_std and the region's extent,
+    the mean of its samples within half a position of the map, clamped into it."""
+    p = rest[-1]
+    trans = None if _flag(p, "no_trans") else rest[0].astype(np.float64)
+    scale, out_dim = float(np.float32(p["spatial_scale"])), int(p["output_dim"])
+    group, pooled = int(p["group_size"]), int(p["pooled_size"])
+    part = int(p.get("part_size", 0)) or pooled
+    samples, trans_std = int(p.get("sample_per_part", 1)), float(np.float32(p.get("trans_std", 0)))
+    n, _, h, w = data.shape
+    classes = 1 if trans is None else trans.shape[1] // 2
+    out = np.zeros((len(rois), out_dim, pooled, pooled))
+    for r, roi in enumerate(rois.astype(np.float64)):
+        if not 0 <= roi[0] < n:
+            continue
+        x1, y1, x2, y2 = (np.copysign(np.floor(abs(v) + 0.5), v) for v in roi[1:])
+        start_w, start_h = x1 * scale - 0.5, y1 * scale - 0.5
+        roi_w = max((x2 + 1) * scale - 0.5 - start_w, 0.1)
+        roi_h = max((y2 + 1) * scale - 0.5 - start_h, 0.1)
+        for c in range(out_dim):
+            k = c // (out_dim // classes)
+            for ph in range(pooled):
+                for pw in range(pooled):
+                    ws = start_w + pw * roi_w / pooled
+                    hs = start_h + ph * roi_h / pooled
+                    if trans is not None:
+                        ws += trans[r, 2 * k, ph * part // pooled, pw * part // pooled] * trans_std * roi_w
+                        hs += trans[r, 2 * k + 1, ph * part // pooled, pw * part // pooled] * trans_std * roi_h
+                    plane = data[int(roi[0]), (c * group + ph * group // pooled) * group
+                                 + pw * group // pooled].astype(np.float64)
+                    values = []
+                    for ih in range(samples):
+                        for iw in range(samples):
+                            x = ws + iw * roi_w / pooled / samples
+                            y = hs + ih * roi_h / pooled / samples
+                            if x < -0.5 or x > w - 0.5 or y < -0.5 or y > h - 0.5:
+                                continue
+                            x, y = min(max(x, 0.0), w - 1.0), min(max(y, 0.0), h - 1.0)
+                            x0, y0 = int(np.floor(x)), int(np.floor(y))
+                            x1_, y1_ = int(np.ceil(x)), int(np.ceil(y))
+                            dx, dy = x - x0, y - y0
+                            values.append((1 - dx) * ((1 - dy) * plane[y0, x0] + dy * plane[y1_, x0])
+                                          + dx * ((1 - dy) * plane[y0, x1_] + dy * plane[y1_, x1_]))
+                    out[r, c, ph, pw] = np.mean(values) if values else 0.0
+    return out.astype(data.dtype)
+
+
 def _bilinear_at(plane, y, x):
     """A bilinear sample of a plane as ROIAlign takes it: 0 more than a position outside."""
     h, w = plane.shape
@@ -1978,6 +2026,7 @@ FORWARD = {
     "multi_sum_sq": _multi_sum_sq,
     "ROIPooling": _roi_pooling,
     "_contrib_PSROIPooling": _psroi_pooling,
+    "_contrib_DeformablePSROIPooling": _deformable_psroi_pooling,
     "_contrib_ROIAlign": _roi_align,
     "_contrib_RROIAlign": _rroi_align,
     "_slice_assign": _slice_assign,

@@ -145,6 +145,12 @@ MXNET_CANNOT_RUN = {
     # available for GPU").
     "_contrib_count_sketch (4, 8) (1, 8) (1, 8) out_dim=5",
     "_contrib_count_sketch (2, 3, 2, 6) (1, 6) (1, 6) out_dim=3 processing_batch_size=4",
+    # _contrib_DeformablePSROIPooling: MXNet 1.9.1's CPU build has no kernel (its forward
+    # leaves the output at -FLT_MAX); ours follows its GPU kernel.
+    "_contrib_DeformablePSROIPooling (3, 8, 9, 7) (4, 5) (4, 4, 2, 2) spatial_scale=0.7 "
+    "output_dim=2 group_size=2 pooled_size=3 part_size=2 sample_per_part=2 trans_std=0.1",
+    "_contrib_DeformablePSROIPooling (6, 18, 8, 6) (5, 5) spatial_scale=1 output_dim=2 "
+    "group_size=3 pooled_size=3 sample_per_part=3 no_trans=True",
     # _contrib_BatchNormWithReLU beyond 4-d data normalized over axis 1: MXNet's only kernel
     # is oneDNN's ("only supports MKL-DNN Backend"); ours takes BatchNorm's shapes.
     "_contrib_BatchNormWithReLU (2, 3, 4) (4,) (4,) (4,) (4,) axis=-1 eps=1e-5 momentum=0.8",

@@ -212,6 +212,20 @@ void CheckSameOnThreadCounts(const OpCase& c) {
   EXPECT_EQ(results[0], results[1]) << c.op << ": outputs differ between 1 and 2 threads";
 }
 
+namespace {
+
+// What an output holds before an operator writes it (kAddTo adds to it): uniform values in
+// [lo, hi], whole numbers for integer types (counts, positions, int32 marks' gradients).
+Values PriorValues(const TBlob& blob, double lo, double hi, std::mt19937_64* rng) {
+  Values v = RandomValues(static_cast<size_t>(blob.Size()), lo, hi, rng);
+  if (blob.type_flag_ == mshadow::kInt32 || blob.type_flag_ == mshadow::kInt64) {
+    for (double& x : v) x = std::round(x);
+  }
+  return v;
+}
+
+}  // namespace
+
 void CheckWriteModes(const OpCase& c) {
   const std::vector<CpuTensor> inputs = MakeInputs(c, mshadow::kFloat64);
   const std::vector<CpuTensor> reference = Forward(c, inputs);
@@ -223,11 +237,7 @@ void CheckWriteModes(const OpCase& c) {
     std::vector<CpuTensor> outputs;
     std::vector<Values> before;
     for (const CpuTensor& r : reference) {
-      before.push_back(RandomValues(static_cast<size_t>(r.shape().Size()), -5, 5, &rng));
-      const int type = r.blob().type_flag_;
-      if (type == mshadow::kInt32 || type == mshadow::kInt64) {  // counts, positions
-        for (double& v : before.back()) v = std::round(v);
-      }
+      before.push_back(PriorValues(r.blob(), -5, 5, &rng));
       outputs.push_back(TensorLike(r.blob(), before.back()));
     }
     std::vector<OpReqType> requests(outputs.size(), kWriteTo);
@@ -295,9 +305,7 @@ void CheckGradient(const OpCase& c, double rtol, double atol) {
     return values;
   };
   std::vector<Values> garbage;
-  for (const CpuTensor& t : inputs) {
-    garbage.push_back(RandomValues(static_cast<size_t>(t.shape().Size()), -3, 3, &rng));
-  }
+  for (const CpuTensor& t : inputs) garbage.push_back(PriorValues(t.blob(), -3, 3, &rng));
   const std::vector<Values> analytic = run_backward(kWriteTo, garbage);
 
   // Central differences on up to 40 elements of each differentiable input.

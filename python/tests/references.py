@@ -1202,6 +1202,28 @@ def _histogram(x, *rest):
     return list(np.histogram(x, bins=int(p["bin_cnt"]), range=(lo, hi)))
 
 
+def _hawkesll(mu, alpha, beta, state, lags, marks, valid_length, max_time, p):
+    """Each sample's events in order: the log of its mark's intensity minus the compensators
+    since each mark's last event, the compensators to max_time after; the states decayed."""
+    n, k = mu.shape
+    ll, states = np.zeros(n), state.astype(np.float64).copy()
+    for i in range(n):
+        last, s, t = np.zeros(k), states[i], 0.0
+        for j in range(int(valid_length[i])):
+            c = int(marks[i, j])
+            t += lags[i, j]
+            d = t - last[c]
+            ed = np.exp(-beta[c] * d)
+            ll[i] += np.log(mu[i, c] + alpha[c] * beta[c] * s[c] * ed)
+            ll[i] -= mu[i, c] * d + alpha[c] * s[c] * (1 - ed)
+            s[c], last[c] = 1 + s[c] * ed, t
+        d = max_time[i] - last
+        ed = np.exp(-beta * d)
+        ll[i] -= np.sum(mu[i] * d + alpha * s * (1 - ed))
+        s *= ed
+    return [ll.astype(mu.dtype), states.astype(mu.dtype)]
+
+
 def _count_sketch(data, h, s, p):
     """y[..., k] = the sum of s[i] x[..., i] over the i with h[i] = k."""
     y = np.zeros(data.shape[:-1] + (int(p["out_dim"]),))
@@ -2050,6 +2072,7 @@ FORWARD = {
     "_contrib_box_iou": _box_iou,
     "_contrib_bipartite_matching": _bipartite_matching,
     "_contrib_count_sketch": _count_sketch,
+    "_contrib_hawkesll": _hawkesll,
     "_contrib_box_encode": _box_encode,
     "_random_pdf_uniform": _pdf("uniform"),
     "_random_pdf_normal": _pdf("normal"),

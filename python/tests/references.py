@@ -1224,6 +1224,19 @@ def _hawkesll(mu, alpha, beta, state, lags, marks, valid_length, max_time, p):
     return [ll.astype(mu.dtype), states.astype(mu.dtype)]
 
 
+def _fft(data, p):
+    """NumPy's transform of the last axis, complex values interleaved."""
+    y = np.fft.fft(data.astype(np.float64), axis=-1)
+    return np.stack([y.real, y.imag], axis=-1).reshape(data.shape[:-1] + (-1,)).astype(data.dtype)
+
+
+def _ifft(data, p):
+    """The real part of NumPy's inverse transform of the interleaved complex rows, times d
+    (MXNet's is unnormalized)."""
+    z = data[..., 0::2].astype(np.float64) + 1j * data[..., 1::2].astype(np.float64)
+    return (np.fft.ifft(z, axis=-1).real * z.shape[-1]).astype(data.dtype)
+
+
 def _count_sketch(data, h, s, p):
     """y[..., k] = the sum of s[i] x[..., i] over the i with h[i] = k."""
     y = np.zeros(data.shape[:-1] + (int(p["out_dim"]),))
@@ -2072,6 +2085,8 @@ FORWARD = {
     "_contrib_box_iou": _box_iou,
     "_contrib_bipartite_matching": _bipartite_matching,
     "_contrib_count_sketch": _count_sketch,
+    "_contrib_fft": _fft,
+    "_contrib_ifft": _ifft,
     "_contrib_hawkesll": _hawkesll,
     "_contrib_box_encode": _box_encode,
     "_random_pdf_uniform": _pdf("uniform"),

@@ -154,6 +154,11 @@ MXNET_CANNOT_RUN = {
     "output_dim=2 group_size=2 pooled_size=3 part_size=2 sample_per_part=2 trans_std=0.1",
     "_contrib_DeformablePSROIPooling (6, 18, 8, 6) (5, 5) spatial_scale=1 output_dim=2 "
     "group_size=3 pooled_size=3 sample_per_part=3 no_trans=True",
+    # _contrib_fft and _contrib_ifft: MXNet 1.9.1 runs them on the GPU only (cuFFT).
+    "_contrib_fft (3, 8)",
+    "_contrib_fft (2, 3, 2, 6) compute_size=5",
+    "_contrib_ifft (4, 10) compute_size=3",
+    "_contrib_ifft (2, 16)",
     # _contrib_BatchNormWithReLU beyond 4-d data normalized over axis 1: MXNet's only kernel
     # is oneDNN's ("only supports MKL-DNN Backend"); ours takes BatchNorm's shapes.
     "_contrib_BatchNormWithReLU (2, 3, 4) (4,) (4,) (4,) (4,) axis=-1 eps=1e-5 momentum=0.8",

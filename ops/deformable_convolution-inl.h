@@ -205,7 +205,21 @@ template <Border kBorder, typename DType>
 MSHADOW_XINLINE DType SampleValue(const DType* plane, DType y, DType x, index_t height,
                                   index_t width) {
   if constexpr (kBorder == Border::kZeroOutside) {
-    return BilinearSample<DType, kBorder>(y, x, height, width).Value(plane);
+    if (!(y > DType(-1) && x > DType(-1) && y < DType(height) && x < DType(width))) {
+      return DType(0);
+    }
+    const DType y0 = DType(std::floor(y)), x0 = DType(std::floor(x));
+    const index_t row = static_cast<index_t>(y0), column = static_cast<index_t>(x0);
+    const DType ly = y - y0, lx = x - x0;
+    const bool top = row >= 0, bottom = row + 1 < height;
+    const bool left = column >= 0, right = column + 1 < width;
+    const index_t at = row * width + column;  // of the top left neighbour, maybe outside
+    const DType v00 = top && left ? plane[at] : DType(0);
+    const DType v01 = top && right ? plane[at + 1] : DType(0);
+    const DType v10 = bottom && left ? plane[at + width] : DType(0);
+    const DType v11 = bottom && right ? plane[at + width + 1] : DType(0);
+    return (DType(1) - ly) * ((DType(1) - lx) * v00 + lx * v01) +
+           ly * ((DType(1) - lx) * v10 + lx * v11);
   }
   if (!(y >= DType(0) && x >= DType(0) && y < DType(height) && x < DType(width))) {
     return DType(0);

@@ -240,7 +240,8 @@ MSHADOW_XINLINE void SpreadBinGradient(const Bin<DType>& bin, const Geometry& g,
 }
 
 // CPU item: data plane i = (n, channel), every region of image n adding the bins that read
-// this channel (those of its cell of the group grid), in region order.
+// this channel (those of its cell of the group grid: ph * group / pooled == gh for ph from
+// FirstBinOf(gh) to FirstBinOf(gh + 1)), in region order.
 struct spread_data_plane {
   template <typename DType>
   static void Map(index_t i, DType* grad, const DType* og, const DType* rois, const DType* trans,
@@ -248,16 +249,15 @@ struct spread_data_plane {
     const index_t n = i / g.channels, channel = i % g.channels;
     const index_t c = channel / (g.group * g.group);
     const index_t gh = channel / g.group % g.group, gw = channel % g.group;
+    const auto first_bin = [&g](index_t cell) { return (cell * g.pooled + g.group - 1) / g.group; };
     DType* plane = grad + i * g.height * g.width;
     for (index_t r = 0; r < g.regions; ++r) {
-      for (index_t ph = 0; ph < g.pooled; ++ph) {
-        if (ph * g.group / g.pooled != gh) continue;
-        for (index_t pw = 0; pw < g.pooled; ++pw) {
+      const DType image = rois[r * 5];  // BinOf's image: truncated
+      if (!(image >= DType(n) && image < DType(n + 1))) continue;
+      for (index_t ph = first_bin(gh); ph < first_bin(gh + 1); ++ph) {
+        for (index_t pw = first_bin(gw); pw < first_bin(gw + 1); ++pw) {
           Bin<DType> bin;
-          if (pw * g.group / g.pooled != gw || !BinOf(rois, trans, g, r, c, ph, pw, &bin) ||
-              bin.image != n) {
-            continue;
-          }
+          if (!BinOf(rois, trans, g, r, c, ph, pw, &bin)) continue;
           SpreadBinGradient(bin, g, og[((r * g.output_dim + c) * g.pooled + ph) * g.pooled + pw],
                             plane);
         }

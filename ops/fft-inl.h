@@ -183,52 +183,32 @@ void TransformRows(const OpContext& ctx, const TBlob& in, const TBlob& out, OpRe
   });
 }
 
-// The transform length of data's last axis: d for fft's real rows, half of it for the complex
-// rows ifft takes (fft's gradient's input too).
-inline index_t LastAxis(const TBlob& blob) { return blob.shape_[blob.ndim() - 1]; }
-
+// fft, and ifft's gradient: real rows (..., d) to their forward transforms (..., 2d).
 template <typename xpu>
-void FFTCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  TransformRows<xpu, false, true>(ctx, in[0], out[0], req[0], LastAxis(in[0]),
-                                  Direction::kForward,
-                                  GetParam<FFTParam>(attrs).compute_size);
+void RealToComplex(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  TransformRows<xpu, false, true>(ctx, in[0], out[0], req[0], in[0].shape_[in[0].ndim() - 1],
+                                  Direction::kForward, GetParam<FFTParam>(attrs).compute_size);
 }
 
-// Inputs: the output gradient (complex), data.
+// ifft, and fft's gradient: complex rows (..., 2d) to the real parts of their unnormalized
+// inverse transforms (..., d).
 template <typename xpu>
-void FFTBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  TransformRows<xpu, true, false>(ctx, in[0], out[0], req[0], LastAxis(out[0]),
-                                  Direction::kInverse,
-                                  GetParam<FFTParam>(attrs).compute_size);
-}
-
-template <typename xpu>
-void IFFTCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  TransformRows<xpu, true, false>(ctx, in[0], out[0], req[0], LastAxis(out[0]),
-                                  Direction::kInverse,
-                                  GetParam<FFTParam>(attrs).compute_size);
-}
-
-// Inputs: the output gradient (real), data.
-template <typename xpu>
-void IFFTBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  TransformRows<xpu, false, true>(ctx, in[0], out[0], req[0], LastAxis(in[0]),
-                                  Direction::kForward,
-                                  GetParam<FFTParam>(attrs).compute_size);
+void ComplexToReal(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  TransformRows<xpu, true, false>(ctx, in[0], out[0], req[0], out[0].shape_[out[0].ndim() - 1],
+                                  Direction::kInverse, GetParam<FFTParam>(attrs).compute_size);
 }
 
 // Adds FCompute<xpu> to _contrib_fft, _contrib_ifft and their backward operators.
 template <typename xpu>
 void SetFFTCompute() {
   const char* attr_name = ComputeAttrName<xpu>();
-  RegisterOp("_contrib_fft").set_attr<FCompute>(attr_name, FCompute(FFTCompute<xpu>));
-  RegisterOp("_backward_contrib_fft").set_attr<FCompute>(attr_name, FCompute(FFTBackward<xpu>));
-  RegisterOp("_contrib_ifft").set_attr<FCompute>(attr_name, FCompute(IFFTCompute<xpu>));
-  RegisterOp("_backward_contrib_ifft").set_attr<FCompute>(attr_name, FCompute(IFFTBackward<xpu>));
+  RegisterOp("_contrib_fft").set_attr<FCompute>(attr_name, FCompute(RealToComplex<xpu>));
+  RegisterOp("_backward_contrib_fft").set_attr<FCompute>(attr_name, FCompute(ComplexToReal<xpu>));
+  RegisterOp("_contrib_ifft").set_attr<FCompute>(attr_name, FCompute(ComplexToReal<xpu>));
+  RegisterOp("_backward_contrib_ifft")
+      .set_attr<FCompute>(attr_name, FCompute(RealToComplex<xpu>));
 }
 
 }  // namespace fft

@@ -4,6 +4,7 @@
 // every device: roi_align-inl.h; FCompute<gpu>: roi_align.cu.
 #include <cmath>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "ops/infer_util.h"
@@ -86,54 +87,46 @@ bool ROIAlignShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
   return true;
 }
 
+// The forward and backward operators of ROIAlign (regions as corners) or RROIAlign (rotated).
+template <typename Param>
+void RegisterRegionAlign(const std::string& name, const char* description, const char* rois) {
+  Op& forward = RegisterOp(name);
+  forward.describe(description)
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "Feature maps (N, C, H, W).")
+      .add_argument("rois", "NDArray-or-Symbol", rois)
+      .set_attr<FInferType>("FInferType", SameRealType)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // the sample table
+      .set_attr<FGradient>("FGradient", FGradient{"_backward" + name, true, false});
+  forward.add_arguments(Param::__FIELDS__());
+  forward.set_attr_parser(ParamParser<Param>);
+  forward.set_attr<FInferShape>("FInferShape", ROIAlignShape<Param>);
+  Op& backward = RegisterOp("_backward" + name);
+  backward.describe("Gradient of " + name + " (zeros for the regions).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .set_attr<bool>("TIsBackward", true)
+      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace);
+  backward.set_attr_parser(ParamParser<Param>);
+}
+
 const bool kRegistered = [] {
-  RegisterOp("_contrib_ROIAlign")
-      .describe(
-          "Region features of feature maps (N, C, H, W) for regions (R, 5), each [batch_index, "
-          "x1, y1, x2, y2]: (R, C, PH, PW) (C / (PH * PW) channels position-sensitive), each "
-          "bin the mean of bilinear samples without rounding (Mask R-CNN). A region whose batch "
-          "index is outside the batch or whose corners are not finite gives zeros.")
-      .set_num_inputs(2)
-      .set_num_outputs(1)
-      .add_argument("data", "NDArray-or-Symbol", "Feature maps (N, C, H, W).")
-      .add_argument("rois", "NDArray-or-Symbol", "Regions (R, 5) in image coordinates.")
-      .add_arguments(ROIAlignParam::__FIELDS__())
-      .set_attr_parser(ParamParser<ROIAlignParam>)
-      .set_attr<FInferShape>("FInferShape", ROIAlignShape<ROIAlignParam>)
-      .set_attr<FInferType>("FInferType", SameRealType)
-      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // the sample table
-      .set_attr<FGradient>("FGradient", FGradient{"_backward_contrib_ROIAlign", true, false});
-  RegisterOp("_backward_contrib_ROIAlign")
-      .describe("Gradient of _contrib_ROIAlign (zeros for the regions).")
-      .set_num_inputs(3)
-      .set_num_outputs(2)
-      .set_attr<bool>("TIsBackward", true)
-      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-      .set_attr_parser(ParamParser<ROIAlignParam>);
-  RegisterOp("_contrib_RROIAlign")
-      .describe(
-          "Region features of feature maps (N, C, H, W) for rotated regions (R, 6), each "
-          "[batch_index, x_center, y_center, width, height, theta in degrees]: (R, C, PH, PW), "
-          "each bin the mean of bilinear samples of the region's grid turned by theta about its "
-          "centre (RRPN). Width and height are at least 1 after scaling; a region whose batch "
-          "index is outside the batch or whose numbers are not finite gives zeros.")
-      .set_num_inputs(2)
-      .set_num_outputs(1)
-      .add_argument("data", "NDArray-or-Symbol", "Feature maps (N, C, H, W).")
-      .add_argument("rois", "NDArray-or-Symbol", "Rotated regions (R, 6) in image coordinates.")
-      .add_arguments(RROIAlignParam::__FIELDS__())
-      .set_attr_parser(ParamParser<RROIAlignParam>)
-      .set_attr<FInferShape>("FInferShape", ROIAlignShape<RROIAlignParam>)
-      .set_attr<FInferType>("FInferType", SameRealType)
-      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)  // the sample table
-      .set_attr<FGradient>("FGradient", FGradient{"_backward_contrib_RROIAlign", true, false});
-  RegisterOp("_backward_contrib_RROIAlign")
-      .describe("Gradient of _contrib_RROIAlign (zeros for the regions).")
-      .set_num_inputs(3)
-      .set_num_outputs(2)
-      .set_attr<bool>("TIsBackward", true)
-      .set_attr<FResourceRequest>("FResourceRequest", RequestTempSpace)
-      .set_attr_parser(ParamParser<RROIAlignParam>);
+  RegisterRegionAlign<ROIAlignParam>(
+      "_contrib_ROIAlign",
+      "Region features of feature maps (N, C, H, W) for regions (R, 5), each [batch_index, "
+      "x1, y1, x2, y2]: (R, C, PH, PW) (C / (PH * PW) channels position-sensitive), each "
+      "bin the mean of bilinear samples without rounding (Mask R-CNN). A region whose batch "
+      "index is outside the batch or whose corners are not finite gives zeros.",
+      "Regions (R, 5) in image coordinates.");
+  RegisterRegionAlign<RROIAlignParam>(
+      "_contrib_RROIAlign",
+      "Region features of feature maps (N, C, H, W) for rotated regions (R, 6), each "
+      "[batch_index, x_center, y_center, width, height, theta in degrees]: (R, C, PH, PW), "
+      "each bin the mean of bilinear samples of the region's grid turned by theta about its "
+      "centre (RRPN). Width and height are at least 1 after scaling; a region whose batch "
+      "index is outside the batch or whose numbers are not finite gives zeros.",
+      "Rotated regions (R, 6) in image coordinates.");
   SetROIAlignCompute<cpu>();
   return true;
 }();

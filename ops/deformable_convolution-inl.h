@@ -38,28 +38,28 @@ using mshadow::expr::dot;
 
 // The fields both operators declare alike (layout as MXNet 1.9.1's: NCHW, or None, computed).
 #define OPS_DECLARE_DEFORMABLE_CONVOLUTION_FIELDS()                                          \
-  DMLC_DECLARE_FIELD(kernel).describe("Kernel size (h, w).");                               \
-  DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(                                \
-      "Stride per spatial axis; () is 1 on both.");                                         \
-  DMLC_DECLARE_FIELD(dilate).set_default(TShape()).describe(                                \
-      "Dilation per spatial axis; () is 1 on both.");                                       \
-  DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(                                   \
-      "Padding on both sides of each spatial axis; () is 0 on both.");                      \
-  DMLC_DECLARE_FIELD(num_filter).set_lower_bound(1).describe("Number of output channels."); \
-  DMLC_DECLARE_FIELD(num_group).set_default(1).set_lower_bound(1).describe(                 \
-      "Groups of input and output channels convolved on their own.");                       \
-  DMLC_DECLARE_FIELD(num_deformable_group)                                                  \
-      .set_default(1)                                                                       \
-      .set_lower_bound(1)                                                                   \
-      .describe("Groups of input channels sharing one set of offsets.");                    \
-  DMLC_DECLARE_FIELD(workspace).set_default(1024).set_lower_bound(0).describe(              \
-      "Accepted for MXNet compatibility; ignored.");                                        \
+  DMLC_DECLARE_FIELD(kernel).describe("Kernel size (h, w).");                                \
+  DMLC_DECLARE_FIELD(stride).set_default(TShape()).describe(                                 \
+      "Stride per spatial axis; () is 1 on both.");                                          \
+  DMLC_DECLARE_FIELD(dilate).set_default(TShape()).describe(                                 \
+      "Dilation per spatial axis; () is 1 on both.");                                        \
+  DMLC_DECLARE_FIELD(pad).set_default(TShape()).describe(                                    \
+      "Padding on both sides of each spatial axis; () is 0 on both.");                       \
+  DMLC_DECLARE_FIELD(num_filter).set_lower_bound(1).describe("Number of output channels.");  \
+  DMLC_DECLARE_FIELD(num_group).set_default(1).set_lower_bound(1).describe(                  \
+      "Groups of input and output channels convolved on their own.");                        \
+  DMLC_DECLARE_FIELD(num_deformable_group)                                                   \
+      .set_default(1)                                                                        \
+      .set_lower_bound(1)                                                                    \
+      .describe("Groups of input channels sharing one set of offsets.");                     \
+  DMLC_DECLARE_FIELD(workspace).set_default(1024).set_lower_bound(0).describe(               \
+      "Accepted for MXNet compatibility; ignored.");                                         \
   DMLC_DECLARE_FIELD(no_bias).set_default(false).describe("Whether to leave out the bias."); \
-  DMLC_DECLARE_FIELD(layout)                                                                \
-      .add_enum("NCW", 0)                                                                   \
-      .add_enum("NCHW", 1)                                                                  \
-      .add_enum("NCDHW", 2)                                                                 \
-      .set_default(dmlc::optional<int>())                                                   \
+  DMLC_DECLARE_FIELD(layout)                                                                 \
+      .add_enum("NCW", 0)                                                                    \
+      .add_enum("NCHW", 1)                                                                   \
+      .add_enum("NCDHW", 2)                                                                  \
+      .set_default(dmlc::optional<int>())                                                    \
       .describe("Data layout: NCHW (or None) only.")
 
 struct DeformableConvolutionParam : public dmlc::Parameter<DeformableConvolutionParam> {
@@ -93,9 +93,12 @@ struct ModulatedDeformableConvolutionParam
   dmlc::optional<int> layout;
   DMLC_DECLARE_PARAMETER(ModulatedDeformableConvolutionParam) {
     OPS_DECLARE_DEFORMABLE_CONVOLUTION_FIELDS();
-    DMLC_DECLARE_FIELD(im2col_step).set_default(64).set_lower_bound(1).describe(
-        "Accepted for MXNet compatibility (its images per column matrix); images go one at a "
-        "time here.");
+    DMLC_DECLARE_FIELD(im2col_step)
+        .set_default(64)
+        .set_lower_bound(1)
+        .describe(
+            "Accepted for MXNet compatibility (its images per column matrix); images go one at a "
+            "time here.");
   }
 };
 
@@ -258,8 +261,7 @@ struct deformable_im2col_row {
     for (index_t x = 0; x < l.out_width; ++x) {
       const index_t o = y * l.out_width + x;
       out[o] = MaskOf(m, o) * SampleValue<kBorder>(plane, grid_y + dy[o],
-                                                    DType(l.GridX(k, x)) + dx[o], l.height,
-                                                    l.width);
+                                                   DType(l.GridX(k, x)) + dx[o], l.height, l.width);
     }
   }
 };
@@ -429,8 +431,8 @@ void DeformableConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContex
     auto og = in[0].get_with_shape<xpu, 3, DType>(mshadow::Shape3(batch, filters, l.OutSize()), s);
     auto weight = in[kWeightGrad + 1].get_with_shape<xpu, 2, DType>(
         mshadow::Shape2(filters, rows_per_group), s);
-    auto dw = out[kWeightGrad].get_with_shape<xpu, 2, DType>(
-        mshadow::Shape2(filters, rows_per_group), s);
+    auto dw =
+        out[kWeightGrad].get_with_shape<xpu, 2, DType>(mshadow::Shape2(filters, rows_per_group), s);
     auto col = ctx.requested[0].get_space_typed<xpu, 2, DType>(
         mshadow::Shape2(l.ColRows(), l.OutSize()), s);
     WriteZeroGradient<xpu, DType>(out[0], req[0], s);  // the samples' shares add onto it
@@ -470,8 +472,8 @@ void DeformableConvolutionBackwardCompute(const NodeAttrs& attrs, const OpContex
           Kernel<deformable_col2im_plane<kBorder>, xpu>::LaunchItems(
               s, l.channels, l.Taps() * l.OutSize() * 8, l, col.dptr_, offset, mask, grad);
         } else {
-          Kernel<deformable_col2im_atomic<kBorder>, xpu>::Launch(
-              s, l.ColRows() * l.OutSize(), l, col.dptr_, offset, mask, grad);
+          Kernel<deformable_col2im_atomic<kBorder>, xpu>::Launch(s, l.ColRows() * l.OutSize(), l,
+                                                                 col.dptr_, offset, mask, grad);
         }
       }
     }

@@ -1,6 +1,6 @@
 // _contrib_DeformableConvolution, _contrib_ModulatedDeformableConvolution and their backward
-// operators: parameters, shapes and types here; the computation, for every device: deformable_convolution-inl.h; FCompute<gpu>:
-// deformable_convolution.cu.
+// operators: parameters, shapes and types here; the computation, for every device:
+// deformable_convolution-inl.h; FCompute<gpu>: deformable_convolution.cu.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,8 +78,8 @@ uint32_t NumInputs(const NodeAttrs& attrs) {
 
 // An input of `expected` shape, given as `given` when it is known (a dmlc::Error naming both
 // otherwise).
-void AssignSampleInput(std::vector<TShape>* in, size_t i, const TShape& expected,
-                       const char* name, const char* per_tap, const DeformableLayout& l) {
+void AssignSampleInput(std::vector<TShape>* in, size_t i, const TShape& expected, const char* name,
+                       const char* per_tap, const DeformableLayout& l) {
   if (ShapeIsKnown((*in)[i]) && (*in)[i] != expected) {
     std::ostringstream os;
     os << name << " " << (*in)[i] << " must be " << expected << ": " << per_tap

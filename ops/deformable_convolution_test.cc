@@ -114,16 +114,16 @@ TEST(DeformableConvolutionTest, ModulatedAsMxnet) {
                  v1.kwargs,
                  {v1.inputs[0], InputSpec::WithValues(TShape{1, 18, 4, 5}, offset),
                   InputSpec::WithValues(TShape{1, 9, 4, 5}, mask), v1.inputs[2], v1.inputs[3]}};
-  const Values out = testing::ToValues(
-      testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
+  const Values out =
+      testing::ToValues(testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32))[0].blob());
   testing::ExpectClose(
-      Values{0.46878824,  0.69705254,  0.46631753,  1.3003513,   1.52732,     0.43270195,
-             -1.3294321,  -0.828147,   2.1931784,   0.2907981,   0.0187316,   0.21778989,
-             1.3288306,   -0.7652087,  -2.262583,   0.36903805,  1.4025874,   -0.15480068,
-             -1.3426465,  -0.03852842, 0.48965174,  -0.45543915, -0.19230592, 1.9645314,
-             1.2561772,   -0.10754461, -0.8440878,  1.3504857,   2.5107756,   -0.81636626,
-             -0.34506342, 0.9492547,   0.672293,    -1.9602759,  -2.0011048,  0.5113768,
-             0.56598425,  -1.7958834,  -2.120925,   -0.50347877},
+      Values{0.46878824,  0.69705254,  0.46631753, 1.3003513,   1.52732,     0.43270195,
+             -1.3294321,  -0.828147,   2.1931784,  0.2907981,   0.0187316,   0.21778989,
+             1.3288306,   -0.7652087,  -2.262583,  0.36903805,  1.4025874,   -0.15480068,
+             -1.3426465,  -0.03852842, 0.48965174, -0.45543915, -0.19230592, 1.9645314,
+             1.2561772,   -0.10754461, -0.8440878, 1.3504857,   2.5107756,   -0.81636626,
+             -0.34506342, 0.9492547,   0.672293,   -1.9602759,  -2.0011048,  0.5113768,
+             0.56598425,  -1.7958834,  -2.120925,  -0.50347877},
       out, 1e-5, 1e-6, "forward");
 }
 
@@ -218,7 +218,8 @@ TEST(DeformableConvolutionTest, GradientsAndWriteModes) {
   for (const std::string op : {kV1, kV2}) {
     for (const Setting& s : Settings()) {
       SCOPED_TRACE(op + " " + s.kw.at("kernel") + " " + s.kw.at("num_filter"));
-      const OpCase c = CaseOf(op, s, InputSpec{s.offset, 0.05, 0.45}, InputSpec{MaskShape(s.offset)});
+      const OpCase c =
+          CaseOf(op, s, InputSpec{s.offset, 0.05, 0.45}, InputSpec{MaskShape(s.offset)});
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);
     }
@@ -289,12 +290,11 @@ TEST(DeformableConvolutionTest, BadShapesAndParametersAreNamed) {
               }),
               HasSubstr("im2col_step"));
   EXPECT_THAT(testing::ErrorOf([&] {
-                testing::InferOutputShapes({kV2,
-                                            kw,
-                                            {InputSpec{TShape{2, 4, 5, 6}},
-                                             InputSpec{TShape{2, 18, 5, 6}},
-                                             InputSpec{TShape{2, 18, 5, 6}},
-                                             InputSpec{TShape{3, 4, 3, 3}}}});
+                testing::InferOutputShapes(
+                    {kV2,
+                     kw,
+                     {InputSpec{TShape{2, 4, 5, 6}}, InputSpec{TShape{2, 18, 5, 6}},
+                      InputSpec{TShape{2, 18, 5, 6}}, InputSpec{TShape{3, 4, 3, 3}}}});
               }),
               HasSubstr("mask (2,18,5,6) must be (2,9,5,6): a factor for each of the 9 taps"));
   bad = kw;

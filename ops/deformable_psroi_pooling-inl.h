@@ -59,10 +59,8 @@ struct DeformablePSROIPoolingParam : public dmlc::Parameter<DeformablePSROIPooli
     DMLC_DECLARE_FIELD(pooled_size)
         .set_lower_bound(1)
         .describe("The output's height and width: bins per region side.");
-    DMLC_DECLARE_FIELD(part_size)
-        .set_default(0)
-        .set_lower_bound(0)
-        .describe("The side of trans's grid of part offsets; 0: pooled_size.");
+    DMLC_DECLARE_FIELD(part_size).set_default(0).set_lower_bound(0).describe(
+        "The side of trans's grid of part offsets; 0: pooled_size.");
     DMLC_DECLARE_FIELD(sample_per_part)
         .set_default(1)
         .set_lower_bound(1)
@@ -338,9 +336,8 @@ void DeformablePSROIPoolingCompute(const NodeAttrs& attrs, const OpContext& ctx,
   MSHADOW_SGL_DBL_TYPE_SWITCH(in[0].type_flag_, DType, {
     OPS_REQ_SWITCH(req[0], kReq, {
       Kernel<pool_deformable_bin<kReq>, xpu>::Launch(
-          ctx.get_stream<xpu>(), out[0].Size(), out[0].dptr<DType>(), out[1].dptr<DType>(),
-          req[1], in[0].dptr<DType>(), in[1].dptr<DType>(), g.no_trans ? nullptr : in[2].dptr<DType>(),
-          g);
+          ctx.get_stream<xpu>(), out[0].Size(), out[0].dptr<DType>(), out[1].dptr<DType>(), req[1],
+          in[0].dptr<DType>(), in[1].dptr<DType>(), g.no_trans ? nullptr : in[2].dptr<DType>(), g);
     });
   });
 }
@@ -349,8 +346,7 @@ void DeformablePSROIPoolingCompute(const NodeAttrs& attrs, const OpContext& ctx,
 // gradients of data, rois (zeros) [and trans].
 template <typename xpu>
 void DeformablePSROIPoolingBackward(const NodeAttrs& attrs, const OpContext& ctx,
-                                    const std::vector<TBlob>& in,
-                                    const std::vector<OpReqType>& req,
+                                    const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                     const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   const std::vector<TBlob> inputs(in.begin() + 2, in.end());

@@ -1,8 +1,8 @@
 // FCompute<gpu> of _contrib_DeformablePSROIPooling and its backward operator
 // (deformable_psroi_pooling-inl.h).
 #include "mshadow/tensor.h"
-#include "ops/kernel_launch_gpu.cuh"
 #include "ops/deformable_psroi_pooling-inl.h"
+#include "ops/kernel_launch_gpu.cuh"
 
 namespace ops {
 namespace deformable_psroi_pooling {

@@ -33,8 +33,11 @@ const char* const kOp = "_contrib_DeformablePSROIPooling";
 // One 3x3 map, v(y, x) = 3y + x, one bin of 2x2 samples over region [0, 0, 0, 1, 1]: from
 // -0.5 (the corner 0 shifted back half a position), a position apart.
 OpCase HandCase(bool with_trans) {
-  Kw kw{{"spatial_scale", "1"}, {"output_dim", "1"},     {"group_size", "1"},
-        {"pooled_size", "1"},   {"sample_per_part", "2"}};
+  Kw kw{{"spatial_scale", "1"},
+        {"output_dim", "1"},
+        {"group_size", "1"},
+        {"pooled_size", "1"},
+        {"sample_per_part", "2"}};
   OpCase c{kOp,
            kw,
            {InputSpec::WithValues(TShape{1, 1, 3, 3}, Ramp(9)),
@@ -87,8 +90,11 @@ TEST(DeformablePSROIPoolingTest, PartOffsetsMoveTheSamples) {
 // there: off the grid's lines and inside the map, where the samples are smooth in data and
 // trans, so central differences see the derivative.
 OpCase SmoothCase(bool no_trans) {
-  Kw kw{{"spatial_scale", "1"}, {"output_dim", "2"},     {"group_size", "2"},
-        {"pooled_size", "2"},   {"sample_per_part", "2"}};
+  Kw kw{{"spatial_scale", "1"},
+        {"output_dim", "2"},
+        {"group_size", "2"},
+        {"pooled_size", "2"},
+        {"sample_per_part", "2"}};
   OpCase c{kOp,
            kw,
            {InputSpec{TShape{2, 8, 6, 7}},
@@ -118,7 +124,8 @@ TEST(DeformablePSROIPoolingTest, RegionsOutsideTheBatchOrNotFiniteAreIgnored) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   OpCase c = SmoothCase(false);
-  c.inputs[1] = InputSpec::WithValues(TShape{3, 5}, {2, 1, 1, 4, 4, 1, nan, 0, 5, 3, 0, 0, 1, 3, 4});
+  c.inputs[1] =
+      InputSpec::WithValues(TShape{3, 5}, {2, 1, 1, 4, 4, 1, nan, 0, 5, 3, 0, 0, 1, 3, 4});
   c.inputs[1].differentiable = false;
   Values trans(48, 0.1);
   trans[32] = inf;  // region 2, class 0, part (0, 0): x
@@ -164,8 +171,11 @@ TEST(DeformablePSROIPoolingTest, BadShapesAreNamed) {
     for (const TShape& s : shapes) c.inputs.push_back(InputSpec{s});
     return testing::ErrorOf([&] { testing::InferOutputShapes(c); });
   };
-  const Kw kw{{"spatial_scale", "1"}, {"output_dim", "2"}, {"group_size", "2"},
-              {"pooled_size", "3"},   {"trans_std", "0.1"}};
+  const Kw kw{{"spatial_scale", "1"},
+              {"output_dim", "2"},
+              {"group_size", "2"},
+              {"pooled_size", "3"},
+              {"trans_std", "0.1"}};
   EXPECT_THAT(error_of(kw, {TShape{1, 6, 5, 5}, TShape{2, 5}, TShape{2, 2, 3, 3}}),
               HasSubstr("data has shape (1,6,5,5); valid: 4 axes (batch, channel, height, width) "
                         "with output_dim * group_size^2 = 2 * 2^2 = 8 channels"));

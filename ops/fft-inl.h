@@ -165,10 +165,10 @@ void TransformRows(const OpContext& ctx, const TBlob& in, const TBlob& out, OpRe
   const Plan p = PlanOf(n, &host_tables);
   const index_t rows = static_cast<index_t>(out.Size()) / (kComplexOut ? 2 * n : n);
   const index_t chunk = std::min<index_t>(compute_size, rows);
-  double* space = ctx.requested[0]
-                      .get_space_typed<xpu, 1, double>(
-                          mshadow::Shape1(p.TableSize() + chunk * 2 * p.m), s)
-                      .dptr_;
+  double* space =
+      ctx.requested[0]
+          .get_space_typed<xpu, 1, double>(mshadow::Shape1(p.TableSize() + chunk * 2 * p.m), s)
+          .dptr_;
   const double* tables = HostValuesOnDevice<xpu>(host_tables.data(), p.TableSize(), space, s);
   double* work = space + p.TableSize();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out.type_flag_, DType, {
@@ -207,8 +207,7 @@ void SetFFTCompute() {
   RegisterOp("_contrib_fft").set_attr<FCompute>(attr_name, FCompute(RealToComplex<xpu>));
   RegisterOp("_backward_contrib_fft").set_attr<FCompute>(attr_name, FCompute(ComplexToReal<xpu>));
   RegisterOp("_contrib_ifft").set_attr<FCompute>(attr_name, FCompute(ComplexToReal<xpu>));
-  RegisterOp("_backward_contrib_ifft")
-      .set_attr<FCompute>(attr_name, FCompute(RealToComplex<xpu>));
+  RegisterOp("_backward_contrib_ifft").set_attr<FCompute>(attr_name, FCompute(RealToComplex<xpu>));
 }
 
 }  // namespace fft

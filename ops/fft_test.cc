@@ -23,7 +23,7 @@ using testing::OpCase;
 using testing::Values;
 
 Values Transform(const char* op, const TShape& shape, const Values& x, int type = mshadow::kFloat64,
-           const std::map<std::string, std::string>& kw = {}) {
+                 const std::map<std::string, std::string>& kw = {}) {
   const OpCase c{op, kw, {InputSpec::WithValues(shape, x)}};
   return testing::ToValues(testing::Forward(c, testing::MakeInputs(c, type))[0].blob());
 }
@@ -63,7 +63,8 @@ TEST(FFTTest, DirectSumsOfEveryLength) {
     std::vector<std::complex<long double>> zc;
     for (index_t i = 0; i < 3 * d; ++i) zc.emplace_back(z[2 * i], z[2 * i + 1]);
     Values expected_real;
-    for (const auto& v : DirectSums(zc, d, 1)) expected_real.push_back(static_cast<double>(v.real()));
+    for (const auto& v : DirectSums(zc, d, 1))
+      expected_real.push_back(static_cast<double>(v.real()));
     testing::ExpectClose(expected_real, Transform("_contrib_ifft", TShape{3, 2 * d}, z), 1e-12,
                          1e-12 * d, "ifft");
   }
@@ -73,9 +74,11 @@ TEST(FFTTest, DirectSumsOfEveryLength) {
 // -1.5-0.866j].
 TEST(FFTTest, KnownValues) {
   testing::ExpectClose(Values{10, 0, -2, 2, -2, 0, -2, -2},
-                       Transform("_contrib_fft", TShape{1, 4}, {1, 2, 3, 4}), 1e-14, 1e-14, "length 4");
+                       Transform("_contrib_fft", TShape{1, 4}, {1, 2, 3, 4}), 1e-14, 1e-14,
+                       "length 4");
   testing::ExpectClose(Values{6, 0, -1.5, std::sqrt(3.0) / 2, -1.5, -std::sqrt(3.0) / 2},
-                       Transform("_contrib_fft", TShape{1, 3}, {1, 2, 3}), 1e-14, 1e-14, "length 3");
+                       Transform("_contrib_fft", TShape{1, 3}, {1, 2, 3}), 1e-14, 1e-14,
+                       "length 3");
 }
 
 // ifft is unnormalized: ifft(fft(x)) = d x; also on 4-d data and in float32.
@@ -89,8 +92,8 @@ TEST(FFTTest, InverseOfTheTransformIsDTimesTheRows) {
     TShape complex_shape = shape;
     complex_shape[3] = 2 * d;
     for (const int type : {mshadow::kFloat64, mshadow::kFloat32}) {
-      const Values back = Transform("_contrib_ifft", complex_shape, Transform("_contrib_fft", shape, x, type),
-                              type);
+      const Values back = Transform("_contrib_ifft", complex_shape,
+                                    Transform("_contrib_fft", shape, x, type), type);
       const double tol = type == mshadow::kFloat64 ? 1e-12 : 1e-5;
       testing::ExpectClose(dx, back, tol, tol * d, "ifft(fft(x))");
     }
@@ -101,15 +104,16 @@ TEST(FFTTest, InverseOfTheTransformIsDTimesTheRows) {
 TEST(FFTTest, RowsAtATime) {
   std::mt19937_64 rng(3);
   const Values x = testing::RandomValues(7 * 10, -1, 1, &rng);
-  EXPECT_EQ(Transform("_contrib_fft", TShape{7, 10}, x),
-            Transform("_contrib_fft", TShape{7, 10}, x, mshadow::kFloat64, {{"compute_size", "3"}}));
+  EXPECT_EQ(
+      Transform("_contrib_fft", TShape{7, 10}, x),
+      Transform("_contrib_fft", TShape{7, 10}, x, mshadow::kFloat64, {{"compute_size", "3"}}));
 }
 
 TEST(FFTTest, GradientsAndWriteModes) {
   for (const index_t d : {8, 6}) {
-    for (const OpCase& c : {OpCase{"_contrib_fft", {}, {InputSpec{TShape{3, d}}}},
-                            OpCase{"_contrib_ifft", {{"compute_size", "2"}},
-                                   {InputSpec{TShape{3, 2 * d}}}}}) {
+    for (const OpCase& c :
+         {OpCase{"_contrib_fft", {}, {InputSpec{TShape{3, d}}}},
+          OpCase{"_contrib_ifft", {{"compute_size", "2"}}, {InputSpec{TShape{3, 2 * d}}}}}) {
       SCOPED_TRACE(c.op + " " + std::to_string(d));
       testing::CheckWriteModes(c);
       testing::CheckGradient(c);

@@ -53,10 +53,14 @@ struct Process {
 template <typename DType>
 Process<DType> ProcessOf(const TBlob* inputs) {
   const TShape& lags = inputs[kLags].shape_;
-  return {inputs[kMu].dptr<DType>(),     inputs[kAlpha].dptr<DType>(),
-          inputs[kBeta].dptr<DType>(),   inputs[kState].dptr<DType>(),
-          inputs[kLags].dptr<DType>(),   inputs[kMarks].dptr<int32_t>(),
-          inputs[kValidLength].dptr<DType>(), inputs[kMaxTime].dptr<DType>(),
+  return {inputs[kMu].dptr<DType>(),
+          inputs[kAlpha].dptr<DType>(),
+          inputs[kBeta].dptr<DType>(),
+          inputs[kState].dptr<DType>(),
+          inputs[kLags].dptr<DType>(),
+          inputs[kMarks].dptr<int32_t>(),
+          inputs[kValidLength].dptr<DType>(),
+          inputs[kMaxTime].dptr<DType>(),
           {lags[0], inputs[kMu].shape_[1], lags[1]}};
 }
 
@@ -160,8 +164,7 @@ void CheckEvents(const TBlob* inputs, mshadow::Stream<xpu>* s) {
   for (index_t i = 0; i < N; ++i) {
     const double length = static_cast<double>(lengths[i]);
     if (!(length >= 0 && length <= static_cast<double>(T) && length == std::floor(length))) {
-      os << "valid_length " << length << " of sample " << i << "; valid: whole numbers 0 to "
-         << T;
+      os << "valid_length " << length << " of sample " << i << "; valid: whole numbers 0 to " << T;
       throw dmlc::Error(os.str());
     }
     const index_t j = FirstOutside(marks.data() + i * T, static_cast<index_t>(length), -1.0,
@@ -177,20 +180,19 @@ void CheckEvents(const TBlob* inputs, mshadow::Stream<xpu>* s) {
 // Inputs: mu (N, K), alpha (K), beta (K), state (N, K), lags (N, T), marks (N, T) int32,
 // valid_length (N), max_time (N); outputs: the log likelihoods (N) and the states (N, K).
 template <typename xpu>
-void HawkesLLCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx,
-                     const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                     const std::vector<TBlob>& out) {
+void HawkesLLCompute(const NodeAttrs& /*attrs*/, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   mshadow::Stream<xpu>* s = ctx.get_stream<xpu>();
   MSHADOW_SGL_DBL_TYPE_SWITCH(out[0].type_flag_, DType, {
     CheckEvents<xpu, DType>(in.data(), s);
     const Process<DType> p = ProcessOf<DType>(in.data());
-    DType* work = ctx.requested[0]
-                      .get_space_typed<xpu, 1, DType>(mshadow::Shape1(2 * p.e.samples * p.e.marks),
-                                                      s)
-                      .dptr_;
-    Kernel<hawkes_forward, xpu>::LaunchItems(s, p.e.samples, p.e.steps * 8 + p.e.marks * 8, p,
-                                             work, out[0].dptr<DType>(), req[0],
-                                             out[1].dptr<DType>(), req[1]);
+    DType* work =
+        ctx.requested[0]
+            .get_space_typed<xpu, 1, DType>(mshadow::Shape1(2 * p.e.samples * p.e.marks), s)
+            .dptr_;
+    Kernel<hawkes_forward, xpu>::LaunchItems(s, p.e.samples, p.e.steps * 8 + p.e.marks * 8, p, work,
+                                             out[0].dptr<DType>(), req[0], out[1].dptr<DType>(),
+                                             req[1]);
   });
 }
 
@@ -208,12 +210,14 @@ void HawkesLLBackward(const NodeAttrs& /*attrs*/, const OpContext& ctx,
     const index_t N = p.e.samples, K = p.e.marks;
     // 8K values of work a sample, then alpha's and beta's rows.
     auto space = ctx.requested[0].get_space_typed<xpu, 1, DType>(mshadow::Shape1(10 * N * K), s);
-    const HawkesGradients<DType> g{out[kMu].dptr<DType>(), out[kState].dptr<DType>(),
-                                   space.dptr_ + 8 * N * K, space.dptr_ + 9 * N * K, req[kMu],
+    const HawkesGradients<DType> g{out[kMu].dptr<DType>(),
+                                   out[kState].dptr<DType>(),
+                                   space.dptr_ + 8 * N * K,
+                                   space.dptr_ + 9 * N * K,
+                                   req[kMu],
                                    req[kState]};
-    Kernel<hawkes_backward, xpu>::LaunchItems(s, N, p.e.steps * 16 + K * 16, p,
-                                              in[0].dptr<DType>(), in[1].dptr<DType>(),
-                                              space.dptr_, g);
+    Kernel<hawkes_backward, xpu>::LaunchItems(s, N, p.e.steps * 16 + K * 16, p, in[0].dptr<DType>(),
+                                              in[1].dptr<DType>(), space.dptr_, g);
     Tensor<xpu, 2, DType> alpha_rows(g.alpha_rows, mshadow::Shape2(N, K), s);
     Tensor<xpu, 2, DType> beta_rows(g.beta_rows, mshadow::Shape2(N, K), s);
     Assign(out[kAlpha].get_with_shape<xpu, 1, DType>(mshadow::Shape1(K), s), req[kAlpha],

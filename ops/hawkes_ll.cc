@@ -12,8 +12,7 @@ namespace {
 
 // lda (N, K), alpha (K), beta (K), state (N, K), lags (N, T), marks (N, T), valid_length (N),
 // max_time (N) -> (N), (N, K). N and K come from lda, T from lags.
-bool HawkesLLShape(const NodeAttrs& /*attrs*/, std::vector<TShape>* in,
-                   std::vector<TShape>* out) {
+bool HawkesLLShape(const NodeAttrs& /*attrs*/, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape &mu = (*in)[kMu], &lags = (*in)[kLags];
   if (!ShapeIsKnown(mu) || !ShapeIsKnown(lags)) return false;
   if (mu.ndim() != 2 || lags.ndim() != 2 || mu[0] != lags[0]) {

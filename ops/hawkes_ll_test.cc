@@ -30,13 +30,14 @@ OpCase ProbeCase(const Values& marks = {0, 1, 0, 0, 1, 1, 0, 1, 0, 1, 5, 7},
   };
   InputSpec mark_spec = fixed(TShape{3, 4}, marks);
   mark_spec.type_flag = mshadow::kInt32;
-  return {"_contrib_hawkesll",
-          {},
-          {InputSpec::WithValues(TShape{3, 2}, {0.5, 0.3, 0.2, 0.6, 0.4, 0.4}),
-           InputSpec::WithValues(TShape{2}, {0.6, 0.3}), InputSpec::WithValues(TShape{2}, {1.5, 0.8}),
-           InputSpec::WithValues(TShape{3, 2}, {0, 0, 0.5, 1.2, 0.3, 0}),
-           fixed(TShape{3, 4}, {0.3, 0.7, 0.2, 1.1, 0.5, 0.25, 0.9, 0.4, 0.6, 0.6, 0.6, 0.6}),
-           mark_spec, fixed(TShape{3}, valid_length), fixed(TShape{3}, {3, 2.5, 1.5})}};
+  return {
+      "_contrib_hawkesll",
+      {},
+      {InputSpec::WithValues(TShape{3, 2}, {0.5, 0.3, 0.2, 0.6, 0.4, 0.4}),
+       InputSpec::WithValues(TShape{2}, {0.6, 0.3}), InputSpec::WithValues(TShape{2}, {1.5, 0.8}),
+       InputSpec::WithValues(TShape{3, 2}, {0, 0, 0.5, 1.2, 0.3, 0}),
+       fixed(TShape{3, 4}, {0.3, 0.7, 0.2, 1.1, 0.5, 0.25, 0.9, 0.4, 0.6, 0.6, 0.6, 0.6}),
+       mark_spec, fixed(TShape{3}, valid_length), fixed(TShape{3}, {3, 2.5, 1.5})}};
 }
 
 TEST(HawkesLLTest, AsMxnet) {
@@ -45,14 +46,14 @@ TEST(HawkesLLTest, AsMxnet) {
   const std::vector<CpuTensor> out = testing::Forward(c, in);
   testing::ExpectClose(Values{-6.7177585876, -5.2164124618, -3.4595745209},
                        testing::ToValues(out[0].blob()), 1e-6, 1e-7, "log likelihood");
-  testing::ExpectClose(Values{0.4345656623, 0.2018965185, 0.2911898598, 0.6108958598,
-                              0.2908600047, 0.7866278887},
-                       testing::ToValues(out[1].blob()), 1e-6, 1e-7, "states");
+  testing::ExpectClose(
+      Values{0.4345656623, 0.2018965185, 0.2911898598, 0.6108958598, 0.2908600047, 0.7866278887},
+      testing::ToValues(out[1].blob()), 1e-6, 1e-7, "states");
   const std::vector<CpuTensor> grads =
       testing::Backward(c, in, {Values{0.7, -1.3, 0.4}, Values(6, 0.0)});
-  testing::ExpectClose(Values{1.229969104, 0.2333333333, -2.2150931336, 0.2488697788,
-                              0.1846617336, 0.4},
-                       testing::ToValues(grads[0].blob()), 1e-6, 1e-7, "lda gradient");
+  testing::ExpectClose(
+      Values{1.229969104, 0.2333333333, -2.2150931336, 0.2488697788, 0.1846617336, 0.4},
+      testing::ToValues(grads[0].blob()), 1e-6, 1e-7, "lda gradient");
   testing::ExpectClose(Values{-0.1043912167, 0.0574078765}, testing::ToValues(grads[1].blob()),
                        1e-6, 1e-7, "alpha gradient");
   testing::ExpectClose(Values{-0.0066574621, -0.2415695123}, testing::ToValues(grads[2].blob()),
@@ -85,7 +86,8 @@ TEST(HawkesLLTest, ASampleWithoutEvents) {
 
 TEST(HawkesLLTest, BadEventsAndShapesAreNamed) {
   const auto error_of = [](const OpCase& c) {
-    return testing::ErrorOf([&] { testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32)); });
+    return testing::ErrorOf(
+        [&] { testing::Forward(c, testing::MakeInputs(c, mshadow::kFloat32)); });
   };
   EXPECT_THAT(error_of(ProbeCase({0, 1, 0, 0, 1, 2, 0, 1, 0, 1, 5, 7})),
               HasSubstr("mark 2 of event 1 of sample 1; valid: 0 to 1"));

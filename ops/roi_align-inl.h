@@ -227,10 +227,10 @@ MSHADOW_XINLINE void ForEachSample(const Region<DType>& r, const Geometry& g, in
       const DType x =
           r.start_w + DType(pw) * r.bin_w + (DType(ix) + DType(0.5)) * r.bin_w / DType(r.grid_w);
       Sample<DType> s;
-      const bool inside =
-          g.rotated ? SampleAt(y * r.cos - x * r.sin + r.center_h,
-                               x * r.cos + y * r.sin + r.center_w, g.height, g.width, &s)
-                    : SampleAt(y, x, g.height, g.width, &s);
+      const bool inside = g.rotated
+                              ? SampleAt(y * r.cos - x * r.sin + r.center_h,
+                                         x * r.cos + y * r.sin + r.center_w, g.height, g.width, &s)
+                              : SampleAt(y, x, g.height, g.width, &s);
       if (inside) fn(s, share);
     }
   }
@@ -304,7 +304,8 @@ SampleTable<DType> BuildSampleTable(const OpContext& ctx, mshadow::Stream<cpu>* 
   std::vector<index_t> starts(g.regions + 1, 0);
   for (index_t r = 0; r < g.regions; ++r) {
     Region<DType> region{};
-    const index_t n = RegionOf(rois + r * g.RoiSize(), g, &region) ? region.grid_h * region.grid_w : 0;
+    const index_t n =
+        RegionOf(rois + r * g.RoiSize(), g, &region) ? region.grid_h * region.grid_w : 0;
     starts[r + 1] = starts[r] + n * bins;  // at most this many: samples outside are skipped
   }
   const size_t index_bytes = (2 * g.regions * bins + g.regions) * sizeof(index_t);

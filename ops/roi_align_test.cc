@@ -29,7 +29,7 @@ const Values kRois = {0, 0.5, 1.0, 7.0, 8.5, 1, 2, 2, 5, 4, -1, 0, 0, 4, 4, 1, 3
 
 // MXNet's probe: sin(0.37 i) over (2, 3, 6, 7) maps; regions turned by 30, -45 and 90 degrees,
 // the third partly outside the map at scale 0.5, the fourth below one position a side.
-const Values kRotatedRois = {0, 6, 5, 8, 4, 30, 1, 3, 2.5, 5, 7,  -45,
+const Values kRotatedRois = {0, 6,  5,  8, 4, 30, 1, 3, 2.5, 5, 7,   -45,
                              0, 12, 10, 6, 6, 90, 1, 1, 1,   1, 0.5, 10};
 
 Values AlignOf(const std::map<std::string, std::string>& extra, const Values& rois = kRois) {
@@ -116,8 +116,8 @@ TEST(ROIAlignTest, RegionsOutsideTheBatchOrNotFiniteAreIgnored) {
   const Values out = AlignOf({}, rois);
   EXPECT_EQ(Values(out.begin(), out.begin() + 24), Values(24, 0.0));
   for (size_t i = 24; i < out.size(); ++i) EXPECT_TRUE(std::isfinite(out[i])) << i;
-  const Values rotated = RotatedOf({}, {2, 1, 1, 4, 4, 0, 0, nan, 1, 4, 4, 0, 1, 1, 1, 4, 4, inf,
-                                        0, -1e30, 0, 1e30, 4, 0});
+  const Values rotated = RotatedOf(
+      {}, {2, 1, 1, 4, 4, 0, 0, nan, 1, 4, 4, 0, 1, 1, 1, 4, 4, inf, 0, -1e30, 0, 1e30, 4, 0});
   EXPECT_EQ(Values(rotated.begin(), rotated.begin() + 24), Values(24, 0.0));
   for (size_t i = 24; i < rotated.size(); ++i) EXPECT_TRUE(std::isfinite(rotated[i])) << i;
 }
@@ -175,14 +175,13 @@ TEST(ROIAlignTest, RotatedByZeroIsROIAlign) {
   Values rotated;
   for (size_t r = 0; r < corners.size(); r += 5) {
     const double* c = &corners[r];
-    rotated.insert(rotated.end(), {c[0], (c[1] + c[3]) / 2, (c[2] + c[4]) / 2, c[3] - c[1],
-                                   c[4] - c[2], 0});
+    rotated.insert(rotated.end(),
+                   {c[0], (c[1] + c[3]) / 2, (c[2] + c[4]) / 2, c[3] - c[1], c[4] - c[2], 0});
   }
   for (const char* ratio : {"-1", "2"}) {
     SCOPED_TRACE(ratio);
     testing::ExpectClose(AlignOf({{"sample_ratio", ratio}}, corners),
-                         RotatedOf({{"sampling_ratio", ratio}}, rotated), 1e-12, 1e-12,
-                         "forward");
+                         RotatedOf({{"sampling_ratio", ratio}}, rotated), 1e-12, 1e-12, "forward");
   }
 }
 
@@ -201,24 +200,36 @@ TEST(ROIAlignTest, TheGpuItemsAgreeWithTheCpuPath) {
     const Values& roi_values;
   };
   const std::vector<Case> cases = {
-      {"_contrib_ROIAlign", TShape{2, 4, 5, 6}, {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
-       TShape{4, 5}, kRois},
+      {"_contrib_ROIAlign",
+       TShape{2, 4, 5, 6},
+       {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
+       TShape{4, 5},
+       kRois},
       {"_contrib_ROIAlign",
        TShape{2, 4, 5, 6},
        {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}},
        TShape{4, 5},
        kRois},
-      {"_contrib_ROIAlign", TShape{2, 4, 5, 6},
-       {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"aligned", "1"}}, TShape{4, 5}, kRois},
-      {"_contrib_ROIAlign", TShape{2, 6, 5, 6}, {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
-       TShape{4, 5}, kRois},
+      {"_contrib_ROIAlign",
+       TShape{2, 4, 5, 6},
+       {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"aligned", "1"}},
+       TShape{4, 5},
+       kRois},
+      {"_contrib_ROIAlign",
+       TShape{2, 6, 5, 6},
+       {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
+       TShape{4, 5},
+       kRois},
       {"_contrib_ROIAlign",
        TShape{2, 6, 5, 6},
        {{"pooled_size", "(1,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "1"}},
        TShape{4, 5},
        kRois},
-      {"_contrib_RROIAlign", TShape{2, 6, 6, 7}, {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
-       TShape{4, 6}, kRotatedRois}};
+      {"_contrib_RROIAlign",
+       TShape{2, 6, 6, 7},
+       {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}},
+       TShape{4, 6},
+       kRotatedRois}};
   for (const Case& k : cases) {
     SCOPED_TRACE(std::string(k.op) + " " + k.kw.at("pooled_size") + " over " +
                  std::to_string(k.data[1]) + " channels");
@@ -271,12 +282,13 @@ TEST(ROIAlignTest, BadShapesAndParametersAreNamed) {
       error_of({{"pooled_size", "(2,2)"}, {"spatial_scale", "1"}, {"position_sensitive", "1"}},
                TShape{1, 6, 3, 4}, TShape{1, 5}),
       HasSubstr("position_sensitive: the channels, 6, must be a multiple of the bins, 2 x 2"));
-  EXPECT_THAT(testing::ErrorOf([&] {
-                testing::InferOutputShapes(
-                    {"_contrib_RROIAlign", ok, {InputSpec{TShape{1, 2, 3, 4}}, InputSpec{TShape{3, 5}}}});
-              }),
-              HasSubstr("rois must be (regions, 6), each [batch_index, x_center, y_center, width, "
-                        "height, theta], got (3,5)"));
+  EXPECT_THAT(
+      testing::ErrorOf([&] {
+        testing::InferOutputShapes(
+            {"_contrib_RROIAlign", ok, {InputSpec{TShape{1, 2, 3, 4}}, InputSpec{TShape{3, 5}}}});
+      }),
+      HasSubstr("rois must be (regions, 6), each [batch_index, x_center, y_center, width, "
+                "height, theta], got (3,5)"));
 }
 
 }  // namespace

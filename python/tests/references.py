@@ -729,8 +729,9 @@ def _deformable_psroi_pooling(data, rois, *rest):
                     ws = start_w + pw * roi_w / pooled
                     hs = start_h + ph * roi_h / pooled
                     if trans is not None:
-                        ws += trans[r, 2 * k, ph * part // pooled, pw * part // pooled] * trans_std * roi_w
-                        hs += trans[r, 2 * k + 1, ph * part // pooled, pw * part // pooled] * trans_std * roi_h
+                        tx, ty = trans[r, 2 * k:2 * k + 2, ph * part // pooled, pw * part // pooled]
+                        ws += tx * trans_std * roi_w
+                        hs += ty * trans_std * roi_h
                     plane = data[int(roi[0]), (c * group + ph * group // pooled) * group
                                  + pw * group // pooled].astype(np.float64)
                     values = []
@@ -744,8 +745,9 @@ def _deformable_psroi_pooling(data, rois, *rest):
                             x0, y0 = int(np.floor(x)), int(np.floor(y))
                             x1_, y1_ = int(np.ceil(x)), int(np.ceil(y))
                             dx, dy = x - x0, y - y0
-                            values.append((1 - dx) * ((1 - dy) * plane[y0, x0] + dy * plane[y1_, x0])
-                                          + dx * ((1 - dy) * plane[y0, x1_] + dy * plane[y1_, x1_]))
+                            top = (1 - dx) * plane[y0, x0] + dx * plane[y0, x1_]
+                            bottom = (1 - dx) * plane[y1_, x0] + dx * plane[y1_, x1_]
+                            values.append((1 - dy) * top + dy * bottom)
                     out[r, c, ph, pw] = np.mean(values) if values else 0.0
     return out.astype(data.dtype)
 

@@ -157,24 +157,27 @@ template <typename xpu, typename DType>
 void CheckEvents(const TBlob* inputs, mshadow::Stream<xpu>* s) {
   const TShape& lags = inputs[kLags].shape_;
   const index_t N = lags[0], T = lags[1], K = inputs[kMu].shape_[1];
-  const std::vector<DType> lengths = IndicesOnHost<xpu, DType>(inputs[kValidLength], s);
-  const std::vector<int32_t> marks = IndicesOnHost<xpu, int32_t>(inputs[kMarks], s);
-  std::ostringstream os;
-  os << "_contrib_hawkesll: ";
-  for (index_t i = 0; i < N; ++i) {
-    const double length = static_cast<double>(lengths[i]);
-    if (!(length >= 0 && length <= static_cast<double>(T) && length == std::floor(length))) {
-      os << "valid_length " << length << " of sample " << i << "; valid: whole numbers 0 to " << T;
-      throw dmlc::Error(os.str());
-    }
-    const index_t j = FirstOutside(marks.data() + i * T, static_cast<index_t>(length), -1.0,
-                                   static_cast<double>(K));
-    if (j < static_cast<index_t>(length)) {
-      os << "mark " << marks[i * T + j] << " of event " << j << " of sample " << i
-         << "; valid: 0 to " << K - 1;
-      throw dmlc::Error(os.str());
-    }
-  }
+  WithIndicesOnHost<xpu, DType>(inputs[kValidLength], s, [&](const DType* lengths, index_t) {
+    WithIndicesOnHost<xpu, int32_t>(inputs[kMarks], s, [&](const int32_t* marks, index_t) {
+      std::ostringstream os;
+      os << "_contrib_hawkesll: ";
+      for (index_t i = 0; i < N; ++i) {
+        const double length = static_cast<double>(lengths[i]);
+        if (!(length >= 0 && length <= static_cast<double>(T) && length == std::floor(length))) {
+          os << "valid_length " << length << " of sample " << i
+             << "; valid: whole numbers 0 to " << T;
+          throw dmlc::Error(os.str());
+        }
+        const index_t events = static_cast<index_t>(length);
+        const index_t j = FirstOutside(marks + i * T, events, -1.0, static_cast<double>(K));
+        if (j < events) {
+          os << "mark " << marks[i * T + j] << " of event " << j << " of sample " << i
+             << "; valid: 0 to " << K - 1;
+          throw dmlc::Error(os.str());
+        }
+      }
+    });
+  });
 }
 
 // Inputs: mu (N, K), alpha (K), beta (K), state (N, K), lags (N, T), marks (N, T) int32,

@@ -26,6 +26,7 @@
 #include "ops/invoke.h"
 #include "ops/kernel_launch.h"
 #include "ops/kernel_util.h"
+#include "ops/vector_loop.h"
 
 namespace ops {
 namespace fft {
@@ -41,79 +42,137 @@ struct FFTParam : public dmlc::Parameter<FFTParam> {
 };
 
 // The transform of length n: m = n for a power of two, else the power of two at least 2n - 1
-// of Bluestein's convolution. Its tables, complex values interleaved in one array of doubles:
-// the twiddles exp(-2 pi i k / m) for k < m / 2, then (Bluestein only) the chirp
-// exp(-pi i j^2 / n) for j < n and the transform of the chirp filter (m values).
+// of Bluestein's convolution. Its tables, each a run of doubles, real parts then imaginary:
+// the twiddles exp(-2 pi i k / len) of every pass of length len = 2, 4, ..., m, the pass's
+// half = len / 2 of them from half - 1 (m - 1 in all, each part padded to m); then (Bluestein
+// only) the chirp exp(-pi i j^2 / n) for j < n and the transform of the chirp filter (m values,
+// in bit-reversed order, as the forward passes leave a transform).
 struct Plan {
   index_t n, m;
   bool bluestein;
-  MSHADOW_XINLINE index_t TwiddleAt() const { return 0; }
-  MSHADOW_XINLINE index_t ChirpAt() const { return m; }  // m / 2 complex values before
-  MSHADOW_XINLINE index_t FilterAt() const { return m + 2 * n; }
-  MSHADOW_XINLINE index_t TableSize() const { return bluestein ? m + 2 * n + 2 * m : m; }
+  MSHADOW_XINLINE index_t ChirpAt() const { return 2 * m; }
+  MSHADOW_XINLINE index_t FilterAt() const { return 2 * m + 2 * n; }
+  MSHADOW_XINLINE index_t TableSize() const { return bluestein ? 4 * m + 2 * n : 2 * m; }
 };
 
-// The power-of-two transform of the m complex values at a (interleaved), in place:
-// bit-reversed order, then log2(m) passes of butterflies.
-MSHADOW_XINLINE void PowerOfTwoTransform(double* a, index_t m, const double* twiddle) {
-  for (index_t i = 1, j = 0; i < m; ++i) {
-    index_t bit = m >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const double re = a[2 * i], im = a[2 * i + 1];
-      a[2 * i] = a[2 * j], a[2 * i + 1] = a[2 * j + 1];
-      a[2 * j] = re, a[2 * j + 1] = im;
-    }
-  }
-  for (index_t len = 2; len <= m; len <<= 1) {
-    const index_t half = len / 2, step = m / len;
-    for (index_t start = 0; start < m; start += len) {
-      for (index_t k = 0; k < half; ++k) {
-        const double wr = twiddle[2 * k * step], wi = twiddle[2 * k * step + 1];
-        double* u = a + 2 * (start + k);
-        double* v = a + 2 * (start + k + half);
-        const double tr = v[0] * wr - v[1] * wi, ti = v[0] * wi + v[1] * wr;
-        v[0] = u[0] - tr, v[1] = u[1] - ti;
-        u[0] += tr, u[1] += ti;
+// A transform's values: m real parts at re, m imaginary parts at im.
+struct Split {
+  double *re, *im;
+};
+
+// One pass of length len over the m values of a: decimation in frequency (forward: u + v,
+// (u - v) w) or in time (inverse: u + v conj(w), u - v conj(w)), the pass's butterflies along
+// each block independent: vectorized.
+template <bool kForward>
+MSHADOW_XINLINE void Pass(Split a, index_t m, index_t len, const double* tw_re,
+                          const double* tw_im) {
+  const index_t half = len / 2;
+  const double *wr = tw_re + half - 1, *wi = tw_im + half - 1;
+  for (index_t b = 0; b < m; b += len) {
+    double *ur = a.re + b, *ui = a.im + b, *vr = ur + half, *vi = ui + half;
+    OPS_SIMD_LOOP
+    for (index_t k = 0; k < half; ++k) {
+      if (kForward) {
+        const double dr = ur[k] - vr[k], di = ui[k] - vi[k];
+        ur[k] += vr[k], ui[k] += vi[k];
+        vr[k] = dr * wr[k] - di * wi[k], vi[k] = dr * wi[k] + di * wr[k];
+      } else {
+        const double tr = vr[k] * wr[k] + vi[k] * wi[k], ti = vi[k] * wr[k] - vr[k] * wi[k];
+        vr[k] = ur[k] - tr, vi[k] = ui[k] - ti;
+        ur[k] += tr, ui[k] += ti;
       }
     }
   }
 }
 
-// The forward transform (exp(-2 pi i k j / n)) of the n values at a, in place; a holds m
-// complex values of room.
-MSHADOW_XINLINE void ForwardTransform(double* a, const Plan& p, const double* tables) {
-  const double* twiddle = tables + p.TwiddleAt();
+// The passes of lengths 4 and 2 together over each block of 4 values (twiddles 1 and -i, or
+// +i inverse): their butterflies are too few a block for Pass's vector loops.
+template <bool kForward>
+MSHADOW_XINLINE void ShortPasses(Split a, index_t m) {
+  for (index_t b = 0; b < m; b += 4) {
+    double *re = a.re + b, *im = a.im + b;
+    if (kForward) {  // length 4, then 2
+      const double r0 = re[0] + re[2], i0 = im[0] + im[2], r1 = re[1] + re[3], i1 = im[1] + im[3];
+      const double r2 = re[0] - re[2], i2 = im[0] - im[2];
+      const double r3 = im[1] - im[3], i3 = re[3] - re[1];  // (x1 - x3) (-i)
+      re[0] = r0 + r1, im[0] = i0 + i1, re[1] = r0 - r1, im[1] = i0 - i1;
+      re[2] = r2 + r3, im[2] = i2 + i3, re[3] = r2 - r3, im[3] = i2 - i3;
+    } else {  // length 2, then 4
+      const double r0 = re[0] + re[1], i0 = im[0] + im[1], r1 = re[0] - re[1], i1 = im[0] - im[1];
+      const double r2 = re[2] + re[3], i2 = im[2] + im[3];
+      const double r3 = im[3] - im[2], i3 = re[2] - re[3];  // (x2 - x3) (+i)
+      re[0] = r0 + r2, im[0] = i0 + i2, re[2] = r0 - r2, im[2] = i0 - i2;
+      re[1] = r1 + r3, im[1] = i1 + i3, re[3] = r1 - r3, im[3] = i1 - i3;
+    }
+  }
+}
+
+// The forward transform of the m values of a, in place, left in bit-reversed order:
+// decimation in frequency, passes of length m down to 2.
+MSHADOW_XINLINE void ForwardPasses(Split a, index_t m, const double* tw_re, const double* tw_im) {
+  if (m < 4) {
+    for (index_t len = m; len >= 2; len >>= 1) Pass<true>(a, m, len, tw_re, tw_im);
+    return;
+  }
+  for (index_t len = m; len >= 8; len >>= 1) Pass<true>(a, m, len, tw_re, tw_im);
+  ShortPasses<true>(a, m);
+}
+
+// The unnormalized inverse transform (exp(+2 pi i k j / m)) of m values in bit-reversed order,
+// in place, left in natural order: decimation in time with the conjugate twiddles.
+MSHADOW_XINLINE void InversePasses(Split a, index_t m, const double* tw_re, const double* tw_im) {
+  if (m < 4) {
+    for (index_t len = 2; len <= m; len <<= 1) Pass<false>(a, m, len, tw_re, tw_im);
+    return;
+  }
+  ShortPasses<false>(a, m);
+  for (index_t len = 8; len <= m; len <<= 1) Pass<false>(a, m, len, tw_re, tw_im);
+}
+
+// The forward transform (exp(-2 pi i k j / n)) of the n values of a (natural order, room for m),
+// in place: in bit-reversed order for a power of two, in natural order after Bluestein's
+// convolution (NextPosition walks either).
+MSHADOW_XINLINE void ForwardTransform(Split a, const Plan& p, const double* tables) {
+  const double *tw_re = tables, *tw_im = tables + p.m;
   if (!p.bluestein) {
-    PowerOfTwoTransform(a, p.m, twiddle);
+    ForwardPasses(a, p.m, tw_re, tw_im);
     return;
   }
   // X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), w_j = exp(-pi i j^2 / n): a convolution with
   // the filter conj(w), through transforms of length m.
-  const double* chirp = tables + p.ChirpAt();
-  const double* filter = tables + p.FilterAt();
+  const double *chirp_re = tables + p.ChirpAt(), *chirp_im = chirp_re + p.n;
+  const double *filter_re = tables + p.FilterAt(), *filter_im = filter_re + p.m;
+  OPS_SIMD_LOOP
   for (index_t j = 0; j < p.n; ++j) {
-    const double re = a[2 * j], im = a[2 * j + 1], wr = chirp[2 * j], wi = chirp[2 * j + 1];
-    a[2 * j] = re * wr - im * wi;
-    a[2 * j + 1] = re * wi + im * wr;
+    const double re = a.re[j], im = a.im[j];
+    a.re[j] = re * chirp_re[j] - im * chirp_im[j];
+    a.im[j] = re * chirp_im[j] + im * chirp_re[j];
   }
-  for (index_t j = 2 * p.n; j < 2 * p.m; ++j) a[j] = 0.0;
-  PowerOfTwoTransform(a, p.m, twiddle);
-  // Times the filter's transform, conjugated: the inverse transform is the conjugate of the
-  // forward transform of the conjugate.
-  for (index_t j = 0; j < p.m; ++j) {
-    const double re = a[2 * j], im = a[2 * j + 1];
-    const double fr = filter[2 * j], fi = filter[2 * j + 1];
-    a[2 * j] = re * fr - im * fi, a[2 * j + 1] = -(re * fi + im * fr);
+  for (index_t j = p.n; j < p.m; ++j) a.re[j] = a.im[j] = 0.0;
+  ForwardPasses(a, p.m, tw_re, tw_im);
+  OPS_SIMD_LOOP
+  for (index_t j = 0; j < p.m; ++j) {  // both in bit-reversed order
+    const double re = a.re[j], im = a.im[j];
+    a.re[j] = re * filter_re[j] - im * filter_im[j];
+    a.im[j] = re * filter_im[j] + im * filter_re[j];
   }
-  PowerOfTwoTransform(a, p.m, twiddle);
+  InversePasses(a, p.m, tw_re, tw_im);
   const double scale = 1.0 / static_cast<double>(p.m);
+  OPS_SIMD_LOOP
   for (index_t k = 0; k < p.n; ++k) {
-    const double re = a[2 * k] * scale, im = -a[2 * k + 1] * scale;
-    const double wr = chirp[2 * k], wi = chirp[2 * k + 1];
-    a[2 * k] = re * wr - im * wi, a[2 * k + 1] = re * wi + im * wr;
+    const double re = a.re[k] * scale, im = a.im[k] * scale;
+    a.re[k] = re * chirp_re[k] - im * chirp_im[k];
+    a.im[k] = re * chirp_im[k] + im * chirp_re[k];
   }
+}
+
+// Where ForwardTransform left X_{k+1}, given where it left X_k: the next position in
+// bit-reversed order (log2 m bits) for a power of two, k + 1 after Bluestein's.
+MSHADOW_XINLINE index_t NextPosition(index_t at, const Plan& p) {
+  if (p.bluestein) return at + 1;
+  index_t bit = p.m >> 1;
+  for (; at & bit; bit >>= 1) at ^= bit;
+  return at ^ bit;
 }
 
 // How a row comes in and goes out.
@@ -123,8 +182,8 @@ enum class Direction {
 };
 
 // Item (both devices): row r of a chunk: its n values, real (kComplexIn false) or complex
-// interleaved, transformed in `direction` into work (2m doubles a row), and written as complex
-// values (kComplexOut) or their real parts.
+// interleaved, transformed in `direction` into work (2m doubles a row: m real parts, m
+// imaginary parts), and written as complex values (kComplexOut) or their real parts.
 template <bool kComplexIn, bool kComplexOut>
 struct transform_row {
   template <typename DType>
@@ -132,21 +191,21 @@ struct transform_row {
                                   DType* out, double* work, Direction direction, OpReqType req) {
     const index_t n = p.n;
     const DType* x = in + r * (kComplexIn ? 2 * n : n);
-    double* a = work + r * 2 * p.m;
+    const Split a{work + r * 2 * p.m, work + r * 2 * p.m + p.m};
     // The inverse transform is the conjugate of the forward transform of the conjugate.
     const double sign = direction == Direction::kInverse ? -1.0 : 1.0;
     for (index_t j = 0; j < n; ++j) {
-      a[2 * j] = static_cast<double>(kComplexIn ? x[2 * j] : x[j]);
-      a[2 * j + 1] = kComplexIn ? sign * static_cast<double>(x[2 * j + 1]) : 0.0;
+      a.re[j] = static_cast<double>(kComplexIn ? x[2 * j] : x[j]);
+      a.im[j] = kComplexIn ? sign * static_cast<double>(x[2 * j + 1]) : 0.0;
     }
     ForwardTransform(a, p, tables);
     DType* y = out + r * (kComplexOut ? 2 * n : n);
-    for (index_t k = 0; k < n; ++k) {
+    for (index_t k = 0, at = 0; k < n; ++k, at = NextPosition(at, p)) {
       if (kComplexOut) {
-        AssignReq(y + 2 * k, static_cast<DType>(a[2 * k]), req);
-        AssignReq(y + 2 * k + 1, static_cast<DType>(sign * a[2 * k + 1]), req);
+        AssignReq(y + 2 * k, static_cast<DType>(a.re[at]), req);
+        AssignReq(y + 2 * k + 1, static_cast<DType>(sign * a.im[at]), req);
       } else {
-        AssignReq(y + k, static_cast<DType>(a[2 * k]), req);
+        AssignReq(y + k, static_cast<DType>(a.re[at]), req);
       }
     }
   }

@@ -22,23 +22,26 @@ Plan PlanOf(index_t n, std::vector<double>* tables) {
     for (p.m = 1; p.m < 2 * n - 1;) p.m <<= 1;
   }
   tables->assign(static_cast<size_t>(p.TableSize()), 0.0);
-  double* t = tables->data();
+  double *tw_re = tables->data(), *tw_im = tw_re + p.m;
   const double pi = 3.14159265358979323846;
-  for (index_t k = 0; k < p.m / 2; ++k) {
-    const double angle = -2 * pi * static_cast<double>(k) / static_cast<double>(p.m);
-    t[p.TwiddleAt() + 2 * k] = std::cos(angle), t[p.TwiddleAt() + 2 * k + 1] = std::sin(angle);
+  for (index_t half = 1; half < p.m; half <<= 1) {
+    for (index_t k = 0; k < half; ++k) {
+      const double angle = -pi * static_cast<double>(k) / static_cast<double>(half);
+      tw_re[half - 1 + k] = std::cos(angle), tw_im[half - 1 + k] = std::sin(angle);
+    }
   }
   if (!p.bluestein) return p;
-  double *chirp = t + p.ChirpAt(), *filter = t + p.FilterAt();
+  double *chirp_re = tables->data() + p.ChirpAt(), *chirp_im = chirp_re + n;
+  const Split filter{tables->data() + p.FilterAt(), tables->data() + p.FilterAt() + p.m};
   for (index_t j = 0; j < n; ++j) {
     // exp(-pi i j^2 / n) repeats every 2n of j^2: reduced first, the angle stays exact.
     const double angle = -pi * static_cast<double>(j * j % (2 * n)) / static_cast<double>(n);
-    chirp[2 * j] = std::cos(angle), chirp[2 * j + 1] = std::sin(angle);
+    chirp_re[j] = std::cos(angle), chirp_im[j] = std::sin(angle);
     // The filter conj(w) at j and, wrapped around, at -j.
-    filter[2 * j] = chirp[2 * j], filter[2 * j + 1] = -chirp[2 * j + 1];
-    if (j > 0) filter[2 * (p.m - j)] = filter[2 * j], filter[2 * (p.m - j) + 1] = filter[2 * j + 1];
+    filter.re[j] = chirp_re[j], filter.im[j] = -chirp_im[j];
+    if (j > 0) filter.re[p.m - j] = filter.re[j], filter.im[p.m - j] = filter.im[j];
   }
-  PowerOfTwoTransform(filter, p.m, t + p.TwiddleAt());
+  ForwardPasses(filter, p.m, tw_re, tw_im);
   return p;
 }
 

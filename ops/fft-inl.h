@@ -9,15 +9,19 @@
 // unnormalized inverse transform of the output gradient, ifft's the forward transform of its
 // output gradient.
 //
-// A row an item (on the GPU a thread), computed in double: lengths that are powers of two by
-// radix-2 passes in place, others by Bluestein's chirp through a power-of-two transform of at
-// least 2d - 1 points. The tables (twiddles, chirp, the chirp filter's transform) are made on
+// A row an item (on the GPU a thread), computed in double, real and imaginary parts apart:
+// lengths that are powers of two by radix-2 passes in place (the forward by decimation in
+// frequency, leaving bit-reversed order, which the output is read in), others by Bluestein's
+// chirp through power-of-two transforms of at least 2d - 1 points (a forward one, its product
+// with the filter's, kept in the same bit-reversed order, and an inverse one by decimation in
+// time). The tables (twiddles, chirp, the chirp filter's transform) are made on
 // the host once per call. Rows go compute_size at a time, each with 2m doubles of work (m the
 // power-of-two length).
 // fft.cc registers them with FCompute<cpu> and inference; fft.cu adds FCompute<gpu>.
 #ifndef OPS_FFT_INL_H_
 #define OPS_FFT_INL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 

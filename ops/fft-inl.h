@@ -10,13 +10,13 @@
 // output gradient.
 //
 // A row an item (on the GPU a thread), computed in double, real and imaginary parts apart:
-// lengths that are powers of two by radix-2 passes in place (the forward by decimation in
-// frequency, leaving bit-reversed order, which the output is read in), others by Bluestein's
+// lengths that are powers of two by radix-2 passes in place (decimation in frequency, leaving
+// bit-reversed order, which the output is read in); lengths of 2^a 3^b 5^c by self-sorting
+// (Stockham) passes of radix 4, 2, 3 and 5 between two buffers; any other length by Bluestein's
 // chirp through power-of-two transforms of at least 2d - 1 points (a forward one, its product
 // with the filter's, kept in the same bit-reversed order, and an inverse one by decimation in
-// time). The tables (twiddles, chirp, the chirp filter's transform) are made on
-// the host once per call. Rows go compute_size at a time, each with 2m doubles of work (m the
-// power-of-two length).
+// time). The tables (twiddles, chirp, the chirp filter's transform) are made on the host once
+// per call. Rows go compute_size at a time, each with Plan::RowWork() doubles of work.
 // fft.cc registers them with FCompute<cpu> and inference; fft.cu adds FCompute<gpu>.
 #ifndef OPS_FFT_INL_H_
 #define OPS_FFT_INL_H_
@@ -45,18 +45,31 @@ struct FFTParam : public dmlc::Parameter<FFTParam> {
   }
 };
 
-// The transform of length n: m = n for a power of two, else the power of two at least 2n - 1
-// of Bluestein's convolution. Its tables, each a run of doubles, real parts then imaginary:
-// the twiddles exp(-2 pi i k / len) of every pass of length len = 2, 4, ..., m, the pass's
-// half = len / 2 of them from half - 1 (m - 1 in all, each part padded to m); then (Bluestein
-// only) the chirp exp(-pi i j^2 / n) for j < n and the transform of the chirp filter (m values,
-// in bit-reversed order, as the forward passes leave a transform).
+// How a transform of length n is computed.
+enum class Algorithm {
+  kRadix2,      // n a power of two: radix-2 passes in place
+  kMixedRadix,  // n = 2^a 3^b 5^c otherwise: self-sorting (Stockham) passes of radix 4, 2, 3, 5
+  kBluestein,   // any other n: a convolution through power-of-two transforms of m >= 2n - 1
+};
+
+// The transform of length n and its tables, each a run of doubles, real parts then imaginary.
+// kRadix2 and kBluestein: the twiddles exp(-2 pi i k / len) of every radix-2 pass of length
+// len = 2, 4, ..., m, the pass's half = len / 2 of them from half - 1 (m - 1 in all, each part
+// padded to m); then (kBluestein) the chirp exp(-pi i j^2 / n) for j < n and the transform of
+// the chirp filter (m values, in bit-reversed order, as the forward passes leave a transform).
+// kMixedRadix: exp(-2 pi i t / n) for t < n.
 struct Plan {
-  index_t n, m;
-  bool bluestein;
+  index_t n, m;  // m: the power-of-two length (kRadix2, kBluestein), n for kMixedRadix
+  Algorithm algorithm;
   MSHADOW_XINLINE index_t ChirpAt() const { return 2 * m; }
   MSHADOW_XINLINE index_t FilterAt() const { return 2 * m + 2 * n; }
-  MSHADOW_XINLINE index_t TableSize() const { return bluestein ? 4 * m + 2 * n : 2 * m; }
+  MSHADOW_XINLINE index_t TableSize() const {
+    return algorithm == Algorithm::kBluestein ? 4 * m + 2 * n : 2 * m;
+  }
+  // Doubles of work a row: its values, and kMixedRadix's second buffer.
+  MSHADOW_XINLINE index_t RowWork() const {
+    return algorithm == Algorithm::kMixedRadix ? 4 * m : 2 * m;
+  }
 };
 
 // A transform's values: m real parts at re, m imaginary parts at im.
@@ -133,12 +146,117 @@ MSHADOW_XINLINE void InversePasses(Split a, index_t m, const double* tw_re, cons
   for (index_t len = 8; len <= m; len <<= 1) Pass<false>(a, m, len, tw_re, tw_im);
 }
 
+// The DFT of the R values v (sign -1) in place: radix 2, 3, 4 and 5 written out.
+template <int R>
+MSHADOW_XINLINE void SmallTransform(double* vr, double* vi) {
+  if constexpr (R == 2) {
+    const double r = vr[0] - vr[1], i = vi[0] - vi[1];
+    vr[0] += vr[1], vi[0] += vi[1], vr[1] = r, vi[1] = i;
+  } else if constexpr (R == 4) {
+    const double ar = vr[0] + vr[2], ai = vi[0] + vi[2], br = vr[0] - vr[2], bi = vi[0] - vi[2];
+    const double cr = vr[1] + vr[3], ci = vi[1] + vi[3], dr = vr[1] - vr[3], di = vi[1] - vi[3];
+    vr[0] = ar + cr, vi[0] = ai + ci, vr[2] = ar - cr, vi[2] = ai - ci;
+    vr[1] = br + di, vi[1] = bi - dr, vr[3] = br - di, vi[3] = bi + dr;  // b -+ i d
+  } else if constexpr (R == 3) {
+    const double s = 0.86602540378443864676;  // sin(2 pi / 3)
+    const double tr = vr[1] + vr[2], ti = vi[1] + vi[2];
+    const double ur = vr[0] - 0.5 * tr, ui = vi[0] - 0.5 * ti;
+    const double wr = s * (vi[1] - vi[2]), wi = -s * (vr[1] - vr[2]);  // -i s (v1 - v2)
+    vr[0] += tr, vi[0] += ti;
+    vr[1] = ur + wr, vi[1] = ui + wi, vr[2] = ur - wr, vi[2] = ui - wi;
+  } else {
+    static_assert(R == 5, "radix 2, 3, 4 or 5");
+    const double c1 = 0.30901699437494742410, c2 = -0.80901699437494742410;  // cos(2, 4 pi / 5)
+    const double s1 = 0.95105651629515357212, s2 = 0.58778525229247312917;   // sin(2, 4 pi / 5)
+    const double t1r = vr[1] + vr[4], t1i = vi[1] + vi[4], t2r = vr[2] + vr[3], t2i = vi[2] + vi[3];
+    const double t3r = vr[1] - vr[4], t3i = vi[1] - vi[4], t4r = vr[2] - vr[3], t4i = vi[2] - vi[3];
+    const double a1r = vr[0] + c1 * t1r + c2 * t2r, a1i = vi[0] + c1 * t1i + c2 * t2i;
+    const double a2r = vr[0] + c2 * t1r + c1 * t2r, a2i = vi[0] + c2 * t1i + c1 * t2i;
+    const double b1r = s1 * t3r + s2 * t4r, b1i = s1 * t3i + s2 * t4i;
+    const double b2r = s2 * t3r - s1 * t4r, b2i = s2 * t3i - s1 * t4i;
+    vr[0] += t1r + t2r, vi[0] += t1i + t2i;
+    vr[1] = a1r + b1i, vi[1] = a1i - b1r, vr[4] = a1r - b1i, vi[4] = a1i + b1r;  // a1 -+ i b1
+    vr[2] = a2r + b2i, vi[2] = a2i - b2r, vr[3] = a2r - b2i, vi[3] = a2i + b2r;  // a2 -+ i b2
+  }
+}
+
+// Butterfly j = g done + within of a self-sorting pass of radix R from x into y (see
+// StockhamPass).
+template <int R>
+MSHADOW_XINLINE void StockhamButterfly(Split x, Split y, index_t g, index_t within,
+                                       index_t butterflies, index_t done, index_t step,
+                                       const double* tw_re, const double* tw_im) {
+  const index_t j = g * done + within;
+  double vr[R], vi[R];
+  OPS_UNROLL_FULLY
+  for (int r = 0; r < R; ++r) {
+    const index_t t = r * within * step;
+    const double xr = x.re[j + r * butterflies], xi = x.im[j + r * butterflies];
+    vr[r] = xr * tw_re[t] - xi * tw_im[t], vi[r] = xr * tw_im[t] + xi * tw_re[t];
+  }
+  SmallTransform<R>(vr, vi);
+  const index_t at = g * done * R + within;
+  OPS_UNROLL_FULLY
+  for (int r = 0; r < R; ++r) y.re[at + r * done] = vr[r], y.im[at + r * done] = vi[r];
+}
+
+// One self-sorting pass of radix R from x into y (n values each; `done` the length of the
+// transforms already made, a product of the earlier radices): butterfly j = g done + within
+// reads x at j + r n / R, twiddled by exp(-2 pi i r within / (done R)), and writes its R
+// outputs to y from g done R + within, a `done` apart. The longer of the two loops is the inner
+// one (contiguous reads either way), which the compiler vectorizes.
+template <int R>
+MSHADOW_XINLINE void StockhamPass(Split x, Split y, index_t n, index_t done, const double* tw_re,
+                                  const double* tw_im) {
+  const index_t butterflies = n / R, step = n / (done * R), groups = butterflies / done;
+  if (done >= groups) {
+    for (index_t g = 0; g < groups; ++g) {
+      OPS_SIMD_LOOP
+      for (index_t within = 0; within < done; ++within) {
+        StockhamButterfly<R>(x, y, g, within, butterflies, done, step, tw_re, tw_im);
+      }
+    }
+  } else {
+    for (index_t within = 0; within < done; ++within) {
+      OPS_SIMD_LOOP
+      for (index_t g = 0; g < groups; ++g) {
+        StockhamButterfly<R>(x, y, g, within, butterflies, done, step, tw_re, tw_im);
+      }
+    }
+  }
+}
+
+// The next radix of the passes for the part `rest` of n not yet transformed: 4s, a 2, then 3s
+// and 5s (n has no other factors).
+MSHADOW_XINLINE int NextRadix(index_t rest) {
+  return rest % 4 == 0 ? 4 : rest % 2 == 0 ? 2 : rest % 3 == 0 ? 3 : 5;
+}
+
+// The mixed-radix transform of the n values of a, natural order in and out; b is as much room
+// again. Returns where the result is (a or b).
+MSHADOW_XINLINE Split MixedRadixTransform(Split a, Split b, index_t n, const double* tables) {
+  const double *tw_re = tables, *tw_im = tables + n;
+  for (index_t done = 1; done < n;) {
+    const int radix = NextRadix(n / done);
+    switch (radix) {
+      case 4: StockhamPass<4>(a, b, n, done, tw_re, tw_im); break;
+      case 2: StockhamPass<2>(a, b, n, done, tw_re, tw_im); break;
+      case 3: StockhamPass<3>(a, b, n, done, tw_re, tw_im); break;
+      default: StockhamPass<5>(a, b, n, done, tw_re, tw_im); break;
+    }
+    done *= radix;
+    const Split t = a;
+    a = b, b = t;
+  }
+  return a;
+}
+
 // The forward transform (exp(-2 pi i k j / n)) of the n values of a (natural order, room for m),
 // in place: in bit-reversed order for a power of two, in natural order after Bluestein's
 // convolution (NextPosition walks either).
 MSHADOW_XINLINE void ForwardTransform(Split a, const Plan& p, const double* tables) {
   const double *tw_re = tables, *tw_im = tables + p.m;
-  if (!p.bluestein) {
+  if (p.algorithm == Algorithm::kRadix2) {
     ForwardPasses(a, p.m, tw_re, tw_im);
     return;
   }
@@ -170,10 +288,10 @@ MSHADOW_XINLINE void ForwardTransform(Split a, const Plan& p, const double* tabl
   }
 }
 
-// Where ForwardTransform left X_{k+1}, given where it left X_k: the next position in
-// bit-reversed order (log2 m bits) for a power of two, k + 1 after Bluestein's.
+// Where the transform left X_{k+1}, given where it left X_k: the next position in bit-reversed
+// order (log2 m bits) after radix-2 passes, k + 1 otherwise.
 MSHADOW_XINLINE index_t NextPosition(index_t at, const Plan& p) {
-  if (p.bluestein) return at + 1;
+  if (p.algorithm != Algorithm::kRadix2) return at + 1;
   index_t bit = p.m >> 1;
   for (; at & bit; bit >>= 1) at ^= bit;
   return at ^ bit;
@@ -195,14 +313,19 @@ struct transform_row {
                                   DType* out, double* work, Direction direction, OpReqType req) {
     const index_t n = p.n;
     const DType* x = in + r * (kComplexIn ? 2 * n : n);
-    const Split a{work + r * 2 * p.m, work + r * 2 * p.m + p.m};
+    double* w = work + r * p.RowWork();
+    Split a{w, w + p.m};
     // The inverse transform is the conjugate of the forward transform of the conjugate.
     const double sign = direction == Direction::kInverse ? -1.0 : 1.0;
     for (index_t j = 0; j < n; ++j) {
       a.re[j] = static_cast<double>(kComplexIn ? x[2 * j] : x[j]);
       a.im[j] = kComplexIn ? sign * static_cast<double>(x[2 * j + 1]) : 0.0;
     }
-    ForwardTransform(a, p, tables);
+    if (p.algorithm == Algorithm::kMixedRadix) {
+      a = MixedRadixTransform(a, Split{w + 2 * p.m, w + 3 * p.m}, n, tables);
+    } else {
+      ForwardTransform(a, p, tables);
+    }
     DType* y = out + r * (kComplexOut ? 2 * n : n);
     for (index_t k = 0, at = 0; k < n; ++k, at = NextPosition(at, p)) {
       if (kComplexOut) {
@@ -230,7 +353,7 @@ void TransformRows(const OpContext& ctx, const TBlob& in, const TBlob& out, OpRe
   const index_t chunk = std::min<index_t>(compute_size, rows);
   double* space =
       ctx.requested[0]
-          .get_space_typed<xpu, 1, double>(mshadow::Shape1(p.TableSize() + chunk * 2 * p.m), s)
+          .get_space_typed<xpu, 1, double>(mshadow::Shape1(p.TableSize() + chunk * p.RowWork()), s)
           .dptr_;
   const double* tables = HostValuesOnDevice<xpu>(host_tables.data(), p.TableSize(), space, s);
   double* work = space + p.TableSize();

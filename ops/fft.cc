@@ -13,24 +13,46 @@ namespace fft {
 
 DMLC_REGISTER_PARAMETER(FFTParam);
 
+namespace {
+
+// Whether n's only prime factors are 2, 3 and 5.
+bool HasSmallFactorsOnly(index_t n) {
+  for (const index_t f : {2, 3, 5}) {
+    while (n % f == 0) n /= f;
+  }
+  return n == 1;
+}
+
+}  // namespace
+
 Plan PlanOf(index_t n, std::vector<double>* tables) {
   Plan p;
   p.n = n;
-  p.bluestein = (n & (n - 1)) != 0;
   p.m = n;
-  if (p.bluestein) {
+  const double pi = 3.14159265358979323846;
+  if ((n & (n - 1)) == 0) {
+    p.algorithm = Algorithm::kRadix2;
+  } else if (HasSmallFactorsOnly(n)) {
+    p.algorithm = Algorithm::kMixedRadix;
+    tables->assign(static_cast<size_t>(p.TableSize()), 0.0);
+    for (index_t t = 0; t < n; ++t) {
+      const double angle = -2 * pi * static_cast<double>(t) / static_cast<double>(n);
+      (*tables)[t] = std::cos(angle), (*tables)[n + t] = std::sin(angle);
+    }
+    return p;
+  } else {
+    p.algorithm = Algorithm::kBluestein;
     for (p.m = 1; p.m < 2 * n - 1;) p.m <<= 1;
   }
   tables->assign(static_cast<size_t>(p.TableSize()), 0.0);
   double *tw_re = tables->data(), *tw_im = tw_re + p.m;
-  const double pi = 3.14159265358979323846;
   for (index_t half = 1; half < p.m; half <<= 1) {
     for (index_t k = 0; k < half; ++k) {
       const double angle = -pi * static_cast<double>(k) / static_cast<double>(half);
       tw_re[half - 1 + k] = std::cos(angle), tw_im[half - 1 + k] = std::sin(angle);
     }
   }
-  if (!p.bluestein) return p;
+  if (p.algorithm == Algorithm::kRadix2) return p;
   double *chirp_re = tables->data() + p.ChirpAt(), *chirp_im = chirp_re + n;
   const Split filter{tables->data() + p.FilterAt(), tables->data() + p.FilterAt() + p.m};
   for (index_t j = 0; j < n; ++j) {
@@ -84,8 +106,8 @@ OPS_REGISTER_OP(_contrib_fft)
     .describe(
         "The discrete Fourier transform of each row (the last axis, d values) of real data: "
         "X_k = sum_n x_n exp(-2 pi i k n / d), a last axis of 2d with the complex values "
-        "interleaved (real, imaginary). Any d: powers of two by radix-2 passes, others by "
-        "Bluestein's algorithm; computed in double.")
+        "interleaved (real, imaginary). Any d: powers of two by radix-2 passes, products of 2, 3 "
+        "and 5 by mixed-radix passes, others by Bluestein's algorithm; computed in double.")
     .set_num_inputs(1)
     .set_num_outputs(1)
     .add_argument("data", "NDArray-or-Symbol", "Real rows (..., d).")

@@ -1,8 +1,8 @@
 // _contrib_fft and _contrib_ifft: against direct sums of the definition for lengths that are
-// powers of two and that are not (Bluestein's), known values, ifft(fft(x)) = d x, gradients
-// against central differences, write modes, rows taken compute_size at a time, float32, and
-// the shape refused. MXNet 1.9.1 runs them on the GPU only; the Python suite checks them
-// against NumPy's.
+// powers of two (radix 2), products of 2, 3 and 5 (mixed radix) and others (Bluestein's), known
+// values, ifft(fft(x)) = d x, gradients against central differences, write modes, rows taken
+// compute_size at a time, float32, and the shape refused. MXNet 1.9.1 runs them on the GPU
+// only; the Python suite checks them against NumPy's.
 #include <cmath>
 #include <complex>
 #include <map>
@@ -46,7 +46,7 @@ std::vector<std::complex<long double>> DirectSums(const std::vector<std::complex
 
 TEST(FFTTest, DirectSumsOfEveryLength) {
   std::mt19937_64 rng(5);
-  for (const index_t d : {1, 2, 3, 5, 8, 12, 64, 100, 127, 1000}) {
+  for (const index_t d : {1, 2, 3, 5, 6, 7, 8, 12, 15, 45, 64, 100, 127, 360, 1000}) {
     SCOPED_TRACE(d);
     const Values x = testing::RandomValues(3 * d, -1, 1, &rng);
     std::vector<std::complex<long double>> xc(x.begin(), x.end());

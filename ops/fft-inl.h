@@ -239,10 +239,18 @@ MSHADOW_XINLINE Split MixedRadixTransform(Split a, Split b, index_t n, const dou
   for (index_t done = 1; done < n;) {
     const int radix = NextRadix(n / done);
     switch (radix) {
-      case 4: StockhamPass<4>(a, b, n, done, tw_re, tw_im); break;
-      case 2: StockhamPass<2>(a, b, n, done, tw_re, tw_im); break;
-      case 3: StockhamPass<3>(a, b, n, done, tw_re, tw_im); break;
-      default: StockhamPass<5>(a, b, n, done, tw_re, tw_im); break;
+      case 4:
+        StockhamPass<4>(a, b, n, done, tw_re, tw_im);
+        break;
+      case 2:
+        StockhamPass<2>(a, b, n, done, tw_re, tw_im);
+        break;
+      case 3:
+        StockhamPass<3>(a, b, n, done, tw_re, tw_im);
+        break;
+      default:
+        StockhamPass<5>(a, b, n, done, tw_re, tw_im);
+        break;
     }
     done *= radix;
     const Split t = a;

@@ -76,8 +76,8 @@ uint32_t NumInputs(const NodeAttrs& attrs) {
   return static_cast<uint32_t>(InputNames<Param>(attrs).size());
 }
 
-// An input of `expected` shape, given as `given` when it is known (a dmlc::Error naming both
-// otherwise).
+// Input i's shape `expected`: assigned where unknown; a known other one is a dmlc::Error naming
+// both.
 void AssignSampleInput(std::vector<TShape>* in, size_t i, const TShape& expected, const char* name,
                        const char* per_tap, const DeformableLayout& l) {
   if (ShapeIsKnown((*in)[i]) && (*in)[i] != expected) {
